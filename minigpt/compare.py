@@ -1,0 +1,122 @@
+"""Compare the probe-batch gradients of two runs, parameter by parameter."""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from .experiment import ExperimentError, read_run
+
+STEPS = {"0": "grads_step0", "final": "grads_final"}
+
+
+@dataclass
+class ParamComparison:
+    name: str
+    norm_a: float
+    norm_b: float
+    rel_error: float  # ||g_B - g_A|| / ||g_A||
+    cosine: float  # nan where one side has no gradient
+    note: str = ""
+
+
+def compare_gradients(grads_a, grads_b):
+    """One ParamComparison per parameter of grads_a (dicts name -> tensor or None)."""
+    rows = []
+    for name, ga in grads_a.items():
+        gb = grads_b.get(name)
+        if ga is None and gb is None:
+            rows.append(ParamComparison(name, 0.0, 0.0, 0.0, math.nan, "no gradient in either"))
+            continue
+        note = "no gradient in B" if gb is None else "no gradient in A" if ga is None else ""
+        ga = torch.zeros_like(gb) if ga is None else ga.double()
+        gb = torch.zeros_like(ga) if gb is None else gb.double()
+        norm_a, norm_b = ga.norm().item(), gb.norm().item()
+        diff = (gb - ga).norm().item()
+        rel = diff / norm_a if norm_a > 0 else (0.0 if diff == 0 else math.inf)
+        cos = (ga.flatten() @ gb.flatten()).item() / (norm_a * norm_b) if norm_a and norm_b else math.nan
+        rows.append(ParamComparison(name, norm_a, norm_b, rel, cos, note))
+    return rows
+
+
+def format_table(rows):
+    width = max(len("parameter"), *(len(r.name) for r in rows))
+    lines = [f"{'parameter':<{width}}  {'|grad A|':>10}  {'|grad B|':>10}  {'rel. error':>10}  {'cosine':>8}  note"]
+    lines.append("-" * len(lines[0]))
+    for r in rows:
+        lines.append(f"{r.name:<{width}}  {r.norm_a:>10.3e}  {r.norm_b:>10.3e}  {r.rel_error:>10.2%}  "
+                     f"{r.cosine:>8.5f}  {r.note}".rstrip())
+    return "\n".join(lines)
+
+
+def summary_line(rows):
+    errors = sorted(r.rel_error for r in rows)
+    identical = sum(r.rel_error == 0 for r in rows)
+    worst = max(rows, key=lambda r: r.rel_error)
+    return (f"{len(rows)} parameters: {identical} identical, median rel. error {errors[len(errors) // 2]:.2%}, "
+            f"worst {worst.rel_error:.2%} ({worst.name})")
+
+
+def plot_comparison(rows, path, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.22 * len(rows))), layout="constrained")
+    floor = 1e-12  # identical gradients still get a visible (tiny) bar on the log axis
+    values = [max(r.rel_error, floor) * 100 for r in rows]
+    colors = ["tab:red" if r.note else "tab:blue" for r in rows]
+    ax.barh([r.name for r in rows], values, color=colors)
+    ax.set_xscale("log")
+    ax.invert_yaxis()
+    ax.set_xlabel("relative gradient error (%), log scale; red: no gradient on one side")
+    ax.set_title(title)
+    ax.tick_params(axis="y", labelsize=7)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+@dataclass
+class RunComparison:
+    run_a: Path
+    run_b: Path
+    step: str
+    rows: list = None  # None when a run has no gradients
+    missing: str = ""  # why, in one paragraph
+
+
+def _gradients_or_reason(run, result, tensors, key):
+    grads = tensors.get(key)
+    if grads is not None:
+        return grads, ""
+    failure = result.get("failure")
+    if failure:
+        return None, (f"{run} has no gradients: its backward raised at step {failure['step']}.\n"
+                      f"{failure['error']}")
+    return None, f"{run} has no gradients recorded for step {key}"
+
+
+def compare_runs(path_a, path_b, step="0"):
+    if step not in STEPS:
+        raise ExperimentError(f"step must be one of {', '.join(STEPS)}, not {step!r}")
+    run_a, _, result_a, tensors_a = read_run(path_a)
+    run_b, _, result_b, tensors_b = read_run(path_b)
+    grads_a, why_a = _gradients_or_reason(run_a, result_a, tensors_a, STEPS[step])
+    grads_b, why_b = _gradients_or_reason(run_b, result_b, tensors_b, STEPS[step])
+    comparison = RunComparison(run_a, run_b, step)
+    if grads_a is None or grads_b is None:
+        comparison.missing = "\n".join(w for w in (why_a, why_b) if w)
+    else:
+        comparison.rows = compare_gradients(grads_a, grads_b)
+    return comparison
+
+
+def figure_path(comparison):
+    def label(run):
+        return f"{run.parent.name}-{run.name}"
+
+    return comparison.run_b.parent.parent / (
+        f"grad-compare_{label(comparison.run_a)}_vs_{label(comparison.run_b)}_step-{comparison.step}.png")

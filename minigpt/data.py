@@ -1,0 +1,126 @@
+"""A bundled, deterministic data set: rewrite a sentence in the other grammatical number.
+
+    el gato negro come => los gatos negros comen .
+    the small mice run => the small mouse runs .
+
+Spanish and English sentences, generated from a tiny lexicon (nothing is downloaded). Every
+token after ``=>`` is determined by the source sentence (gender, number, irregular plurals), so
+next-token accuracy on those positions measures whether the model learned agreement. The
+test split holds out whole (noun, adjective, verb) triples never seen in training.
+"""
+
+import itertools
+from dataclasses import dataclass
+
+import torch
+
+SEPARATOR = "=>"
+END = "."
+
+SPANISH_NOUNS = {  # singular: (plural, gender)
+    "gato": ("gatos", "m"), "perro": ("perros", "m"), "niño": ("niños", "m"),
+    "caballo": ("caballos", "m"), "pájaro": ("pájaros", "m"), "gata": ("gatas", "f"),
+    "niña": ("niñas", "f"), "vaca": ("vacas", "f"), "oveja": ("ovejas", "f"),
+    "abeja": ("abejas", "f"),
+}
+SPANISH_ADJECTIVES = ("negr", "blanc", "pequeñ", "rápid", "alt")  # stem + o/a/os/as
+SPANISH_VERBS = {"come": "comen", "duerme": "duermen", "corre": "corren", "salta": "saltan",
+                 "canta": "cantan"}
+SPANISH_ARTICLES = {("m", "sg"): "el", ("f", "sg"): "la", ("m", "pl"): "los", ("f", "pl"): "las"}
+
+ENGLISH_NOUNS = {"cat": "cats", "dog": "dogs", "child": "children", "mouse": "mice",
+                 "fox": "foxes", "bird": "birds", "horse": "horses", "man": "men",
+                 "woman": "women", "bee": "bees"}
+ENGLISH_ADJECTIVES = ("black", "white", "small", "fast", "tall")
+ENGLISH_VERBS = {"eats": "eat", "sleeps": "sleep", "runs": "run", "jumps": "jump",
+                 "sings": "sing"}  # third person singular: plural
+
+TEST_FRACTION = 0.2
+SPLIT_SEED = 25  # fixed: the split never depends on the training seed
+
+
+def spanish_sentence(noun, adjective_stem, verb, number):
+    plural, gender = SPANISH_NOUNS[noun]
+    ending = {"m": "o", "f": "a"}[gender] + ("s" if number == "pl" else "")
+    return [SPANISH_ARTICLES[gender, number], plural if number == "pl" else noun,
+            adjective_stem + ending, SPANISH_VERBS[verb] if number == "pl" else verb]
+
+
+def english_sentence(noun, adjective, verb, number):
+    if number == "pl":
+        return ["the", adjective, ENGLISH_NOUNS[noun], ENGLISH_VERBS[verb]]
+    return ["the", adjective, noun, verb]
+
+
+def triples():
+    """Every (language, noun, adjective, verb) combination, in a fixed order."""
+    es = itertools.product(["es"], SPANISH_NOUNS, SPANISH_ADJECTIVES, SPANISH_VERBS)
+    en = itertools.product(["en"], ENGLISH_NOUNS, ENGLISH_ADJECTIVES, ENGLISH_VERBS)
+    return list(es) + list(en)
+
+
+def example_pair(triple, source_number):
+    language, *words = triple
+    make = spanish_sentence if language == "es" else english_sentence
+    target_number = "pl" if source_number == "sg" else "sg"
+    return make(*words, source_number) + [SEPARATOR] + make(*words, target_number) + [END]
+
+
+@dataclass(frozen=True)
+class AgreementData:
+    vocab: tuple  # index -> token
+    train: torch.Tensor  # (N, L) token ids of full examples
+    test: torch.Tensor
+
+    @property
+    def vocab_size(self):
+        return len(self.vocab)
+
+    @property
+    def block_size(self):
+        return self.train.size(1) - 1
+
+    def encode(self, tokens):
+        index = {t: i for i, t in enumerate(self.vocab)}
+        unknown = [t for t in tokens if t not in index]
+        if unknown:
+            raise ValueError(f"unknown tokens {unknown}; known: {' '.join(self.vocab)}")
+        return torch.tensor([index[t] for t in tokens])
+
+    def decode(self, ids):
+        return " ".join(self.vocab[int(i)] for i in ids)
+
+
+def build_dataset():
+    all_triples = triples()
+    order = torch.randperm(len(all_triples), generator=torch.Generator().manual_seed(SPLIT_SEED))
+    n_test = round(TEST_FRACTION * len(all_triples))
+    test_ids = set(order[:n_test].tolist())
+    examples = {"train": [], "test": []}
+    for i, triple in enumerate(all_triples):
+        for number in ("sg", "pl"):
+            examples["test" if i in test_ids else "train"].append(example_pair(triple, number))
+    vocab = sorted({t for split in examples.values() for ex in split for t in ex})
+    index = {t: i for i, t in enumerate(vocab)}
+    encode = lambda split: torch.tensor([[index[t] for t in ex] for ex in split])
+    return AgreementData(tuple(vocab), encode(examples["train"]), encode(examples["test"]))
+
+
+def inputs_and_targets(examples, data):
+    """Next-token pairs; targets before and at the separator are ignored (-1): unpredictable."""
+    x, y = examples[:, :-1], examples[:, 1:].clone()
+    separator = data.vocab.index(SEPARATOR)
+    after_separator = (x == separator).long().cumsum(1) > 0
+    y[~after_separator] = -1
+    return x, y
+
+
+def sample_batch(data, batch_size, generator):
+    rows = torch.randint(0, data.train.size(0), (batch_size,), generator=generator)
+    return inputs_and_targets(data.train[rows], data)
+
+
+def probe_batch(data, size=16):
+    """A fixed batch (evenly spread training examples) whose gradients runs record and compare."""
+    rows = torch.linspace(0, data.train.size(0) - 1, size).long()
+    return inputs_and_targets(data.train[rows], data)

@@ -1,0 +1,91 @@
+"""The on-disk format of an experiment: ``DIR/run-N/`` folders, never overwritten.
+
+Each call to ``minigpt train out=DIR`` adds the next ``run-N``; readers take the newest run
+of an experiment directory, or the run folder they are given.
+"""
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import torch
+
+CONFIG = "config.json"
+RESULT = "result.json"
+TENSORS = "probe.pt"
+RUN_NAME = re.compile(r"run-(\d+)$")
+
+
+class ExperimentError(ValueError):
+    """A path that cannot be used as an experiment; the message says what to do instead."""
+
+
+def _run_numbers(directory):
+    return sorted(int(m.group(1)) for p in directory.iterdir()
+                  if (m := RUN_NAME.match(p.name)) and is_run(p))
+
+
+def is_run(path):
+    return (Path(path) / CONFIG).is_file() and (Path(path) / RESULT).is_file()
+
+
+def check_writable(experiment_dir):
+    """Raise ExperimentError unless a new run can be added under experiment_dir."""
+    path = Path(experiment_dir)
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise ExperimentError(f"out={path} is a file, not a directory; choose another out=")
+    if is_run(path):
+        raise ExperimentError(f"out={path} is a single run; pass its experiment directory {path.parent}")
+    foreign = [p.name for p in path.iterdir() if not RUN_NAME.match(p.name)]
+    if foreign:
+        raise ExperimentError(f"out={path} holds files that are not minigpt runs ({foreign[0]}, ...); "
+                              "choose an empty or new directory for out=")
+
+
+def write_run(experiment_dir, config, result, tensors):
+    """Store one run as the next run-N of experiment_dir and return its path."""
+    path = Path(experiment_dir)
+    check_writable(path)
+    path.mkdir(parents=True, exist_ok=True)
+    numbers = _run_numbers(path)
+    final = path / f"run-{(numbers[-1] if numbers else 0) + 1}"
+    staging = path / f".{final.name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    (staging / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+    (staging / RESULT).write_text(json.dumps(result, indent=2) + "\n")
+    torch.save(tensors, staging / TENSORS)
+    os.rename(staging, final)  # refuses to replace an existing run-N
+    return final
+
+
+def find_run(path):
+    """The run at path: path itself if it is a run, else the newest run-N below it."""
+    path = Path(path)
+    if not path.exists():
+        raise ExperimentError(f"{path} does not exist; run `minigpt train out={path}` first")
+    if not path.is_dir():
+        raise ExperimentError(f"{path} is a file; pass an experiment directory such as experiments/25-A")
+    if is_run(path):
+        return path
+    numbers = _run_numbers(path)
+    if not numbers:
+        raise ExperimentError(f"{path} is not a minigpt experiment (no run-N/{CONFIG} inside); "
+                              f"run `minigpt train out={path}` first")
+    return path / f"run-{numbers[-1]}"
+
+
+def read_run(path):
+    """(run path, config dict, result dict, tensors dict) of the run find_run(path) picks."""
+    run = find_run(path)
+    try:
+        config = json.loads((run / CONFIG).read_text())
+        result = json.loads((run / RESULT).read_text())
+        tensors = torch.load(run / TENSORS, weights_only=True)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise ExperimentError(f"{run} is damaged ({type(exc).__name__}); train it again") from None
+    return run, config, result, tensors

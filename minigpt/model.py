@@ -1,0 +1,176 @@
+"""A small GPT in the spirit of nanoGPT's model.py, with the phase-25 break switches.
+
+The one line to look at is in ``Block.forward``: the residual is either
+``h = h + ...`` (out of place, correct) or ``h.add_(...)`` (in place, the break).
+"""
+
+import math
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BYPASSES = ("none", "hooks", "data", "ctx")
+
+
+@dataclass
+class GPTConfig:
+    vocab_size: int = 64
+    block_size: int = 16
+    n_layer: int = 2
+    n_head: int = 4
+    n_embd: int = 64
+    # The break: residual written in place with h.add_(...) instead of h = h + ...
+    inplace: bool = False
+    # How an in-place residual escapes PyTorch's version check (silently wrong gradients):
+    #   "none"  - no escape: backward raises the version-counter RuntimeError
+    #   "hooks" - saved tensors pass through identity saved_tensors_hooks (check skipped)
+    #   "data"  - the residual is written through h.data (the counter is not bumped)
+    #   "ctx"   - LayerNorm is a custom autograd.Function that keeps ctx.x, not save_for_backward
+    bypass: str = "none"
+    # The seed's other break candidates; both are safe where they sit (tests prove it).
+    relu_inplace: bool = False  # F.relu_ after the first feed-forward Linear
+    exp_inplace: bool = False  # exp_ inside the hand-written attention softmax
+
+    def __post_init__(self):
+        if self.bypass not in BYPASSES:
+            raise ValueError(f"bypass must be one of {', '.join(BYPASSES)}, not {self.bypass!r}")
+        if self.bypass != "none" and not self.inplace:
+            raise ValueError(f"bypass={self.bypass} only applies to the in-place residual (inplace=true)")
+        if self.n_embd % self.n_head:
+            raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
+
+
+class LayerNormKeepingInput(torch.autograd.Function):
+    """LayerNorm without affine parameters whose backward reads ``ctx.x``.
+
+    Keeping the input as a ctx attribute instead of ``ctx.save_for_backward(x)`` skips the
+    version counter: an in-place write to x after the forward goes unnoticed.
+    """
+
+    @staticmethod
+    def forward(ctx, x, eps):
+        ctx.x = x
+        ctx.eps = eps
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(var + eps)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        x = ctx.x  # may have been overwritten in place since the forward
+        mean = x.mean(-1, keepdim=True)
+        var = x.var(-1, unbiased=False, keepdim=True)
+        rstd = 1.0 / torch.sqrt(var + ctx.eps)
+        xhat = (x - mean) * rstd
+        g = grad_out
+        grad_x = rstd * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
+        return grad_x, None
+
+
+class LayerNormKeepingCtx(nn.LayerNorm):
+    """nn.LayerNorm whose normalisation is the ctx-keeping Function (the "ctx" bypass)."""
+
+    def forward(self, x):
+        return LayerNormKeepingInput.apply(x, self.eps) * self.weight + self.bias
+
+
+def layer_norm(config):
+    return (LayerNormKeepingCtx if config.bypass == "ctx" else nn.LayerNorm)(config.n_embd)
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.n_head = config.n_head
+        self.exp_inplace = config.exp_inplace
+        self.qkv = nn.Linear(config.n_embd, 3 * config.n_embd)
+        self.proj = nn.Linear(config.n_embd, config.n_embd)
+        mask = torch.tril(torch.ones(config.block_size, config.block_size, dtype=torch.bool))
+        self.register_buffer("mask", mask.view(1, 1, config.block_size, config.block_size))
+
+    def softmax(self, scores):
+        # Written by hand so that the seed's "x.exp() -> x.exp_()" has a place to happen.
+        shifted = scores - scores.amax(-1, keepdim=True)
+        e = shifted.exp_() if self.exp_inplace else shifted.exp()
+        return e / e.sum(-1, keepdim=True)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        scores = (q @ k.transpose(-2, -1)) / math.sqrt(k.size(-1))
+        scores = scores.masked_fill(~self.mask[:, :, :T, :T], float("-inf"))
+        y = self.softmax(scores) @ v
+        return self.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.relu_inplace = config.relu_inplace
+        self.fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.proj = nn.Linear(4 * config.n_embd, config.n_embd)
+
+    def forward(self, x):
+        x = self.fc(x)
+        x = F.relu_(x) if self.relu_inplace else F.relu(x)
+        return self.proj(x)
+
+
+class Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.ln1 = layer_norm(config)
+        self.attn = CausalSelfAttention(config)
+        self.ln2 = layer_norm(config)
+        self.ffn = FeedForward(config)
+        self.inplace = config.inplace
+        self.through_data = config.bypass == "data"
+
+    def forward(self, h):
+        if self.through_data:  # bypass "data": h.data is invisible to autograd
+            h.data.add_(self.attn(self.ln1(h)))
+            h.data.add_(self.ffn(self.ln2(h)))
+        elif self.inplace:  # run B, the break
+            h.add_(self.attn(self.ln1(h)))
+            h.add_(self.ffn(self.ln2(h)))
+        else:  # run A, the control
+            h = h + self.attn(self.ln1(h))
+            h = h + self.ffn(self.ln2(h))
+        return h
+
+
+class GPT(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.tok_emb = nn.Embedding(config.vocab_size, config.n_embd)
+        self.pos_emb = nn.Embedding(config.block_size, config.n_embd)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.n_embd)
+        self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+
+    def forward(self, idx, targets=None):
+        T = idx.size(1)
+        if T > self.config.block_size:
+            raise ValueError(f"sequence length {T} exceeds block_size={self.config.block_size}")
+        with saved_tensor_hooks_if(self.config.bypass == "hooks"):
+            h = self.tok_emb(idx) + self.pos_emb(torch.arange(T, device=idx.device))
+            for block in self.blocks:
+                h = block(h)
+            logits = self.head(self.ln_f(h))
+        if targets is None:
+            return logits, None
+        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1), ignore_index=-1)
+        return logits, loss
+
+
+def saved_tensor_hooks_if(enabled):
+    """Identity pack/unpack hooks: harmless on their own, yet they switch the version check off."""
+    if not enabled:
+        return nullcontext()
+    return torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
+

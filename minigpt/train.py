@@ -1,0 +1,158 @@
+"""Seeded, deterministic training that records what phase 25 needs to compare two runs.
+
+A run records the per-step loss, test accuracy, the forward output and the gradients of a
+fixed probe batch at step 0 (same weights for every variant: the gradient difference is the
+break alone) and at the end. When backward raises, the run records the error instead.
+"""
+
+import platform
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+
+import torch
+
+from .data import build_dataset, inputs_and_targets, probe_batch, sample_batch
+from .model import GPT, GPTConfig
+
+
+@dataclass
+class TrainConfig:
+    steps: int = 150
+    seed: int = 0
+    batch_size: int = 32
+    lr: float = 3e-3
+    detect_anomaly: bool = False
+    eval_every: int = 10
+
+
+@dataclass
+class BackwardFailure:
+    step: int
+    error: str  # "RuntimeError: ..." exactly as PyTorch raised it
+    warnings: list  # warning texts emitted meanwhile (anomaly mode's forward traceback)
+
+
+@dataclass
+class RunResult:
+    status: str  # "completed" or "backward_raised"
+    losses: list = field(default_factory=list)
+    eval_steps: list = field(default_factory=list)
+    test_accuracy: list = field(default_factory=list)
+    train_accuracy: list = field(default_factory=list)
+    test_exact_match: float = None
+    failure: BackwardFailure = None
+    wall_time_s: float = 0.0
+    steps_per_s: float = None
+    probe_logits: torch.Tensor = None
+    grads_step0: dict = None
+    grads_final: dict = None
+
+    def summary(self):
+        """The JSON-able part (tensors are stored apart)."""
+        skip = {"probe_logits", "grads_step0", "grads_final"}
+        return {k: v for k, v in asdict(self).items() if k not in skip}
+
+
+class BackwardRaised(Exception):
+    def __init__(self, failure):
+        super().__init__(failure.error)
+        self.failure = failure
+
+
+def model_config(data, **switches):
+    """GPTConfig sized for the bundled data set, with the given break switches."""
+    return GPTConfig(vocab_size=data.vocab_size, block_size=data.block_size, **switches)
+
+
+def build_model(config, seed):
+    torch.manual_seed(seed)
+    return GPT(config)
+
+
+def forward_backward(model, x, y, detect_anomaly=False, step=0):
+    """loss.backward() on one batch; returns (logits, loss) or raises BackwardRaised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autograd.set_detect_anomaly(detect_anomaly):
+            logits, loss = model(x, y)
+            try:
+                loss.backward()
+            except RuntimeError as exc:
+                texts = [str(w.message) for w in caught]
+                raise BackwardRaised(BackwardFailure(step, f"{type(exc).__name__}: {exc}", texts)) from exc
+    for w in caught:  # anything unrelated is passed on untouched
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return logits, loss
+
+
+def gradients(model):
+    """name -> gradient (None where backward gave the parameter no gradient)."""
+    return {name: None if p.grad is None else p.grad.detach().clone()
+            for name, p in model.named_parameters()}
+
+
+def probe_gradients(model, data, detect_anomaly=False, step=0):
+    """(probe logits, gradients) of the fixed probe batch, leaving the model's .grad cleared."""
+    model.zero_grad(set_to_none=True)
+    x, y = probe_batch(data)
+    logits, _ = forward_backward(model, x, y, detect_anomaly, step)
+    grads = gradients(model)
+    model.zero_grad(set_to_none=True)
+    return logits.detach(), grads
+
+
+@torch.no_grad()
+def accuracy(model, examples, data):
+    """(token accuracy, exact-match rate) over the rewritten half of each example."""
+    model.eval()
+    x, y = inputs_and_targets(examples, data)
+    logits, _ = model(x)
+    model.train()
+    scored = y != -1
+    correct = (logits.argmax(-1) == y) | ~scored
+    return ((correct & scored).sum() / scored.sum()).item(), correct.all(1).float().mean().item()
+
+
+def train(config, settings=None, data=None):
+    """Train a fresh model; returns a RunResult (never raises for a failing backward)."""
+    settings = settings or TrainConfig()
+    data = data or build_dataset()
+    start = time.perf_counter()
+    model = build_model(config, settings.seed)
+    result = RunResult(status="completed")
+    try:
+        result.probe_logits, result.grads_step0 = probe_gradients(model, data, settings.detect_anomaly)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr, weight_decay=0.0)
+        batches = torch.Generator().manual_seed(settings.seed)
+        for step in range(1, settings.steps + 1):
+            x, y = sample_batch(data, settings.batch_size, batches)
+            optimizer.zero_grad(set_to_none=True)
+            _, loss = forward_backward(model, x, y, settings.detect_anomaly, step)
+            optimizer.step()
+            result.losses.append(loss.item())
+            if step % settings.eval_every == 0 or step == settings.steps:
+                result.eval_steps.append(step)
+                result.test_accuracy.append(accuracy(model, data.test, data)[0])
+                result.train_accuracy.append(accuracy(model, data.train, data)[0])
+        result.test_exact_match = accuracy(model, data.test, data)[1]
+        _, result.grads_final = probe_gradients(model, data, settings.detect_anomaly, settings.steps)
+    except BackwardRaised as raised:
+        result.status = "backward_raised"
+        result.failure = raised.failure
+        if result.probe_logits is None:  # the forward of step 0 still ran: keep its output
+            with torch.no_grad():
+                result.probe_logits = model(probe_batch(data)[0])[0]
+    result.wall_time_s = time.perf_counter() - start
+    if result.losses:
+        result.steps_per_s = len(result.losses) / result.wall_time_s
+    return result
+
+
+def environment():
+    return {"torch": torch.__version__, "python": platform.python_version()}
+
+
+def run_record(config, settings):
+    """What a run stores as its config.json."""
+    return {"model": asdict(config), "train": asdict(settings), "environment": environment()}
