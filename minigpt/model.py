@@ -44,37 +44,41 @@ class GPTConfig:
 
 
 class LayerNormKeepingInput(torch.autograd.Function):
-    """LayerNorm without affine parameters whose backward reads ``ctx.x``.
+    """LayerNorm whose backward reads ``ctx.x``.
 
-    Keeping the input as a ctx attribute instead of ``ctx.save_for_backward(x)`` skips the
-    version counter: an in-place write to x after the forward goes unnoticed.
+    The forward is ``F.layer_norm`` itself, so the output is bitwise what ``nn.LayerNorm``
+    computes. Keeping the input as a ctx attribute instead of ``ctx.save_for_backward(x)`` skips
+    the version counter: an in-place write to x after the forward goes unnoticed.
     """
 
     @staticmethod
-    def forward(ctx, x, eps):
+    def forward(ctx, x, weight, bias, eps):
         ctx.x = x
         ctx.eps = eps
-        mean = x.mean(-1, keepdim=True)
-        var = x.var(-1, unbiased=False, keepdim=True)
-        return (x - mean) / torch.sqrt(var + eps)
+        ctx.save_for_backward(weight)
+        return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
 
     @staticmethod
     def backward(ctx, grad_out):
         x = ctx.x  # may have been overwritten in place since the forward
+        (weight,) = ctx.saved_tensors
         mean = x.mean(-1, keepdim=True)
         var = x.var(-1, unbiased=False, keepdim=True)
         rstd = 1.0 / torch.sqrt(var + ctx.eps)
         xhat = (x - mean) * rstd
-        g = grad_out
+        leading = tuple(range(x.dim() - 1))
+        grad_weight = (grad_out * xhat).sum(leading)
+        grad_bias = grad_out.sum(leading)
+        g = grad_out * weight
         grad_x = rstd * (g - g.mean(-1, keepdim=True) - xhat * (g * xhat).mean(-1, keepdim=True))
-        return grad_x, None
+        return grad_x, grad_weight, grad_bias, None
 
 
 class LayerNormKeepingCtx(nn.LayerNorm):
-    """nn.LayerNorm whose normalisation is the ctx-keeping Function (the "ctx" bypass)."""
+    """nn.LayerNorm whose forward and backward are the ctx-keeping Function (the "ctx" bypass)."""
 
     def forward(self, x):
-        return LayerNormKeepingInput.apply(x, self.eps) * self.weight + self.bias
+        return LayerNormKeepingInput.apply(x, self.weight, self.bias, self.eps)
 
 
 def layer_norm(config):
