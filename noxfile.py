@@ -11,8 +11,15 @@ CONSTRAINTS = ("-c", "constraints.txt")  # torch==2.13.0: the local CPU wheel, n
 
 @nox.session
 def tests(session):
-    session.install(*CONSTRAINTS, "-e", ".[test]")
+    # docs too: the site tests build the book (incrementally) before opening it
+    session.install(*CONSTRAINTS, "-e", ".[test,docs]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def docs(session):
+    session.install(*CONSTRAINTS, "-e", ".[docs]")
+    session.run("python", "docs/build.py", *session.posargs)
 
 
 @nox.session

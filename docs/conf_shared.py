@@ -1,0 +1,68 @@
+"""Sphinx configuration shared by docs/es and docs/en; each conf.py sets only what differs.
+
+Usage in docs/<lang>/conf.py:
+
+    from conf_shared import configure
+    globals().update(configure("es", project="..."))
+"""
+
+import os
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+REPO = DOCS.parent
+BUILD = DOCS / "_build"
+LANGUAGES = {"es": "Español", "en": "English"}
+
+sys.path.insert(0, str(DOCS / "_ext"))
+
+# The notebook kernel inherits this environment: it imports `book` (docs/kernel) and can find
+# the repository (examples, justfile) without depending on the page's directory.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(DOCS / "kernel"), str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+os.environ["BOOK_REPO_ROOT"] = str(REPO)
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def configure(language, project):
+    return dict(
+        project=project,
+        author="phase 25",
+        copyright="2026",
+        language=language,
+        book_language=language,
+        book_languages=LANGUAGES,
+        extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton", "bilingual"],
+        templates_path=[str(DOCS / "_templates")],
+        exclude_patterns=["_build", "**.ipynb_checkpoints"],
+        nitpicky=True,
+        # MyST
+        myst_enable_extensions=["colon_fence", "dollarmath", "deflist"],
+        myst_heading_anchors=3,
+        # MyST-NB execution: every page runs; an unexpected error fails the build
+        nb_execution_mode="cache",
+        nb_execution_cache_path=str(BUILD / ".jupyter_cache"),
+        nb_execution_raise_on_error=True,
+        nb_execution_show_tb=True,
+        nb_execution_timeout=600,
+        nb_merge_streams=True,
+        book_execute_folder=str(BUILD / "jupyter_execute" / language),
+        # sphinx-tabs
+        sphinx_tabs_disable_tab_closing=True,
+        sphinx_tabs_valid_builders=["linkcheck"],
+        # HTML
+        html_theme="sphinx_book_theme",
+        html_title=project,
+        html_static_path=[str(DOCS / "_static")],
+        html_css_files=["book.css"],
+        html_theme_options={
+            "article_header_end": ["language-switcher.html", "article-header-buttons.html"],
+            "use_download_button": False,
+            "use_fullscreen_button": False,
+            "show_toc_level": 2,
+        },
+        html_last_updated_fmt="%Y-%m-%d",
+        html_copy_source=False,
+        html_show_sourcelink=False,
+    )

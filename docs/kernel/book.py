@@ -1,0 +1,81 @@
+"""Helpers for the book's notebook kernel (docs/kernel is on the kernel's PYTHONPATH).
+
+Every executed page starts with a hidden setup cell:
+
+    from book import expect_raised, stamp
+    stamp()
+"""
+
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+
+_last = {"error": None}
+
+
+def _remember_error(result):
+    _last["error"] = result.error_in_exec
+
+
+def _register():
+    try:
+        shell = get_ipython()  # noqa: F821 - defined inside IPython
+    except NameError:
+        return
+    shell.events.register("post_run_cell", _remember_error)
+
+
+_register()
+
+
+def expect_raised(exc_type, fragment):
+    """Fail (and so fail the build) unless the previous cell raised exc_type with fragment."""
+    error = _last["error"]
+    if not isinstance(error, exc_type) or fragment not in str(error):
+        got = f"raised {type(error).__name__}: {error}" if error else "did not raise"
+        raise AssertionError(f"the cell above must raise {exc_type.__name__} "
+                             f"containing {fragment!r}, but it {got}")
+
+
+def repo_root():
+    """The repository holding the justfile, examples/ and minigpt/."""
+    if os.environ.get("BOOK_REPO_ROOT"):
+        return Path(os.environ["BOOK_REPO_ROOT"])
+    for folder in [Path.cwd(), *Path.cwd().parents]:
+        if (folder / "justfile").is_file():
+            return folder
+    raise RuntimeError("cannot find the repository root (no justfile above the working directory)")
+
+
+def versions():
+    import torch
+
+    return {"torch": torch.__version__, "python": platform.python_version()}
+
+
+def stamp():
+    """Show which torch produced this page's outputs (language-neutral, so cells stay identical)."""
+    from IPython.display import HTML, display
+
+    v = versions()
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    display(HTML(f'<div class="book-stamp">⚙ torch {v["torch"]} · Python {v["python"]} · '
+                 f'{sys.platform} · {when}</div>'))
+
+
+def build_versions_table():
+    """The packages that matter for the book's outputs, as a small table."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from IPython.display import Markdown, display
+
+    rows = [("Python", platform.python_version())]
+    for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
+        try:
+            rows.append((package, version(package)))
+        except PackageNotFoundError:
+            rows.append((package, "not installed"))
+    lines = ["| package | version |", "|---|---|"] + [f"| {name} | {v} |" for name, v in rows]
+    display(Markdown("\n".join(lines)))
