@@ -16,6 +16,7 @@ CONFIG = "config.json"
 RESULT = "result.json"
 TENSORS = "probe.pt"
 RUN_NAME = re.compile(r"run-(\d+)$")
+STAGING_NAME = re.compile(r"\.run-\d+\.partial$")  # left behind if a write was interrupted
 
 
 class ExperimentError(ValueError):
@@ -40,7 +41,7 @@ def check_writable(experiment_dir):
         raise ExperimentError(f"out={path} is a file, not a directory; choose another out=")
     if is_run(path):
         raise ExperimentError(f"out={path} is a single run; pass its experiment directory {path.parent}")
-    foreign = [p.name for p in path.iterdir() if not RUN_NAME.match(p.name)]
+    foreign = [p.name for p in path.iterdir() if not (RUN_NAME.match(p.name) or STAGING_NAME.match(p.name))]
     if foreign:
         raise ExperimentError(f"out={path} holds files that are not minigpt runs ({foreign[0]}, ...); "
                               "choose an empty or new directory for out=")
@@ -51,8 +52,8 @@ def write_run(experiment_dir, config, result, tensors):
     path = Path(experiment_dir)
     check_writable(path)
     path.mkdir(parents=True, exist_ok=True)
-    numbers = _run_numbers(path)
-    final = path / f"run-{(numbers[-1] if numbers else 0) + 1}"
+    taken = [int(m.group(1)) for p in path.iterdir() if (m := RUN_NAME.match(p.name))]
+    final = path / f"run-{max(taken, default=0) + 1}"  # above incomplete run-N folders too
     staging = path / f".{final.name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
