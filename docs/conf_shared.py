@@ -6,8 +6,10 @@ Usage in docs/<lang>/conf.py:
     globals().update(configure("es", project="..."))
 """
 
+import hashlib
 import os
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -23,6 +25,21 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(DOCS / "kernel"), str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ["BOOK_REPO_ROOT"] = str(REPO)
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def code_fingerprint():
+    """Hash of everything a page's outputs depend on besides its own cell text.
+
+    MyST-NB's cache keys on cell text only: a change to minigpt/, examples/, the kernel helpers
+    or the installed torch would otherwise serve stale outputs. A new fingerprint selects a new
+    cache (and, being a config value, makes Sphinx re-read every page).
+    """
+    digest = hashlib.sha256(f"torch {version('torch')}".encode())
+    sources = [REPO / "justfile", *sorted((REPO / "minigpt").rglob("*.py")),
+               *sorted((REPO / "examples").rglob("*.py")), *sorted((DOCS / "kernel").glob("*.py"))]
+    for path in sources:
+        digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def configure(language, project):
@@ -42,7 +59,7 @@ def configure(language, project):
         myst_heading_anchors=3,
         # MyST-NB execution: every page runs; an unexpected error fails the build
         nb_execution_mode="cache",
-        nb_execution_cache_path=str(BUILD / ".jupyter_cache"),
+        nb_execution_cache_path=str(BUILD / ".jupyter_cache" / code_fingerprint()),
         nb_execution_raise_on_error=True,
         nb_execution_show_tb=True,
         nb_execution_timeout=600,
