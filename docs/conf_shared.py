@@ -16,6 +16,9 @@ DOCS = Path(__file__).resolve().parent
 REPO = DOCS.parent
 BUILD = DOCS / "_build"
 LANGUAGES = {"es": "Español", "en": "English"}
+# Other phases of the course live in their own books; links to them are made here only, with
+# the {phase}`8` role (never fetched at build time: no intersphinx downloads).
+COURSE_URL = "https://minigpt-course.github.io/{language}/phases/"
 
 sys.path.insert(0, str(DOCS / "_ext"))
 
@@ -50,7 +53,9 @@ def configure(language, project):
         language=language,
         book_language=language,
         book_languages=LANGUAGES,
-        extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton", "bilingual"],
+        extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton",
+                    "sphinx.ext.extlinks", "bilingual"],
+        extlinks={"phase": (COURSE_URL.format(language=language) + "%s/", {"es": "fase %s", "en": "phase %s"}[language])},
         templates_path=[str(DOCS / "_templates")],
         exclude_patterns=["_build", "**.ipynb_checkpoints"],
         nitpicky=True,
