@@ -1,0 +1,128 @@
+"""Benchmark the default training run: what `just phase-25-train inplace=false` runs.
+
+1. One cold run of the command line in a subprocess, timed from the outside: interpreter
+   start, torch import, data, training and writing the run (what a reader waits for).
+2. Where the cold start goes: ``import torch`` and ``import torch._dynamo`` timed in a fresh
+   interpreter (the optimizer's constructor imports torch._dynamo on first use, inside the
+   timed training of a fresh process).
+3. The same training repeated in this process, after one warm-up run (warm: training only, as
+   ``RunResult.wall_time_s`` measures it). The configuration is read back from the cold run's
+   config.json, so every part times exactly what the CLI runs by default.
+
+Prints steps/s and wall time (median/min/max) and whether the <= 5 s target is met by the
+whole cold command. Nothing is written outside a temporary directory.
+
+    python bench/train_speed.py [--repeats N] [--strict]
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from minigpt.data import build_dataset
+from minigpt.model import GPTConfig
+from minigpt.train import TrainConfig, train
+
+TARGET_S = 5.0
+COMMAND = ["train", "inplace=false"]  # the justfile's phase-25-train recipe runs `python -m minigpt train ARGS`
+
+
+def cold_cli_run(workdir):
+    """(wall time of the whole command, the run's recorded config and result)."""
+    out = Path(workdir) / "experiments" / "25-A"
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "minigpt", *COMMAND, f"out={out}"], cwd=workdir,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"benchmark: `minigpt {' '.join(COMMAND)}` failed ({proc.returncode}):\n{proc.stderr}")
+    run = out / "run-1"
+    return wall, json.loads((run / "config.json").read_text()), json.loads((run / "result.json").read_text())
+
+
+IMPORTS = """
+import time
+start = time.perf_counter()
+import torch
+middle = time.perf_counter()
+import torch._dynamo
+print(middle - start, time.perf_counter() - middle)
+"""
+
+
+def import_times():
+    """(import torch, then import torch._dynamo) in seconds, in a fresh interpreter."""
+    proc = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True)
+    return tuple(float(v) for v in proc.stdout.split())
+
+
+def load():
+    """The 1-minute load average: other work on the machine skews every number here."""
+    return f"load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "load unknown"
+
+
+def stats(values):
+    return statistics.median(values), min(values), max(values)
+
+
+def line(label, values, unit, digits):
+    med, lo, hi = stats(values)
+    return f"  {label:<22} median {med:.{digits}f} {unit}   min {lo:.{digits}f}   max {hi:.{digits}f}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="in-process training runs (default 5)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when the target is missed")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be >= 1")
+
+    print(f"torch {torch.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
+          f"{torch.get_num_threads()} torch threads, {load()}")
+    with tempfile.TemporaryDirectory(prefix="minigpt-bench-") as workdir:
+        cold_wall, recorded, cold_result = cold_cli_run(workdir)
+    config, settings = GPTConfig(**recorded["model"]), TrainConfig(**recorded["train"])
+    print(f"configuration: {settings.steps} steps, batch {settings.batch_size}, seed {settings.seed}, "
+          f"n_layer {config.n_layer}, n_embd {config.n_embd}, block_size {config.block_size}")
+
+    print(f"\ncold: `python -m minigpt {' '.join(COMMAND)}` in a subprocess")
+    print(f"  whole command          {cold_wall:.2f} s")
+    print(f"  training inside it     {cold_result['wall_time_s']:.2f} s ({cold_result['steps_per_s']:.1f} steps/s)")
+
+    torch_s, dynamo_s = import_times()
+    print(f"  cold-start costs, timed in a fresh interpreter: import torch {torch_s:.2f} s (before training), "
+          f"import torch._dynamo {dynamo_s:.2f} s (inside training: the optimizer's first construction)")
+
+    data = build_dataset()
+    walls, rates = [], []
+    for _ in range(args.repeats + 1):
+        result = train(config, settings, data)
+        if result.status != "completed":
+            sys.exit(f"benchmark: in-process training did not complete: {result.failure}")
+        walls.append(result.wall_time_s)
+        rates.append(result.steps_per_s)
+    first_wall, first_rate = walls.pop(0), rates.pop(0)
+    print(f"\nin this process: warm-up run {first_wall:.2f} s ({first_rate:.1f} steps/s), "
+          f"then the same training {args.repeats} times")
+    print(line("training wall time", walls, "s", 2))
+    print(line("steps/s", rates, "", 1))
+
+    met = cold_wall <= TARGET_S
+    print(f"\ntarget: whole cold command <= {TARGET_S:.0f} s: {'met' if met else 'MISSED'} ({cold_wall:.2f} s); "
+          f"warm training median {statistics.median(walls):.2f} s "
+          f"({'within' if statistics.median(walls) <= TARGET_S else 'over'} the target); {load()}")
+    return 0 if met or not args.strict else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
