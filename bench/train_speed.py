@@ -6,8 +6,10 @@
    interpreter (the optimizer's constructor imports torch._dynamo on first use, inside the
    timed training of a fresh process).
 3. The same training repeated in this process, after one warm-up run (warm: training only, as
-   ``RunResult.wall_time_s`` measures it). The configuration is read back from the cold run's
-   config.json, so every part times exactly what the CLI runs by default.
+   ``RunResult.wall_time_s`` measures it), with torch's default thread count and then with one
+   thread (on a busy machine the default can be many times slower for a model this small). The
+   configuration is read back from the cold run's config.json, so every part times exactly
+   what the CLI runs by default.
 
 Prints steps/s and wall time (median/min/max) and whether the <= 5 s target is met by the
 whole cold command. Nothing is written outside a temporary directory.
@@ -65,6 +67,18 @@ def import_times():
     return tuple(float(v) for v in proc.stdout.split())
 
 
+def timed_runs(config, settings, data, repeats):
+    """(wall times, steps/s) of repeated in-process training runs."""
+    walls, rates = [], []
+    for _ in range(repeats):
+        result = train(config, settings, data)
+        if result.status != "completed":
+            sys.exit(f"benchmark: in-process training did not complete: {result.failure}")
+        walls.append(result.wall_time_s)
+        rates.append(result.steps_per_s)
+    return walls, rates
+
+
 def load():
     """The 1-minute load average: other work on the machine skews every number here."""
     return f"load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "load unknown"
@@ -104,18 +118,21 @@ def main(argv=None):
           f"import torch._dynamo {dynamo_s:.2f} s (inside training: the optimizer's first construction)")
 
     data = build_dataset()
-    walls, rates = [], []
-    for _ in range(args.repeats + 1):
-        result = train(config, settings, data)
-        if result.status != "completed":
-            sys.exit(f"benchmark: in-process training did not complete: {result.failure}")
-        walls.append(result.wall_time_s)
-        rates.append(result.steps_per_s)
-    first_wall, first_rate = walls.pop(0), rates.pop(0)
-    print(f"\nin this process: warm-up run {first_wall:.2f} s ({first_rate:.1f} steps/s), "
-          f"then the same training {args.repeats} times")
+    default_threads = torch.get_num_threads()
+    first_wall, first_rate = timed_runs(config, settings, data, 1)
+    print(f"\nin this process: warm-up run {first_wall[0]:.2f} s ({first_rate[0]:.1f} steps/s), "
+          f"then the same training {args.repeats} times per thread count")
+    walls, rates = timed_runs(config, settings, data, args.repeats)
+    print(f"  {default_threads} threads (default):")
     print(line("training wall time", walls, "s", 2))
     print(line("steps/s", rates, "", 1))
+    if default_threads > 1:
+        torch.set_num_threads(1)
+        walls_1, rates_1 = timed_runs(config, settings, data, args.repeats)
+        torch.set_num_threads(default_threads)
+        print("  1 thread:")
+        print(line("training wall time", walls_1, "s", 2))
+        print(line("steps/s", rates_1, "", 1))
 
     met = cold_wall <= TARGET_S
     print(f"\ntarget: whole cold command <= {TARGET_S:.0f} s: {'met' if met else 'MISSED'} ({cold_wall:.2f} s); "

@@ -35,6 +35,10 @@ def tool_env():
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.pop("PYTHONPATH", None)  # `minigpt` must come from the installed package
+    # One intra-op thread per subprocess: several run at once, and on a busy 2-core machine two
+    # threads per tiny training made it 5-20x slower (bench/train_speed.py). Exit codes and
+    # messages, all that the subprocess tests assert, do not depend on it.
+    env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
 

@@ -43,8 +43,8 @@ def test_control_run_completes_and_records(run_control, few_steps):
 
 
 def test_control_learns(trained):
-    run = trained(steps=40)
-    assert run.losses[-1] < 0.5 * run.losses[0]
+    run = trained(steps=20)
+    assert run.losses[-1] < 0.6 * run.losses[0]
 
 
 def test_same_seed_gives_the_same_run(data, few_steps):
