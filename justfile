@@ -15,3 +15,7 @@ phase-25-grad-compare DIR_A DIR_B *ARGS:
 phase-25-silent BYPASS="hooks":
     python -m minigpt train inplace=true bypass={{BYPASS}}
     python -m minigpt grad-compare experiments/25-A experiments/25-B-{{BYPASS}}
+
+# Which in-place write overwrote which saved tensor, at which line (one forward, no backward)
+phase-25-diagnose *ARGS:
+    python -m minigpt diagnose {{ARGS}}

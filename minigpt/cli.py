@@ -4,6 +4,7 @@
     minigpt train inplace=true detect_anomaly=true
     minigpt train inplace=true bypass=hooks
     minigpt grad-compare experiments/25-A experiments/25-B
+    minigpt diagnose inplace=true bypass=hooks
 """
 
 import sys
@@ -154,16 +155,43 @@ def cmd_grad_compare(args):
     return 0
 
 
+DIAGNOSE_KEYS = {name: TRAIN_KEYS[name] for name in ("inplace", "bypass", "relu_inplace", "exp_inplace", "seed")}
+
+
+def cmd_diagnose(args):
+    """One forward of the probe batch under minigpt.diagnose: which in-place write overwrote what."""
+    values, positional = parse_keys(args, DIAGNOSE_KEYS, "diagnose")
+    if positional:
+        raise UsageError(f"diagnose takes key=value arguments only, not {positional[0]!r}")
+    from .data import build_dataset, probe_batch
+    from .diagnose import diagnose
+    from .train import TrainConfig, build_model, model_config
+
+    switches = {name: values[name] for name in ("inplace", "bypass", "relu_inplace", "exp_inplace")}
+    data = build_dataset()
+    try:
+        config = model_config(data, **switches)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    seed = TrainConfig().seed if values["seed"] is None else values["seed"]
+    x, y = probe_batch(data)
+    print(f"diagnosing one forward of the probe batch ({x.size(0)} sequences of {x.size(1)} tokens), "
+          f"seed {seed}, " + ", ".join(f"{name}={value}" for name, value in switches.items()))
+    print(diagnose(build_model(config, seed), x, y))
+    return 0
+
+
 def cmd_help(args):
     print(__doc__.strip())
-    for command, keys in (("train", TRAIN_KEYS), ("grad-compare DIR_A DIR_B", COMPARE_KEYS)):
+    for command, keys in (("train", TRAIN_KEYS), ("grad-compare DIR_A DIR_B", COMPARE_KEYS),
+                          ("diagnose", DIAGNOSE_KEYS)):
         print(f"\n{command} keys:")
         for name, key in keys.items():
             print(f"  {name:<15} {key.help}")
     return 0
 
 
-COMMANDS = {"train": cmd_train, "grad-compare": cmd_grad_compare, "help": cmd_help}
+COMMANDS = {"train": cmd_train, "grad-compare": cmd_grad_compare, "diagnose": cmd_diagnose, "help": cmd_help}
 
 
 def main(argv=None):
