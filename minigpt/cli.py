@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .experiment import ExperimentError
 from .model import BYPASSES
 
-USAGE = "usage: minigpt {train,grad-compare} [key=value ...]; see `minigpt help`"
+USAGE = "usage: minigpt {train,grad-compare,diagnose} [key=value ...]; see `minigpt help`"
 
 
 class UsageError(Exception):
