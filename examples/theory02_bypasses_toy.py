@@ -1,0 +1,43 @@
+# Three ways to overwrite a saved tensor without PyTorch noticing. The forward is y = exp(a),
+# whose backward multiplies by the saved y; after the forward, y is doubled in place.
+# The right gradient of y.sum() is exp(a); a backward that reads the doubled y returns 2 exp(a).
+import torch
+from torch.autograd.graph import saved_tensors_hooks
+
+
+class ExpKeepingCtx(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        y = x.exp()
+        ctx.y = y  # a ctx attribute instead of ctx.save_for_backward(y): never checked
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.y
+
+
+def run(variant):
+    a = torch.linspace(-1.0, 1.0, 5, requires_grad=True)
+    if variant == "ctx attribute":
+        y = ExpKeepingCtx.apply(a)
+    elif variant == "saved_tensors_hooks":
+        with saved_tensors_hooks(lambda t: t, lambda t: t):  # identity pack/unpack
+            y = a.exp()
+    else:
+        y = a.exp()
+    loss = y.sum()
+    if variant == ".data":
+        y.data.mul_(2)  # a write the version counter does not see
+    else:
+        y.mul_(2)
+    try:
+        loss.backward()
+    except RuntimeError as exc:
+        return "RuntimeError: ..." + str(exc).split(" inplace operation:")[1].split(" Hint:")[0]
+    ratio = (a.grad / a.detach().exp()).tolist()
+    return "no error; a.grad / exp(a) = " + ", ".join(f"{r:g}" for r in ratio)
+
+
+for variant in ("y.mul_(2)", ".data", "saved_tensors_hooks", "ctx attribute"):
+    print(f"{variant:<20} {run(variant)}")

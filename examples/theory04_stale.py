@@ -1,0 +1,97 @@
+# The same walk for run B (h.add_(...)): read every saved tensor the way backward will, mark
+# the stale ones, and find which one backward meets first.
+import re
+
+import torch
+from myst_nb import glue
+
+from minigpt.data import build_dataset, probe_batch
+from minigpt.train import build_model, model_config
+
+VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
+
+data = build_dataset()
+x, y = probe_batch(data)
+model = build_model(model_config(data, inplace=True), seed=0)
+logits, loss = model(x, y)
+
+
+def graph_nodes(root):
+    """Every node reachable from root through next_functions."""
+    seen, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            stack += [next_node for next_node, _ in node.next_functions]
+    return seen
+
+
+def module_names(nodes, model):
+    """node -> the module whose parameters it feeds (directly or through a transpose)."""
+    owner = {id(p): name.rsplit(".", 1)[0] for name, p in model.named_parameters()}
+    names = {}
+    for node in nodes:
+        for next_node, _ in node.next_functions:
+            if next_node is not None and next_node.name() == "TBackward0":
+                next_node = next_node.next_functions[0][0]
+            if next_node is not None and hasattr(next_node, "variable"):
+                names[node] = owner[id(next_node.variable)]
+    return names
+
+
+nodes = graph_nodes(loss.grad_fn)
+modules = module_names(nodes, model)
+stale, fresh, valid_in_h = [], 0, []
+for node in nodes:
+    for slot in sorted(n for n in dir(node) if n.startswith("_saved_")):
+        try:
+            value = getattr(node, slot)  # the same checked unpack backward performs
+        except RuntimeError as exc:
+            now, expected = map(int, VERSIONS.search(str(exc)).groups())
+            raw = getattr(node, "_raw" + slot).data  # the tensor itself, without the check
+            stale.append(dict(node=node, slot=slot.removeprefix("_saved_"), shape=list(raw.shape),
+                              saved_at=expected, now=now, memory=raw.untyped_storage().data_ptr()))
+            continue
+        if isinstance(value, torch.Tensor):
+            fresh += 1
+            valid_in_h.append((node, slot.removeprefix("_saved_"), value))
+
+stale.sort(key=lambda s: s["node"]._sequence_nr(), reverse=True)  # the engine's order
+h_memory = {s["memory"] for s in stale}
+valid_in_h = [v for v in valid_in_h if v[2].untyped_storage().data_ptr() in h_memory]
+print(f"saved tensors: {fresh} valid, {len(stale)} stale, all {len(stale)} in "
+      f"{len(h_memory)} memory block (the residual stream h)\n")
+print(f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}version saved -> now")
+for i, s in enumerate(stale, 1):
+    print(f"{i:>2}  {modules[s['node']]:<15}{s['node'].name() + '.' + s['slot']:<32}"
+          f"{str(s['shape']):<14}{s['saved_at']} -> {s['now']}")
+for node, slot, value in valid_in_h:
+    print(f"valid, same memory: {modules[node]} {node.name()}.{slot}, saved at version {value._version}")
+
+# Why that one first: it was created last among them, and every other stale node lies upstream
+# of it (reachable through its next_functions), so none can run before it has.
+first = stale[0]["node"]
+upstream = graph_nodes(first)
+print(f"\nfirst stale node met by backward: {modules[first]} ({first.name()})")
+print("every other stale node is upstream of it:", all(s["node"] in upstream for s in stale[1:]))
+
+# Check against the real backward: the node running when the error is raised.
+running = []
+for node in nodes:
+    node.register_prehook(lambda grad_outputs, node=node: running.append(node))
+try:
+    loss.backward()
+except RuntimeError as exc:
+    message = str(exc)
+done = [n for n in running[:-1] if not hasattr(n, "variable")]  # AccumulateGrad nodes have .variable
+print(f"the real backward raised in: {modules.get(running[-1], '?')} ({running[-1].name()}), "
+      f"after {len(done)} backward functions had run")
+print("it is the first stale node:", running[-1] is first)
+print(message.split(" Hint:")[0])
+
+glue("t04_stale_count", len(stale), display=False)
+glue("t04_fresh_count", fresh, display=False)
+glue("t04_first_module", modules[first], display=False)
+glue("t04_first_versions", f"{stale[0]['saved_at']} -> {stale[0]['now']}", display=False)
+glue("t04_ran_before", len(done), display=False)

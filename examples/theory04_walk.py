@@ -1,0 +1,76 @@
+# Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every node in the
+# order the engine executes it, with the tensors it saved (shape, version at save time).
+import torch
+from myst_nb import glue
+
+from minigpt.data import build_dataset, probe_batch
+from minigpt.train import build_model, model_config
+
+data = build_dataset()
+x, y = probe_batch(data)
+model = build_model(model_config(data), seed=0)
+logits, loss = model(x, y)
+
+
+def graph_nodes(root):
+    """Every node reachable from root through next_functions."""
+    seen, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            stack += [next_node for next_node, _ in node.next_functions]
+    return seen
+
+
+def module_names(nodes, model):
+    """node -> the module whose parameters it feeds (directly or through a transpose)."""
+    owner = {id(p): name.rsplit(".", 1)[0] for name, p in model.named_parameters()}
+    names = {}
+    for node in nodes:
+        for next_node, _ in node.next_functions:
+            if next_node is not None and next_node.name() == "TBackward0":
+                next_node = next_node.next_functions[0][0]
+            if next_node is not None and hasattr(next_node, "variable"):
+                names[node] = owner[id(next_node.variable)]
+    return names
+
+
+def saved_tensors(node):
+    """[(slot, shape, version)] of the tensors a node saved; read now, before backward frees them."""
+    slots = []
+    for slot in sorted(n for n in dir(node) if n.startswith("_saved_")):
+        value = getattr(node, slot)
+        if isinstance(value, torch.Tensor):
+            slots.append((slot.removeprefix("_saved_"), list(value.shape), value._version))
+    return slots
+
+
+nodes = graph_nodes(loss.grad_fn)
+modules = module_names(nodes, model)
+saved = {node: saved_tensors(node) for node in nodes}
+executed = []
+for node in nodes:  # a pre-hook runs just before its node: it records the real order
+    node.register_prehook(lambda grad_outputs, node=node: executed.append(node))
+loss.backward()
+
+accumulate = [n for n in executed if n.name() == "torch::autograd::AccumulateGrad"]
+functions = [n for n in executed if n not in accumulate]
+n_saved = sum(len(s) for s in saved.values())
+by_sequence = sorted(functions, key=lambda n: n._sequence_nr(), reverse=True)
+print(f"{len(executed)} nodes executed: {len(functions)} backward functions and {len(accumulate)} "
+      f"AccumulateGrad (one per parameter); {n_saved} saved tensors")
+print("functions ran in decreasing sequence number (reverse creation order):", functions == by_sequence)
+parameter = {id(p): name for name, p in model.named_parameters()}
+print(f"\n{'#':>4}  {'node':<30}{'module':<20}saved tensors: slot [shape] @version at save")
+for node in executed:
+    if node in accumulate:  # saves nothing: adds the incoming gradient into the parameter's .grad
+        print(f"{'':>4}  {'AccumulateGrad':<30}{'-> ' + parameter[id(node.variable)]}")
+        continue
+    slots = ", ".join(f"{slot} {shape} @{version}" for slot, shape, version in saved[node])
+    print(f"{functions.index(node):>4}  {node.name():<30}{modules.get(node, ''):<20}{slots}".rstrip())
+
+glue("t04_nodes", len(executed), display=False)
+glue("t04_functions", len(functions), display=False)
+glue("t04_accumulate", len(accumulate), display=False)
+glue("t04_saved", n_saved, display=False)

@@ -1,0 +1,555 @@
+"""Every claim of the theory pages and of the safe-cases page, checked on the bundled code.
+
+Pages: docs/<lang>/theory/02-autograd-engine.md, docs/<lang>/theory/04-autograd-tape-walk-mini-gpt.md,
+docs/<lang>/breaks/25-inplace-safe.md. They load examples/theory02_*, theory04_*, phase08_*,
+safe_* files; the tests below run the same files (in process, with `glue`
+captured) and assert what the prose says about their output, plus a few independent checks
+that do not go through the example at all.
+"""
+
+import contextlib
+import functools
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.autograd.graph import saved_tensors_hooks
+
+from minigpt.data import probe_batch
+from minigpt.train import build_model, model_config
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+PAGES = {
+    "theory/02-autograd-engine": "theory-02-autograd-engine",
+    "theory/04-autograd-tape-walk-mini-gpt": "theory-04-tape-walk",
+    "breaks/25-inplace-safe": "phase-25-inplace-safe",
+}
+PREFIXES = ("theory02_", "theory04_", "phase08_", "safe_")
+NOT_OURS = {"safe_inplace.py"}  # loaded by the break page, not by these pages
+INPLACE_ERROR = "modified by an inplace operation"
+VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
+DECLARATION = re.compile(r"^# expect-raise: (?P<type>[\w.]+): (?P<fragment>.+?)\s*$", re.M)
+SAFE = ["safe_optimizer.py", "safe_no_grad.py", "safe_fresh_tensor.py", "safe_relu_linear.py",
+        "safe_exp_scores.py", "safe_masked_fill.py", "safe_dropout_linear.py", "safe_embedding_sum.py"]
+UNSAFE = ["safe_counter_step_before_backward.py", "safe_counter_relu_tanh.py",
+          "safe_counter_dropout_softmax.py", "safe_counter_leaf.py"]
+
+
+@dataclass
+class Run:
+    scope: dict  # the file's globals after it ran
+    stdout: str
+    glued: dict  # glue key -> value
+    error: BaseException = None
+
+
+@functools.lru_cache(maxsize=None)
+def run(name):
+    """Run examples/<name> in process, once per session; an exception is recorded, not raised."""
+    path = EXAMPLES / name
+    result = Run({"__name__": "__main__", "__file__": str(path)}, "", {})
+    out = io.StringIO()
+    with mock.patch("myst_nb.glue", lambda key, value, display=True: result.glued.__setitem__(key, value)), \
+            contextlib.redirect_stdout(out):
+        try:
+            exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), result.scope)
+        except Exception as exc:  # noqa: BLE001 - recorded and asserted on by the tests
+            result.error = exc
+    result.stdout = out.getvalue()
+    return result
+
+
+def completed(name):
+    result = run(name)
+    assert result.error is None, f"{name} raised {type(result.error).__name__}: {result.error}"
+    return result
+
+
+def raised(name, kind=RuntimeError):
+    result = run(name)
+    assert isinstance(result.error, kind), f"{name} should raise {kind.__name__}, got {result.error!r}"
+    return result
+
+
+def saved_tensor_slots(node):
+    return {n.removeprefix("_saved_") for n in dir(node)
+            if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)}
+
+
+# --------------------------------------------------------------------------------------------
+# The pages themselves: both languages, labels, the cells they load, guarded raising cells
+
+CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<options>(?::[^\n]*\n)*)(?P<body>.*?)^```\s*$", re.M | re.S)
+GUARD = re.compile(r'^expect_raised\((?P<type>\w+), "(?P<fragment>[^"]+)"\)$', re.M)
+GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}[`\s]*(\w+)")
+
+
+def page(lang, name):
+    return (REPO / "docs" / lang / f"{name}.md").read_text(encoding="utf-8")
+
+
+def cells(text):
+    return [(m["options"], m["body"]) for m in CELL.finditer(text)]
+
+
+def loaded(options):
+    found = re.search(r"^:load:\s*(\S+)\s*$", options, re.M)
+    return found and Path(found.group(1)).name
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_exists_in_both_languages_with_the_same_label_and_cells(name):
+    es, en = page("es", name), page("en", name)
+    for text in (es, en):
+        assert re.search(rf"^\({re.escape(PAGES[name])}\)=\n# ", text, re.M), "the label goes right before the title"
+    assert cells(es) == cells(en), "es and en must execute byte-identical cells"
+    first_options, first_body = cells(en)[0]
+    assert "remove-input" in first_options and first_body.strip() == "from book import expect_raised, stamp\nstamp()"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_raising_cells_are_exactly_the_declared_files_and_are_guarded(name):
+    sequence = cells(page("en", name))
+    for i, (options, body) in enumerate(sequence):
+        target = loaded(options)
+        declared = DECLARATION.search((EXAMPLES / target).read_text(encoding="utf-8")[:400]) if target else None
+        assert bool(declared) == ("raises-exception" in options), f"{target}: tag iff expect-raise"
+        if declared:
+            guard_options, guard_body = sequence[i + 1]
+            guard = GUARD.search(guard_body)
+            assert "remove-cell" in guard_options and guard
+            assert (guard["type"], guard["fragment"]) == (declared["type"], declared["fragment"])
+
+
+def test_every_example_of_these_pages_is_loaded_once_and_exists():
+    loads = [loaded(o) for name in PAGES for o, _ in cells(page("en", name)) if loaded(o)]
+    ours = {p.name for p in EXAMPLES.glob("*.py") if p.name.startswith(PREFIXES)} - NOT_OURS
+    assert sorted(loads) == sorted(ours)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_glued_key_in_the_prose_is_glued_by_a_loaded_example(name):
+    glued = set()
+    for options, _ in cells(page("en", name)):
+        if loaded(options):
+            glued |= set(run(loaded(options)).glued)
+    for lang in ("es", "en"):
+        used = set(GLUE_ROLE.findall(page(lang, name)))
+        assert used <= glued, sorted(used - glued)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_digits_typed_into_the_prose(name):
+    """Numbers come from glue; the prose may only name things (phase 8, version_counter...)."""
+    for lang in ("es", "en"):
+        text = re.sub(r"```.*?```", "", page(lang, name), flags=re.S)  # cells and includes
+        text = re.sub(r"^---\n.*?\n---\n", "", text, flags=re.S)  # front matter
+        text = re.sub(r"`[^`]*`", "", text)  # inline code, roles' targets
+        text = re.sub(r"^\([\w-]+\)=$", "", text, flags=re.M)  # labels
+        assert not re.findall(r"\d", text), f"{lang}/{name}: {re.findall(r'.{20}[0-9].{20}', text)}"
+
+
+# --------------------------------------------------------------------------------------------
+# theory/02: the version counter
+
+
+def test_in_place_ops_bump_the_version_and_out_of_place_ones_do_not():
+    t = torch.zeros(4)
+    assert t._version == 0
+    t.add_(1)
+    t.mul_(3)
+    assert t._version == 2
+    u = t * 2
+    assert t._version == 2 and u._version == 0
+    t[0] = 5.0
+    assert t._version == 3
+
+
+def test_views_and_detach_share_the_counter():
+    t = torch.zeros(4)
+    v = t[1:3]
+    v.mul_(2)
+    assert t._version == v._version == 1
+    t.detach().zero_()
+    assert t._version == v._version == 2
+
+
+def test_version_counter_example_prints_those_facts():
+    stdout = completed("theory02_version_counter.py").stdout.splitlines()
+    lines = {line[:28].strip(): line[28:].split()[0] for line in stdout[1:-1]}
+    assert lines == {"t = torch.zeros(4)": "0", "t.add_(1)": "1", "t.mul_(3)": "2", "u = t * 2": "2",
+                     "t[0] = 5.0": "3", "v = t[1:3]; v.mul_(2)": "4", "t.detach().zero_()": "5"}
+    assert "v shares t's memory: True" in run("theory02_version_counter.py").stdout
+
+
+def test_what_each_node_saves():
+    scope = completed("theory02_saved_by_nodes.py").scope
+    saved = {expr: saved_tensor_slots(out.grad_fn) for expr, out in scope["outputs"].items()}
+    assert saved["a + b"] == set()
+    assert saved["a * b"] == {"self", "other"}
+    assert saved["a.sin()"] == {"self"}  # input savers
+    for output_saver in ("a.exp()", "a.tanh()", "a.sigmoid()", "F.relu(a)", "a.softmax(-1)"):
+        assert saved[output_saver] == {"result"}, output_saver
+    linear = scope["outputs"]["F.linear(a, w)"].grad_fn
+    assert {t.data_ptr() for t in (linear._saved_self, linear._saved_mat2)} == {scope["a"].data_ptr(), scope["w"].data_ptr()}
+    ln = scope["outputs"]["F.layer_norm(a, (3,), ln_weight)"].grad_fn
+    assert saved["F.layer_norm(a, (3,), ln_weight)"] == {"input", "result1", "result2", "weight"}
+    a = scope["a"].detach()
+    assert torch.allclose(ln._saved_result1.flatten(), a.mean(-1))  # mean
+    assert torch.allclose(ln._saved_result2.flatten(), 1 / torch.sqrt(a.var(-1, unbiased=False) + 1e-5))  # rstd
+
+
+def test_saving_keeps_a_reference_not_a_copy():
+    stdout = completed("theory02_saved_by_nodes.py").stdout
+    assert "exp's saved result is y's memory: True" in stdout
+    assert "mul's saved self is a itself:     True" in stdout
+    a = torch.randn(3, requires_grad=True)
+    y = a.exp()
+    with torch.no_grad():
+        y.data.mul_(2)  # behind the counter's back
+    assert torch.equal(y.grad_fn._saved_result, y)  # the saved value changed with it
+
+
+@pytest.fixture(scope="module")
+def block_log():
+    return completed("theory02_block_saved_log.py").scope
+
+
+def test_block_log_same_slots_in_a_and_b(block_log):
+    a, b = block_log["log_a"], block_log["log_b"]
+    assert len(a) == len(b) == run("theory02_block_saved_log.py").glued["t02_n_saved"] > 0
+    assert [(e["node"], e["shape"]) for e in a] == [(e["node"], e["shape"]) for e in b]
+
+
+def test_block_log_in_a_only_ln1_keeps_the_memory_of_h(block_log):
+    in_h = [(e["module"], e["node"]) for e in block_log["log_a"] if e["memory_of_h"]]
+    assert in_h == [("ln1", "NativeLayerNormBackward0.input")]
+    assert block_log["h_a"]._version == 0
+
+
+def test_block_log_in_b_both_layernorms_keep_h_at_successive_versions(block_log):
+    in_h = [(e["module"], e["node"], e["version"]) for e in block_log["log_b"] if e["memory_of_h"]]
+    assert in_h == [("ln1", "NativeLayerNormBackward0.input", 0), ("ln2", "NativeLayerNormBackward0.input", 1)]
+    assert block_log["h_b"]._version == 2 == run("theory02_block_saved_log.py").glued["t02_b_h_final"]
+
+
+def test_block_log_parameters_are_saved_past_version_zero(block_log):
+    """'The parameters do not start at version zero: their initialisation wrote them in place.'"""
+    weights = [e for e in block_log["log_a"] if e["node"].endswith((".weight", ".bias", ".mat2"))
+               and e["module"] != "attn"]
+    assert weights and all(e["version"] >= 1 for e in weights)
+    activations = [e for e in block_log["log_a"] if not any(e is w for w in weights)]
+    assert all(e["version"] == 0 for e in activations)
+
+
+def test_identity_saved_tensors_hooks_switch_the_check_off():
+    a = torch.randn(4, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t, lambda t: t):
+        y = a.exp()
+    loss = y.sum()
+    y.mul_(2)
+    loss.backward()  # no error, and exp's backward multiplied by the doubled y
+    assert torch.allclose(a.grad, 2 * a.detach().exp())
+
+
+def test_the_check_compares_versions_not_values():
+    result = raised("theory02_inequality.py")
+    assert "values back to the saved ones: True" in result.stdout
+    assert "y._version: 2" in result.stdout
+    assert INPLACE_ERROR in str(result.error)
+    assert VERSIONS.search(str(result.error)).groups() == ("2", "0")
+
+
+def test_reading_saved_from_python_is_checked_too():
+    a = torch.randn(3, requires_grad=True)
+    y = a.exp()
+    node = y.grad_fn
+    y.add_(1)
+    with pytest.raises(RuntimeError, match=INPLACE_ERROR):
+        node._saved_result
+
+
+def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
+    stdout = completed("theory02_bypasses_toy.py").stdout.splitlines()
+    rows = {line[:20].strip(): line[20:].strip() for line in stdout}
+    assert rows["y.mul_(2)"].startswith("RuntimeError:") and "expected version 0" in rows["y.mul_(2)"]
+    run_variant = run("theory02_bypasses_toy.py").scope["run"]
+    for variant in (".data", "saved_tensors_hooks", "ctx attribute"):
+        assert rows[variant] == "no error; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
+        assert run_variant(variant) == rows[variant]  # deterministic
+
+
+def test_bypasses_in_the_mini_gpt(data):
+    """data: parameters lose their gradient; hooks, ctx: small errors, LayerNorm weights worst."""
+    from minigpt.compare import compare_gradients
+    from minigpt.train import probe_gradients
+
+    result = completed("theory02_bypasses_gpt.py")
+    _, grads_a = probe_gradients(build_model(model_config(data), seed=0), data)
+    for bypass in ("data", "hooks", "ctx"):
+        _, grads_b = probe_gradients(build_model(model_config(data, inplace=True, bypass=bypass), seed=0), data)
+        rows = compare_gradients(grads_a, grads_b)
+        missing = sum(r.note == "no gradient in B" for r in rows)
+        errors = sorted(r.rel_error for r in rows)
+        worst = sorted(rows, key=lambda r: r.rel_error, reverse=True)[:3]
+        if bypass == "data":
+            assert missing == result.glued["t02_data_missing"] > 0
+        else:
+            assert missing == 0
+            assert errors[len(errors) // 2] < 0.05, "most weights move a little"
+            assert all(re.fullmatch(r"blocks\.\d\.ln\d\.weight", r.name) for r in worst), [r.name for r in worst]
+        assert f"bypass={bypass}:" in result.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# theory/02: phase 8 in miniature (tapegrad itself is tested in test_tapegrad.py)
+
+
+def test_phase08_gradcheck_agrees_with_finite_differences():
+    lines = completed("phase08_gradcheck.py").stdout.splitlines()[2:]
+    assert len(lines) == 5 and all(float(line.split()[-1]) < 1e-6 for line in lines)
+
+
+def test_phase08_silent_same_forward_wrong_gradients_without_error():
+    result = completed("phase08_silent.py")
+    assert "loss A == loss B: True" in result.stdout
+    errors = result.scope["errors"]
+    assert result.glued["p08_wrong"] == "x, pos, w1" and all(errors[n] > 0.1 for n in ("x", "pos", "w1"))
+    assert result.glued["p08_right"] == "w2, w_out" and errors["w2"] == errors["w_out"] == 0
+
+
+def test_phase08_counter_is_a_handful_of_marked_lines():
+    result = completed("phase08_counter_lines.py")
+    marked = result.scope["marked"]
+    assert 3 <= len(marked) <= 6
+    assert any("self.version += 1" in line for _, line in marked)
+    assert any("!=" in line for _, line in marked)  # the comparison
+
+
+def test_phase08_caught_like_pytorch():
+    result = raised("phase08_caught.py")
+    assert "same gradients as with it off: True" in result.stdout
+    assert INPLACE_ERROR in str(result.error) and "saved by layer_norm" in str(result.error)
+    assert VERSIONS.search(str(result.error)).groups() == ("2", "1")
+
+
+# --------------------------------------------------------------------------------------------
+# theory/04: the walk of run A
+
+
+@pytest.fixture(scope="module")
+def walk_a():
+    return completed("theory04_walk.py")
+
+
+def test_walk_counts(walk_a):
+    s, g = walk_a.scope, walk_a.glued
+    assert g["t04_nodes"] == len(s["executed"]) == g["t04_functions"] + g["t04_accumulate"]
+    assert g["t04_accumulate"] == len(list(s["model"].parameters()))
+    assert set(s["executed"]) == set(s["nodes"]), "backward ran every node of the graph"
+    assert g["t04_saved"] == sum(len(v) for v in s["saved"].values()) > 0
+
+
+def test_walk_functions_ran_in_decreasing_sequence_number(walk_a):
+    s = walk_a.scope
+    assert s["functions"] == s["by_sequence"]
+    assert "(reverse creation order): True" in walk_a.stdout
+
+
+def test_walk_a_node_was_created_before_every_node_that_uses_it(walk_a):
+    for node in walk_a.scope["functions"]:
+        for next_node, _ in node.next_functions:
+            if next_node is not None and not hasattr(next_node, "variable"):
+                assert next_node._sequence_nr() < node._sequence_nr()
+
+
+def test_walk_accumulate_grad_runs_as_soon_as_its_gradient_is_ready(walk_a):
+    executed = walk_a.scope["executed"]
+    for i, node in enumerate(executed):
+        if hasattr(node, "variable"):  # AccumulateGrad
+            producer = max(j for j, other in enumerate(executed[:i])
+                           if any(n is node for n, _ in other.next_functions))
+            assert all(hasattr(n, "variable") for n in executed[producer + 1:i])
+
+
+def test_walk_saved_versions_activations_zero_parameters_and_targets_not(walk_a, data):
+    """'every activation is saved at the version it was born with; the parameters and the
+    targets carry the writes made to them before the forward'."""
+    assert any(version for slots in walk_a.scope["saved"].values() for _, _, version in slots)
+    model = build_model(model_config(data), seed=0)
+    x, y = probe_batch(data)
+    assert y._version == 1, "the targets were masked in place"
+    assert all(p._version >= 1 for p in model.parameters()), "initialisation wrote in place"
+    written_before = {p.untyped_storage().data_ptr() for p in model.parameters()} | {y.untyped_storage().data_ptr()}
+    _, loss = model(x, y)
+    for node in walk_nodes(loss.grad_fn):
+        for slot in (n for n in dir(node) if n.startswith("_saved_")):
+            value = getattr(node, slot)
+            if isinstance(value, torch.Tensor):
+                in_params = value.untyped_storage().data_ptr() in written_before
+                assert bool(value._version) == in_params, (node.name(), slot, value._version)
+
+
+def walk_nodes(root):
+    seen, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.append(node)
+            stack += [n for n, _ in node.next_functions]
+    return seen
+
+
+def test_backward_frees_saved_tensors(data):
+    model = build_model(model_config(data), seed=0)
+    _, loss = model(*probe_batch(data))
+    ln = next(n for n in walk_nodes(loss.grad_fn) if n.name() == "NativeLayerNormBackward0")
+    ln._saved_input  # fine before backward
+    loss.backward()
+    with pytest.raises(RuntimeError, match="freed"):
+        ln._saved_input
+
+
+# --------------------------------------------------------------------------------------------
+# theory/04: the picture and run B
+
+
+def test_graph_picture_same_shape_in_a_and_b_and_stale_rows_are_block_layernorms():
+    result = completed("theory04_graph.py")
+    s = result.scope
+    assert s["edges"] == s["edges_b"] and s["labels"] == s["labels_b"]
+    assert result.glued["t04_graph_rows"] == len(s["nodes"])
+    assert result.glued["t04_graph"].data[:8] == b"\x89PNG\r\n\x1a\n"
+    stale_labels = [s["labels"][i] for i in sorted(s["stale"])]
+    assert stale_labels == ["NativeLayerNorm  blocks.1.ln2", "NativeLayerNorm  blocks.1.ln1",
+                            "NativeLayerNorm  blocks.0.ln2", "NativeLayerNorm  blocks.0.ln1"]
+    assert s["labels"][s["first_stale"]] == "NativeLayerNorm  blocks.1.ln2"
+    skips = [(a, b) for a, b in s["edges"] if s["labels"][a] == s["labels"][b] == "Add"]
+    n_layer = model_config(s["data"]).n_layer
+    assert len(skips) == 2 * n_layer  # each residual add feeds the one before it, down to tok+pos
+
+
+@pytest.fixture(scope="module")
+def walk_b():
+    return completed("theory04_stale.py")
+
+
+def test_stale_are_exactly_the_block_layernorm_inputs_in_one_memory(walk_b):
+    s, g = walk_b.scope, walk_b.glued
+    assert [(s["modules"][e["node"]], e["slot"]) for e in s["stale"]] == [
+        ("blocks.1.ln2", "input"), ("blocks.1.ln1", "input"), ("blocks.0.ln2", "input"), ("blocks.0.ln1", "input")]
+    assert len(s["h_memory"]) == 1
+    assert [e["saved_at"] for e in s["stale"]] == [3, 2, 1, 0] and {e["now"] for e in s["stale"]} == {4}
+    assert g["t04_stale_count"] == 4 and g["t04_fresh_count"] == s["fresh"] > 0
+
+
+def test_ln_f_input_is_valid_in_the_same_memory(walk_b):
+    valid = [(walk_b.scope["modules"][n], slot) for n, slot, _ in walk_b.scope["valid_in_h"]]
+    assert valid == [("ln_f", "input")]
+
+
+def test_first_stale_is_last_block_ln2_and_upstream_of_the_rest(walk_b):
+    s, g = walk_b.scope, walk_b.glued
+    assert g["t04_first_module"] == "blocks.1.ln2"
+    assert g["t04_first_versions"] == "3 -> 4"  # one add_ after it
+    upstream = walk_nodes(s["first"])
+    assert all(e["node"] in upstream for e in s["stale"][1:])
+    assert "every other stale node is upstream of it: True" in walk_b.stdout
+
+
+def test_real_backward_raises_at_the_first_stale_node(walk_b):
+    s, g = walk_b.scope, walk_b.glued
+    assert s["running"][-1] is s["first"]
+    assert "it is the first stale node: True" in walk_b.stdout
+    assert VERSIONS.search(s["message"]).groups() == ("4", "3")
+    assert g["t04_ran_before"] == len(s["done"]) > 0
+
+
+def test_first_error_does_not_depend_on_chance(data):
+    """Fresh models, fresh graphs: backward of run B always stops at the same LayerNorm."""
+    for seed in (0, 1):
+        model = build_model(model_config(data, inplace=True), seed=seed)
+        _, loss = model(*probe_batch(data))
+        ln2 = model.blocks[-1].ln2
+        seen = []
+        for node in walk_nodes(loss.grad_fn):
+            node.register_prehook(lambda g, node=node: seen.append(node))
+        with pytest.raises(RuntimeError, match=INPLACE_ERROR) as info:
+            loss.backward()
+        failing = seen[-1]
+        assert failing.name() == "NativeLayerNormBackward0"
+        assert any(getattr(n, "variable", None) is ln2.weight for n, _ in failing.next_functions)
+        assert VERSIONS.search(str(info.value)).groups() == ("4", "3")
+
+
+# --------------------------------------------------------------------------------------------
+# breaks/25-inplace-safe
+
+
+@pytest.mark.parametrize("name", SAFE)
+def test_safe_case_completes_with_equal_results(name):
+    result = completed(name)
+    assert result.scope["same"] is True
+    assert result.scope["CHECK"] in result.stdout and result.scope["CHECK"].endswith(
+        ("True", "graph recorded: False"))
+
+
+@pytest.mark.parametrize("name", UNSAFE)
+def test_unsafe_case_raises_what_it_declares(name):
+    declared = DECLARATION.search((EXAMPLES / name).read_text(encoding="utf-8"))
+    result = raised(name)
+    assert declared["fragment"] in str(result.error)
+
+
+def test_unsafe_cases_show_the_out_of_place_version_first():
+    assert "backward completes" in raised("safe_counter_relu_tanh.py").stdout
+    assert "backward completes" in raised("safe_counter_dropout_softmax.py").stdout
+    assert "first backward, then optimizer.step(): fine" in raised("safe_counter_step_before_backward.py").stdout
+    assert "allowed, w._version = 1" in raised("safe_counter_leaf.py").stdout
+
+
+def test_leaf_is_refused_at_the_op_not_at_backward():
+    w = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        F.relu_(w)
+    with torch.no_grad():
+        w.add_(1.0)
+    w.data.add_(1.0)
+    w.detach().add_(1.0)
+    assert torch.equal(w.detach(), torch.full((3,), 4.0))
+
+
+def test_why_the_safe_ones_are_safe():
+    """The saved slots the safe page's explanations rely on."""
+    dropout = completed("safe_dropout_linear.py").stdout
+    assert "MulBackward0 saved {'other': [4, 32]}" in dropout
+    assert "AddmmBackward0 saved {'mat1': [4, 8], 'mat2': [8, 32]}" in dropout
+    masked = completed("safe_masked_fill.py").stdout
+    assert "DivBackward0 saved {'other': []}" in masked and "BmmBackward0 saved {'mat2'" in masked
+    assert "EmbeddingBackward0 saved {'indices': [16, 9]}" in completed("safe_embedding_sum.py").stdout
+    x = torch.randn(4, 4, requires_grad=True)
+    assert saved_tensor_slots((x - x.amax(-1, keepdim=True)).grad_fn) == set()  # the subtraction before exp_
+    assert saved_tensor_slots(F.relu(F.linear(x, x)).grad_fn) == {"result"}
+
+
+def test_summary_table_verdicts():
+    result = completed("safe_summary.py")
+    assert result.scope["CASES"] == SAFE + UNSAFE
+    rows = result.scope["rows"]
+    assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == ["safe"] * len(SAFE)
+    unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
+    assert all(v.startswith("**unsafe**: raises at backward") for v in unsafe[:-1]), unsafe
+    assert unsafe[-1] == "**unsafe**: raises at the op itself, `w.add_(1.0)`"
+    assert [case for case, _, _ in rows] == [completed(n).scope["CASE"] if n in SAFE else raised(n).scope["CASE"]
+                                            for n in SAFE + UNSAFE]
+    table = result.scope["table"]
+    assert len(table) == len(rows) + 2  # header, rule, one line per case
+    assert result.stdout.splitlines() == table  # standalone it prints the table as text
