@@ -1,0 +1,11 @@
+# Step 3: find the in-place writes mechanically. find_inplace_calls parses the
+# source with ast (no text search) and lists every candidate, harmless or not.
+from myst_nb import glue
+
+import minigpt.model
+from minigpt.diagnose import find_inplace_calls
+
+candidates = find_inplace_calls(minigpt.model)
+for candidate in candidates:
+    print(candidate)
+glue("scan_candidates", len(candidates), display=False)

@@ -1,0 +1,40 @@
+# The seed's reproducer, verbatim, with the repository's justfile, run in a
+# scratch directory: experiments/ starts empty, the repository is not touched.
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def repo_root():
+    if os.environ.get("BOOK_REPO_ROOT"):
+        return Path(os.environ["BOOK_REPO_ROOT"])
+    for folder in [Path.cwd(), *Path.cwd().parents]:
+        if (folder / "justfile").is_file():
+            return folder
+    raise RuntimeError("no justfile in the working directory or above it")
+
+
+COMMANDS = [  # (what follows `just`, the exit status it should have)
+    ("phase-25-train inplace=false", 0),
+    ("phase-25-train inplace=true detect_anomaly=true", 1),
+    ("phase-25-train inplace=true detect_anomaly=false", 1),
+    ("phase-25-grad-compare experiments/25-A experiments/25-B", 0),
+    ("phase-25-silent", 0),
+]
+justfile = repo_root() / "justfile"
+bin_dir = str(Path(sys.executable).parent)  # where python, minigpt, just live
+env = dict(os.environ, PATH=os.pathsep.join([bin_dir, os.environ["PATH"]]))
+statuses = []
+with tempfile.TemporaryDirectory() as scratch:
+    for arguments, _ in COMMANDS:
+        print(f"$ just {arguments}", flush=True)
+        command = ["just", "--justfile", str(justfile),
+                   "--working-directory", scratch, *arguments.split()]
+        done = subprocess.run(command, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        print(done.stdout.rstrip())
+        print(f"[exit status {done.returncode}]\n", flush=True)
+        statuses.append(done.returncode)
+assert statuses == [expected for _, expected in COMMANDS], statuses

@@ -1,0 +1,11 @@
+# expect-raise: RuntimeError: modified by an inplace operation
+# Run B, anomaly detection off (the default): same forward, then backward.
+from minigpt.data import build_dataset, probe_batch
+from minigpt.train import build_model, model_config
+
+data = build_dataset()
+x, y = probe_batch(data)
+model_b = build_model(model_config(data, inplace=True), seed=0)  # h.add_(...)
+
+logits, loss = model_b(x, y)
+loss.backward()  # raises
