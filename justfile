@@ -12,8 +12,8 @@ phase-25-grad-compare DIR_A DIR_B *ARGS:
     python -m minigpt grad-compare {{DIR_A}} {{DIR_B}} {{ARGS}}
 
 # Run B made truly silent (identity saved-tensor hooks), then compared with run A
-phase-25-silent BYPASS="hooks":
-    python -m minigpt train inplace=true bypass={{BYPASS}}
+phase-25-silent BYPASS="hooks" *ARGS:
+    python -m minigpt train inplace=true bypass={{BYPASS}} {{ARGS}}
     python -m minigpt grad-compare experiments/25-A experiments/25-B-{{BYPASS}}
 
 # Which in-place write overwrote which saved tensor, at which line (one forward, no backward)

@@ -127,7 +127,7 @@ def cmd_train(args):
         print(f"backward raised at step {result.failure.step}:\n{result.failure.error}", file=sys.stderr)
         print(f"recorded config, forward output and error in {run}")
         return 1
-    print(f"trained {settings.steps} steps in {result.wall_time_s:.2f} s ({result.steps_per_s:.0f} steps/s); "
+    print(f"trained {settings.steps} steps in {result.wall_time_s:.2f} s ({result.steps_per_s:.1f} steps/s); "
           f"final loss {result.losses[-1]:.4f}; test accuracy {result.test_accuracy[-1]:.2%}, "
           f"exact rewrites {result.test_exact_match:.2%}")
     print(f"recorded in {run}")
@@ -143,6 +143,8 @@ def cmd_grad_compare(args):
 
     comparison = compare_runs(*positional, step=values["step"])
     print(f"A: {comparison.run_a}\nB: {comparison.run_b}\nprobe gradients at step {comparison.step}")
+    for caveat in comparison.caveats:
+        print(f"note: {caveat}")
     if comparison.rows is None:
         print(comparison.missing)
         print("nothing to compare")

@@ -86,6 +86,7 @@ class RunComparison:
     step: str
     rows: list = None  # None when a run has no gradients
     missing: str = ""  # why, in one paragraph
+    caveats: list = None  # differences between the runs other than the break switches
 
 
 def _gradients_or_reason(run, result, tensors, key):
@@ -99,14 +100,29 @@ def _gradients_or_reason(run, result, tensors, key):
     return None, f"{run} has no gradients recorded for step {key}"
 
 
+SWITCHES = {"inplace", "bypass", "relu_inplace", "exp_inplace"}
+
+
+def caveats(config_a, config_b):
+    """Settings that differ between two runs besides the break switches (seed, sizes, ...)."""
+    found = []
+    for section in ("model", "train"):
+        a, b = config_a.get(section, {}), config_b.get(section, {})
+        for key in sorted(set(a) | set(b)):
+            if key not in SWITCHES and key != "detect_anomaly" and a.get(key) != b.get(key):
+                found.append(f"{section}.{key} differs ({a.get(key)} vs {b.get(key)}): "
+                             "gradient differences are not the break alone")
+    return found
+
+
 def compare_runs(path_a, path_b, step="0"):
     if step not in STEPS:
         raise ExperimentError(f"step must be one of {', '.join(STEPS)}, not {step!r}")
-    run_a, _, result_a, tensors_a = read_run(path_a)
-    run_b, _, result_b, tensors_b = read_run(path_b)
+    run_a, config_a, result_a, tensors_a = read_run(path_a)
+    run_b, config_b, result_b, tensors_b = read_run(path_b)
     grads_a, why_a = _gradients_or_reason(run_a, result_a, tensors_a, STEPS[step])
     grads_b, why_b = _gradients_or_reason(run_b, result_b, tensors_b, STEPS[step])
-    comparison = RunComparison(run_a, run_b, step)
+    comparison = RunComparison(run_a, run_b, step, caveats=caveats(config_a, config_b))
     if grads_a is None or grads_b is None:
         comparison.missing = "\n".join(w for w in (why_a, why_b) if w)
     else:
