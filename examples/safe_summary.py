@@ -1,12 +1,13 @@
 # The summary table, computed now: every case file of this page is run again and its verdict
 # read from what happened. Safe cases end with an assertion on their check; unsafe ones raise.
 import contextlib
+import html
 import io
 import traceback
 from pathlib import Path
 
 from IPython import get_ipython
-from IPython.display import Markdown, display
+from IPython.display import HTML, display
 
 import minigpt
 
@@ -18,7 +19,7 @@ CASES = ["safe_optimizer.py", "safe_no_grad.py", "safe_fresh_tensor.py", "safe_r
 
 
 def run_case(path):
-    """(case, verdict, how it was checked) from running one case file."""
+    """(case, verdict, line that raised or None, how it was checked) from running one case file."""
     scope = {"__name__": "__main__", "__file__": str(path)}
     try:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -27,15 +28,18 @@ def run_case(path):
         frame = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)][-1]
         line = frame.line.split("#")[0].strip()
         where = "at backward" if line.endswith(".backward()") else "at the op itself"
-        message = str(exc).split(" Hint:")[0]
-        return scope["CASE"], f"**unsafe**: raises {where}, `{line}`", f"RuntimeError: {message}"
-    return scope["CASE"], "safe", scope["CHECK"]
+        return scope["CASE"], f"unsafe: raises {where}", line, "RuntimeError: " + str(exc).split(" Hint:")[0]
+    return scope["CASE"], "safe", None, scope["CHECK"]
 
 
 rows = [run_case(EXAMPLES / name) for name in CASES]
-table = ["| case | verdict | how it was checked |", "|---|---|---|"]
-table += [f"| {case} | {verdict} | {how} |" for case, verdict, how in rows]
 if get_ipython() is None:  # run standalone: plain text
-    print("\n".join(table))
+    for case, verdict, line, how in rows:
+        print(f"{case} | {verdict}{f' ({line})' if line else ''} | {how}")
 else:
-    display(Markdown("\n".join(table)))
+    cells = lambda case, verdict, line, how: [
+        html.escape(case), f"<strong>{verdict}</strong><br><code>{html.escape(line)}</code>" if line else verdict,
+        html.escape(how)]
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in cells(*row)) + "</tr>" for row in rows)
+    display(HTML('<table class="table"><thead><tr><th>case</th><th>verdict</th><th>how it was checked</th>'
+                 f"</tr></thead><tbody>{body}</tbody></table>"))

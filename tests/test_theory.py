@@ -544,12 +544,12 @@ def test_summary_table_verdicts():
     result = completed("safe_summary.py")
     assert result.scope["CASES"] == SAFE + UNSAFE
     rows = result.scope["rows"]
-    assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == ["safe"] * len(SAFE)
-    unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
-    assert all(v.startswith("**unsafe**: raises at backward") for v in unsafe[:-1]), unsafe
-    assert unsafe[-1] == "**unsafe**: raises at the op itself, `w.add_(1.0)`"
-    assert [case for case, _, _ in rows] == [completed(n).scope["CASE"] if n in SAFE else raised(n).scope["CASE"]
-                                            for n in SAFE + UNSAFE]
-    table = result.scope["table"]
-    assert len(table) == len(rows) + 2  # header, rule, one line per case
-    assert result.stdout.splitlines() == table  # standalone it prints the table as text
+    assert [(verdict, line) for _, verdict, line, _ in rows[:len(SAFE)]] == [("safe", None)] * len(SAFE)
+    unsafe = [(verdict, line) for _, verdict, line, _ in rows[len(SAFE):]]
+    assert all(v == "unsafe: raises at backward" and line.endswith(".backward()") for v, line in unsafe[:-1]), unsafe
+    assert unsafe[-1] == ("unsafe: raises at the op itself", "w.add_(1.0)")
+    assert [case for case, *_ in rows] == [completed(n).scope["CASE"] if n in SAFE else raised(n).scope["CASE"]
+                                          for n in SAFE + UNSAFE]
+    assert [how for *_, how in rows[:len(SAFE)]] == [completed(n).scope["CHECK"] for n in SAFE]
+    assert all(how.startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
+    assert len(result.stdout.splitlines()) == len(rows)  # standalone it prints one line per case
