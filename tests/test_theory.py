@@ -169,6 +169,8 @@ def test_in_place_ops_bump_the_version_and_out_of_place_ones_do_not():
     assert t._version == 2 and u._version == 0
     t[0] = 5.0
     assert t._version == 3
+    t.data.add_(1)  # the one write the counter does not see (the first bypass)
+    assert t._version == 3
 
 
 def test_views_and_detach_share_the_counter():
