@@ -1,8 +1,12 @@
 # Step 3, precisely: during one forward, minigpt.diagnose logs every in-place
 # write and every tensor saved for backward, then names each write that
 # overwrote a saved tensor. It needs no backward and no anomaly mode.
+from contextlib import chdir
+from pathlib import Path
+
 from myst_nb import glue
 
+import minigpt
 from minigpt.data import build_dataset, probe_batch
 from minigpt.diagnose import diagnose
 from minigpt.train import build_model, model_config
@@ -11,7 +15,8 @@ data = build_dataset()
 x, y = probe_batch(data)
 model = build_model(model_config(data, inplace=True), seed=0)
 report = diagnose(model, x, y)
-print(report)
+with chdir(Path(minigpt.__file__).parent.parent):  # paths relative to the repo
+    print(report)
 print()
 for switches in ({"inplace": True, "bypass": "hooks"},
                  {"relu_inplace": True, "exp_inplace": True}):

@@ -48,8 +48,10 @@ def final_exception(stderr):
 
 
 def run_example(path):
+    """Run path as the book's kernel would: repository on PYTHONPATH, this venv's tools on PATH."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PYTHONPATH"] = str(REPO)  # as docs/conf_shared.py sets it (minus docs/kernel: no `book`)
     env.setdefault("MPLBACKEND", "Agg")
     return subprocess.run([sys.executable, str(path)], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=TIMEOUT_S)
