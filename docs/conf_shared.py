@@ -33,12 +33,13 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 def code_fingerprint():
     """Hash of everything a page's outputs depend on besides its own cell text.
 
-    MyST-NB's cache keys on cell text only: a change to minigpt/, examples/, the kernel helpers
+    MyST-NB's cache keys on cell text only: a change to minigpt/, tapegrad/, examples/, the kernel helpers
     or the installed torch would otherwise serve stale outputs. A new fingerprint selects a new
     cache (and, being a config value, makes Sphinx re-read every page).
     """
     digest = hashlib.sha256(f"torch {version('torch')}".encode())
     sources = [REPO / "justfile", *sorted((REPO / "minigpt").rglob("*.py")),
+               *sorted((REPO / "tapegrad").rglob("*.py")),
                *sorted((REPO / "examples").rglob("*.py")), *sorted((DOCS / "kernel").glob("*.py"))]
     for path in sources:
         digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes())
