@@ -28,6 +28,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(DOCS / "kernel"), str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
 os.environ["BOOK_REPO_ROOT"] = str(REPO)
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def code_fingerprint():
@@ -79,6 +81,9 @@ def configure(language, project):
         html_title=project,
         html_static_path=[str(DOCS / "_static")],
         html_css_files=["book.css"],
+        html_favicon=str(DOCS / "_static" / "favicon.svg"),
+        # pydata-sphinx-theme's script rejects an empty mode (a console error on every page)
+        html_context={"default_mode": "auto"},
         html_theme_options={
             "article_header_end": ["language-switcher.html", "article-header-buttons.html"],
             "use_download_button": False,

@@ -32,7 +32,10 @@ def site():
 
 
 def html_pages(site, language):
-    return sorted((site / language).rglob("*.html"))
+    """The pages of one language (not the theme's own files under _static/ and such)."""
+    root = site / language
+    return sorted(p for p in root.rglob("*.html")
+                  if not any(part.startswith("_") for part in p.relative_to(root).parts))
 
 
 def test_source_trees_mirror_each_other():
@@ -145,6 +148,7 @@ def test_browser_switch_language_tabs_and_hints(server, browser, site):
     page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
 
     page.goto(f"{server}/es/{BREAK_PAGE}")
     assert page.locator("html").get_attribute("lang") == "es"

@@ -17,7 +17,8 @@ from mirror import mirror_problems
 
 logger = logging.getLogger(__name__)
 GENERATED_PAGES = {"genindex", "search", "py-modindex"}
-SWITCH_LABEL = {"es": "Leer esta página en {name}", "en": "Read this page in {name}"}
+# "Read this page in <other language>", in the page's own language
+SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Read this page in Spanish"}
 STAMP_CLASS = "book-stamp"
 
 
@@ -61,7 +62,7 @@ def add_switcher(app, pagename, templatename, context, doctree):
         lang, url = links[0]
         name = config.book_languages[lang]
         context.update(book_other_url=url, book_other_language=lang, book_other_language_name=name,
-                       book_switch_label=SWITCH_LABEL[config.book_language].format(name=name))
+                       book_switch_label=SWITCH_LABEL[config.book_language, lang])
 
 
 def check_stamp(app, doctree, docname):
