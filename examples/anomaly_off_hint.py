@@ -1,12 +1,11 @@
 # Anomaly detection off, then on: does turning it off make run B silent?
 import re
-import warnings
 
 import torch
 from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch
-from minigpt.train import build_model, model_config
+from minigpt.train import build_model, model_config, try_backward
 
 MESSAGE = re.compile(
     r"\[torch\.(?P<type>\w+) \[(?P<shape>[\d, ]+)\]\], "
@@ -20,17 +19,8 @@ x, y = probe_batch(data)
 
 def run_b(anomaly):
     """(error message or None, warning texts): one forward + backward of B."""
-    model = build_model(model_config(data, inplace=True), seed=0)
-    with warnings.catch_warnings(record=True) as caught, \
-            torch.autograd.set_detect_anomaly(anomaly):
-        warnings.simplefilter("always")
-        _, loss = model(x, y)
-        try:
-            loss.backward()
-            error = None
-        except RuntimeError as exc:
-            error = str(exc)
-    return error, [str(w.message) for w in caught]
+    failure = try_backward(build_model(model_config(data, inplace=True), seed=0), x, y, anomaly)
+    return (failure.error, failure.warnings) if failure else (None, [])
 
 
 runs = {}

@@ -1,13 +1,12 @@
 # The seed's claims, checked against this PyTorch. The seed's example had one
 # sequence of 8 tokens, so run B is replayed on an input of exactly that shape.
 import re
-import warnings
 
 import torch
 from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch
-from minigpt.train import build_model, model_config, probe_gradients
+from minigpt.train import build_model, model_config, probe_gradients, try_backward
 
 SEED = {  # quoted from the seed, verbatim
     "message": "which is output 0 of NativeLayerNormBackward, "
@@ -26,18 +25,11 @@ x, y = x[:1, :8], y[:1, :8]  # the seed's shape
 
 def run_b(anomaly):
     """(error message, node named by anomaly mode's warning or None)."""
-    model = build_model(model_config(data, inplace=True), seed=0)
-    with warnings.catch_warnings(record=True) as caught, \
-            torch.autograd.set_detect_anomaly(anomaly):
-        warnings.simplefilter("always")
-        _, loss = model(x, y)
-        try:
-            loss.backward()
-            return None, None
-        except RuntimeError as exc:
-            report = " ".join(str(w.message) for w in caught)
-            node = re.search(r"Error detected in (\w+)", report)
-            return str(exc), node and node.group(1)
+    failure = try_backward(build_model(model_config(data, inplace=True), seed=0), x, y, anomaly)
+    if failure is None:
+        return None, None
+    node = re.search(r"Error detected in (\w+)", " ".join(failure.warnings))
+    return failure.error, node and node.group(1)
 
 
 def bitwise_equal_to_a(switch):

@@ -6,15 +6,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-
-def repo_root():
-    if os.environ.get("BOOK_REPO_ROOT"):
-        return Path(os.environ["BOOK_REPO_ROOT"])
-    for folder in [Path.cwd(), *Path.cwd().parents]:
-        if (folder / "justfile").is_file():
-            return folder
-    raise RuntimeError("no justfile in the working directory or above it")
-
+from book import repo_root
 
 COMMANDS = [  # (what follows `just`, the exit status it should have)
     ("phase-25-train inplace=false", 0),

@@ -13,21 +13,11 @@ from matplotlib.patches import Arc
 from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch
+from minigpt.graph import graph_nodes
 from minigpt.train import build_model, model_config
 
 data = build_dataset()
 x, y = probe_batch(data)
-
-
-def graph_nodes(root):
-    """Every node reachable from root through next_functions."""
-    seen, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.append(node)
-            stack += [next_node for next_node, _ in node.next_functions]
-    return seen
 
 
 def walk(inplace):

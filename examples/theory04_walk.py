@@ -4,46 +4,13 @@ import torch
 from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch
+from minigpt.graph import graph_nodes, module_names, saved_tensors
 from minigpt.train import build_model, model_config
 
 data = build_dataset()
 x, y = probe_batch(data)
 model = build_model(model_config(data), seed=0)
 logits, loss = model(x, y)
-
-
-def graph_nodes(root):
-    """Every node reachable from root through next_functions."""
-    seen, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.append(node)
-            stack += [next_node for next_node, _ in node.next_functions]
-    return seen
-
-
-def module_names(nodes, model):
-    """node -> the module whose parameters it feeds (directly or through a transpose)."""
-    owner = {id(p): name.rsplit(".", 1)[0] for name, p in model.named_parameters()}
-    names = {}
-    for node in nodes:
-        for next_node, _ in node.next_functions:
-            if next_node is not None and next_node.name() == "TBackward0":
-                next_node = next_node.next_functions[0][0]
-            if next_node is not None and hasattr(next_node, "variable"):
-                names[node] = owner[id(next_node.variable)]
-    return names
-
-
-def saved_tensors(node):
-    """[(slot, shape, version)] of the tensors a node saved; read now, before backward frees them."""
-    slots = []
-    for slot in sorted(n for n in dir(node) if n.startswith("_saved_")):
-        value = getattr(node, slot)
-        if isinstance(value, torch.Tensor):
-            slots.append((slot.removeprefix("_saved_"), list(value.shape), value._version))
-    return slots
 
 
 nodes = graph_nodes(loss.grad_fn)

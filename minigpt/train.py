@@ -86,6 +86,15 @@ def forward_backward(model, x, y, detect_anomaly=False, step=0):
     return logits, loss
 
 
+def try_backward(model, x, y, detect_anomaly=False):
+    """None when forward + backward complete, else the BackwardFailure (error text, warnings)."""
+    try:
+        forward_backward(model, x, y, detect_anomaly)
+    except BackwardRaised as raised:
+        return raised.failure
+    return None
+
+
 def gradients(model):
     """name -> gradient (None where backward gave the parameter no gradient)."""
     return {name: None if p.grad is None else p.grad.detach().clone()

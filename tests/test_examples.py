@@ -51,7 +51,7 @@ def run_example(path):
     """Run path as the book's kernel would: repository on PYTHONPATH, this venv's tools on PATH."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = str(REPO)  # as docs/conf_shared.py sets it (minus docs/kernel: no `book`)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "docs" / "kernel"), str(REPO)])  # as conf_shared.py
     env.setdefault("MPLBACKEND", "Agg")
     return subprocess.run([sys.executable, str(path)], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=TIMEOUT_S)

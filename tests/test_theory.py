@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from torch.autograd.graph import saved_tensors_hooks
 
 from minigpt.data import probe_batch
+from minigpt.graph import graph_nodes
 from minigpt.train import build_model, model_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -390,7 +391,7 @@ def test_walk_saved_versions_activations_zero_parameters_and_targets_not(walk_a,
     assert all(p._version >= 1 for p in model.parameters()), "initialisation wrote in place"
     written_before = {p.untyped_storage().data_ptr() for p in model.parameters()} | {y.untyped_storage().data_ptr()}
     _, loss = model(x, y)
-    for node in walk_nodes(loss.grad_fn):
+    for node in graph_nodes(loss.grad_fn):
         for slot in (n for n in dir(node) if n.startswith("_saved_")):
             value = getattr(node, slot)
             if isinstance(value, torch.Tensor):
@@ -398,20 +399,10 @@ def test_walk_saved_versions_activations_zero_parameters_and_targets_not(walk_a,
                 assert bool(value._version) == in_params, (node.name(), slot, value._version)
 
 
-def walk_nodes(root):
-    seen, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.append(node)
-            stack += [n for n, _ in node.next_functions]
-    return seen
-
-
 def test_backward_frees_saved_tensors(data):
     model = build_model(model_config(data), seed=0)
     _, loss = model(*probe_batch(data))
-    ln = next(n for n in walk_nodes(loss.grad_fn) if n.name() == "NativeLayerNormBackward0")
+    ln = next(n for n in graph_nodes(loss.grad_fn) if n.name() == "NativeLayerNormBackward0")
     ln._saved_input  # fine before backward
     loss.backward()
     with pytest.raises(RuntimeError, match="freed"):
@@ -460,7 +451,7 @@ def test_first_stale_is_last_block_ln2_and_upstream_of_the_rest(walk_b):
     s, g = walk_b.scope, walk_b.glued
     assert g["t04_first_module"] == "blocks.1.ln2"
     assert g["t04_first_versions"] == "3 -> 4"  # one add_ after it
-    upstream = walk_nodes(s["first"])
+    upstream = graph_nodes(s["first"])
     assert all(e["node"] in upstream for e in s["stale"][1:])
     assert "every other stale node is upstream of it: True" in walk_b.stdout
 
@@ -480,7 +471,7 @@ def test_first_error_does_not_depend_on_chance(data):
         _, loss = model(*probe_batch(data))
         ln2 = model.blocks[-1].ln2
         seen = []
-        for node in walk_nodes(loss.grad_fn):
+        for node in graph_nodes(loss.grad_fn):
             node.register_prehook(lambda g, node=node: seen.append(node))
         with pytest.raises(RuntimeError, match=INPLACE_ERROR) as info:
             loss.backward()
