@@ -67,11 +67,12 @@ def plot_comparison(rows, path, title):
     fig, ax = plt.subplots(figsize=(8, max(3.0, 0.22 * len(rows))), layout="constrained")
     floor = 1e-12  # identical gradients still get a visible (tiny) bar on the log axis
     values = [max(r.rel_error, floor) * 100 for r in rows]
-    colors = ["tab:red" if r.note else "tab:blue" for r in rows]
+    colors = ["tab:red" if r.note else "tab:gray" if r.rel_error == 0 else "tab:blue" for r in rows]
     ax.barh([r.name for r in rows], values, color=colors)
     ax.set_xscale("log")
     ax.invert_yaxis()
-    ax.set_xlabel("relative gradient error (%), log scale; red: no gradient on one side")
+    ax.set_xlabel("relative gradient error (%), log scale\n"
+                  "gray: identical (drawn at the axis floor); red: no gradient on one side")
     ax.set_title(title)
     ax.tick_params(axis="y", labelsize=7)
     fig.savefig(path, dpi=110)
