@@ -2,6 +2,7 @@
 # weights and the same batch.
 import torch
 
+from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.model import Block
 from minigpt.train import build_model, model_config
@@ -48,7 +49,7 @@ def with_blocks(block_class):
 data = build_dataset()
 grads_a = gradients(build_model(model_config(data), seed=0))  # h = h + ...
 grads = gradients(with_blocks(CloneThenAdd))
-bitwise = all(torch.equal(grads_a[n], grads[n]) for n in grads_a)
+bitwise = identical(grads_a, grads)
 close = all(torch.allclose(grads_a[n], grads[n]) for n in grads_a)
 print("clone, then add_: backward completed")
 print("  gradients bitwise equal to run A's:", bitwise)

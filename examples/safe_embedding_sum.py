@@ -3,6 +3,7 @@
 import torch
 import torch.nn.functional as F
 
+from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 
@@ -35,7 +36,7 @@ def saved(node):
 lookup = model.tok_emb(x).grad_fn
 print(lookup.name(), "saved", saved(lookup), "(the token indices)")
 out_of_place, in_place = gradients(False), gradients(True)
-same = all(torch.equal(out_of_place[name], in_place[name]) for name in out_of_place)
+same = identical(out_of_place, in_place)
 CHECK = f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}"
 print(CHECK)
 assert same

@@ -2,18 +2,19 @@
 # run A's. And one place where the same relu_ is not safe.
 import torch
 
+from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
-from minigpt.train import build_model, model_config, probe_gradients
+from minigpt.train import build_model, model_config, probe_gradients, switch_gradients
 
 data = build_dataset()
-_, grads_a = probe_gradients(build_model(model_config(data), seed=0), data)
+grads_a = switch_gradients(data)
 equal = {}
 for switches in ({"relu_inplace": True}, {"exp_inplace": True},
                  {"relu_inplace": True, "exp_inplace": True}):
     model = build_model(model_config(data, **switches), seed=0)
     _, grads = probe_gradients(model, data)
     label = " + ".join(f"{k}=true" for k in switches)
-    equal[label] = all(torch.equal(grads_a[n], grads[n]) for n in grads_a)
+    equal[label] = identical(grads_a, grads)
     print(f"{label}: gradients bitwise equal to run A's: {equal[label]}")
 
 # The in-place residual itself, with no graph recorded: inference is safe.

@@ -4,6 +4,7 @@
 import torch
 from torch.func import functional_call
 
+from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 
@@ -30,7 +31,7 @@ updated = {name: torch.add(p.detach(), g, alpha=-LR).requires_grad_()
 loss = functional_call(model, updated, (x, y))[1]
 out_of_place = dict(zip(updated, torch.autograd.grad(loss, list(updated.values()))))
 
-same = all(torch.equal(in_place[name], out_of_place[name]) for name in in_place)
+same = identical(in_place, out_of_place)
 CHECK = f"mini-GPT, gradients after one SGD step, {len(in_place)} parameters bitwise equal: {same}"
 print(CHECK)
 assert same, "an in-place optimizer step changed the next gradients"

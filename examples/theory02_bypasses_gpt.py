@@ -4,12 +4,12 @@ from myst_nb import glue
 
 from minigpt.compare import compare_gradients, summary_line
 from minigpt.data import build_dataset
-from minigpt.train import build_model, model_config, probe_gradients
+from minigpt.train import switch_gradients
 
 data = build_dataset()
-_, grads_a = probe_gradients(build_model(model_config(data), seed=0), data)
+grads_a = switch_gradients(data)
 for bypass in ("data", "hooks", "ctx"):
-    _, grads_b = probe_gradients(build_model(model_config(data, inplace=True, bypass=bypass), seed=0), data)
+    grads_b = switch_gradients(data, inplace=True, bypass=bypass)
     rows = compare_gradients(grads_a, grads_b)
     worst = sorted(rows, key=lambda r: r.rel_error, reverse=True)[:3]
     print(f"bypass={bypass}: {summary_line(rows)}")

@@ -1,6 +1,5 @@
 # Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every node in the
 # order the engine executes it, with the tensors it saved (shape, version at save time).
-import torch
 from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch

@@ -40,6 +40,14 @@ def compare_gradients(grads_a, grads_b):
     return rows
 
 
+def identical(grads_a, grads_b):
+    """True when both name the same parameters and every gradient is bitwise equal (or both None)."""
+    if grads_a.keys() != grads_b.keys():
+        return False
+    return all((a is None and b is None) or (a is not None and b is not None and torch.equal(a, b))
+               for a, b in ((grads_a[n], grads_b[n]) for n in grads_a))
+
+
 def format_table(rows):
     width = max(len("parameter"), *(len(r.name) for r in rows))
     lines = [f"{'parameter':<{width}}  {'|grad A|':>10}  {'|grad B|':>10}  {'rel. error':>10}  {'cosine':>8}  note"]

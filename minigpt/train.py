@@ -111,6 +111,11 @@ def probe_gradients(model, data, detect_anomaly=False, step=0):
     return logits.detach(), grads
 
 
+def switch_gradients(data, seed=0, **switches):
+    """Probe-batch gradients of a fresh model with the given break switches (same seed, same weights)."""
+    return probe_gradients(build_model(model_config(data, **switches), seed), data)[1]
+
+
 @torch.no_grad()
 def accuracy(model, examples, data):
     """(token accuracy, exact-match rate) over the rewritten half of each example."""
