@@ -53,9 +53,13 @@ SUBPROCESS_CASES = ["unknown-command", "unknown-key", "inplace-maybe", "steps-ne
 def error_runs(tmp_path_factory, minigpt_command, tool_env, snapshot, subprocess_timeout):
     """Each SUBPROCESS_CASES case as `python -m minigpt` in its own fresh cwd, run concurrently."""
 
+    # Made here, one by one: tmp_path_factory is not thread-safe (concurrent first calls race
+    # to create the base temporary directory).
+    cwds = {name: tmp_path_factory.mktemp(name) for name in SUBPROCESS_CASES}
+
     def run(name):
         args, setup, _ = ERROR_CASES[name]
-        cwd = tmp_path_factory.mktemp(name)
+        cwd = cwds[name]
         if setup:
             setup(cwd)
         before = snapshot(cwd)
