@@ -1,4 +1,4 @@
-"""nox -s tests | nox -s docs | nox -s bench"""
+"""nox -s tests | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')" """
 
 import nox
 
@@ -7,6 +7,9 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
 CONSTRAINTS = ("-c", "constraints.txt")  # torch==2.13.0: the local CPU wheel, not a CUDA build
+DEFAULT_TORCH = "2.13.0"
+# The releases the package supports (pyproject.toml); records/ holds those measured so far.
+TORCH_RELEASES = ["2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"]
 
 
 @nox.session
@@ -23,6 +26,22 @@ def docs(session):
 
 
 @nox.session
+@nox.parametrize("torch", TORCH_RELEASES)
+def drift(session, torch):
+    """Check every claim on one torch release and record what it prints.
+
+    nox -s "drift(torch='2.12.1')"            writes records/torch-2.12.1.json, says what changed
+    nox -s "drift(torch='2.12.1')" -- check   fails if a claim broke or that record is stale
+    Releases other than 2.13.0 install from PyPI as full CUDA builds (~5 GB); they run on CPU.
+    """
+    pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
+    session.install(*pins, f"torch=={torch}", "-e", ".")
+    session.run("python", "-m", "drift", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})
+
+
+@nox.session
 def bench(session):
-    session.install(*CONSTRAINTS, "-e", ".")
-    session.run("python", "bench/train_speed.py", *session.posargs)
+    """Figures, not timed tests: nox -s bench [-- docs_build|train_speed|diagnose_overhead]"""
+    session.install(*CONSTRAINTS, "-e", ".[docs]")
+    for script in session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]:
+        session.run("python", f"bench/{script}.py")

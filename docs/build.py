@@ -2,8 +2,12 @@
 
     python docs/build.py            # both languages into docs/_build/html/{es,en}
     python docs/build.py en         # one language
+
+After each language, docs/_build/execution/<lang>.json says which pages that build read and
+which it executed (rather than took from the cache); `execution_report` reads it.
 """
 
+import json
 import shutil
 import subprocess
 import sys
@@ -13,24 +17,41 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 BUILD = DOCS / "_build"
 LANGUAGES = ("es", "en")
+# What a scratch copy of the repository leaves out (tests and the benchmark build in copies).
+NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
 
 
-def sphinx_command(language):
+def sphinx_command(language, docs=DOCS):
+    build = docs / "_build"
     return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
-            "-d", str(BUILD / "doctrees" / language), str(DOCS / language), str(BUILD / "html" / language)]
+            "-d", str(build / "doctrees" / language), str(docs / language), str(build / "html" / language)]
 
 
-def build(languages=LANGUAGES):
+def execution_report(language, docs=DOCS):
+    """{"read": [...], "executed": [...], "cells_executed": n, "seconds": s} of the last build."""
+    return json.loads((docs / "_build" / "execution" / f"{language}.json").read_text(encoding="utf-8"))
+
+
+def copy_repository(destination, keep_build=True):
+    """A scratch copy of this repository (with the docs build state unless keep_build is False)."""
+    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
+    shutil.copytree(DOCS.parent, destination, ignore=ignore)
+    return Path(destination)
+
+
+def build(languages=LANGUAGES, docs=DOCS):
     timings = {}
     for language in languages:
         start = time.perf_counter()
-        done = subprocess.run(sphinx_command(language))
+        done = subprocess.run(sphinx_command(language, docs))
         timings[language] = time.perf_counter() - start
         if done.returncode:
             sys.exit(f"docs: the {language} build failed (exit {done.returncode}); see the messages above")
-    shutil.copyfile(DOCS / "root" / "index.html", BUILD / "html" / "index.html")
+    shutil.copyfile(docs / "root" / "index.html", docs / "_build" / "html" / "index.html")
     for language, seconds in timings.items():
-        print(f"docs: {language} built in {seconds:.1f} s -> {BUILD / 'html' / language / 'index.html'}")
+        report = execution_report(language, docs)
+        print(f"docs: {language} built in {seconds:.1f} s, {len(report['executed'])} page(s) executed "
+              f"({report['cells_executed']} cells) -> {docs / '_build' / 'html' / language / 'index.html'}")
     return timings
 
 

@@ -22,33 +22,39 @@ COURSE_URL = "https://minigpt-course.github.io/{language}/phases/"
 
 sys.path.insert(0, str(DOCS / "_ext"))
 
-# The notebook kernel inherits this environment: it imports `book` (docs/kernel) and can find
-# the repository (examples, justfile) without depending on the page's directory.
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(DOCS / "kernel"), str(REPO)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
-os.environ["BOOK_REPO_ROOT"] = str(REPO)
-os.environ.setdefault("MPLBACKEND", "Agg")
-# Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+def kernel_environment(environ=os.environ):
+    """The environment the notebook kernel inherits (set by configure; the benchmark's plain-Python
+    floor uses it too): it imports `book` (docs/kernel) and finds the repository (examples,
+    justfile) without depending on the page's directory."""
+    environ["PYTHONPATH"] = os.pathsep.join(
+        [str(DOCS / "kernel"), str(REPO)] + [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    environ["BOOK_REPO_ROOT"] = str(REPO)
+    environ.setdefault("MPLBACKEND", "Agg")
+    # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
+    environ.setdefault("OMP_NUM_THREADS", "1")
+    return environ
 
 
-def code_fingerprint():
+def code_fingerprint(repo=REPO, torch_version=None):
     """Hash of everything a page's outputs depend on besides its own cell text.
 
-    MyST-NB's cache keys on cell text only: a change to minigpt/, tapegrad/, examples/, the kernel helpers
-    or the installed torch would otherwise serve stale outputs. A new fingerprint selects a new
-    cache (and, being a config value, makes Sphinx re-read every page).
+    MyST-NB's cache keys on cell text only: a change to minigpt/, tapegrad/, drift/, examples/,
+    records/, the kernel helpers or the installed torch would otherwise serve stale outputs. A new
+    fingerprint selects a new cache (and, being a config value, makes Sphinx re-read every page).
     """
-    digest = hashlib.sha256(f"torch {version('torch')}".encode())
-    sources = [REPO / "justfile", *sorted((REPO / "minigpt").rglob("*.py")),
-               *sorted((REPO / "tapegrad").rglob("*.py")),
-               *sorted((REPO / "examples").rglob("*.py")), *sorted((DOCS / "kernel").glob("*.py"))]
+    digest = hashlib.sha256(f"torch {torch_version or version('torch')}".encode())
+    sources = [repo / "justfile", *sorted((repo / "minigpt").rglob("*.py")),
+               *sorted((repo / "tapegrad").rglob("*.py")), *sorted((repo / "drift").rglob("*.py")),
+               *sorted((repo / "records").glob("*.json")),
+               *sorted((repo / "examples").rglob("*.py")), *sorted((repo / "docs" / "kernel").glob("*.py"))]
     for path in sources:
-        digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes())
+        digest.update(path.relative_to(repo).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
 def configure(language, project):
+    kernel_environment()
     return dict(
         project=project,
         author="phase 25",
@@ -57,7 +63,7 @@ def configure(language, project):
         book_language=language,
         book_languages=LANGUAGES,
         extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton",
-                    "sphinx.ext.extlinks", "bilingual"],
+                    "sphinx.ext.extlinks", "bilingual", "freshness"],
         extlinks={"phase": (COURSE_URL.format(language=language) + "%s/", {"es": "fase %s", "en": "phase %s"}[language])},
         templates_path=[str(DOCS / "_templates")],
         exclude_patterns=["_build", "**.ipynb_checkpoints"],
@@ -73,6 +79,10 @@ def configure(language, project):
         nb_execution_timeout=600,
         nb_merge_streams=True,
         book_execute_folder=str(BUILD / "jupyter_execute" / language),
+        # freshness: what each build executed; the status page shows the build date
+        book_execution_report_dir=str(BUILD / "execution"),
+        book_always_read=["status"],
+        today_fmt="%Y-%m-%d",
         # sphinx-tabs
         sphinx_tabs_disable_tab_closing=True,
         sphinx_tabs_valid_builders=["linkcheck"],

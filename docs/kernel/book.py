@@ -15,8 +15,17 @@ from pathlib import Path
 _last = {"error": None}
 
 
+def remember_error(error):
+    """What the cell that just ran raised (None if nothing): read by expect_raised.
+
+    Inside the book's kernel an IPython hook calls it after every cell; a plain-Python runner of
+    the same cells (bench/docs_build.py) calls it itself.
+    """
+    _last["error"] = error
+
+
 def _remember_error(result):
-    _last["error"] = result.error_in_exec
+    remember_error(result.error_in_exec)
 
 
 def _register():

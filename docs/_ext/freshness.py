@@ -1,0 +1,56 @@
+"""What this build executed, and pages that must be read on every build.
+
+- Writes ``<build>/execution/<lang>.json`` after each build: the pages Sphinx read, which of them
+  MyST-NB executed now (not served from its cache) and how many code cells those hold. The
+  benchmark and the staleness tests read it.
+- Re-reads the pages named in ``book_always_read`` on every build (the status page shows the
+  build date with ``{sub-ref}`today```; its cells come from the cache).
+"""
+
+import json
+import time
+from pathlib import Path
+
+from docutils import nodes
+
+REPORT = {}
+
+
+def start(app):
+    REPORT.clear()
+    REPORT.update(started=time.time(), read=[], executed=[], cells_executed=0)
+
+
+def always_read(app, env, added, changed, removed):
+    return [doc for doc in app.config.book_always_read if doc in env.found_docs]
+
+
+def note_read(app, doctree):
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    docname = app.env.docname
+    REPORT["read"].append(docname)
+    data = NbMetadataCollector.get_exec_data(app.env, docname)
+    if data and data.get("mtime", 0) >= REPORT["started"]:
+        REPORT["executed"].append(docname)
+        REPORT["cells_executed"] += sum(1 for node in doctree.findall(nodes.container)
+                                        if "cell" in node.get("classes", []))
+
+
+def write_report(app, exception):
+    if exception is not None:
+        return
+    folder = Path(app.config.book_execution_report_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    report = dict(REPORT, language=app.config.language, seconds=round(time.time() - REPORT["started"], 2))
+    (folder / f"{app.config.language}.json").write_text(json.dumps(report, indent=1) + "\n")
+
+
+def setup(app):
+    app.add_config_value("book_always_read", [], "env")
+    app.add_config_value("book_execution_report_dir", "", "env")
+    app.connect("builder-inited", start)
+    app.connect("env-get-outdated", always_read)
+    app.connect("doctree-read", note_read)
+    app.connect("build-finished", write_report)
+    return {"version": "1", "parallel_read_safe": False, "parallel_write_safe": True}

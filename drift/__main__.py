@@ -1,0 +1,114 @@
+"""python -m drift {record,check,report}
+
+    python -m drift record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
+                                           (default records/) and say what changed
+    python -m drift check [--records DIR]  measure, and fail if a claim no longer holds or if the
+                                           committed record of this release no longer matches
+    python -m drift report [RECORD ...]    what changed between records (default: all committed),
+                                           one release to the next
+
+Exit status: 0 fine, 1 a claim broke or a record is stale, 2 bad input (one line on stderr).
+"""
+
+import sys
+
+from . import claims, record
+
+USAGE = "usage: python -m drift {record [--out DIR],check [--records DIR],report [RECORD ...]}"
+
+
+class UsageError(Exception):
+    pass
+
+
+def option(args, name, default):
+    """(value of --name, remaining args); --name must be followed by a value."""
+    if name not in args:
+        return default, args
+    i = args.index(name)
+    if i + 1 >= len(args) or args[i + 1].startswith("--"):
+        raise UsageError(f"{name} needs a folder")
+    return args[i + 1], args[:i] + args[i + 2:]
+
+
+def measured():
+    """(record, outcomes) of the installed torch, printing each claim as it is checked."""
+    outcomes = {}
+    for name in claims.CLAIMS:
+        outcomes[name] = claims.evaluate(name)
+        print(f"  {'holds ' if outcomes[name].holds else 'BROKEN'}  {name}", flush=True)
+    return record.measure(outcomes), outcomes
+
+
+def broken_claims(outcomes):
+    lines = [o.failure() for o in outcomes.values() if not o.holds]
+    for line in lines:
+        print(line, file=sys.stderr)
+    return bool(lines)
+
+
+def do_record(args):
+    folder, args = option(args, "--out", record.RECORDS)
+    if args:
+        raise UsageError(f"record takes only --out DIR, not {args[0]!r}")
+    print(f"drift: measuring torch {record.torch.__version__}")
+    new, outcomes = measured()
+    path = record.path_for(new["release"], folder)
+    old = record.load(path) if path.exists() else None
+    written = record.write(new, folder)
+    print(f"drift: wrote {written}")
+    print(record.format_differences(old, new) if old else f"drift: first record of torch {new['release']}")
+    return 1 if broken_claims(outcomes) else 0
+
+
+def do_check(args):
+    folder, args = option(args, "--records", record.RECORDS)
+    if args:
+        raise UsageError(f"check takes only --records DIR, not {args[0]!r}")
+    print(f"drift: checking torch {record.torch.__version__}")
+    new, outcomes = measured()
+    failed = broken_claims(outcomes)
+    path = record.path_for(new["release"], folder)
+    if not path.exists():
+        print(f"drift: no committed record of torch {new['release']} ({path}); "
+              f"`python -m drift record` makes one")
+        return 1 if failed else 0
+    old = record.load(path)
+    if record.differences(old, new):
+        print(record.format_differences(old, new))
+        print(f"drift: {path} no longer matches what torch {new['release']} does: re-record it with "
+              f"nox -s \"drift(torch='{new['release']}')\" and commit it", file=sys.stderr)
+        failed = True
+    else:
+        print(f"drift: {path} matches torch {new['release']}")
+    return 1 if failed else 0
+
+
+def do_report(args):
+    if args:
+        records = sorted((record.load(p) for p in args), key=lambda r: record.release_key(r["release"]))
+    else:
+        records = list(record.committed().values())
+    if len(records) < 2:
+        raise UsageError("report needs at least two records to compare")
+    for old, new in zip(records, records[1:]):
+        print(record.format_differences(old, new))
+    return 0
+
+
+COMMANDS = {"record": do_record, "check": do_check, "report": do_report}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        if not argv or argv[0] not in COMMANDS:
+            raise UsageError(USAGE if not argv else f"unknown command {argv[0]!r}; {USAGE}")
+        return COMMANDS[argv[0]](argv[1:])
+    except (UsageError, record.RecordError) as exc:
+        print(f"drift: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""The version-counter RuntimeError, taken apart.
+
+Its core is stable across releases ("modified by an inplace operation", "is at version N;
+expected version M instead"); the rest drifts (facts §2): what "output 0 of ..." names, the
+Hint, the node names. Each part is parsed on its own, so a change in one of them leaves the
+others readable and is reported as a change of that part alone.
+"""
+
+import re
+
+CORE = "modified by an inplace operation"
+PARTS = {
+    "tensor": re.compile(r"(\[torch\.\w+ \[[\d, ]*\]\])"),
+    "output_of": re.compile(r"which is output \d+ of (\w+)"),
+    "version_now": re.compile(r"is at version (\d+);"),
+    "version_expected": re.compile(r"expected version (\d+) instead"),
+    "hint": re.compile(r"Hint: (.*)\Z", re.S),
+}
+ANOMALY_NODE = re.compile(r"Error detected in (\w+)\.")
+
+
+def parts(message):
+    """part name -> text (None where the message no longer has that part)."""
+    found = {name: pattern.search(message) for name, pattern in PARTS.items()}
+    return {name: match.group(1).strip() if match else None for name, match in found.items()}
+
+
+def before_hint(message):
+    """The message without its closing Hint (the part that anomaly mode leaves alone)."""
+    return message.split(" Hint: ")[0]
+
+
+def anomaly_node(warning_texts):
+    """The backward node named by anomaly mode's "Error detected in <Node>." warning, or None."""
+    for text in warning_texts:
+        found = ANOMALY_NODE.search(text)
+        if found:
+            return found.group(1)
+    return None
+
+
+def forward_line(warning_texts, filename):
+    """The last line of code in ``filename`` that the anomaly traceback shows, or None.
+
+    The traceback's frames read ``File ".../filename", line N, in f`` followed by the code.
+    """
+    code = None
+    for text in warning_texts:
+        lines = text.splitlines()
+        for i, line in enumerate(lines[:-1]):
+            if line.lstrip().startswith('File "') and line.split('"')[1].endswith(filename):
+                code = lines[i + 1].strip()
+    return code
