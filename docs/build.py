@@ -8,6 +8,7 @@ which it executed (rather than took from the cache); `execution_report` reads it
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -39,7 +40,28 @@ def copy_repository(destination, keep_build=True):
     return Path(destination)
 
 
+def check_claims(docs=DOCS):
+    """Check every claim (python -m drift check) before any page executes, once per code
+    fingerprint: a claim that broke stops the build with "claim X no longer holds on torch Y"."""
+    sys.path.insert(0, str(docs))
+    from conf_shared import code_fingerprint
+
+    marker = docs / "_build" / "claims" / f"{code_fingerprint(docs.parent)}.ok"
+    if marker.exists():
+        return
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "drift", "check"], cwd=docs.parent, capture_output=True,
+                          text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    if done.returncode:
+        sys.exit(f"{done.stdout}{done.stderr}docs: stopped before building: the book's claims do not hold "
+                 f"on the installed torch (see above)")
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.touch()
+    print(f"docs: every claim holds ({time.perf_counter() - start:.1f} s)")
+
+
 def build(languages=LANGUAGES, docs=DOCS):
+    check_claims(docs)
     timings = {}
     for language in languages:
         start = time.perf_counter()

@@ -1,6 +1,5 @@
 # Step 1: read the message. Every piece of it is a clue; take it apart.
-import re
-
+from drift import message
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 
@@ -11,15 +10,12 @@ _, loss = model(x, y)
 try:
     loss.backward()
 except RuntimeError as exc:
-    message = str(exc)
+    parts = message.parts(str(exc))
 
-found = re.search(r"\[torch\.(\w+) \[([\d, ]+)\]\], which is output (\d+) "
-                  r"of (\w+), is at version (\d+); expected version (\d+)",
-                  message)
-dtype, shape, output, node, now, saved = found.groups()
+now, saved = int(parts["version_now"]), int(parts["version_expected"])
 batch, tokens, width = x.size(0), x.size(1), model.config.n_embd
-print(f"tensor: {dtype} [{shape}]")
+print(f"tensor: {parts['tensor']}")
 print(f"  (batch, tokens, n_embd) = ({batch}, {tokens}, {width}): an activation")
-print(f"written last by: output {output} of {node}")
+print(f"written last by: {parts['output_of']}")
 print(f"version now / when saved: {now} / {saved}: "
-      f"{int(now) - int(saved)} in-place write(s) since it was saved")
+      f"{now - saved} in-place write(s) since it was saved")
