@@ -1,4 +1,9 @@
-"""nox -s tests | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')" """
+"""nox -s tests | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
+
+BOOK_TORCH=2.12.1 nox -s docs builds the book on another release (the docs workflow's matrix).
+"""
+
+import os
 
 import nox
 
@@ -12,16 +17,23 @@ DEFAULT_TORCH = "2.13.0"
 TORCH_RELEASES = ["2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"]
 
 
+def install(session, extras="", torch=None):
+    """The package (with extras) on one torch release: BOOK_TORCH, else the pinned default."""
+    torch = torch or os.environ.get("BOOK_TORCH") or DEFAULT_TORCH
+    pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
+    session.install(*pins, f"torch=={torch}", "-e", f".[{extras}]" if extras else ".")
+
+
 @nox.session
 def tests(session):
     # docs too: the site tests build the book (incrementally) before opening it
-    session.install(*CONSTRAINTS, "-e", ".[test,docs]")
+    install(session, "test,docs")
     session.run("pytest", *session.posargs)
 
 
 @nox.session
 def docs(session):
-    session.install(*CONSTRAINTS, "-e", ".[docs]")
+    install(session, "docs")
     session.run("python", "docs/build.py", *session.posargs)
 
 
@@ -34,14 +46,13 @@ def drift(session, torch):
     nox -s "drift(torch='2.12.1')" -- check   fails if a claim broke or that record is stale
     Releases other than 2.13.0 install from PyPI as full CUDA builds (~5 GB); they run on CPU.
     """
-    pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
-    session.install(*pins, f"torch=={torch}", "-e", ".")
+    install(session, torch=torch)
     session.run("python", "-m", "drift", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})
 
 
 @nox.session
 def bench(session):
     """Figures, not timed tests: nox -s bench [-- docs_build|train_speed|diagnose_overhead]"""
-    session.install(*CONSTRAINTS, "-e", ".[docs]")
+    install(session, "docs")
     for script in session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]:
         session.run("python", f"bench/{script}.py")
