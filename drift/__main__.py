@@ -11,6 +11,7 @@ Exit status: 0 fine, 1 a claim broke or a record is stale, 2 bad input (one line
 """
 
 import sys
+from pathlib import Path
 
 from . import claims, record
 
@@ -47,13 +48,24 @@ def broken_claims(outcomes):
     return bool(lines)
 
 
-def do_record(args):
-    folder, args = option(args, "--out", record.RECORDS)
+def measure_into(command, flag, args):
+    """(the record of the installed torch, claim outcomes, path of its record in the folder given
+    with flag) for `command`, which takes that one option only."""
+    folder, args = option(args, flag, record.RECORDS)
     if args:
-        raise UsageError(f"record takes only --out DIR, not {args[0]!r}")
-    print(f"drift: measuring torch {record.torch.__version__}")
+        raise UsageError(f"{command} takes only {flag} DIR, not {args[0]!r}")
+    if Path(folder).exists() and not Path(folder).is_dir():
+        raise UsageError(f"{flag} {folder}: not a folder")
+    if command == "check" and not Path(folder).is_dir():
+        raise UsageError(f"{flag} {folder}: no such folder")
+    print(f"drift: {command}: torch {record.torch.__version__}")
     new, outcomes = measured()
-    path = record.path_for(new["release"], folder)
+    return new, outcomes, record.path_for(new["release"], folder)
+
+
+def do_record(args):
+    new, outcomes, path = measure_into("record", "--out", args)
+    folder = path.parent
     old = record.load(path) if path.exists() else None
     written = record.write(new, folder)
     print(f"drift: wrote {written}")
@@ -62,13 +74,8 @@ def do_record(args):
 
 
 def do_check(args):
-    folder, args = option(args, "--records", record.RECORDS)
-    if args:
-        raise UsageError(f"check takes only --records DIR, not {args[0]!r}")
-    print(f"drift: checking torch {record.torch.__version__}")
-    new, outcomes = measured()
+    new, outcomes, path = measure_into("check", "--records", args)
     failed = broken_claims(outcomes)
-    path = record.path_for(new["release"], folder)
     if not path.exists():
         print(f"drift: no committed record of torch {new['release']} ({path}); "
               f"`python -m drift record` makes one")

@@ -101,6 +101,8 @@ def test_report_prints_what_changed_between_committed_releases():
     (("report", "records/torch-2.13.0.json"), "at least two records"),
     (("record", "--out"), "--out needs a folder"),
     (("check", "extra"), "check takes only --records DIR"),
+    (("check", "--records", "no/such/folder"), "no such folder"),
+    (("record", "--out", "README.md"), "not a folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(repo, args, says):
     done = drift_command(*args, cwd=repo)
