@@ -6,7 +6,7 @@ import html
 
 import torch
 from IPython import get_ipython
-from IPython.display import HTML, display
+from IPython.display import HTML
 from myst_nb import glue
 
 from drift import claims, record
