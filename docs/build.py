@@ -42,21 +42,24 @@ def copy_repository(destination, keep_build=True):
 
 def check_claims(docs=DOCS):
     """Check every claim (python -m drift check) before any page executes, once per code
-    fingerprint: a claim that broke stops the build with "claim X no longer holds on torch Y"."""
+    fingerprint: a claim that broke stops the build with "claim X no longer holds on torch Y".
+
+    What the check measured is saved as docs/_build/claims/<fingerprint>.json and handed to the
+    pages (BOOK_LIVE_RECORD), so the compatibility page shows it instead of measuring it again.
+    """
     sys.path.insert(0, str(docs))
     from conf_shared import code_fingerprint
 
-    marker = docs / "_build" / "claims" / f"{code_fingerprint(docs.parent)}.ok"
-    if marker.exists():
+    live = docs / "_build" / "claims" / f"{code_fingerprint(docs.parent)}.json"
+    os.environ["BOOK_LIVE_RECORD"] = str(live)
+    if live.exists():
         return
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "drift", "check"], cwd=docs.parent, capture_output=True,
-                          text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    done = subprocess.run([sys.executable, "-m", "drift", "check", "--save", str(live)], cwd=docs.parent,
+                          capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
     if done.returncode:
         sys.exit(f"{done.stdout}{done.stderr}docs: stopped before building: the book's claims do not hold "
                  f"on the installed torch (see above)")
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    marker.touch()
     print(f"docs: every claim holds ({time.perf_counter() - start:.1f} s)")
 
 

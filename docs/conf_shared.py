@@ -53,6 +53,11 @@ def code_fingerprint(repo=REPO, torch_version=None):
     return digest.hexdigest()[:16]
 
 
+def execution_cache(repo=REPO):
+    """The execution cache of this code: one folder per code fingerprint."""
+    return repo / "docs" / "_build" / ".jupyter_cache" / code_fingerprint(repo)
+
+
 def configure(language, project):
     kernel_environment()
     return dict(
@@ -73,7 +78,7 @@ def configure(language, project):
         myst_heading_anchors=3,
         # MyST-NB execution: every page runs; an unexpected error fails the build
         nb_execution_mode="cache",
-        nb_execution_cache_path=str(BUILD / ".jupyter_cache" / code_fingerprint()),
+        nb_execution_cache_path=str(execution_cache()),
         nb_execution_raise_on_error=True,
         nb_execution_show_tb=True,
         nb_execution_timeout=600,

@@ -2,8 +2,10 @@
 
     python -m drift record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
                                            (default records/) and say what changed
-    python -m drift check [--records DIR]  measure, and fail if a claim no longer holds or if the
-                                           committed record of this release no longer matches
+    python -m drift check [--records DIR] [--save FILE]
+                                           measure, and fail if a claim no longer holds or if the
+                                           committed record of this release no longer matches;
+                                           if all is well, write what was measured to FILE
     python -m drift report [RECORD ...]    what changed between records (default: all committed),
                                            one release to the next
 
@@ -15,20 +17,20 @@ from pathlib import Path
 
 from . import claims, record
 
-USAGE = "usage: python -m drift {record [--out DIR],check [--records DIR],report [RECORD ...]}"
+USAGE = "usage: python -m drift {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
 
 
 class UsageError(Exception):
     pass
 
 
-def option(args, name, default):
+def option(args, name, default, what="a folder"):
     """(value of --name, remaining args); --name must be followed by a value."""
     if name not in args:
         return default, args
     i = args.index(name)
     if i + 1 >= len(args) or args[i + 1].startswith("--"):
-        raise UsageError(f"{name} needs a folder")
+        raise UsageError(f"{name} needs {what}")
     return args[i + 1], args[:i] + args[i + 2:]
 
 
@@ -74,14 +76,15 @@ def do_record(args):
 
 
 def do_check(args):
+    save, args = option(args, "--save", None, what="a file")
+    if save and Path(save).is_dir():
+        raise UsageError(f"--save {save}: a folder, not a file")
     new, outcomes, path = measure_into("check", "--records", args)
     failed = broken_claims(outcomes)
     if not path.exists():
         print(f"drift: no committed record of torch {new['release']} ({path}); "
               f"`python -m drift record` makes one")
-        return 1 if failed else 0
-    old = record.load(path)
-    if record.differences(old, new):
+    elif record.differences(old := record.load(path), new):
         print(record.format_differences(old, new))
         if not failed:  # wording only: the record is stale, the prose is not wrong
             print(f"drift: {path} no longer matches what torch {new['release']} does: re-record it with "
@@ -89,6 +92,8 @@ def do_check(args):
         failed = True
     else:
         print(f"drift: {path} matches torch {new['release']}")
+    if save and not failed:
+        print(f"drift: wrote {record.write(new, path=save)}")
     return 1 if failed else 0
 
 

@@ -68,12 +68,18 @@ def measure(outcomes=None):
     }
 
 
+def outcomes(record):
+    """The record's claims as drift.claims.Outcome objects (for claims.require)."""
+    return {name: claims.Outcome(name, c["holds"], c["seen"]) for name, c in record["claims"].items()}
+
+
 def path_for(release_name, folder=RECORDS):
     return Path(folder) / f"torch-{release_name}.json"
 
 
-def write(record, folder=RECORDS):
-    path = path_for(record["release"], folder)
+def write(record, folder=RECORDS, path=None):
+    """Write record as folder/torch-<release>.json, or to path when given; returns the path."""
+    path = Path(path) if path else path_for(record["release"], folder)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

@@ -100,6 +100,8 @@ def test_report_prints_what_changed_between_committed_releases():
     (("report", "records/torch-2.13.0.json"), "at least two records"),
     (("record", "--out"), "--out needs a folder"),
     (("check", "extra"), "check takes only --records DIR"),
+    (("check", "--save"), "--save needs a file"),
+    (("check", "--save", "records"), "a folder, not a file"),
     (("check", "--records", "no/such/folder"), "no such folder"),
     (("record", "--out", "README.md"), "not a folder"),
 ])
@@ -130,15 +132,20 @@ def test_check_fails_on_a_stale_record_and_names_the_fix(tmp_path, committed):
     stale = copy.deepcopy(committed[record.release()])
     stale["message"]["hint_off"] = "a hint this release never printed"
     (tmp_path / f"torch-{record.release()}.json").write_text(json.dumps(stale))
-    done = drift_command("check", "--records", tmp_path)
-    assert done.returncode == 1
+    saved = tmp_path / "live.json"
+    done = drift_command("check", "--records", tmp_path, "--save", saved)
+    assert done.returncode == 1 and not saved.exists()
     assert "message.hint_off" in done.stdout
     assert f"no longer matches what torch {record.release()} does" in done.stderr
     assert f"nox -s \"drift(torch='{record.release()}')\"" in done.stderr
 
 
-def test_check_passes_against_the_committed_records():
-    done = drift_command("check")
+def test_check_passes_against_the_committed_records_and_saves_what_it_measured(tmp_path):
+    saved = tmp_path / "claims" / "live.json"
+    done = drift_command("check", "--save", saved)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"matches torch {record.release()}" in done.stdout
+    live = record.load(saved)
+    assert record.differences(record.committed()[record.release()], live) == []
+    assert set(record.outcomes(live)) == set(claims.CLAIMS)
 

@@ -5,6 +5,9 @@
   benchmark and the staleness tests read it.
 - Re-reads the pages named in ``book_always_read`` on every build (the status page shows the
   build date with ``{sub-ref}`today```; its cells come from the cache).
+
+Safe for parallel reading: everything is computed in the main process, from the list of pages to
+read and, after the build, from MyST-NB's execution data and the stored doctrees.
 """
 
 import json
@@ -18,31 +21,34 @@ REPORT = {}
 
 def start(app):
     REPORT.clear()
-    REPORT.update(started=time.time(), read=[], executed=[], cells_executed=0)
+    REPORT.update(started=time.time(), read=[])
 
 
 def always_read(app, env, added, changed, removed):
     return [doc for doc in app.config.book_always_read if doc in env.found_docs]
 
 
-def note_read(app, doctree):
+def note_read(app, env, docnames):
+    REPORT["read"] = sorted(docnames)
+
+
+def executed_now(env, docname):
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    docname = app.env.docname
-    REPORT["read"].append(docname)
-    data = NbMetadataCollector.get_exec_data(app.env, docname)
-    if data and data.get("mtime", 0) >= REPORT["started"]:
-        REPORT["executed"].append(docname)
-        REPORT["cells_executed"] += sum(1 for node in doctree.findall(nodes.container)
-                                        if "cell" in node.get("classes", []))
+    data = NbMetadataCollector.get_exec_data(env, docname)
+    return bool(data) and data.get("mtime", 0) >= REPORT["started"]
 
 
 def write_report(app, exception):
     if exception is not None:
         return
+    executed = [doc for doc in REPORT["read"] if executed_now(app.env, doc)]
+    cells = sum(1 for doc in executed for node in app.env.get_doctree(doc).findall(nodes.container)
+                if "cell" in node.get("classes", []))
     folder = Path(app.config.book_execution_report_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    report = dict(REPORT, language=app.config.language, seconds=round(time.time() - REPORT["started"], 2))
+    report = dict(REPORT, executed=executed, cells_executed=cells, language=app.config.language,
+                  seconds=round(time.time() - REPORT["started"], 2))
     (folder / f"{app.config.language}.json").write_text(json.dumps(report, indent=1) + "\n")
 
 
@@ -51,6 +57,6 @@ def setup(app):
     app.add_config_value("book_execution_report_dir", "", "env")
     app.connect("builder-inited", start)
     app.connect("env-get-outdated", always_read)
-    app.connect("doctree-read", note_read)
+    app.connect("env-before-read-docs", note_read)
     app.connect("build-finished", write_report)
-    return {"version": "1", "parallel_read_safe": False, "parallel_write_safe": True}
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
