@@ -8,8 +8,9 @@ Usage in docs/<lang>/conf.py:
 
 import hashlib
 import os
+import platform
 import sys
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -53,6 +54,17 @@ def code_fingerprint(repo=REPO, torch_version=None):
     return digest.hexdigest()[:16]
 
 
+def build_versions():
+    """The versions the status page shows: this process's environment, which the kernel inherits."""
+    found = {"python": platform.python_version()}
+    for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
+        try:
+            found[package.replace("-", "_")] = version(package)
+        except PackageNotFoundError:
+            found[package.replace("-", "_")] = "not installed"
+    return found
+
+
 def execution_cache(repo=REPO):
     """The execution cache of this code: one folder per code fingerprint."""
     return repo / "docs" / "_build" / ".jupyter_cache" / code_fingerprint(repo)
@@ -74,7 +86,8 @@ def configure(language, project):
         exclude_patterns=["_build", "**.ipynb_checkpoints"],
         nitpicky=True,
         # MyST
-        myst_enable_extensions=["colon_fence", "dollarmath", "deflist"],
+        myst_enable_extensions=["colon_fence", "dollarmath", "deflist", "substitution"],
+        myst_substitutions=build_versions(),  # {{ torch }}, {{ sphinx }}, ... on the status page
         myst_heading_anchors=3,
         # MyST-NB execution: every page runs; an unexpected error fails the build
         nb_execution_mode="cache",

@@ -72,19 +72,3 @@ def stamp():
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     display(HTML(f'<div class="book-stamp">⚙ torch {v["torch"]} · Python {v["python"]} · '
                  f'{sys.platform} · {when}</div>'))
-
-
-def build_versions_table():
-    """The packages that matter for the book's outputs, as a small table."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from IPython.display import Markdown, display
-
-    rows = [("Python", platform.python_version())]
-    for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
-        try:
-            rows.append((package, version(package)))
-        except PackageNotFoundError:
-            rows.append((package, "not installed"))
-    lines = ["| package | version |", "|---|---|"] + [f"| {name} | {v} |" for name, v in rows]
-    display(Markdown("\n".join(lines)))
