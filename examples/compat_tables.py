@@ -42,8 +42,8 @@ def table(rows):
             text = "—" if value is None else html.escape(str(value))
             cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
         body.append(f"<tr><th><code>{html.escape(name)}</code></th>{''.join(cells)}</tr>")
-    return HTML(f'<table class="table book-compat"><thead><tr><th></th>{head}</tr></thead>'
-                f"<tbody>{''.join(body)}</tbody></table>")
+    return HTML(f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr><th></th>{head}'
+                f"</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
 
 
 def verdict(r, name):
