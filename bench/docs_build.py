@@ -36,10 +36,6 @@ BREAK_PAGE = "breaks/25-inplace-autograd.md"
 ROUNDS = 3
 
 
-def executed_pages(tree):
-    return sorted(p for p in tree.rglob("*.md") if "file_format: mystnb" in p.read_text(encoding="utf-8"))
-
-
 def page_cells(page):
     """The code cells MyST-NB would execute for page (with :load: resolved), and their tags."""
     from myst_nb.core.read import read_myst_markdown_notebook
@@ -56,7 +52,7 @@ def floor(repo, scratch):
 
     environment = kernel_environment(dict(os.environ))
     total, per_page = 0.0, {}
-    for page in executed_pages(repo / "docs" / "es"):
+    for page in docs_build.executed_pages("es", repo / "docs"):
         cells = scratch / f"{page.stem}.json"
         cells.write_text(json.dumps(page_cells(page)), encoding="utf-8")
         start = time.perf_counter()

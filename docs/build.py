@@ -28,6 +28,12 @@ def sphinx_command(language, docs=DOCS):
             "-d", str(build / "doctrees" / language), str(docs / language), str(build / "html" / language)]
 
 
+def executed_pages(language, docs=DOCS):
+    """The page sources of one language that execute code (MyST-NB front matter), sorted."""
+    tree = docs / language
+    return sorted(p for p in tree.rglob("*.md") if "file_format: mystnb" in p.read_text(encoding="utf-8"))
+
+
 def execution_report(language, docs=DOCS):
     """{"read": [...], "executed": [...], "cells_executed": n, "seconds": s} of the last build."""
     return json.loads((docs / "_build" / "execution" / f"{language}.json").read_text(encoding="utf-8"))

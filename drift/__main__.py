@@ -58,8 +58,6 @@ def measure_into(command, flag, args):
         raise UsageError(f"{command} takes only {flag} DIR, not {args[0]!r}")
     if Path(folder).exists() and not Path(folder).is_dir():
         raise UsageError(f"{flag} {folder}: not a folder")
-    if command == "check" and not Path(folder).is_dir():
-        raise UsageError(f"{flag} {folder}: no such folder")
     print(f"drift: {command}: torch {record.torch.__version__}")
     new, outcomes = measured()
     return new, outcomes, record.path_for(new["release"], folder)
@@ -79,6 +77,9 @@ def do_check(args):
     save, args = option(args, "--save", None, what="a file")
     if save and Path(save).is_dir():
         raise UsageError(f"--save {save}: a folder, not a file")
+    records, _ = option(args, "--records", record.RECORDS)
+    if not Path(records).exists():
+        raise UsageError(f"--records {records}: no such folder")
     new, outcomes, path = measure_into("check", "--records", args)
     failed = broken_claims(outcomes)
     if not path.exists():

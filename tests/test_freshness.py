@@ -56,10 +56,9 @@ def test_fingerprint_follows_the_installed_torch(scratch):
 
 
 def executed_pages(repo):
-    """Pages of the English tree that execute code (MyST-NB front matter)."""
+    """Docnames of the English pages that execute code."""
     tree = repo / "docs" / "en"
-    return sorted(p.relative_to(tree).with_suffix("").as_posix() for p in tree.rglob("*.md")
-                  if "file_format: mystnb" in p.read_text(encoding="utf-8"))
+    return [p.relative_to(tree).with_suffix("").as_posix() for p in docs_build.executed_pages("en", repo / "docs")]
 
 
 def build_en(repo):

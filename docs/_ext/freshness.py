@@ -4,7 +4,7 @@
   MyST-NB executed now (not served from its cache) and how many code cells those hold. The
   benchmark and the staleness tests read it.
 - Re-reads the pages named in ``book_always_read`` on every build (the status page shows the
-  build date with ``{sub-ref}`today```; its cells come from the cache).
+  build date with ``{sub-ref}`today```; it executes no code, so re-reading it is cheap).
 
 Safe for parallel reading: everything is computed in the main process, from the list of pages to
 read and, after the build, from MyST-NB's execution data and the stored doctrees.
