@@ -53,6 +53,6 @@ def drift(session, torch):
 @nox.session
 def bench(session):
     """Figures, not timed tests: nox -s bench [-- docs_build|train_speed|diagnose_overhead]"""
-    install(session, "docs")
+    install(session, "test,docs")  # docs_build also times the test suite
     for script in session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]:
         session.run("python", f"bench/{script}.py")

@@ -3,12 +3,14 @@
     python docs/build.py            # both languages into docs/_build/html/{es,en}
     python docs/build.py en         # one language
 
-After each language, docs/_build/execution/<lang>.json says which pages that build read and
-which it executed (rather than took from the cache); `execution_report` reads it.
+After each language, docs/_build/execution/<lang>.json says which pages that build read, which it
+executed (rather than took from the cache) and which experiments it computed (book.store);
+`execution_report` reads it. The claims are checked by the compatibility page, from the results
+the other pages computed: a claim that no longer holds stops the build with "claim X no longer
+holds on torch Y"; a committed record that is merely stale is flagged on that page.
 """
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +37,8 @@ def executed_pages(language, docs=DOCS):
 
 
 def execution_report(language, docs=DOCS):
-    """{"read": [...], "executed": [...], "cells_executed": n, "seconds": s} of the last build."""
+    """{"read": [...], "executed": [...], "cells_executed": n, "experiments": [...], "seconds": s}
+    of the last build."""
     return json.loads((docs / "_build" / "execution" / f"{language}.json").read_text(encoding="utf-8"))
 
 
@@ -46,31 +49,7 @@ def copy_repository(destination, keep_build=True):
     return Path(destination)
 
 
-def check_claims(docs=DOCS):
-    """Check every claim (python -m drift check) before any page executes, once per code
-    fingerprint: a claim that broke stops the build with "claim X no longer holds on torch Y".
-
-    What the check measured is saved as docs/_build/claims/<fingerprint>.json and handed to the
-    pages (BOOK_LIVE_RECORD), so the compatibility page shows it instead of measuring it again.
-    """
-    sys.path.insert(0, str(docs))
-    from conf_shared import code_fingerprint
-
-    live = docs / "_build" / "claims" / f"{code_fingerprint(docs.parent)}.json"
-    os.environ["BOOK_LIVE_RECORD"] = str(live)
-    if live.exists():
-        return
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "drift", "check", "--save", str(live)], cwd=docs.parent,
-                          capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
-    if done.returncode:
-        sys.exit(f"{done.stdout}{done.stderr}docs: stopped before building: the book's claims do not hold "
-                 f"on the installed torch (see above)")
-    print(f"docs: every claim holds ({time.perf_counter() - start:.1f} s)")
-
-
 def build(languages=LANGUAGES, docs=DOCS):
-    check_claims(docs)
     timings = {}
     for language in languages:
         start = time.perf_counter()
@@ -79,11 +58,28 @@ def build(languages=LANGUAGES, docs=DOCS):
         if done.returncode:
             sys.exit(f"docs: the {language} build failed (exit {done.returncode}); see the messages above")
     shutil.copyfile(docs / "root" / "index.html", docs / "_build" / "html" / "index.html")
+    computed = [e for language in timings for e in execution_report(language, docs)["experiments"]]
+    repeated = sorted({e for e in computed if computed.count(e) > 1})
+    if repeated:
+        sys.exit(f"docs: this build computed an experiment more than once: {', '.join(repeated)}")
     for language, seconds in timings.items():
         report = execution_report(language, docs)
         print(f"docs: {language} built in {seconds:.1f} s, {len(report['executed'])} page(s) executed "
-              f"({report['cells_executed']} cells) -> {docs / '_build' / 'html' / language / 'index.html'}")
+              f"({report['cells_executed']} cells, {len(report['experiments'])} experiment(s) computed) "
+              f"-> {(docs / '_build' / 'html' / language / 'index.html').relative_to(docs.parent)}")
+    say_if_the_record_is_stale(docs)
     return timings
+
+
+def say_if_the_record_is_stale(docs=DOCS):
+    """The compatibility page evaluated the claims (one that broke stopped the build there); when
+    only the wording changed, the committed record of this release is stale: say so."""
+    live = docs / "_build" / "store" / "live-record.json"
+    if live.is_file():
+        stale = json.loads(live.read_text(encoding="utf-8")).get("stale")
+        if stale:
+            print(f"docs: note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} "
+                  f"changed; every claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\"")
 
 
 if __name__ == "__main__":

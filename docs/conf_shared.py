@@ -6,7 +6,6 @@ Usage in docs/<lang>/conf.py:
     globals().update(configure("es", project="..."))
 """
 
-import hashlib
 import os
 import platform
 import sys
@@ -23,35 +22,22 @@ COURSE_URL = "https://minigpt-course.github.io/{language}/phases/"
 
 sys.path.insert(0, str(DOCS / "_ext"))
 
+from book.pages import MYST_EXTENSIONS  # noqa: E402 - the pages' parser and Sphinx read alike
+
 
 def kernel_environment(environ=os.environ):
     """The environment the notebook kernel inherits (set by configure; the benchmark's plain-Python
-    floor uses it too): it imports `book` (docs/kernel) and finds the repository (examples,
-    justfile) without depending on the page's directory."""
+    floor uses it too): it imports this repository's packages and finds the repository (examples,
+    justfile) without depending on the page's directory; experiments are shared through the
+    build's store (book.store)."""
     environ["PYTHONPATH"] = os.pathsep.join(
-        [str(DOCS / "kernel"), str(REPO)] + [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(REPO)] + [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     environ["BOOK_REPO_ROOT"] = str(REPO)
+    environ["BOOK_STORE"] = str(BUILD / "store")
     environ.setdefault("MPLBACKEND", "Agg")
     # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
     environ.setdefault("OMP_NUM_THREADS", "1")
     return environ
-
-
-def code_fingerprint(repo=REPO, torch_version=None):
-    """Hash of everything a page's outputs depend on besides its own cell text.
-
-    MyST-NB's cache keys on cell text only: a change to minigpt/, tapegrad/, drift/, examples/,
-    records/, the kernel helpers or the installed torch would otherwise serve stale outputs. A new
-    fingerprint selects a new cache (and, being a config value, makes Sphinx re-read every page).
-    """
-    digest = hashlib.sha256(f"torch {torch_version or version('torch')}".encode())
-    sources = [repo / "justfile", *sorted((repo / "minigpt").rglob("*.py")),
-               *sorted((repo / "tapegrad").rglob("*.py")), *sorted((repo / "drift").rglob("*.py")),
-               *sorted((repo / "records").glob("*.json")),
-               *sorted((repo / "examples").rglob("*.py")), *sorted((repo / "docs" / "kernel").glob("*.py"))]
-    for path in sources:
-        digest.update(path.relative_to(repo).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def build_versions():
@@ -66,8 +52,10 @@ def build_versions():
 
 
 def execution_cache(repo=REPO):
-    """The execution cache of this code: one folder per code fingerprint."""
-    return repo / "docs" / "_build" / ".jupyter_cache" / code_fingerprint(repo)
+    """MyST-NB's execution cache. It keys each page on its cells' text, and every executed page's
+    setup cell names the fingerprint of the files the page depends on (docs/_ext/casecells.py):
+    a page re-executes exactly when one of them, or the installed torch, changes."""
+    return repo / "docs" / "_build" / ".jupyter_cache"
 
 
 def configure(language, project):
@@ -80,16 +68,17 @@ def configure(language, project):
         book_language=language,
         book_languages=LANGUAGES,
         extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton",
-                    "sphinx.ext.extlinks", "bilingual", "freshness"],
+                    "sphinx.ext.extlinks", "bilingual", "freshness", "casecells", "progress"],
         extlinks={"phase": (COURSE_URL.format(language=language) + "%s/", {"es": "fase %s", "en": "phase %s"}[language])},
         templates_path=[str(DOCS / "_templates")],
         exclude_patterns=["_build", "**.ipynb_checkpoints"],
         nitpicky=True,
         # MyST
-        myst_enable_extensions=["colon_fence", "dollarmath", "deflist", "substitution"],
+        myst_enable_extensions=list(MYST_EXTENSIONS),
         myst_substitutions=build_versions(),  # {{ torch }}, {{ sphinx }}, ... on the status page
         myst_heading_anchors=3,
         # MyST-NB execution: every page runs; an unexpected error fails the build
+        # (progress: prints each page it executes; kernels run over IPC sockets, not unencrypted TCP)
         nb_execution_mode="cache",
         nb_execution_cache_path=str(execution_cache()),
         nb_execution_raise_on_error=True,
@@ -102,6 +91,8 @@ def configure(language, project):
         # freshness: what each build executed; the status page shows the build date
         book_execution_report_dir=str(BUILD / "execution"),
         book_always_read=["status"],
+        # a different torch re-reads every page (Sphinx re-reads on a changed config value)
+        book_torch=version("torch"),
         today_fmt="%Y-%m-%d",
         # sphinx-tabs
         sphinx_tabs_disable_tab_closing=True,

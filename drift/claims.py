@@ -1,38 +1,31 @@
 """Every behaviour of PyTorch that the book's prose relies on, as a named check.
 
 A claim is a statement the pages make in words (in both languages) and a check that returns
-(holds, what was seen). docs/build.py runs them all before any page executes (the compatibility
-page shows what they measured) and pytest runs each one (tests/test_claims.py); a claim that
-stops holding fails both with
+(holds, what was seen). The compatibility page evaluates them all while the book is built
+(docs/build.py stops the build on one that no longer holds), `python -m drift` records them per
+release, and pytest runs each one (tests/test_claims.py); a claim that stops holding reads
 
     claim NAME no longer holds on torch VERSION: what was seen
 
-Checks run the mini-GPT and the example files the pages run; nothing here is a copy of a page.
+Checks only read results: the experiments come from book.experiments and the outcomes of the
+safe-case examples from book.cases, each computed once per code fingerprint and shared with the
+pages that show them. Nothing here runs a page's file.
 """
 
-import contextlib
-import functools
-import io
-import traceback
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 
+from book import cases, message
+from book.experiments import data, gradients, run_b
 from minigpt.compare import compare_gradients, identical
-from minigpt.data import build_dataset, probe_batch
-from minigpt.train import BackwardRaised, build_model, model_config, switch_gradients, try_backward
+from minigpt.diagnose.torch_private import PROBES
+from minigpt.data import probe_batch
+from minigpt.train import BackwardRaised, build_model, model_config
 
-from . import message
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-# breaks/25-inplace-safe: the cases whose gradients equal the out-of-place version, then the
-# counter-examples that raise (the leaf one at the op itself, the others at backward).
-SAFE_CASES = ["safe_optimizer.py", "safe_no_grad.py", "safe_fresh_tensor.py", "safe_relu_linear.py",
-              "safe_exp_scores.py", "safe_masked_fill.py", "safe_dropout_linear.py", "safe_embedding_sum.py"]
-UNSAFE_CASES = ["safe_counter_step_before_backward.py", "safe_counter_relu_tanh.py",
-                "safe_counter_dropout_softmax.py", "safe_counter_leaf.py"]
 RESIDUAL_LINE = "h.add_(self.ffn(self.ln2(h)))"  # the line anomaly mode must point at
+NOT_APPLICABLE = "not applicable: "  # what a check says when the installed torch lacks an API
 
 
 @dataclass(frozen=True)
@@ -47,6 +40,14 @@ class Outcome:
     name: str
     holds: bool
     seen: str
+
+    @property
+    def applicable(self):
+        return not self.seen.startswith(NOT_APPLICABLE)
+
+    @property
+    def broken(self):
+        return self.applicable and not self.holds
 
     def failure(self, torch_version=None):
         return f"claim {self.name} no longer holds on torch {torch_version or torch.__version__}: {self.seen}"
@@ -81,46 +82,9 @@ def evaluate_all(names=None):
 
 def require(outcomes, torch_version=None):
     """Raise ClaimBroken naming every claim that does not hold (one line each)."""
-    broken = [o.failure(torch_version) for o in outcomes.values() if not o.holds]
+    broken = [o.failure(torch_version) for o in outcomes.values() if o.broken]
     if broken:
         raise ClaimBroken("\n".join(broken))
-
-
-# --- what the checks share: run B's backward on the probe batch, with anomaly mode off and on
-
-
-@functools.cache
-def data():
-    return build_dataset()
-
-
-@functools.cache
-def run_b(anomaly):
-    """BackwardFailure of run B's first backward (None if it completed)."""
-    x, y = probe_batch(data())
-    return try_backward(build_model(model_config(data(), inplace=True), seed=0), x, y, anomaly)
-
-
-@functools.cache
-def gradients(**switches):
-    return switch_gradients(data(), **switches)
-
-
-def run_case(path):
-    """(case, verdict, line that raised or None, how it was checked) from running one case file.
-
-    Safe cases end with an assertion on their check; unsafe ones raise.
-    """
-    scope = {"__name__": "__main__", "__file__": str(path)}
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), scope)
-    except RuntimeError as exc:
-        frame = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)][-1]
-        line = frame.line.split("#")[0].strip()
-        where = "at backward" if line.endswith(".backward()") else "at the op itself"
-        return scope["CASE"], f"unsafe: raises {where}", line, "RuntimeError: " + message.before_hint(str(exc))
-    return scope["CASE"], "safe", None, scope["CHECK"]
 
 
 # --- breaks/25-inplace-autograd: the symptom
@@ -281,21 +245,24 @@ def _data_write_not_counted():
     return t._version == before + 1, f"versions: {before} before, {t._version} after one .data and one plain add_"
 
 
-# --- breaks/25-inplace-safe: every case file, by its verdict
+# --- breaks/25-inplace-safe: every case of the summary, by its verdict (examples/cases.toml)
 
 
-def _case_claim(name, expected):
+def _case_claim(name):
     def check():
-        case, verdict, line, how = run_case(EXAMPLES / name)
-        return verdict == expected, f"{case}: {verdict}{f' ({line})' if line else ''}; {how[:200]}"
+        outcome = cases.outcome(name)
+        return outcome.ok, outcome.seen if outcome.ok else outcome.failure()
 
     return check
 
 
-for _name in SAFE_CASES:
-    claim(f"safe:{Path(_name).stem}", "This in-place case gives the same gradients (or values) as "
-          "its out-of-place version.")(_case_claim(_name, "safe"))
-for _name in UNSAFE_CASES:
-    _expected = "unsafe: raises at the op itself" if _name == "safe_counter_leaf.py" else "unsafe: raises at backward"
-    claim(f"unsafe:{Path(_name).stem}", f"This in-place case {_expected.removeprefix('unsafe: ')}.")(
-        _case_claim(_name, _expected))
+for _case in cases.summary_cases():
+    claim(_case.claim, f"{_case.title['en']} must {_case.expected()} (examples/{_case.name}.py).")(
+        _case_claim(_case.name))
+
+
+# --- `minigpt diagnose`: every private torch API it relies on, and the diagnoser end to end
+
+
+for _name, (_statement, _check) in PROBES.items():
+    claim(_name, _statement)(_check)

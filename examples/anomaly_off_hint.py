@@ -2,9 +2,10 @@
 import torch
 from myst_nb import glue
 
-from drift import claims, message
+from book import message
+from book.experiments import run_b
 
-runs = {anomaly: claims.run_b(anomaly) for anomaly in (False, True)}  # one forward + backward of B each
+runs = {anomaly: run_b(anomaly) for anomaly in (False, True)}  # one forward + backward of B each
 for anomaly, failure in runs.items():
     print(f"detect_anomaly={anomaly}: backward raised: {failure is not None}; "
           f"forward-traceback warnings: {len(failure.warnings) if failure else 0}")
@@ -16,11 +17,6 @@ print("Hint, anomaly off:", off["hint"])
 print("Hint, anomaly on: ", on["hint"])
 failing = message.anomaly_node(runs[True].warnings)
 print("node named by the anomaly warning:", failing)
-
-# The page says: both raise, the same message up to a different hint, and only anomaly mode
-# warns. The build fails ("claim ... no longer holds on torch ...") if PyTorch disagrees.
-claims.require(claims.evaluate_all(["b-raises-without-anomaly", "b-raises-with-anomaly",
-                                    "anomaly-changes-only-the-hint", "anomaly-traceback-names-layernorm"]))
 
 glue("torch_version", torch.__version__, display=False)
 glue("hint_off", off["hint"], display=False)

@@ -1,9 +1,7 @@
-# expect-raise: RuntimeError: a leaf Variable that requires grad
 # Unsafe: in place on a leaf that requires grad (a parameter). Refused at the op itself,
 # before any backward: the write would replace the value the gradient is taken with respect to.
 import torch
 
-CASE = "in place on a leaf that requires grad"
 w = torch.ones(3, requires_grad=True)
 with torch.no_grad():
     w.add_(1.0)  # allowed under no_grad, as in optimizer.step()

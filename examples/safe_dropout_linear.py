@@ -4,7 +4,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-CASE = "in-place dropout on a Linear output"
 torch.manual_seed(0)
 fc, proj = nn.Linear(8, 32), nn.Linear(32, 8)
 x = torch.randn(4, 8, requires_grad=True)
@@ -31,6 +30,4 @@ print("dropout's node:", hidden.grad_fn.name(), "saved", saved(hidden.grad_fn),
       "(the scaled mask); its input's node:", hidden.grad_fn.next_functions[0][0].name(),
       "saved", saved(hidden.grad_fn.next_functions[0][0]))
 same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
-CHECK = f"gradients of the input and of both Linears bitwise equal: {same}"
-print(CHECK)
-assert same
+print(f"gradients of the input and of both Linears bitwise equal: {same}")

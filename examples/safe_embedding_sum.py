@@ -7,7 +7,6 @@ from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 
-CASE = "tok_emb += pos_emb"
 data = build_dataset()
 x, y = probe_batch(data)
 model = build_model(model_config(data), seed=0)
@@ -37,6 +36,4 @@ lookup = model.tok_emb(x).grad_fn
 print(lookup.name(), "saved", saved(lookup), "(the token indices)")
 out_of_place, in_place = gradients(False), gradients(True)
 same = identical(out_of_place, in_place)
-CHECK = f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}"
-print(CHECK)
-assert same
+print(f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}")

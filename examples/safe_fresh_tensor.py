@@ -2,7 +2,6 @@
 # joins the graph like any other tensor. Checked against the same sum written out of place.
 import torch
 
-CASE = "in-place into a fresh torch.zeros(...)"
 torch.manual_seed(0)
 x = torch.randn(5, 3)
 w = torch.randn(3, 4, requires_grad=True)
@@ -22,6 +21,4 @@ def gradient(inplace):
 
 
 same = torch.equal(gradient(inplace=False), gradient(inplace=True))
-CHECK = f"gradient of w bitwise equal: {same}"
-print(CHECK)
-assert same
+print(f"gradient of w bitwise equal: {same}")

@@ -4,7 +4,6 @@ import math
 
 import torch
 
-CASE = "masked_fill_ on the attention scores"
 torch.manual_seed(0)
 T, d = 6, 8
 q, k, v = (torch.randn(2, T, d, requires_grad=True) for _ in range(3))
@@ -35,6 +34,4 @@ while not saved(product):  # past the reshapes, down to the batched matrix produ
     product = product.next_functions[0][0]
 print(division.name(), "saved", saved(division), "|", product.name(), "saved", saved(product))
 same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
-CHECK = f"gradients of q, k, v bitwise equal: {same}"
-print(CHECK)
-assert same
+print(f"gradients of q, k, v bitwise equal: {same}")

@@ -1,21 +1,12 @@
-# The summary table, computed now: every case file of this page is run again and its verdict
-# read from what happened. Safe cases end with an assertion on their check; unsafe ones raise.
-import html
+# The summary table: every case of this page, with what its cell did when it ran above
+# (judged against examples/cases.toml; nothing runs again). One table per language.
+from IPython.display import HTML
+from myst_nb import glue
 
-from IPython import get_ipython
-from IPython.display import HTML, display
+from book.summary import outcomes, rows, table_html
 
-from drift.claims import EXAMPLES, SAFE_CASES, UNSAFE_CASES, run_case
-
-CASES = SAFE_CASES + UNSAFE_CASES
-rows = [run_case(EXAMPLES / name) for name in CASES]
-if get_ipython() is None:  # run standalone: plain text
-    for case, verdict, line, how in rows:
-        print(f"{case} | {verdict}{f' ({line})' if line else ''} | {how}")
-else:
-    cells = lambda case, verdict, line, how: [
-        html.escape(case), f"<strong>{verdict}</strong><br><code>{html.escape(line)}</code>" if line else verdict,
-        html.escape(how)]
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in cells(*row)) + "</tr>" for row in rows)
-    display(HTML('<table class="table"><thead><tr><th>case</th><th>verdict</th><th>how it was checked</th>'
-                 f"</tr></thead><tbody>{body}</tbody></table>"))
+found = outcomes()
+for language in ("es", "en"):
+    glue(f"safe_summary_{language}", HTML(table_html(language, found)), display=False)
+for case, verdict, how in rows("en", found):
+    print(f"{case}: {verdict}")

@@ -1,4 +1,3 @@
-# expect-raise: RuntimeError: modified by an inplace operation
 # Run B under anomaly detection, which must be on during the forward too: that
 # is when it records each op's stack. Its report is a UserWarning, printed as it
 # is emitted, without the frames of Python, Jupyter or torch. Then the error.

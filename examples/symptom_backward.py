@@ -1,4 +1,3 @@
-# expect-raise: RuntimeError: modified by an inplace operation
 # Run B, anomaly detection off (the default): same forward, then backward.
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config

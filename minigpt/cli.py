@@ -7,17 +7,62 @@
     minigpt diagnose inplace=true bypass=hooks
 """
 
-import sys
-from dataclasses import dataclass
+# Every key is a field of the dataclass it configures (GPTConfig, TrainConfig, or the two
+# below), made with model.setting(): name, type, default, help and limits are declared there
+# only. model.limit_problem is the one check of a value, made here (to quote the text as typed)
+# and in each dataclass's __post_init__, whose other errors (bypass without inplace) pass through.
 
-from .experiment import ExperimentError
-from .model import BYPASSES
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, fields
+from typing import NamedTuple
+
+from .compare import STEPS, compare_runs, figure_path, format_table, plot_comparison, summary_line
+from .data import build_dataset, probe_batch
+from .experiment import ExperimentError, check_writable, write_run
+from .model import GPTConfig, allowed_values, check_limits, limit_problem, setting
+from .train import TrainConfig, build_model, model_config, run_record, train
 
 USAGE = "usage: minigpt {train,grad-compare,diagnose} [key=value ...]; see `minigpt help`"
+PROGRESS_EVERY_S = 2.0  # at most one progress line per interval, none for runs shorter than it
+
+
+@dataclass
+class Output:
+    """Where ``minigpt train`` stores its run (not part of the run's record)."""
+
+    out: str = setting(None, "experiment directory, given a new run-N folder by each run; "
+                             "default named after the switches: experiments/25-A, 25-B, 25-B-<bypass>, ...")
+
+
+@dataclass
+class GradientsToCompare:
+    step: str = setting("0", "which probe gradients: 0 (before any update: same weights) or final",
+                        choices=tuple(STEPS))
+
+    def __post_init__(self):
+        check_limits(self)
 
 
 class UsageError(Exception):
     """Bad input: printed as one line, exit status 2."""
+
+
+class Key(NamedTuple):
+    owner: type  # the dataclass that declares the key
+    field: object  # its dataclasses.Field
+
+
+def keys_of(owner, only=None):
+    """The keys owner declares: its fields made with setting() (those that carry a help text)."""
+    return {f.name: Key(owner, f) for f in fields(owner)
+            if "help" in f.metadata and (only is None or f.name in only)}
+
+
+TRAIN_KEYS = keys_of(GPTConfig) | keys_of(TrainConfig) | keys_of(Output)
+COMPARE_KEYS = keys_of(GradientsToCompare)
+DIAGNOSE_KEYS = keys_of(GPTConfig) | keys_of(TrainConfig, only=("seed",))
 
 
 def parse_bool(text):
@@ -27,53 +72,37 @@ def parse_bool(text):
     return value
 
 
-def parse_count(minimum):
-    def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError("expected a whole number") from None
-        if value < minimum:
-            raise ValueError(f"must be >= {minimum}")
-        return value
-
-    return parse
+def parse_int(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError("expected a whole number") from None
 
 
-def parse_choice(*choices):
-    def parse(text):
-        if text not in choices:
-            raise ValueError(f"expected one of {', '.join(choices)}")
-        return text
-
-    return parse
+def parse_text(text):
+    if not text:
+        raise ValueError("expected a value")
+    return text
 
 
-@dataclass
-class Key:
-    parse: object
-    default: object
-    help: str
+PARSERS = {bool: parse_bool, int: parse_int, str: parse_text}
 
 
-TRAIN_KEYS = {
-    "inplace": Key(parse_bool, False, "residual written in place, h.add_(...) (the break)"),
-    "detect_anomaly": Key(parse_bool, False, "run under torch.autograd.set_detect_anomaly(True)"),
-    "bypass": Key(parse_choice(*BYPASSES), "none",
-                  "how the in-place residual escapes the version check: none|hooks|data|ctx"),
-    "relu_inplace": Key(parse_bool, False, "F.relu_ in the feed-forward (safe)"),
-    "exp_inplace": Key(parse_bool, False, "exp_ in the attention softmax (safe)"),
-    "steps": Key(parse_count(1), None, "training steps (default 150)"),
-    "seed": Key(parse_count(0), None, "random seed (default 0)"),
-    "out": Key(str, None, "experiment directory (default experiments/25-A, 25-B, 25-B-<bypass>)"),
-}
-COMPARE_KEYS = {
-    "step": Key(parse_choice("0", "final"), "0", "which probe gradients: 0 (same weights) or final"),
-}
+def parse_value(key, text):
+    """The value of key=text, as its field's type and within its field's limits."""
+    value = PARSERS[key.field.type](text)
+    problem = limit_problem(key.field, value)
+    if problem:
+        raise ValueError(problem)
+    return value
 
 
 def parse_keys(args, keys, command):
-    values = {name: key.default for name, key in keys.items()}
+    """({owner dataclass: {name: value}} of the keys given, the other arguments).
+
+    Keys not given are left out: their owner's own defaults apply. Each key may be given once.
+    """
+    given = defaultdict(dict)
     positional = []
     for arg in args:
         if "=" not in arg:
@@ -82,45 +111,75 @@ def parse_keys(args, keys, command):
         name, text = arg.split("=", 1)
         if name not in keys:
             raise UsageError(f"unknown key {name!r} for {command}; known keys: {', '.join(keys)}")
+        values = given[keys[name].owner]
+        if name in values:
+            raise UsageError(f"key {name!r} given twice; give each key once")
         try:
-            values[name] = keys[name].parse(text)
+            values[name] = parse_value(keys[name], text)
         except ValueError as exc:
             raise UsageError(f"bad value {name}={text!r}: {exc}") from None
-    return values, positional
+    return given, positional
 
 
-def default_out(values):
-    name = "25-B" if values["inplace"] else "25-A"
-    if values["bypass"] != "none":
-        name += f"-{values['bypass']}"
-    name += "".join(f"-{s}" for s in ("relu_inplace", "exp_inplace") if values[s])
+def keys_only(args, keys, command):
+    given, positional = parse_keys(args, keys, command)
+    if positional:
+        raise UsageError(f"{command} takes key=value arguments only, not {positional[0]!r}")
+    return given
+
+
+def configured(make, *args, **kwargs):
+    """make(...) of a config dataclass, its own validation errors (ValueError) as usage errors."""
+    try:
+        return make(*args, **kwargs)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def switches_of(config):
+    return {name: getattr(config, name) for name in keys_of(GPTConfig)}
+
+
+def default_out(config):
+    name = "25-B" if config.inplace else "25-A"
+    if config.bypass != "none":
+        name += f"-{config.bypass}"
+    name += "".join(f"-{s}" for s in ("relu_inplace", "exp_inplace") if getattr(config, s))
     return f"experiments/{name}"
 
 
+class ProgressLines:
+    """train()'s progress callback: "step k/n, loss, elapsed" at most once per every_s seconds."""
+
+    def __init__(self, stream, every_s, clock=time.monotonic):
+        self.stream, self.every_s, self.clock = stream, every_s, clock
+        self.start = clock()
+        self.next_line_at = self.start + every_s  # quiet for runs shorter than every_s
+
+    def __call__(self, step, steps, loss):
+        now = self.clock()
+        if now < self.next_line_at or step == steps:  # the last step has the summary line
+            return
+        self.next_line_at = now + self.every_s
+        print(f"step {step}/{steps}, loss {loss:.4f}, {now - self.start:.0f} s", file=self.stream, flush=True)
+
+
+def progress_for(stream):
+    """Progress lines on a terminal only, as git does: captured output stays the same on any machine."""
+    return ProgressLines(stream, PROGRESS_EVERY_S) if stream.isatty() else None
+
+
 def cmd_train(args):
-    values, positional = parse_keys(args, TRAIN_KEYS, "train")
-    if positional:
-        raise UsageError(f"train takes key=value arguments only, not {positional[0]!r}")
-    if values["bypass"] != "none" and not values["inplace"]:
-        raise UsageError(f"bypass={values['bypass']} needs the in-place residual: add inplace=true")
-    out = values["out"] or default_out(values)
-
-    from . import train as training
-    from .data import build_dataset
-    from .experiment import check_writable, write_run
-
-    check_writable(out)  # before any work: bad output paths write nothing
+    given = keys_only(args, TRAIN_KEYS, "train")
     data = build_dataset()
-    config = training.model_config(data, **{k: values[k] for k in
-                                            ("inplace", "bypass", "relu_inplace", "exp_inplace")})
-    settings = training.TrainConfig(detect_anomaly=values["detect_anomaly"])
-    for name in ("steps", "seed"):
-        if values[name] is not None:
-            setattr(settings, name, values[name])
-    result = training.train(config, settings, data)
+    config = configured(model_config, data, **given[GPTConfig])
+    settings = configured(TrainConfig, **given[TrainConfig])
+    out = configured(Output, **given[Output]).out or default_out(config)
+    check_writable(out)  # before any work: bad output paths write nothing
+    result = train(config, settings, data, progress=progress_for(sys.stderr))
     tensors = {"probe_logits": result.probe_logits, "grads_step0": result.grads_step0,
                "grads_final": result.grads_final}
-    run = write_run(out, training.run_record(config, settings), result.summary(), tensors)
+    run = write_run(out, run_record(config, settings), result.summary(), tensors)
     if result.failure:
         for text in result.failure.warnings:
             print(f"UserWarning: {text}", file=sys.stderr)
@@ -135,13 +194,12 @@ def cmd_train(args):
 
 
 def cmd_grad_compare(args):
-    values, positional = parse_keys(args, COMPARE_KEYS, "grad-compare")
+    given, positional = parse_keys(args, COMPARE_KEYS, "grad-compare")
     if len(positional) != 2:
         raise UsageError("grad-compare takes two experiment directories, e.g. "
                          "`minigpt grad-compare experiments/25-A experiments/25-B`")
-    from .compare import compare_runs, figure_path, format_table, plot_comparison, summary_line
-
-    comparison = compare_runs(*positional, step=values["step"])
+    step = configured(GradientsToCompare, **given[GradientsToCompare]).step
+    comparison = compare_runs(*positional, step=step)
     print(f"A: {comparison.run_a}\nB: {comparison.run_b}\nprobe gradients at step {comparison.step}")
     for caveat in comparison.caveats:
         print(f"note: {caveat}")
@@ -151,36 +209,41 @@ def cmd_grad_compare(args):
         return 0
     print(format_table(comparison.rows))
     print(summary_line(comparison.rows))
-    figure = plot_comparison(comparison.rows, figure_path(comparison),
-                             f"{comparison.run_b} vs {comparison.run_a}, step {comparison.step}")
+    figure = figure_path(comparison)
+    title = f"{comparison.run_b} vs {comparison.run_a}, step {comparison.step}"
+    try:
+        plot_comparison(comparison.rows, figure, title)
+    except OSError as exc:
+        raise UsageError(f"cannot write the figure {figure}: {exc.strerror or exc}") from None
     print(f"figure: {figure}")
     return 0
 
 
-DIAGNOSE_KEYS = {name: TRAIN_KEYS[name] for name in ("inplace", "bypass", "relu_inplace", "exp_inplace", "seed")}
-
-
 def cmd_diagnose(args):
     """One forward of the probe batch under minigpt.diagnose: which in-place write overwrote what."""
-    values, positional = parse_keys(args, DIAGNOSE_KEYS, "diagnose")
-    if positional:
-        raise UsageError(f"diagnose takes key=value arguments only, not {positional[0]!r}")
-    from .data import build_dataset, probe_batch
-    from .diagnose import diagnose
-    from .train import TrainConfig, build_model, model_config
+    from .diagnose import diagnose  # only this command needs it
 
-    switches = {name: values[name] for name in ("inplace", "bypass", "relu_inplace", "exp_inplace")}
+    given = keys_only(args, DIAGNOSE_KEYS, "diagnose")
     data = build_dataset()
-    try:
-        config = model_config(data, **switches)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    seed = TrainConfig().seed if values["seed"] is None else values["seed"]
+    config = configured(model_config, data, **given[GPTConfig])
+    seed = configured(TrainConfig, **given[TrainConfig]).seed
     x, y = probe_batch(data)
     print(f"diagnosing one forward of the probe batch ({x.size(0)} sequences of {x.size(1)} tokens), "
-          f"seed {seed}, " + ", ".join(f"{name}={value}" for name, value in switches.items()))
+          f"seed {seed}, " + ", ".join(f"{name}={value}" for name, value in switches_of(config).items()))
     print(diagnose(build_model(config, seed), x, y))
     return 0
+
+
+def as_typed(value):
+    """A value as one types it after key= (true, not True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def describe(key):
+    """A key's line of `minigpt help`: help; the values it takes; its default."""
+    takes = allowed_values(key.field.metadata) or ("true or false" if key.field.type is bool else None)
+    default = None if key.field.default is None else f"default {as_typed(key.field.default)}"
+    return "; ".join(part for part in (key.field.metadata["help"], takes, default) if part)
 
 
 def cmd_help(args):
@@ -189,7 +252,7 @@ def cmd_help(args):
                           ("diagnose", DIAGNOSE_KEYS)):
         print(f"\n{command} keys:")
         for name, key in keys.items():
-            print(f"  {name:<15} {key.help}")
+            print(f"  {name:<15} {describe(key)}")
     return 0
 
 
@@ -207,6 +270,9 @@ def main(argv=None):
         return command(argv[1:])
     except (UsageError, ExperimentError) as exc:
         return _fail(str(exc))
+    except KeyboardInterrupt:  # Ctrl-C during a long training: one line, not a traceback
+        print("minigpt: interrupted", file=sys.stderr)
+        return 130
 
 
 def _fail(message):

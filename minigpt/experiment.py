@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import torch
@@ -33,9 +34,10 @@ def is_run(path):
 
 
 def check_writable(experiment_dir):
-    """Raise ExperimentError unless a new run can be added under experiment_dir."""
+    """Raise ExperimentError unless a new run can be added under experiment_dir (writes nothing)."""
     path = Path(experiment_dir)
     if not path.exists():
+        check_creatable(path)
         return
     if not path.is_dir():
         raise ExperimentError(f"out={path} is a file, not a directory; choose another out=")
@@ -45,22 +47,44 @@ def check_writable(experiment_dir):
     if foreign:
         raise ExperimentError(f"out={path} holds files that are not minigpt runs ({foreign[0]}, ...); "
                               "choose an empty or new directory for out=")
+    check_can_create_in(path, path)
+
+
+def check_creatable(path):
+    """Raise ExperimentError unless the missing directory path can be made (parents included)."""
+    existing = next(p for p in path.parents if p.exists())
+    if not existing.is_dir():
+        raise ExperimentError(f"out={path} lies under {existing}, which is a file, not a directory; "
+                              "choose another out=")
+    check_can_create_in(existing, path)
+
+
+def check_can_create_in(directory, path):
+    # Trying is the only reliable test: permission bits say nothing for root, ACLs, read-only mounts.
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".minigpt-probe-", dir=directory))
+    except OSError as exc:
+        raise ExperimentError(f"out={path} cannot be written: {directory} refuses new folders "
+                              f"({exc.strerror}); choose another out=") from None
 
 
 def write_run(experiment_dir, config, result, tensors):
     """Store one run as the next run-N of experiment_dir and return its path."""
     path = Path(experiment_dir)
     check_writable(path)
-    path.mkdir(parents=True, exist_ok=True)
-    taken = [int(m.group(1)) for p in path.iterdir() if (m := RUN_NAME.match(p.name))]
-    final = path / f"run-{max(taken, default=0) + 1}"  # above incomplete run-N folders too
-    staging = path / f".{final.name}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir()
-    (staging / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
-    (staging / RESULT).write_text(json.dumps(result, indent=2) + "\n")
-    torch.save(tensors, staging / TENSORS)
-    os.rename(staging, final)  # refuses to replace an existing run-N
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        taken = [int(m.group(1)) for p in path.iterdir() if (m := RUN_NAME.match(p.name))]
+        final = path / f"run-{max(taken, default=0) + 1}"  # above incomplete run-N folders too
+        staging = path / f".{final.name}.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir()
+        (staging / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+        (staging / RESULT).write_text(json.dumps(result, indent=2) + "\n")
+        torch.save(tensors, staging / TENSORS)
+        os.rename(staging, final)  # refuses to replace an existing run-N
+    except OSError as exc:  # the disk filled up, or the directory changed since check_writable
+        raise ExperimentError(f"could not store the run in {path}: {exc.strerror or exc}") from None
     return final
 
 

@@ -6,13 +6,18 @@ The one line to look at is in ``Block.forward``: the residual is either
 
 import math
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 BYPASSES = ("none", "hooks", "data", "ctx")
+
+
+def setting(default, help, **limits):
+    """A config field that ``minigpt`` takes as key=value, with its help and limits (choices, min, max)."""
+    return field(default=default, metadata={"help": help, **limits})
 
 
 @dataclass
@@ -23,24 +28,55 @@ class GPTConfig:
     n_head: int = 4
     n_embd: int = 64
     # The break: residual written in place with h.add_(...) instead of h = h + ...
-    inplace: bool = False
+    inplace: bool = setting(False, "residual written in place, h.add_(...) (the break)")
     # How an in-place residual escapes PyTorch's version check (silently wrong gradients):
     #   "none"  - no escape: backward raises the version-counter RuntimeError
     #   "hooks" - saved tensors pass through identity saved_tensors_hooks (check skipped)
     #   "data"  - the residual is written through h.data (the counter is not bumped)
     #   "ctx"   - LayerNorm is a custom autograd.Function that keeps ctx.x, not save_for_backward
-    bypass: str = "none"
+    bypass: str = setting("none", "how the in-place residual escapes the version check "
+                                  "(needs inplace=true)", choices=BYPASSES)
     # The seed's other break candidates; both are safe where they sit (tests prove it).
-    relu_inplace: bool = False  # F.relu_ after the first feed-forward Linear
-    exp_inplace: bool = False  # exp_ inside the hand-written attention softmax
+    relu_inplace: bool = setting(False, "F.relu_ after the first feed-forward Linear (safe)")
+    exp_inplace: bool = setting(False, "exp_ inside the hand-written attention softmax (safe)")
 
     def __post_init__(self):
-        if self.bypass not in BYPASSES:
-            raise ValueError(f"bypass must be one of {', '.join(BYPASSES)}, not {self.bypass!r}")
+        check_limits(self)
         if self.bypass != "none" and not self.inplace:
             raise ValueError(f"bypass={self.bypass} only applies to the in-place residual (inplace=true)")
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
+
+
+def check_limits(config):
+    """Raise ValueError for the first field of a config dataclass outside its declared limits."""
+    for setting_field in fields(config):
+        value = getattr(config, setting_field.name)
+        problem = limit_problem(setting_field, value)
+        if problem:
+            raise ValueError(f"{setting_field.name} {problem}, not {value!r}")
+
+
+def limit_problem(setting_field, value):
+    """What is wrong with value for this field ("must be ..."), or None if its limits allow it."""
+    limits = setting_field.metadata
+    outside = (("choices" in limits and value not in limits["choices"])
+               or ("min" in limits and value < limits["min"])
+               or ("max" in limits and value > limits["max"]))
+    return f"must be {allowed_values(limits)}" if outside else None
+
+
+def allowed_values(limits):
+    """A setting's limits in words ("one of ...", "between 1 and 100000", ">= 0"), or None."""
+    if "choices" in limits:
+        return f"one of {', '.join(limits['choices'])}"
+    if "min" in limits and "max" in limits:
+        return f"between {limits['min']} and {limits['max']}"
+    if "min" in limits:
+        return f">= {limits['min']}"
+    if "max" in limits:
+        return f"<= {limits['max']}"
+    return None
 
 
 class LayerNormKeepingInput(torch.autograd.Function):

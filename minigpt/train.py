@@ -13,17 +13,21 @@ from dataclasses import asdict, dataclass, field
 import torch
 
 from .data import build_dataset, inputs_and_targets, probe_batch, sample_batch
-from .model import GPT, GPTConfig
+from .model import GPT, GPTConfig, check_limits, setting
 
 
 @dataclass
 class TrainConfig:
-    steps: int = 150
-    seed: int = 0
+    # The upper bound is a typo guard: 100000 steps already take ~40 minutes on one CPU core.
+    steps: int = setting(150, "training steps", min=1, max=100_000)
+    seed: int = setting(0, "random seed of the weights and the batches", min=0, max=2**32 - 1)
     batch_size: int = 32
     lr: float = 3e-3
-    detect_anomaly: bool = False
+    detect_anomaly: bool = setting(False, "run under torch.autograd.set_detect_anomaly(True)")
     eval_every: int = 10
+
+    def __post_init__(self):
+        check_limits(self)
 
 
 @dataclass
@@ -128,8 +132,11 @@ def accuracy(model, examples, data):
     return ((correct & scored).sum() / scored.sum()).item(), correct.all(1).float().mean().item()
 
 
-def train(config, settings=None, data=None):
-    """Train a fresh model; returns a RunResult (never raises for a failing backward)."""
+def train(config, settings=None, data=None, progress=None):
+    """Train a fresh model; returns a RunResult (never raises for a failing backward).
+
+    progress, if given, is called as progress(step, steps, loss) after every training step.
+    """
     settings = settings or TrainConfig()
     data = data or build_dataset()
     start = time.perf_counter()
@@ -145,6 +152,8 @@ def train(config, settings=None, data=None):
             _, loss = forward_backward(model, x, y, settings.detect_anomaly, step)
             optimizer.step()
             result.losses.append(loss.item())
+            if progress:
+                progress(step, settings.steps, result.losses[-1])
             if step % settings.eval_every == 0 or step == settings.steps:
                 result.eval_steps.append(step)
                 result.test_accuracy.append(accuracy(model, data.test, data)[0])

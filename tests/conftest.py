@@ -6,6 +6,7 @@ number of steps: the step-0 probe gradients, for example, are taken before the f
 """
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -87,3 +88,36 @@ def run_control(trained):
 def minigpt_command():
     """The argv prefix that runs the CLI exactly as the justfile does (python -m minigpt)."""
     return [sys.executable, "-m", "minigpt"]
+
+
+# --- every example, run once in a background process (tests/run_examples.py) while the other
+# tests run: test_examples.py reads what each did, test_deps.py what each opened.
+
+_examples = {}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if any("example_results" in item.fixturenames for item in items):
+        import tempfile
+
+        out = Path(tempfile.mkdtemp()) / "examples.json"
+        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg")
+        env.pop("BOOK_STORE", None)  # every example computes what it shows
+        _examples.update(out=out, process=subprocess.Popen(
+            [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out)], cwd=REPO, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if "process" in _examples and _examples["process"].poll() is None:
+        _examples["process"].kill()
+
+
+@pytest.fixture(scope="session")
+def example_results():
+    """name -> {"ok", "failure", "seconds", "opened"} of every example in examples/cases.toml."""
+    import json
+
+    output, _ = _examples["process"].communicate(timeout=SUBPROCESS_TIMEOUT_S)
+    assert _examples["process"].returncode == 0, f"tests/run_examples.py failed:\n{output[-3000:]}"
+    return json.loads(_examples["out"].read_text(encoding="utf-8"))

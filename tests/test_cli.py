@@ -1,21 +1,27 @@
 """The command line and the justfile reproducer, run as a reader runs them, in a fresh cwd."""
 
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
 from minigpt import cli
 from minigpt.experiment import CONFIG, RESULT, ExperimentError, find_run, write_run
+from minigpt.model import GPTConfig
+from minigpt.train import TrainConfig
 
 INPLACE_ERROR = re.compile(r"RuntimeError: .*modified by an inplace operation")
 VERSIONS = re.compile(r"is at version \d+; expected version \d+ instead")
 ANOMALY_WARNING = re.compile(r"UserWarning: Error detected in NativeLayerNormBackward")
 FORWARD_TRACEBACK = "Traceback of forward call"
+PROGRESS = re.compile(r"^step \d+/\d+, loss", re.MULTILINE)
 
 
 def with_notes(cwd):
@@ -24,29 +30,56 @@ def with_notes(cwd):
     (cwd / "notes" / "todo.txt").write_text("read chapter 25\n")
 
 
+def with_file(cwd):
+    """A file where an experiment directory might be asked for."""
+    (cwd / "notes.txt").write_text("read chapter 25\n")
+
+
+def with_experiments_file(cwd):
+    """A file named like the default parent of out=."""
+    (cwd / "experiments").write_text("not a directory\n")
+
+
 # name: (arguments, set-up of the cwd, what the error line must name: the offending input or the fix)
 ERROR_CASES = {
     "no-arguments": ([], None, "usage"),
     "unknown-command": (["fit"], None, "'fit'"),
     "unknown-key": (["train", "colour=red"], None, "'colour'"),
+    "duplicate-key": (["train", "steps=5", "steps=6"], None, "'steps' given twice"),
     "inplace-maybe": (["train", "inplace=maybe"], None, "inplace='maybe'"),
     "steps-negative": (["train", "steps=-3"], None, "steps='-3'"),
+    "steps-zero": (["train", "steps=0"], None, "steps='0': must be between 1 and 100000"),
+    "steps-absurd": (["train", "steps=1000000000"], None, "steps='1000000000': must be between 1 and 100000"),
     "steps-not-a-number": (["train", "steps=abc"], None, "steps='abc'"),
+    "steps-not-whole": (["train", "steps=1e3"], None, "steps='1e3': expected a whole number"),
+    "steps-empty": (["train", "steps="], None, "steps=''"),
+    "seed-negative": (["train", "seed=-1"], None, "seed='-1': must be between 0 and"),
     "bypass-without-inplace": (["train", "bypass=hooks"], None, "inplace=true"),
     "bypass-unknown": (["train", "inplace=true", "bypass=magic"], None, "bypass='magic'"),
     "train-positional": (["train", "quickly"], None, "'quickly'"),
+    "out-empty": (["train", "out="], None, "out=''"),
     "out-with-foreign-files": (["train", "steps=1", "out=notes"], with_notes, "out=notes"),
+    "out-is-a-file": (["train", "steps=1", "out=notes.txt"], with_file, "out=notes.txt is a file"),
+    "out-under-a-file": (["train", "steps=1", "out=notes.txt/exp"], with_file,
+                         "out=notes.txt/exp lies under notes.txt, which is a file"),
+    "default-out-under-a-file": (["train", "steps=1"], with_experiments_file, "under experiments, which is a file"),
     "compare-missing-directory": (["grad-compare", "experiments/25-A", "experiments/25-B"], None,
                                   "experiments/25-A"),
     "compare-not-an-experiment": (["grad-compare", "notes", "notes"], with_notes, "notes"),
+    "compare-a-file": (["grad-compare", "notes.txt", "notes.txt"], with_file, "notes.txt is a file"),
     "compare-one-argument": (["grad-compare", "experiments/25-A"], None, "two"),
     "compare-bad-step": (["grad-compare", "a", "b", "step=2"], None, "step='2'"),
+    "compare-unknown-key": (["grad-compare", "a", "b", "steps=2"], None, "'steps'"),
+    "diagnose-unknown-key": (["diagnose", "steps=2"], None, "'steps' for diagnose"),
+    "diagnose-positional": (["diagnose", "now"], None, "'now'"),
+    "diagnose-bypass-without-inplace": (["diagnose", "bypass=hooks"], None, "inplace=true"),
+    "diagnose-bypass-unknown": (["diagnose", "inplace=true", "bypass=magic"], None, "bypass='magic'"),
 }
 
 # Each subprocess costs a torch import (~2 s of CPU); the rest run in-process only.
-SUBPROCESS_CASES = ["unknown-command", "unknown-key", "inplace-maybe", "steps-negative", "steps-not-a-number",
-                    "bypass-without-inplace", "out-with-foreign-files", "compare-missing-directory",
-                    "compare-not-an-experiment", "compare-one-argument"]
+# Every case also runs in-process (test_main_in_process_agrees); these few prove the real entry
+# point behaves the same: a usage error, a bad value, a bad output path, a bad experiment folder.
+SUBPROCESS_CASES = ["unknown-command", "steps-absurd", "out-under-a-file", "compare-not-an-experiment"]
 
 
 @pytest.fixture(scope="module")
@@ -96,11 +129,135 @@ def test_main_in_process_agrees(tmp_path, monkeypatch, capsys, snapshot, name):
     assert snapshot(tmp_path) == before
 
 
-def test_help_lists_every_key(capsys):
+def test_train_and_diagnose_reject_a_bad_bypass_identically(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for switches in (["inplace=true", "bypass=magic"], ["bypass=hooks"]):
+        errors = []
+        for command in ("train", "diagnose"):
+            assert cli.main([command, *switches]) == 2
+            errors.append(capsys.readouterr().err)
+        assert errors[0] == errors[1], switches
+
+
+UNWRITABLE = Path("/sys/minigpt-test")  # sysfs refuses new folders, to root as well
+
+
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="needs Linux's /sys")
+def test_unwritable_out_is_refused_before_training(tmp_path, monkeypatch, capsys, snapshot):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["train", "steps=1", f"out={UNWRITABLE}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"minigpt: error: out={UNWRITABLE} cannot be written")
+    assert not UNWRITABLE.exists() and snapshot(tmp_path) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_out_in_a_read_only_directory_is_refused_before_training(tmp_path, monkeypatch, capsys, snapshot):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked").chmod(0o555)
+    try:
+        assert cli.main(["train", "steps=1", "out=locked/exp"]) == 2
+        assert snapshot(tmp_path) == ["locked"]
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("minigpt: error: out=locked/exp cannot be written")
+
+
+def test_ctrl_c_during_training_is_one_line_and_stores_nothing(tmp_path, monkeypatch, capsys, snapshot):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "train", interrupted)
+    assert cli.main(["train", "steps=5", "out=exp"]) == 130
+    assert capsys.readouterr().err == "minigpt: interrupted\n"
+    assert snapshot(tmp_path) == []
+
+
+# One declaration of the keys --------------------------------------------------------------------
+
+def test_keys_are_the_documented_fields_of_the_config_dataclasses():
+    switches = ["inplace", "bypass", "relu_inplace", "exp_inplace"]
+    assert list(cli.TRAIN_KEYS) == [*switches, "steps", "seed", "detect_anomaly", "out"]
+    assert list(cli.DIAGNOSE_KEYS) == [*switches, "seed"]
+    assert list(cli.COMPARE_KEYS) == ["step"]
+    declared = {f.name: f for f in (*fields(GPTConfig), *fields(TrainConfig))}
+    for name, key in cli.TRAIN_KEYS.items():
+        assert name == "out" or key.field is declared[name], name  # the field itself, not a copy
+    assert "n_embd" not in cli.TRAIN_KEYS  # sizes stay fixed: not keys
+
+
+def test_the_library_enforces_the_limits_the_cli_reports(capsys):
+    """One check for both: the library's message is the CLI's, less the raw text of the value."""
+    with pytest.raises(ValueError) as raised:
+        GPTConfig(inplace=True, bypass="magic")
+    assert str(raised.value) == "bypass must be one of none, hooks, data, ctx, not 'magic'"
+    assert cli.main(["diagnose", "inplace=true", "bypass=magic"]) == 2
+    assert capsys.readouterr().err.endswith("bypass='magic': must be one of none, hooks, data, ctx\n")
+
+
+def test_help_lists_every_key_with_its_help_values_and_default(capsys):
     assert cli.main(["help"]) == 0
     out = capsys.readouterr().out
-    for key in [*cli.TRAIN_KEYS, *cli.COMPARE_KEYS]:
-        assert re.search(rf"^\s+{key}\s", out, re.MULTILINE), key
+    for keys in (cli.TRAIN_KEYS, cli.COMPARE_KEYS, cli.DIAGNOSE_KEYS):
+        for name, key in keys.items():
+            line = re.search(rf"^  {name}\s+(.*)$", out, re.MULTILINE)
+            assert line and key.field.metadata["help"] in line[1], name
+            if key.field.default is not None:
+                assert f"default {str(key.field.default).lower()}" in line[1], name
+    assert re.search(r"^  steps\s.*between 1 and 100000; default 150$", out, re.MULTILINE)
+    assert re.search(r"^  bypass\s.*one of none, hooks, data, ctx; default none$", out, re.MULTILINE)
+    assert re.search(r"^  inplace\s.*true or false; default false$", out, re.MULTILINE)
+
+
+# Progress ---------------------------------------------------------------------------------------
+
+class FakeClock:
+    """Each reading is tick_s later than the one before, starting at 0."""
+
+    def __init__(self, tick_s):
+        self.now, self.tick_s = -tick_s, tick_s
+
+    def __call__(self):
+        self.now += self.tick_s
+        return self.now
+
+
+def progress_lines(tick_s, steps):
+    stream = io.StringIO()
+    progress = cli.ProgressLines(stream, every_s=2.0, clock=FakeClock(tick_s))
+    for step in range(1, steps + 1):
+        progress(step, steps, 1.0 / step)
+    return stream.getvalue().splitlines()
+
+
+def test_progress_is_one_short_line_per_interval_and_none_for_the_last_step():
+    assert progress_lines(tick_s=0.5, steps=12) == ["step 4/12, loss 0.2500, 2 s", "step 8/12, loss 0.1250, 4 s"]
+
+
+def test_no_progress_for_a_run_shorter_than_the_interval():
+    assert progress_lines(tick_s=0.1, steps=19) == []
+
+
+def test_progress_only_on_a_terminal():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert cli.progress_for(io.StringIO()) is None
+    assert isinstance(cli.progress_for(Terminal()), cli.ProgressLines)
+
+
+def test_train_on_a_terminal_shows_progress_on_stderr_only(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(cli, "PROGRESS_EVERY_S", 0.0)  # a line for every step but the last
+    assert cli.main(["train", "steps=3", "out=exp"]) == 0
+    out, err = capsys.readouterr()
+    assert re.fullmatch(r"step 1/3, loss \d+\.\d{4}, \d+ s\nstep 2/3, loss \d+\.\d{4}, \d+ s\n", err), err
+    assert "trained 3 steps" in out and "step 1/3" not in out
 
 
 # Experiment directories ----------------------------------------------------------------------
@@ -193,6 +350,7 @@ def test_just_train_a_succeeds(reproducer):
     proc, created = reproducer["train-A"]
     assert proc.returncode == 0, proc.stderr
     assert "trained 5 steps" in proc.stdout
+    assert not PROGRESS.search(proc.stderr)  # no progress when stderr is not a terminal
     assert "experiments/25-A/run-1/result.json" in created
     result = json.loads((reproducer["cwd"] / "experiments/25-A/run-1" / RESULT).read_text())
     assert result["status"] == "completed"
@@ -231,6 +389,7 @@ def test_just_silent_prints_a_table_and_writes_a_figure(reproducer):
     proc, created = reproducer["silent"]
     assert proc.returncode == 0, proc.stderr
     assert "trained 150 steps" in proc.stdout  # phase-25-silent passes no steps=: the default
+    assert not PROGRESS.search(proc.stdout + proc.stderr)  # seconds long, but not on a terminal
     assert re.search(r"^parameter\s+\|grad A\|\s+\|grad B\|\s+rel\. error", proc.stdout, re.MULTILINE)
     rows = re.findall(r"^(blocks\.\d+\.\S+|tok_emb\.weight|head\.weight)\s+\d", proc.stdout, re.MULTILINE)
     assert "head.weight" in rows and "blocks.0.ln1.weight" in rows

@@ -1,5 +1,6 @@
 """minigpt.diagnose: the runtime diagnosis over a battery of harmful and safe in-place writes,
-the static scanner, and the `minigpt diagnose` command.
+the static scanner, the `minigpt diagnose` command, and the probes of the private PyTorch APIs
+the diagnosis relies on (minigpt/diagnose/torch_private.py).
 
 Expected lines are never written down: each battery model marks its lines with comments
 (``# WRITE``: the in-place write; ``# SAVE``: where the overwritten tensor was saved), and the
@@ -7,12 +8,15 @@ tests look the marks up in the source. The same goes for the lines of minigpt/mo
 Where the battery says what PyTorch's version check does, the test also runs a real backward.
 """
 
+import functools
 import inspect
 import math
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import torch
@@ -23,6 +27,7 @@ from torch.autograd.graph import saved_tensors_hooks
 import minigpt.model
 from minigpt import cli
 from minigpt import diagnose as dg
+from minigpt.diagnose import torch_private
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
 from minigpt.train import build_model, model_config
@@ -523,7 +528,7 @@ def test_help_lists_the_diagnose_keys(capsys):
     out = capsys.readouterr().out
     assert "\ndiagnose keys:" in out
     for key in cli.DIAGNOSE_KEYS:
-        assert key in cli.TRAIN_KEYS and cli.DIAGNOSE_KEYS[key] is cli.TRAIN_KEYS[key]
+        assert key in cli.TRAIN_KEYS and cli.DIAGNOSE_KEYS[key] == cli.TRAIN_KEYS[key]
 
 
 def test_just_phase_25_diagnose(tmp_path, repo, tool_env, gpt_report, subprocess_timeout):
@@ -536,3 +541,68 @@ def test_just_phase_25_diagnose(tmp_path, repo, tool_env, gpt_report, subprocess
     assert "Traceback" not in proc.stderr
     assert summary_count(proc.stdout) == len(gpt_report(inplace=True, bypass="ctx").findings)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["justfile"]  # it writes nothing
+
+
+# The private PyTorch APIs --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", torch_private.PROBES)
+def test_probe_holds_on_this_torch(name):
+    statement, check = torch_private.PROBES[name]
+    holds, seen = check()
+    assert holds, f"probe {name} does not hold on torch {torch.__version__}: {seen}"
+    assert statement.endswith(".") and seen
+
+
+def test_probe_names_are_stable_and_end_with_the_whole_diagnosis():
+    names = list(torch_private.PROBES)
+    assert names[-1] == "diagnose-works"
+    assert all(name.startswith("diagnose-api:") for name in names[:-1])
+
+
+# probe: (module, attribute) it relies on, removed to simulate a torch without it
+MISSING_API = {
+    "diagnose-api:sequence-nr": ("torch._C._autograd", "_get_sequence_nr"),
+    "diagnose-api:saved-tensor-hooks-stack": ("torch._C._autograd", "_top_saved_tensors_default_hooks"),
+    "diagnose-api:dispatch-mode": ("torch.utils._python_dispatch", "TorchDispatchMode"),
+    "diagnose-api:dispatch-after-autograd": ("torch._C._autograd", "_get_sequence_nr"),
+    "diagnose-api:disable-dispatch": ("torch._C", "_DisableTorchDispatch"),
+    "diagnose-api:custom-function-node": ("torch.autograd.function", "BackwardCFunction"),
+    "diagnose-works": ("torch._C", "_DisableTorchDispatch"),
+}
+
+
+@pytest.mark.parametrize("name", MISSING_API)
+def test_probe_of_a_missing_api_is_not_applicable(name):
+    module_path, attribute = MISSING_API[name]
+    module = functools.reduce(getattr, module_path.split(".")[1:], torch)
+    with mock.patch.object(module, attribute):
+        delattr(module, attribute)
+        holds, seen = torch_private.PROBES[name][1]()
+    assert hasattr(module, attribute)  # restored
+    assert not holds
+    assert seen.startswith(torch_private.NOT_APPLICABLE) and f"{module_path}.{attribute}" in seen, seen
+
+
+PRIVATE_TORCH_API = re.compile(
+    r"torch\._(?!_)|\._C\b|_python_dispatch|TorchDispatchMode|_DisableTorchDispatch|_get_sequence_nr"
+    r"|_top_saved_tensors|BackwardCFunction|\b_raw_saved|\b_saved_|\._version\b|\._sequence_nr\b"
+    r"|\._schema\b|\._base\b|\._is_view\b|untyped_storage|data_ptr")
+
+
+def test_only_torch_private_mentions_private_torch_apis():
+    private = Path(torch_private.__file__)
+    others = sorted(p for p in private.parent.glob("*.py") if p != private)
+    assert {p.name for p in others} >= {"__init__.py", "scan.py"}
+    mentions = {p.name: sorted(set(PRIVATE_TORCH_API.findall(p.read_text(encoding="utf-8")))) for p in others}
+    assert {name: found for name, found in mentions.items() if found} == {}
+    assert len(set(PRIVATE_TORCH_API.findall(private.read_text(encoding="utf-8")))) >= 10  # the pattern works
+
+
+def test_torch_private_imports_no_model_code(tool_env, subprocess_timeout):
+    """drift/ imports the probes before anything runs: importing them must stay light."""
+    code = ("import sys, minigpt.diagnose.torch_private; "
+            "print(sorted(m for m in sys.modules if m.startswith('minigpt')))")
+    proc = subprocess.run([sys.executable, "-c", code], env=tool_env, capture_output=True, text=True,
+                          timeout=subprocess_timeout)
+    assert proc.returncode == 0, proc.stderr
+    assert "minigpt.train" not in proc.stdout and "minigpt.data" not in proc.stdout, proc.stdout

@@ -1,180 +1,207 @@
-"""Every file in examples/ runs standalone, exactly as the break page executes it.
+"""Every example does what examples/cases.toml declares, and the pages run them that way.
 
-A file exits 0, unless its first lines declare the exception it must end with:
-
-    # expect-raise: RuntimeError: modified by an inplace operation
-
-(type, colon, a fragment of the message); then it must fail with exactly that exception type
-and a message containing that fragment. A declared file that stops raising fails the test.
-The pages load the same files: each language loads the same cells in the same order, and a
-cell whose file declares expect-raise is tagged raises-exception and followed by its guard.
+The manifest is the one declaration of each example's outcome. The same function that judges a
+cell in the book's kernel (book.cases.judge, called by the hidden guard book.kernel.check)
+judges each file here (all of them run once, in tests/run_examples.py, in the background); the
+pages get their tags and guards from the manifest (book.pages.with_cases), read here with
+MyST-NB's own reader.
 """
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from book import cases, kernel, pages
+
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = sorted((REPO / "examples").glob("*.py"))
-PAGES = {lang: REPO / "docs" / lang / "breaks" / "25-inplace-autograd.md" for lang in ("es", "en")}
-DECLARATION = re.compile(r"^# expect-raise: (?P<type>[\w.]+): (?P<fragment>.+?)\s*$")
-HEADER_LINES = 3
-TIMEOUT_S = 600
+DOCS = REPO / "docs"
+EXECUTED_PAGES = sorted(p.relative_to(DOCS / "en") for p in (DOCS / "en").rglob("*.md")
+                        if "file_format: mystnb" in p.read_text(encoding="utf-8"))
 
 
-def expected_raise(path):
-    """(exception type, message fragment) declared on the file's first lines, or None."""
-    for line in path.read_text(encoding="utf-8").splitlines()[:HEADER_LINES]:
-        found = DECLARATION.match(line)
-        if found:
-            return found["type"], found["fragment"]
-    return None
+def code_cells(lang, page):
+    notebook = pages.notebook(DOCS / lang / page)
+    return [(dict(c.metadata), c.source) for c in notebook.cells if c.cell_type == "code"]
 
 
-def final_exception(stderr):
-    """(type, message) of the exception a Python process died of, from its stderr, or None."""
-    if "Traceback (most recent call last):" not in stderr:
-        return None
-    last = stderr.rsplit("Traceback (most recent call last):", 1)[1].splitlines()
-    for i, line in enumerate(last[1:], 1):
-        if line and not line.startswith(" "):  # the first unindented line after the frames
-            kind, _, message = line.partition(":")
-            return kind, "\n".join([message.strip(), *last[i + 1:]])
-    return None
-
-
-def run_example(path):
-    """Run path as the book's kernel would: repository on PYTHONPATH, this venv's tools on PATH."""
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "docs" / "kernel"), str(REPO)])  # as conf_shared.py
-    env.setdefault("MPLBACKEND", "Agg")
-    return subprocess.run([sys.executable, str(path)], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=TIMEOUT_S)
-
-
-def check(path, done):
-    """A list of problems with one finished run of path (empty when it behaved as declared)."""
-    declared = expected_raise(path)
-    output = f"\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}"
-    if declared is None:
-        return [] if done.returncode == 0 else [f"{path.name} exited {done.returncode}{output}"]
-    kind, fragment = declared
-    if done.returncode == 0:
-        return [f"{path.name} declares expect-raise {kind} but exited 0 (it no longer raises){output}"]
-    raised = final_exception(done.stderr)
-    if raised is None:
-        return [f"{path.name} exited {done.returncode} without a Python traceback{output}"]
-    got_kind, message = raised
-    problems = []
-    if got_kind != kind and not got_kind.endswith("." + kind):  # torch.x.Error may print qualified
-        problems.append(f"{path.name} raised {got_kind}, declared {kind}{output}")
-    if fragment not in message:
-        problems.append(f"{path.name}: message lacks {fragment!r}: {message[:500]}")
-    return problems
-
-
-def test_there_are_examples():
-    assert EXAMPLES, "examples/ is empty"
-
-
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_example_runs_as_declared(path):
-    problems = check(path, run_example(path))
-    assert not problems, "\n".join(problems)
-
-
-# --- the checker itself: it must catch a file that stops raising, or raises something else
-
-
-def _write(tmp_path, name, text):
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-DECLARED = "# expect-raise: RuntimeError: modified by an inplace operation\n"
-
-
-@pytest.mark.parametrize("body,ok", [
-    ("raise RuntimeError('x was modified by an inplace operation: ...')\n", True),
-    ("print('fixed: nothing raises any more')\n", False),
-    ("raise ValueError('modified by an inplace operation')\n", False),
-    ("raise RuntimeError('some other failure')\n", False),
-    ("import sys\nsys.exit(3)\n", False),
-])
-def test_checker_on_declared_files(tmp_path, body, ok):
-    path = _write(tmp_path, "case.py", DECLARED + body)
-    assert (check(path, run_example(path)) == []) is ok
-
-
-@pytest.mark.parametrize("body,ok", [("print('fine')\n", True), ("raise RuntimeError('boom')\n", False)])
-def test_checker_on_plain_files(tmp_path, body, ok):
-    path = _write(tmp_path, "case.py", body)
-    assert (check(path, run_example(path)) == []) is ok
-
-
-def test_final_exception_takes_the_last_of_a_chain():
-    stderr = ("Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: first\n\n"
-              "During handling of the above exception, another exception occurred:\n\n"
-              "Traceback (most recent call last):\n  File \"a.py\", line 3\n    raise\n"
-              "RuntimeError: second, modified by an inplace operation\n")
-    assert final_exception(stderr) == ("RuntimeError", "second, modified by an inplace operation")
-
-
-# --- the pages load these files
-
-
-CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<options>(?::[^\n]*\n)*)(?P<body>.*?)^```\s*$", re.M | re.S)
-GUARD = re.compile(r'^expect_raised\((?P<type>\w+), "(?P<fragment>[^"]+)"\)$', re.M)
-
-
-def page_cells(path):
-    """[(options text, body text)] of every code cell of a page, in order."""
-    return [(m["options"], m["body"]) for m in CELL.finditer(path.read_text(encoding="utf-8"))]
-
-
-def loaded(options):
-    found = re.search(r"^:load:\s*(\S+)\s*$", options, re.M)
-    return found and found.group(1)
+def loaded(metadata):
+    return Path(metadata["load"]).stem if "load" in metadata else None
 
 
 @pytest.fixture(scope="module")
-def cells():
-    missing = [str(p) for p in PAGES.values() if not p.is_file()]
-    if missing:
-        pytest.skip(f"page not written yet: {missing}")
-    return {lang: page_cells(path) for lang, path in PAGES.items()}
+def loads():
+    """page -> [example names it loads, in order] (English tree; the Spanish one is identical)."""
+    return {page: [loaded(m) for m, _ in code_cells("en", page) if loaded(m)] for page in EXECUTED_PAGES}
 
 
-def test_both_languages_execute_the_same_cells(cells):
-    assert cells["es"] == cells["en"]
+@pytest.mark.parametrize("name", list(cases.manifest()))
+def test_example_does_what_the_manifest_says(example_results, name):
+    assert example_results[name]["ok"], example_results[name]["failure"]
 
 
-def test_every_load_is_an_example_file(cells):
-    page = PAGES["en"].parent
-    loads = [loaded(options) for options, _ in cells["en"] if loaded(options)]
-    assert loads
-    examples = {p.resolve() for p in EXAMPLES}
-    missing = [target for target in loads if (page / target).resolve() not in examples]
-    assert not missing, f"loaded but not in examples/: {missing}"
+def test_every_example_has_an_entry_and_every_entry_is_loaded_by_a_page(loads):
+    files = {p.stem for p in (REPO / "examples").glob("*.py")}
+    assert files == set(cases.manifest())
+    loaded_names = [name for names in loads.values() for name in names]
+    assert sorted(loaded_names) == sorted(cases.manifest()), "each example is loaded by exactly one page"
 
 
-def test_raising_cells_are_tagged_and_guarded(cells):
-    page = PAGES["en"].parent
-    sequence = cells["en"]
-    for i, (options, body) in enumerate(sequence):
-        target = loaded(options)
-        declared = expected_raise((page / target).resolve()) if target else None
-        tagged = "raises-exception" in options
-        assert bool(declared) == tagged, f"cell {i} ({target}): tag raises-exception iff expect-raise"
-        if declared:
-            guard_options, guard_body = sequence[i + 1]
-            assert "remove-cell" in guard_options, f"the guard after {target} must be hidden"
-            guard = GUARD.search(guard_body)
-            assert guard and (guard["type"], guard["fragment"]) == declared, (
-                f"the guard after {target} must be expect_raised{declared}")
+@pytest.mark.parametrize("page", EXECUTED_PAGES, ids=str)
+def test_both_languages_execute_the_same_cells(page):
+    assert code_cells("es", page) == code_cells("en", page)
+
+
+@pytest.mark.parametrize("page", EXECUTED_PAGES, ids=str)
+def test_cells_are_tagged_and_guarded_as_the_manifest_says(page):
+    cells = code_cells("en", page)
+    setup_metadata, setup = cells[0]
+    assert setup_metadata["tags"] == ["remove-input"] and "_book.stamp()" in setup
+    for (metadata, _), (guard_metadata, guard) in zip(cells, cells[1:]):
+        name = loaded(metadata)
+        if name is None:
+            continue
+        raises = cases.manifest()[name].expect == "raises"
+        assert ("raises-exception" in metadata.get("tags", [])) is raises, name
+        assert guard_metadata["tags"] == ["remove-cell"] and guard == f'_book.check("{name}")', name
+
+
+def test_a_raising_example_fails_the_same_way_run_as_a_script():
+    """The files are programs of their own, not only strings for a runner."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, str(REPO / "examples" / "symptom_backward.py")], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.rstrip().splitlines()[-1].startswith("RuntimeError: ")
+    assert cases.manifest()["symptom_backward"].match in done.stderr
+
+
+# --- the judge: it must catch an example that stops raising, raises something else, or whose
+# check turns false
+
+
+@pytest.fixture
+def scratch_examples(tmp_path, monkeypatch):
+    """write(name, code, **entry) -> Case, for an example file in a scratch examples folder."""
+    monkeypatch.setattr(cases, "EXAMPLES", tmp_path)
+
+    def write(name, code, **entry):
+        (tmp_path / f"{name}.py").write_text(code, encoding="utf-8")
+        return cases._case(name, entry)
+
+    return write
+
+
+def judged(case):
+    error, namespace = None, {}
+    try:
+        exec(compile(case.path.read_text(encoding="utf-8"), str(case.path), "exec"), namespace)
+    except Exception as exc:  # noqa: BLE001
+        error = exc
+    return cases.judge(case, error, namespace)
+
+
+RAISES = dict(expect="raises", error="RuntimeError", match="modified by an inplace operation")
+
+
+@pytest.mark.parametrize("code,entry,ok", [
+    ("raise RuntimeError('x was modified by an inplace operation: ...')\n", RAISES, True),
+    ("print('fixed: nothing raises any more')\n", RAISES, False),
+    ("raise ValueError('modified by an inplace operation')\n", RAISES, False),
+    ("raise RuntimeError('some other failure')\n", RAISES, False),
+    ("def f():\n    raise RuntimeError('modified by an inplace operation')\nf()\n", dict(RAISES, verdict="unsafe",
+     raised_at="backward", case={"es": "x", "en": "x"}), False),  # raised at the op, declared at backward
+    ("same = True\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), True),
+    ("same = False\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), False),
+    ("pass\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), False),
+    ("raise RuntimeError('boom')\n", dict(expect="completes"), False),
+])
+def test_judge(scratch_examples, code, entry, ok):
+    outcome = judged(scratch_examples("case", code, **entry))
+    assert outcome.ok is ok, outcome.seen
+
+
+def test_judge_finds_the_line_that_raised_and_where(scratch_examples):
+    case = scratch_examples("case", "import torch\nw = torch.ones(2, requires_grad=True)\nw.add_(1)  # raises\n",
+                            **dict(RAISES, match="a leaf Variable", verdict="unsafe", raised_at="op",
+                                   case={"es": "x", "en": "x"}))
+    outcome = judged(case)
+    assert outcome.ok and (outcome.line, outcome.raised_at) == ("w.add_(1)", "op")
+
+
+@pytest.mark.parametrize("entry,problem", [
+    ({"expect": "maybe"}, "expect must be one of"),
+    ({"expect": "raises", "error": "RuntimeError"}, "needs error and match"),
+    ({"expect": "completes", "match": "x"}, "only go with"),
+    ({"expect": "completes", "verdict": "safe"}, "case = {es"),
+    ({"expect": "completes", "holds": "same"}, "holds needs checks"),
+    ({"expect": "raises", "error": "E", "match": "m", "verdict": "unsafe", "case": {"es": "x", "en": "x"}},
+     "raised_at"),
+    ({"expect": "completes", "colour": "red"}, "unknown key"),
+])
+def test_manifest_mistakes_are_one_line_naming_the_entry(scratch_examples, entry, problem):
+    with pytest.raises(cases.ManifestError, match=problem) as info:
+        scratch_examples("case", "pass\n", **entry)
+    assert "[case]" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_the_guard_fails_the_cell_with_the_claim_it_backs():
+    kernel.remember_error(None)  # as if safe_counter_leaf's cell had stopped raising
+    with pytest.raises(AssertionError, match=r"^claim unsafe:safe_counter_leaf no longer holds on torch .*"
+                                             r"must raise RuntimeError .* but it completed"):
+        kernel.check("safe_counter_leaf", namespace={})
+
+
+# --- the pages: what with_cases adds, and what it refuses
+
+
+PAGE = """---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+
+# Title
+
+```{code-cell} ipython3
+:load: ../examples/symptom_backward.py
+```
+
+Prose.
+
+```{code-cell} ipython3
+:load: ../examples/symptom_forward.py
+```
+"""
+
+
+def test_with_cases_adds_setup_tags_and_guards(tmp_path):
+    page = tmp_path / "docs" / "page.md"
+    page.parent.mkdir()
+    examples = REPO / "examples"
+    text = PAGE.replace("../examples/", f"{os.path.relpath(examples, page.parent)}/")
+    assert pages.with_cases(text, page)[1] == ["symptom_backward", "symptom_forward"]
+    page.write_text(text, encoding="utf-8")
+    cells = [(c.metadata.get("tags"), c.metadata.get("load"), c.source) for c in pages.notebook(page).cells
+             if c.cell_type == "code"]
+    assert [tags for tags, *_ in cells] == [["remove-input"], ["raises-exception"], ["remove-cell"], None,
+                                            ["remove-cell"]]
+    assert [source for *_, source in cells][2::2] == ['_book.check("symptom_backward")',
+                                                       '_book.check("symptom_forward")']
+
+
+@pytest.mark.parametrize("edit,problem", [
+    (lambda t: t.replace("symptom_forward", "not_an_example"), "Can't read file"),
+    (lambda t: t.replace("../examples/symptom_forward.py", "../examples/cases.toml"), "cases.toml is not one"),
+    (lambda t: t.replace(":load: ../examples/symptom_backward.py",
+                         ":load: ../examples/symptom_backward.py\n:tags: [raises-exception]"),
+     "remove the raises-exception tag"),
+])
+def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, problem):
+    page = tmp_path / "page.md"
+    text = edit(PAGE).replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/")
+    with pytest.raises(pages.PageError, match=problem):
+        pages.with_cases(text, page)

@@ -1,6 +1,7 @@
-"""No stale outputs. The execution cache is keyed on everything a page's outputs depend on
-(docs/conf_shared.code_fingerprint): after a change to minigpt/, examples/, drift/, records/ or
-the installed torch the pages execute again; after a prose-only edit nothing executes.
+"""No stale outputs, and no needless execution. Each executed page's setup cell names the
+fingerprint of the files it depends on (book.deps, proven complete by tests/test_deps.py): after
+a change to one of them that page executes again, and only that page; after a prose-only edit
+nothing executes; each experiment is computed once (book.store).
 
 The end-to-end test builds the English book in a scratch copy of the repository, starting from
 this checkout's build state, and reads what each build executed (docs/_build/execution/en.json).
@@ -16,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 sys.path.insert(0, str(DOCS))
 import build as docs_build  # noqa: E402
-from conf_shared import code_fingerprint  # noqa: E402
+from book import pages as pages_module  # noqa: E402
 
 BREAK_PAGE = Path("docs/en/breaks/25-inplace-autograd.md")
 PROSE_EDIT = "\nA sentence added by the freshness test: prose only.\n"
@@ -26,33 +27,6 @@ CODE_EDIT = "\n# a comment added by the freshness test: the code changed, the be
 def append(path, text):
     with open(path, "a", encoding="utf-8") as file:
         file.write(text)
-
-
-@pytest.fixture(scope="module")
-def scratch(tmp_path_factory):
-    return docs_build.copy_repository(tmp_path_factory.mktemp("fingerprint") / "repo", keep_build=False)
-
-
-@pytest.mark.parametrize("edited,changes", [
-    ("minigpt/model.py", True), ("examples/fix.py", True), ("drift/claims.py", True),
-    ("records/torch-2.13.0.json", True), ("docs/kernel/book.py", True), ("justfile", True),
-    (str(BREAK_PAGE), False), ("docs/es/index.md", False), ("README.md", False),
-])
-def test_fingerprint_follows_code_not_prose(scratch, edited, changes):
-    before = code_fingerprint(scratch)
-    path = scratch / edited
-    original = path.read_bytes()
-    try:
-        append(path, CODE_EDIT if path.suffix == ".py" else "\n")
-        assert (code_fingerprint(scratch) != before) is changes
-    finally:
-        path.write_bytes(original)
-    assert code_fingerprint(scratch) == before
-
-
-def test_fingerprint_follows_the_installed_torch(scratch):
-    assert code_fingerprint(scratch, torch_version="2.12.1") != code_fingerprint(scratch, torch_version="2.13.0")
-    assert code_fingerprint(scratch, torch_version="2.13.0") == code_fingerprint(scratch, torch_version="2.13.0")
 
 
 def executed_pages(repo):
@@ -93,6 +67,12 @@ def test_only_code_changes_execute_pages(built_copy):
     assert "A sentence added by the freshness test" in (
         repo / "docs/_build/html/en/breaks/25-inplace-autograd.html").read_text(encoding="utf-8")
 
-    append(repo / "minigpt" / "model.py", CODE_EDIT)
-    code = build_en(repo)
-    assert sorted(code["executed"]) == pages and code["cells_executed"] > 0
+    append(repo / "examples" / "safe_masked_fill.py", CODE_EDIT)
+    one = build_en(repo)
+    # the page that loads it, and the compatibility page, whose claims read its outcome
+    assert sorted(one["executed"]) == ["breaks/25-inplace-safe", "compatibility"]
+    kinds = [e.split(":")[0] for e in one["experiments"]]
+    assert "experiment" not in kinds, "the mini-GPT did not change: its experiments are reused"
+    loaded = sum("load" in c.metadata for page in one["executed"]
+                 for c in pages_module.notebook(REPO / "docs" / "en" / f"{page}.md").cells)
+    assert kinds.count("case") == loaded, "each loaded example ran once, in its own cell"

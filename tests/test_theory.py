@@ -7,19 +7,16 @@ captured) and assert what the prose says about their output, plus a few independ
 that do not go through the example at all.
 """
 
-import contextlib
 import functools
-import io
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from unittest import mock
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch.autograd.graph import saved_tensors_hooks
 
+from book import cases, pages, summary
 from minigpt.data import probe_batch
 from minigpt.graph import graph_nodes
 from minigpt.train import build_model, model_config
@@ -31,39 +28,16 @@ PAGES = {
     "theory/04-autograd-tape-walk-mini-gpt": "theory-04-tape-walk",
     "breaks/25-inplace-safe": "phase-25-inplace-safe",
 }
-PREFIXES = ("theory02_", "theory04_", "phase08_", "safe_")
-NOT_OURS = {"safe_inplace.py"}  # loaded by the break page, not by these pages
 INPLACE_ERROR = "modified by an inplace operation"
 VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
-DECLARATION = re.compile(r"^# expect-raise: (?P<type>[\w.]+): (?P<fragment>.+?)\s*$", re.M)
-SAFE = ["safe_optimizer.py", "safe_no_grad.py", "safe_fresh_tensor.py", "safe_relu_linear.py",
-        "safe_exp_scores.py", "safe_masked_fill.py", "safe_dropout_linear.py", "safe_embedding_sum.py"]
-UNSAFE = ["safe_counter_step_before_backward.py", "safe_counter_relu_tanh.py",
-          "safe_counter_dropout_softmax.py", "safe_counter_leaf.py"]
+SAFE = [c.name for c in cases.summary_cases() if c.verdict == "safe"]
+UNSAFE = [c.name for c in cases.summary_cases() if c.verdict == "unsafe"]
 
 
-@dataclass
-class Run:
-    scope: dict  # the file's globals after it ran
-    stdout: str
-    glued: dict  # glue key -> value
-    error: BaseException = None
-
-
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run(name):
     """Run examples/<name> in process, once per session; an exception is recorded, not raised."""
-    path = EXAMPLES / name
-    result = Run({"__name__": "__main__", "__file__": str(path)}, "", {})
-    out = io.StringIO()
-    with mock.patch("myst_nb.glue", lambda key, value, display=True: result.glued.__setitem__(key, value)), \
-            contextlib.redirect_stdout(out):
-        try:
-            exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), result.scope)
-        except Exception as exc:  # noqa: BLE001 - recorded and asserted on by the tests
-            result.error = exc
-    result.stdout = out.getvalue()
-    return result
+    return cases.execute(name.removesuffix(".py"))
 
 
 def completed(name):
@@ -86,8 +60,6 @@ def saved_tensor_slots(node):
 # --------------------------------------------------------------------------------------------
 # The pages themselves: both languages, labels, the cells they load, guarded raising cells
 
-CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(?P<options>(?::[^\n]*\n)*)(?P<body>.*?)^```\s*$", re.M | re.S)
-GUARD = re.compile(r'^expect_raised\((?P<type>\w+), "(?P<fragment>[^"]+)"\)$', re.M)
 GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}[`\s]*(\w+)")
 
 
@@ -95,51 +67,37 @@ def page(lang, name):
     return (REPO / "docs" / lang / f"{name}.md").read_text(encoding="utf-8")
 
 
-def cells(text):
-    return [(m["options"], m["body"]) for m in CELL.finditer(text)]
+def code_cells(lang, name):
+    """The page's code cells as the book executes them: (metadata, source), read by MyST-NB."""
+    notebook = pages.notebook(REPO / "docs" / lang / f"{name}.md")
+    return [(dict(c.metadata), c.source) for c in notebook.cells if c.cell_type == "code"]
 
 
-def loaded(options):
-    found = re.search(r"^:load:\s*(\S+)\s*$", options, re.M)
-    return found and Path(found.group(1)).name
+def loaded(metadata):
+    return "load" in metadata and Path(metadata["load"]).name
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_page_exists_in_both_languages_with_the_same_label_and_cells(name):
-    es, en = page("es", name), page("en", name)
-    for text in (es, en):
-        assert re.search(rf"^\({re.escape(PAGES[name])}\)=\n# ", text, re.M), "the label goes right before the title"
-    assert cells(es) == cells(en), "es and en must execute byte-identical cells"
-    first_options, first_body = cells(en)[0]
-    assert "remove-input" in first_options and first_body.strip() == "from book import expect_raised, stamp\nstamp()"
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_raising_cells_are_exactly_the_declared_files_and_are_guarded(name):
-    sequence = cells(page("en", name))
-    for i, (options, body) in enumerate(sequence):
-        target = loaded(options)
-        declared = DECLARATION.search((EXAMPLES / target).read_text(encoding="utf-8")[:400]) if target else None
-        assert bool(declared) == ("raises-exception" in options), f"{target}: tag iff expect-raise"
-        if declared:
-            guard_options, guard_body = sequence[i + 1]
-            guard = GUARD.search(guard_body)
-            assert "remove-cell" in guard_options and guard
-            assert (guard["type"], guard["fragment"]) == (declared["type"], declared["fragment"])
+    for lang in ("es", "en"):
+        assert re.search(rf"^\({re.escape(PAGES[name])}\)=\n# ", page(lang, name), re.M), \
+            "the label goes right before the title"
+    assert code_cells("es", name) == code_cells("en", name), "es and en must execute byte-identical cells"
 
 
 def test_every_example_of_these_pages_is_loaded_once_and_exists():
-    loads = [loaded(o) for name in PAGES for o, _ in cells(page("en", name)) if loaded(o)]
-    ours = {p.name for p in EXAMPLES.glob("*.py") if p.name.startswith(PREFIXES)} - NOT_OURS
-    assert sorted(loads) == sorted(ours)
+    loads = [loaded(m) for name in PAGES for m, _ in code_cells("en", name) if loaded(m)]
+    assert len(loads) == len(set(loads))
+    assert all((EXAMPLES / target).is_file() for target in loads)
+    assert set(SAFE + UNSAFE) <= {Path(t).stem for t in loads}
 
 
 @pytest.mark.parametrize("name", PAGES)
 def test_every_glued_key_in_the_prose_is_glued_by_a_loaded_example(name):
     glued = set()
-    for options, _ in cells(page("en", name)):
-        if loaded(options):
-            glued |= set(run(loaded(options)).glued)
+    for metadata, _ in code_cells("en", name):
+        if loaded(metadata):
+            glued |= set(run(loaded(metadata)).glued)
     for lang in ("es", "en"):
         used = set(GLUE_ROLE.findall(page(lang, name)))
         assert used <= glued, sorted(used - glued)
@@ -192,7 +150,7 @@ def test_version_counter_example_prints_those_facts():
 
 
 def test_what_each_node_saves():
-    scope = completed("theory02_saved_by_nodes.py").scope
+    scope = completed("theory02_saved_by_nodes.py").namespace
     saved = {expr: saved_tensor_slots(out.grad_fn) for expr, out in scope["outputs"].items()}
     assert saved["a + b"] == set()
     assert saved["a * b"] == {"self", "other"}
@@ -221,7 +179,7 @@ def test_saving_keeps_a_reference_not_a_copy():
 
 @pytest.fixture(scope="module")
 def block_log():
-    return completed("theory02_block_saved_log.py").scope
+    return completed("theory02_block_saved_log.py").namespace
 
 
 def test_block_log_same_slots_in_a_and_b(block_log):
@@ -282,7 +240,7 @@ def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
     stdout = completed("theory02_bypasses_toy.py").stdout.splitlines()
     rows = {line[:20].strip(): line[20:].strip() for line in stdout}
     assert rows["y.mul_(2)"].startswith("RuntimeError:") and "expected version 0" in rows["y.mul_(2)"]
-    run_variant = run("theory02_bypasses_toy.py").scope["run"]
+    run_variant = run("theory02_bypasses_toy.py").namespace["run"]
     for variant in (".data", "saved_tensors_hooks", "ctx attribute"):
         assert rows[variant] == "no error; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
         assert run_variant(variant) == rows[variant]  # deterministic
@@ -322,14 +280,14 @@ def test_phase08_gradcheck_agrees_with_finite_differences():
 def test_phase08_silent_same_forward_wrong_gradients_without_error():
     result = completed("phase08_silent.py")
     assert "loss A == loss B: True" in result.stdout
-    errors = result.scope["errors"]
+    errors = result.namespace["errors"]
     assert result.glued["p08_wrong"] == "x, pos, w1" and all(errors[n] > 0.1 for n in ("x", "pos", "w1"))
     assert result.glued["p08_right"] == "w2, w_out" and errors["w2"] == errors["w_out"] == 0
 
 
 def test_phase08_counter_is_a_handful_of_marked_lines():
     result = completed("phase08_counter_lines.py")
-    marked = result.scope["marked"]
+    marked = result.namespace["marked"]
     assert 3 <= len(marked) <= 6
     assert any("self.version += 1" in line for _, line in marked)
     assert any("!=" in line for _, line in marked)  # the comparison
@@ -352,7 +310,7 @@ def walk_a():
 
 
 def test_walk_counts(walk_a):
-    s, g = walk_a.scope, walk_a.glued
+    s, g = walk_a.namespace, walk_a.glued
     assert g["t04_nodes"] == len(s["executed"]) == g["t04_functions"] + g["t04_accumulate"]
     assert g["t04_accumulate"] == len(list(s["model"].parameters()))
     assert set(s["executed"]) == set(s["nodes"]), "backward ran every node of the graph"
@@ -360,20 +318,20 @@ def test_walk_counts(walk_a):
 
 
 def test_walk_functions_ran_in_decreasing_sequence_number(walk_a):
-    s = walk_a.scope
+    s = walk_a.namespace
     assert s["functions"] == s["by_sequence"]
     assert "(reverse creation order): True" in walk_a.stdout
 
 
 def test_walk_a_node_was_created_before_every_node_that_uses_it(walk_a):
-    for node in walk_a.scope["functions"]:
+    for node in walk_a.namespace["functions"]:
         for next_node, _ in node.next_functions:
             if next_node is not None and not hasattr(next_node, "variable"):
                 assert next_node._sequence_nr() < node._sequence_nr()
 
 
 def test_walk_accumulate_grad_runs_as_soon_as_its_gradient_is_ready(walk_a):
-    executed = walk_a.scope["executed"]
+    executed = walk_a.namespace["executed"]
     for i, node in enumerate(executed):
         if hasattr(node, "variable"):  # AccumulateGrad
             producer = max(j for j, other in enumerate(executed[:i])
@@ -384,7 +342,7 @@ def test_walk_accumulate_grad_runs_as_soon_as_its_gradient_is_ready(walk_a):
 def test_walk_saved_versions_activations_zero_parameters_and_targets_not(walk_a, data):
     """'every activation is saved at the version it was born with; the parameters and the
     targets carry the writes made to them before the forward'."""
-    assert any(version for slots in walk_a.scope["saved"].values() for _, _, version in slots)
+    assert any(version for slots in walk_a.namespace["saved"].values() for _, _, version in slots)
     model = build_model(model_config(data), seed=0)
     x, y = probe_batch(data)
     assert y._version == 1, "the targets were masked in place"
@@ -415,7 +373,7 @@ def test_backward_frees_saved_tensors(data):
 
 def test_graph_picture_same_shape_in_a_and_b_and_stale_rows_are_block_layernorms():
     result = completed("theory04_graph.py")
-    s = result.scope
+    s = result.namespace
     assert s["edges"] == s["edges_b"] and s["labels"] == s["labels_b"]
     assert result.glued["t04_graph_rows"] == len(s["nodes"])
     assert result.glued["t04_graph"].data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -434,7 +392,7 @@ def walk_b():
 
 
 def test_stale_are_exactly_the_block_layernorm_inputs_in_one_memory(walk_b):
-    s, g = walk_b.scope, walk_b.glued
+    s, g = walk_b.namespace, walk_b.glued
     assert [(s["modules"][e["node"]], e["slot"]) for e in s["stale"]] == [
         ("blocks.1.ln2", "input"), ("blocks.1.ln1", "input"), ("blocks.0.ln2", "input"), ("blocks.0.ln1", "input")]
     assert len(s["h_memory"]) == 1
@@ -443,12 +401,12 @@ def test_stale_are_exactly_the_block_layernorm_inputs_in_one_memory(walk_b):
 
 
 def test_ln_f_input_is_valid_in_the_same_memory(walk_b):
-    valid = [(walk_b.scope["modules"][n], slot) for n, slot, _ in walk_b.scope["valid_in_h"]]
+    valid = [(walk_b.namespace["modules"][n], slot) for n, slot, _ in walk_b.namespace["valid_in_h"]]
     assert valid == [("ln_f", "input")]
 
 
 def test_first_stale_is_last_block_ln2_and_upstream_of_the_rest(walk_b):
-    s, g = walk_b.scope, walk_b.glued
+    s, g = walk_b.namespace, walk_b.glued
     assert g["t04_first_module"] == "blocks.1.ln2"
     assert g["t04_first_versions"] == "3 -> 4"  # one add_ after it
     upstream = graph_nodes(s["first"])
@@ -457,7 +415,7 @@ def test_first_stale_is_last_block_ln2_and_upstream_of_the_rest(walk_b):
 
 
 def test_real_backward_raises_at_the_first_stale_node(walk_b):
-    s, g = walk_b.scope, walk_b.glued
+    s, g = walk_b.namespace, walk_b.glued
     assert s["running"][-1] is s["first"]
     assert "it is the first stale node: True" in walk_b.stdout
     assert VERSIONS.search(s["message"]).groups() == ("4", "3")
@@ -488,16 +446,13 @@ def test_first_error_does_not_depend_on_chance(data):
 @pytest.mark.parametrize("name", SAFE)
 def test_safe_case_completes_with_equal_results(name):
     result = completed(name)
-    assert result.scope["same"] is True
-    assert result.scope["CHECK"] in result.stdout and result.scope["CHECK"].endswith(
-        ("True", "graph recorded: False"))
+    assert result.namespace["same"] is True
+    assert result.stdout.rstrip().endswith(("True", "graph recorded: False"))
 
 
 @pytest.mark.parametrize("name", UNSAFE)
-def test_unsafe_case_raises_what_it_declares(name):
-    declared = DECLARATION.search((EXAMPLES / name).read_text(encoding="utf-8"))
-    result = raised(name)
-    assert declared["fragment"] in str(result.error)
+def test_unsafe_case_raises_what_the_manifest_declares(name):
+    assert cases.manifest()[name].match in str(raised(name).error)
 
 
 def test_unsafe_cases_show_the_out_of_place_version_first():
@@ -534,15 +489,22 @@ def test_why_the_safe_ones_are_safe():
 
 
 def test_summary_table_verdicts():
-    result = completed("safe_summary.py")
-    assert result.scope["CASES"] == SAFE + UNSAFE
-    rows = result.scope["rows"]
-    assert [(verdict, line) for _, verdict, line, _ in rows[:len(SAFE)]] == [("safe", None)] * len(SAFE)
-    unsafe = [(verdict, line) for _, verdict, line, _ in rows[len(SAFE):]]
-    assert all(v == "unsafe: raises at backward" and line.endswith(".backward()") for v, line in unsafe[:-1]), unsafe
-    assert unsafe[-1] == ("unsafe: raises at the op itself", "w.add_(1.0)")
-    assert [case for case, *_ in rows] == [completed(n).scope["CASE"] if n in SAFE else raised(n).scope["CASE"]
-                                          for n in SAFE + UNSAFE]
-    assert [how for *_, how in rows[:len(SAFE)]] == [completed(n).scope["CHECK"] for n in SAFE]
-    assert all(how.startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
-    assert len(result.stdout.splitlines()) == len(rows)  # standalone it prints one line per case
+    found = {name: cases.run(name) for name in SAFE + UNSAFE}
+    for language in ("es", "en"):
+        rows = summary.rows(language, found)
+        words = summary.WORDS[language]
+        assert [case for case, *_ in rows] == [cases.manifest()[n].title[language] for n in SAFE + UNSAFE]
+        assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == [words["safe"]] * len(SAFE)
+        unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
+        assert unsafe == [f"{words['unsafe']} ({words['backward']})"] * (len(UNSAFE) - 1) + \
+            [f"{words['unsafe']} ({words['op']})"]
+        assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
+    assert found["safe_counter_leaf"].line == "w.add_(1.0)"
+    assert all(found[n].line.endswith(".backward()") for n in UNSAFE[:-1])
+
+
+def test_summary_says_when_a_case_differs_from_the_manifest():
+    found = {name: cases.run(name) for name in SAFE + UNSAFE}
+    found[SAFE[0]] = cases.Outcome(SAFE[0], False, seen="same is False")
+    rows = summary.rows("en", found)
+    assert rows[0][1] == "differs from examples/cases.toml: same is False"

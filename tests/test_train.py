@@ -42,6 +42,25 @@ def test_control_run_completes_and_records(run_control, few_steps):
     assert "grads_step0" not in summary and summary["status"] == "completed"
 
 
+def test_train_is_quiet_and_reports_progress_only_to_its_callback(data, run_control, few_steps, capsys):
+    calls = []
+    run = train(model_config(data), TrainConfig(steps=few_steps), data, progress=lambda *args: calls.append(args))
+    assert calls == [(step, few_steps, loss) for step, loss in enumerate(run.losses, start=1)]
+    assert run.losses == run_control.losses  # watching changes nothing
+    short_run(data, 0, few_steps)  # and without a callback: the book's way
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("settings, message", [
+    (dict(steps=0), "steps must be between 1 and 100000, not 0"),
+    (dict(steps=10**9), "steps must be between 1 and 100000, not 1000000000"),
+    (dict(seed=-1), "seed must be between 0 and 4294967295, not -1"),
+])
+def test_train_config_rejects_values_outside_its_declared_limits(settings, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        TrainConfig(**settings)
+
+
 def test_control_learns(trained):
     run = trained(steps=20)
     assert run.losses[-1] < 0.6 * run.losses[0]

@@ -4,7 +4,7 @@
   and <link rel="alternate" hreflang> tags;
 - the build fails (a warning under -W) when a page or label exists in one tree only;
 - MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
-- every executed page must carry the run stamp printed by its setup cell (book.stamp()).
+- every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
 """
 
 import posixpath
@@ -72,8 +72,8 @@ def check_stamp(app, doctree, docname):
         return  # not an executed page
     stamped = any(STAMP_CLASS in node.astext() for node in doctree.findall(nodes.raw))
     if not stamped:
-        logger.warning(f"{docname} executes code but shows no run stamp: start it with the setup "
-                       "cell `from book import expect_raised, stamp; stamp()`",
+        logger.warning(f"{docname} executes code but shows no run stamp: its setup cell (added by "
+                       "docs/_ext/casecells.py under the title) did not run book.kernel.stamp()",
                        location=docname, type="bilingual", subtype="stamp")
 
 

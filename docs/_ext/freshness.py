@@ -1,8 +1,9 @@
 """What this build executed, and pages that must be read on every build.
 
 - Writes ``<build>/execution/<lang>.json`` after each build: the pages Sphinx read, which of them
-  MyST-NB executed now (not served from its cache) and how many code cells those hold. The
-  benchmark and the staleness tests read it.
+  MyST-NB executed now (not served from its cache), how many code cells those ran, and every
+  experiment computed meanwhile (book.store's log; none may appear twice). The benchmark and
+  the staleness tests read it.
 - Re-reads the pages named in ``book_always_read`` on every build (the status page shows the
   build date with ``{sub-ref}`today```; it executes no code, so re-reading it is cheap).
 
@@ -14,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from docutils import nodes
+from book import pages
 
 REPORT = {}
 
@@ -43,11 +44,15 @@ def write_report(app, exception):
     if exception is not None:
         return
     executed = [doc for doc in REPORT["read"] if executed_now(app.env, doc)]
-    cells = sum(1 for doc in executed for node in app.env.get_doctree(doc).findall(nodes.container)
-                if "cell" in node.get("classes", []))
+    cells = sum(sum(c.cell_type == "code" for c in pages.notebook(app.env.doc2path(doc)).cells)
+                for doc in executed)  # as the kernel ran them: the setup cell and guards included
     folder = Path(app.config.book_execution_report_dir)
     folder.mkdir(parents=True, exist_ok=True)
+    from book import store
+
+    experiments = [f"{e['kind']}:{e['key']}" for e in store.computed_since(REPORT["started"])]
     report = dict(REPORT, executed=executed, cells_executed=cells, language=app.config.language,
+                  experiments=experiments,
                   seconds=round(time.time() - REPORT["started"], 2))
     (folder / f"{app.config.language}.json").write_text(json.dumps(report, indent=1) + "\n")
 

@@ -1,0 +1,60 @@
+"""The experiments that the claims (drift), the pages and the compatibility page share.
+
+Each is computed once per fingerprint of the mini-GPT's code and the installed torch, then read
+back (book.store): run B's first backward with anomaly detection off and on, the probe-batch
+gradients of each switch setting, and the training runs.
+"""
+
+from functools import cache
+from pathlib import Path
+
+from minigpt.data import build_dataset, probe_batch
+from minigpt.train import BackwardRaised, TrainConfig, build_model, model_config, switch_gradients, train, try_backward
+
+from . import deps, store
+
+
+@cache
+def data():
+    return build_dataset()
+
+
+@cache
+def _fingerprint():
+    return deps.fingerprint(deps.files_of(deps.package_closure("minigpt")) | {Path(__file__)})
+
+
+def _memoized(name, compute, **arguments):
+    described = ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
+    return store.memoized("experiment", f"{name}({described})-{_fingerprint()}", compute)
+
+
+def run_b(anomaly):
+    """BackwardFailure of run B's first backward on the probe batch (None if it completed)."""
+    def compute():
+        x, y = probe_batch(data())
+        return try_backward(build_model(model_config(data(), inplace=True), seed=0), x, y, anomaly)
+
+    return _memoized("run_b", compute, anomaly=anomaly)
+
+
+def gradients(**switches):
+    """Probe-batch gradients of a fresh model with these switches (seed 0: run A's weights).
+
+    Raises BackwardRaised when that backward raises (run B without a bypass)."""
+    def compute():
+        try:
+            return switch_gradients(data(), **switches)
+        except BackwardRaised as raised:
+            return raised
+
+    result = _memoized("gradients", compute, **switches)
+    if isinstance(result, BackwardRaised):
+        raise result
+    return result
+
+
+def training(**switches):
+    """The RunResult of training a model with these switches with the default TrainConfig."""
+    return _memoized("training", lambda: train(model_config(data(), **switches), TrainConfig(), data()),
+                     **switches)

@@ -1,0 +1,44 @@
+"""The safe-case summary table, in each language, from the outcomes the pages' guards recorded."""
+
+import html
+
+from . import cases, kernel
+
+WORDS = {
+    "en": {"case": "case", "verdict": "verdict", "how": "how it was checked", "safe": "safe",
+           "unsafe": "not safe", "backward": "raises at backward", "op": "raises at the op itself",
+           "differs": "differs from examples/cases.toml"},
+    "es": {"case": "caso", "verdict": "veredicto", "how": "cómo se comprobó", "safe": "seguro",
+           "unsafe": "no seguro", "backward": "lanza el error en backward",
+           "op": "lanza el error en la propia operación", "differs": "no coincide con examples/cases.toml"},
+}
+
+
+def outcomes():
+    """name -> Outcome of every summary case: as its guard recorded it in this kernel, else
+    from the build's store, else run now (the page run outside the book)."""
+    seen = kernel.outcomes()
+    return {c.name: seen.get(c.name) or cases.outcome(c.name) for c in cases.summary_cases()}
+
+
+def rows(language, found=None):
+    """[(case, verdict, how it was checked)] as plain text, in the summary's order."""
+    words, found = WORDS[language], found or outcomes()
+    table = []
+    for case in cases.summary_cases():
+        outcome = found[case.name]
+        verdict = words[case.verdict] if outcome.ok else f"{words['differs']}: {outcome.seen}"
+        if case.verdict == "unsafe" and outcome.ok:
+            verdict += f" ({words[outcome.raised_at]})"
+        how = case.checks[language] + ": True" if case.holds else f"{outcome.line}\n{outcome.raised}"
+        table.append((case.title[language], verdict, how))
+    return table
+
+
+def table_html(language, found=None):
+    words = WORDS[language]
+    head = "".join(f"<th>{words[k]}</th>" for k in ("case", "verdict", "how"))
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell).replace(chr(10), '<br>')}</td>" for cell in row)
+                   + "</tr>" for row in rows(language, found))
+    return (f'<div class="book-compat-scroll"><table class="table"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>")

@@ -1,0 +1,106 @@
+"""The static scanner: candidate in-place writes in Python source, found with ``ast``."""
+
+import ast
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+from .location import display_path
+
+
+@dataclass(frozen=True)
+class Candidate:
+    path: str
+    line: int
+    kind: str
+    code: str
+
+    def __str__(self):
+        return f"{display_path(self.path)}:{self.line}: {self.kind}: {self.code}"
+
+
+def _is_inplace_name(name):
+    return len(name) > 1 and name.endswith("_") and not name.endswith("__")  # add_, not __init__
+
+
+def _is_data(node):
+    return isinstance(node, ast.Attribute) and node.attr == "data"
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, path, lines):
+        self.path, self.lines, self.found = path, lines, []
+
+    def add(self, node, kind):
+        self.found.append(Candidate(self.path, node.lineno, kind, self.lines[node.lineno - 1].strip()))
+
+    def visit_Call(self, node):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if _is_inplace_name(name):
+            through_data = isinstance(func, ast.Attribute) and _is_data(func.value)
+            self.add(node, f"write through .data ({name})" if through_data else f"in-place call {name}")
+        for keyword in node.keywords:
+            if keyword.arg == "inplace" and not (isinstance(keyword.value, ast.Constant)
+                                                 and keyword.value.value is False):
+                self.add(node, "inplace= argument")
+            elif keyword.arg == "out":
+                self.add(node, "out= argument")
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        self.target(node.target, augmented=True)
+        self.generic_visit(node)
+
+    def visit_Assign(self, node):
+        for target in node.targets:
+            self.target(target, augmented=False)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            self.target(node.target, augmented=False)
+        self.generic_visit(node)
+
+    def target(self, target, augmented):
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.target(element, augmented)
+        elif _is_data(target) or (isinstance(target, ast.Subscript) and _is_data(target.value)):
+            self.add(target, "write through .data")
+        elif isinstance(target, ast.Subscript):
+            key = target.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):  # d["key"] = ...
+                self.add(target, "index assignment")
+        elif augmented:
+            self.add(target, "augmented assignment")
+
+
+def _source_files(paths_or_module):
+    items = paths_or_module if isinstance(paths_or_module, (list, tuple, set)) else [paths_or_module]
+    for item in items:
+        if inspect.ismodule(item):
+            yield Path(inspect.getsourcefile(item))
+        elif Path(item).is_dir():
+            yield from sorted(Path(item).rglob("*.py"))
+        elif Path(item).is_file():
+            yield Path(item)
+        else:
+            raise FileNotFoundError(f"no such file or directory: {item}")
+
+
+def find_inplace_calls(paths_or_module):
+    """Candidate in-place writes in Python source (files, directories or modules), by line.
+
+    Lists calls of ``_``-suffixed methods and functions, augmented assignments, writes through
+    ``.data``, ``inplace=`` and ``out=`` arguments and index assignments. It reads source only,
+    so it cannot know types or whether a backward node saved the overwritten tensor: it lists
+    safe and harmful writes alike (use ``diagnose`` to tell them apart).
+    """
+    found = []
+    for path in _source_files(paths_or_module):
+        source = path.read_text(encoding="utf-8")
+        scanner = _Scanner(str(path), source.splitlines())
+        scanner.visit(ast.parse(source, filename=str(path)))
+        found.extend(scanner.found)
+    return sorted(set(found), key=lambda c: (c.path, c.line, c.kind))

@@ -1,0 +1,420 @@
+"""Every private PyTorch API minigpt.diagnose relies on, and a probe for each.
+
+The rest of the package reaches PyTorch's internals only through the functions here, so when
+a PyTorch release moves one of them this is the one file to change. Each function says what it
+relies on.
+
+``PROBES`` maps a stable probe name to ``(statement, check)``: the statement is one sentence
+saying what the diagnoser relies on, the check (no arguments) exercises that on tiny tensors and
+returns ``(holds, seen)``. Where the installed torch lacks the API, the check returns
+``(False, "not applicable: ...")`` instead of raising. The last probe, ``diagnose-works``, runs
+the whole diagnosis on the mini-GPT.
+
+Nothing here imports more than torch at import time, and importing it works on a torch that
+lacks any of these APIs (``diagnose`` then fails when called, and the probes say why).
+"""
+
+import importlib
+from typing import NamedTuple
+
+import torch
+
+NOT_APPLICABLE = "not applicable: "
+
+SEQUENCE_NR = "torch._C._autograd._get_sequence_nr"
+HOOKS_STACK = "torch._C._autograd._top_saved_tensors_default_hooks"
+DISABLE_DISPATCH = "torch._C._DisableTorchDispatch"
+DISPATCH_MODE = "torch.utils._python_dispatch.TorchDispatchMode"
+CUSTOM_FUNCTION_NODE = "torch.autograd.function.BackwardCFunction"
+
+
+def _resolve(dotted):
+    """The object at a dotted path (``torch.x.y``), or None when the installed torch lacks it."""
+    parts = dotted.split(".")
+    found = importlib.import_module(parts[0])
+    for depth, part in enumerate(parts[1:], 2):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            try:  # a submodule that was never imported
+                found = importlib.import_module(".".join(parts[:depth]))
+            except ImportError:
+                return None
+    return found
+
+
+def _missing_base(dotted):
+    class Missing:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError(f"minigpt.diagnose needs {dotted}, which torch {torch.__version__} lacks")
+
+    return Missing
+
+
+# --------------------------------------------------------------------------------------------
+# Ops and the dispatcher
+
+# The base class of a mode that sees every aten op: while an instance is entered (``with``),
+# its ``__torch_dispatch__(func, types, args, kwargs)`` runs each op, below autograd.
+DispatchMode = _resolve(DISPATCH_MODE) or _missing_base(DISPATCH_MODE)
+
+
+def dispatch_disabled():
+    """A context in which ops bypass every entered dispatch mode (``torch._C._DisableTorchDispatch``)."""
+    return torch._C._DisableTorchDispatch()
+
+
+def written_arguments(op):
+    """((position, name), ...) of the arguments an aten op writes, ``Tensor(a!)`` in its schema.
+
+    Relies on ``OpOverload._schema``: ``is_mutable`` and each argument's ``alias_info.is_write``.
+    """
+    schema = op._schema
+    if not schema.is_mutable:
+        return ()
+    return tuple((i, argument.name) for i, argument in enumerate(schema.arguments)
+                 if argument.alias_info is not None and argument.alias_info.is_write)
+
+
+# --------------------------------------------------------------------------------------------
+# Tensors: versions and memory
+
+
+def version(tensor):
+    """The tensor's version counter (``tensor._version``): in-place writes bump it, views share it."""
+    return tensor._version
+
+
+def storage_address(tensor):
+    """Address of the tensor's storage (``untyped_storage().data_ptr()``): one for all its views."""
+    return tensor.untyped_storage().data_ptr()
+
+
+def data_address(tensor):
+    """Address of the tensor's first element (``data_ptr()``): storage address + byte offset."""
+    return tensor.data_ptr()
+
+
+# --------------------------------------------------------------------------------------------
+# Autograd: sequence numbers, saved-tensor hooks, the nodes of the graph
+
+
+def sequence_nr():
+    """Autograd's next sequence number (``torch._C._autograd._get_sequence_nr``).
+
+    Each backward node created takes the current number and moves it on by one, so it tells
+    whether a node was created between two moments.
+    """
+    return torch._C._autograd._get_sequence_nr()
+
+
+def node_sequence_nr(node):
+    """The sequence number a backward node took when created (``node._sequence_nr()``)."""
+    return node._sequence_nr()
+
+
+def innermost_saved_tensors_hooks():
+    """(pack, unpack) of the innermost ``saved_tensors_hooks`` in force, or None outside any.
+
+    Relies on ``torch._C._autograd._top_saved_tensors_default_hooks(ignore_is_tracing=False)``.
+    """
+    return torch._C._autograd._top_saved_tensors_default_hooks(False)
+
+
+def is_custom_function_node(node):
+    """Is the node a custom ``autograd.Function``'s backward (``BackwardCFunction``), i.e. its ctx?"""
+    return isinstance(node, torch.autograd.function.BackwardCFunction)
+
+
+class RawSaved(NamedTuple):
+    """One tensor a backward node saved, read without PyTorch's unpacking."""
+
+    attribute: str  # as backward reads it: "_saved_result", "saved_tensors[0]", ...
+    packed: object  # what was packed: the pack hook's result, or without hooks the tensor itself
+    hooked: bool  # saved under saved_tensors_hooks: an unpack hook will run, no version check
+    unpack: object  # () -> what backward gets (runs the unpack hook, or PyTorch's version check)
+
+
+_RAW_NAMES = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
+
+
+def _raw_names(node):
+    kind = type(node)
+    if kind not in _RAW_NAMES:
+        _RAW_NAMES[kind] = [n for n in dir(node) if n.startswith("_raw_saved_")]
+    return _RAW_NAMES[kind]
+
+
+def raw_saved(node):
+    """Every saved slot of a backward node, as ``RawSaved``.
+
+    Relies on each saved tensor ``x`` of a built-in node being ``_raw_saved_x`` (a ``SavedTensor``
+    with ``.data`` and ``.unpack_hook``) next to the unpacking ``_saved_x``, and on a custom
+    Function's node keeping ``save_for_backward``'s tensors in ``_raw_saved_tensors``, unpacked by
+    ``saved_tensors``. A slot holding a sequence gives one ``RawSaved`` per element.
+    """
+    custom = is_custom_function_node(node)
+    for raw_name in _raw_names(node):
+        raws = getattr(node, raw_name)
+        unpacked_name = "saved_tensors" if custom else raw_name[len("_raw"):]
+        many = isinstance(raws, (tuple, list))
+        for i, raw in enumerate(raws if many else [raws]):
+            index = i if many else None
+            attribute = unpacked_name if index is None else f"{unpacked_name}[{index}]"
+            yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, _unpacker(node, unpacked_name, index))
+
+
+def _unpacker(node, name, index):
+    """() -> node.<name> as backward gets it (its element index, unless None)."""
+    if index is None:
+        return lambda: getattr(node, name)
+    return lambda: getattr(node, name)[index]
+
+
+def ctx_tensors(node):
+    """(name, tensor) for each tensor a custom Function kept as a ctx attribute, ``ctx.name = t``.
+
+    Relies on a custom Function's backward node being its ctx (``BackwardCFunction``), so that
+    the attributes set on ctx are the node's instance attributes.
+    """
+    if not is_custom_function_node(node):
+        return []
+    return [(name, value) for name, value in vars(node).items() if isinstance(value, torch.Tensor)]
+
+
+def accumulated_variable(node):
+    """The leaf tensor an ``AccumulateGrad`` node accumulates into (its ``.variable``), else None."""
+    return getattr(node, "variable", None)
+
+
+# --------------------------------------------------------------------------------------------
+# The probes
+
+PROBES = {}
+
+
+def _first_missing(names):
+    return next((name for name in names if _resolve(name) is None), None)
+
+
+def _not_applicable(what):
+    return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
+
+
+def _probe(name, statement, requires=()):
+    """Register the decorated check as PROBES[name]; not applicable when a required API is missing."""
+
+    def register(check):
+        def guarded():
+            missing = _first_missing(requires)
+            return _not_applicable(missing) if missing else check()
+
+        PROBES[name] = (statement, guarded)
+        return check
+
+    return register
+
+
+def _leaf():
+    return torch.linspace(-1.0, 1.0, 4, requires_grad=True)
+
+
+def _recording_mode(read_sequence_nr=False):
+    """A dispatch mode logging (op name, sequence number or None) for every op it sees."""
+
+    class Recording(_resolve(DISPATCH_MODE)):
+        def __init__(self):
+            super().__init__()
+            self.seen = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.seen.append((str(func), sequence_nr() if read_sequence_nr else None))
+            return func(*args, **(kwargs or {}))
+
+    return Recording()
+
+
+@_probe("diagnose-api:sequence-nr",
+        "torch._C._autograd._get_sequence_nr() is the number the next backward node takes, and creating "
+        "a node (whose _sequence_nr() is that number) moves it on by one.", requires=[SEQUENCE_NR])
+def _sequence_nr_check():
+    x = _leaf()
+    before = sequence_nr()
+    y = x.exp()
+    after = sequence_nr()
+    if not hasattr(y.grad_fn, "_sequence_nr"):
+        return _not_applicable(f"{y.grad_fn.name()}._sequence_nr")
+    taken = node_sequence_nr(y.grad_fn)
+    return taken == before and after == before + 1, \
+        f"next number {before} before exp, {after} after; ExpBackward0 took {taken}"
+
+
+@_probe("diagnose-api:saved-tensor-hooks-stack",
+        "torch._C._autograd._top_saved_tensors_default_hooks(False) gives the (pack, unpack) pair of the "
+        "innermost saved_tensors_hooks in force, and None outside any.", requires=[HOOKS_STACK])
+def _hooks_stack_check():
+    outer, inner = (lambda t: t, lambda t: t), (lambda t: t, lambda t: t)
+    outside = innermost_saved_tensors_hooks()
+    with torch.autograd.graph.saved_tensors_hooks(*outer):
+        with torch.autograd.graph.saved_tensors_hooks(*inner):
+            nested = innermost_saved_tensors_hooks()
+        single = innermost_saved_tensors_hooks()
+    holds = outside is None and tuple(nested or ()) == inner and tuple(single or ()) == outer
+    return holds, (f"outside: {outside!r}; nested: the inner pair {tuple(nested or ()) == inner}; "
+                   f"one level: the outer pair {tuple(single or ()) == outer}")
+
+
+@_probe("diagnose-api:dispatch-mode",
+        "An entered torch.utils._python_dispatch.TorchDispatchMode sees every aten op, in-place ones "
+        "included, by its overload name such as aten.add_.Tensor.", requires=[DISPATCH_MODE])
+def _dispatch_mode_check():
+    x = torch.ones(3)
+    with _recording_mode() as mode:
+        x.exp().add_(1.0)
+    names = [name for name, _ in mode.seen]
+    return names == ["aten.exp.default", "aten.add_.Tensor"], f"ops seen: {names}"
+
+
+@_probe("diagnose-api:dispatch-after-autograd",
+        "A dispatch mode sees an op after autograd created its backward node: the sequence number read "
+        "in __torch_dispatch__ is that node's _sequence_nr() plus one.", requires=[DISPATCH_MODE, SEQUENCE_NR])
+def _dispatch_after_autograd_check():
+    x = _leaf()
+    with _recording_mode(read_sequence_nr=True) as mode:
+        y = x.exp()
+    read = dict(mode.seen).get("aten.exp.default")
+    taken = node_sequence_nr(y.grad_fn)
+    return read == taken + 1, f"read in the mode: {read}; ExpBackward0 took {taken}"
+
+
+@_probe("diagnose-api:disable-dispatch",
+        "Ops run inside torch._C._DisableTorchDispatch() bypass an entered dispatch mode, so the "
+        "diagnoser's own detach and clone are not logged as the model's ops.",
+        requires=[DISPATCH_MODE, DISABLE_DISPATCH])
+def _disable_dispatch_check():
+    x = torch.ones(3)
+    with _recording_mode() as mode:
+        with dispatch_disabled():
+            x.clone()
+        x.neg()
+    names = [name for name, _ in mode.seen]
+    return names == ["aten.neg.default"], f"ops seen: {names} (clone ran with dispatch disabled)"
+
+
+@_probe("diagnose-api:op-schema-writes",
+        "An aten op's _schema is mutable exactly when the op writes a tensor argument, and marks each "
+        "written argument with alias_info.is_write (Tensor(a!)).")
+def _op_schema_check():
+    aten = torch.ops.aten
+    ops = {"add_.Tensor": aten.add_.Tensor, "add.Tensor": aten.add.Tensor, "add.out": aten.add.out}
+    if not all(hasattr(op, "_schema") for op in ops.values()):
+        return _not_applicable("OpOverload._schema")
+    written = {name: [argument for _, argument in written_arguments(op)] for name, op in ops.items()}
+    return written == {"add_.Tensor": ["self"], "add.Tensor": [], "add.out": ["out"]}, f"written: {written}"
+
+
+@_probe("diagnose-api:raw-saved-slots",
+        "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
+        "packed and whose unpack_hook is set only under saved_tensors_hooks, next to the unpacking "
+        "_saved_<name>.")
+def _raw_saved_check():
+    x = _leaf()
+    plain = x.tanh()
+    marker, unpacked = object(), torch.zeros(1)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: marker, lambda packed: unpacked):
+        hooked = x.tanh()
+    if not hasattr(plain.grad_fn, "_raw_saved_result"):
+        return _not_applicable("TanhBackward0._raw_saved_result")
+    (bare,), (packed,) = raw_saved(plain.grad_fn), raw_saved(hooked.grad_fn)
+    keeps_result = isinstance(bare.packed, torch.Tensor) and data_address(bare.packed) == data_address(plain)
+    unpacks = data_address(packed.unpack()) == data_address(unpacked)
+    holds = (bare.attribute == packed.attribute == "_saved_result" and keeps_result and not bare.hooked
+             and packed.packed is marker and packed.hooked and unpacks)
+    return holds, (f"slots {bare.attribute} / {packed.attribute}; without hooks: packed is the result "
+                   f"{keeps_result}, hooked {bare.hooked}; with hooks: packed is the pack hook's object "
+                   f"{packed.packed is marker}, hooked {packed.hooked}, unpacks through the hook {unpacks}")
+
+
+@_probe("diagnose-api:custom-function-node",
+        "A custom autograd.Function's backward node is a BackwardCFunction that is also its ctx: tensors "
+        "set as ctx attributes are its instance attributes, and save_for_backward's are in "
+        "_raw_saved_tensors.", requires=[CUSTOM_FUNCTION_NODE])
+def _custom_function_check():
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.kept = x
+            ctx.save_for_backward(x)
+            return 2 * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return 2 * grad
+
+    node = Twice.apply(_leaf() * 1).grad_fn
+    attributes = [slot.attribute for slot in raw_saved(node)]
+    kept = [name for name, _ in ctx_tensors(node)]
+    holds = is_custom_function_node(node) and attributes == ["saved_tensors[0]"] and kept == ["kept"]
+    return holds, (f"{type(node).__name__}: custom node {is_custom_function_node(node)}, "
+                   f"saved slots {attributes}, ctx tensors {kept}")
+
+
+@_probe("diagnose-api:version-counter",
+        "tensor._version counts in-place writes, is shared by the views of one tensor, and does not move "
+        "for a write through .data.")
+def _version_counter_check():
+    t = _leaf() * 1
+    first, second = t[:2], t[2:]
+    start = version(t)
+    first.mul_(2.0)
+    after_view_write = version(t), version(second)
+    t.data.add_(1.0)
+    after_data_write = version(t)
+    holds = after_view_write == (start + 1, start + 1) and after_data_write == start + 1
+    return holds, (f"versions (tensor, sibling view): {start} before, {after_view_write} after a write to "
+                   f"one view; {after_data_write} after a write through .data")
+
+
+@_probe("diagnose-api:storage-address",
+        "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
+        "address plus storage_offset() times element_size().")
+def _storage_address_check():
+    base = torch.arange(6.0).reshape(2, 3)
+    view = base[:, 1:]
+    same_storage = storage_address(view) == storage_address(base)
+    offset = data_address(view) - storage_address(view)
+    expected = view.storage_offset() * view.element_size()
+    return same_storage and offset == expected, \
+        f"one storage address for base and view: {same_storage}; view's byte offset {offset} (expected {expected})"
+
+
+@_probe("diagnose-api:accumulate-grad-variable",
+        "A leaf's AccumulateGrad node, reached through next_functions, holds that leaf as .variable.")
+def _accumulate_grad_check():
+    x = _leaf()
+    node = x.exp().grad_fn.next_functions[0][0]
+    return accumulated_variable(node) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
+
+
+@_probe("diagnose-works",
+        "diagnose() of one forward of run B names every saved LayerNorm input that the in-place residual "
+        "add h.add_(...) overwrote, caught by PyTorch's version check, and finds nothing in run A.",
+        requires=[SEQUENCE_NR, HOOKS_STACK, DISABLE_DISPATCH, DISPATCH_MODE, CUSTOM_FUNCTION_NODE])
+def _diagnose_works_check():
+    from minigpt.data import build_dataset, probe_batch
+    from minigpt.train import build_model, model_config
+
+    from . import RAISES, diagnose
+
+    data = build_dataset()
+    x, y = probe_batch(data)
+    run_b, run_a = (diagnose(build_model(model_config(data, inplace=inplace), seed=0), x, y)
+                    for inplace in (True, False))
+    expected = 2 * model_config(data).n_layer  # the input of ln1 and of ln2, in every block
+    layernorm = [f for f in run_b.findings
+                 if (f.node, f.attribute, f.check) == ("NativeLayerNormBackward0", "_saved_input", RAISES)
+                 and f.write is not None and f.write.name == "aten.add_.Tensor"
+                 and f.write.location.code.startswith("h.add_(")]
+    holds = len(run_b.findings) == len(layernorm) == expected and not run_a.findings
+    return holds, (f"run B: {run_b.summary()}, {len(layernorm)} of the {expected} expected LayerNorm inputs "
+                   f"overwritten at h.add_(...); run A: {run_a.summary()}")
