@@ -177,13 +177,15 @@ class Run:
 def execute(name):
     """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel
     (what it glues is kept, not displayed)."""
+    from importlib.util import find_spec
     from unittest import mock
 
     path = manifest()[name].path
     run = Run(None, {"__name__": "__main__", "__file__": str(path)}, "", {})
     output = io.StringIO()
     keep = lambda key, value, display=True: run.glued.__setitem__(key, value)  # noqa: E731
-    with mock.patch("myst_nb.glue", keep), contextlib.redirect_stdout(output):
+    glue = mock.patch("myst_nb.glue", keep) if find_spec("myst_nb") else contextlib.nullcontext()
+    with glue, contextlib.redirect_stdout(output):
         try:
             exec(compile(path.read_text("utf-8"), str(path), "exec"), run.namespace)
         except Exception as exc:  # noqa: BLE001 - judged against the manifest

@@ -2,7 +2,7 @@
 
 Each is computed once per fingerprint of the mini-GPT's code and the installed torch, then read
 back (book.store): run B's first backward with anomaly detection off and on, the probe-batch
-gradients of each switch setting, and the training runs.
+gradients of each switch setting; the training runs are kept by minigpt.train's own run cache.
 """
 
 from functools import cache
@@ -54,7 +54,14 @@ def gradients(**switches):
     return result
 
 
+@cache
+def _training(switches):
+    return train(model_config(data(), **dict(switches)), TrainConfig(), data())
+
+
 def training(**switches):
-    """The RunResult of training a model with these switches with the default TrainConfig."""
-    return _memoized("training", lambda: train(model_config(data(), **switches), TrainConfig(), data()),
-                     **switches)
+    """The RunResult of training a model with these switches with the default TrainConfig.
+
+    In the book's build each run is computed once, in minigpt's run cache (MINIGPT_RUN_CACHE),
+    which the reproducer's command-line runs share."""
+    return _training(tuple(sorted(switches.items())))

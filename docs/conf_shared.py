@@ -34,6 +34,8 @@ def kernel_environment(environ=os.environ):
         [str(REPO)] + [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p])
     environ["BOOK_REPO_ROOT"] = str(REPO)
     environ["BOOK_STORE"] = str(BUILD / "store")
+    # The training runs of the pages and of the reproducer's commands, computed once (minigpt.train)
+    environ["MINIGPT_RUN_CACHE"] = environ["BOOK_STORE"]
     environ.setdefault("MPLBACKEND", "Agg")
     # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
     environ.setdefault("OMP_NUM_THREADS", "1")

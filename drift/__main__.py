@@ -45,8 +45,9 @@ def measured():
     for name in claims.CLAIMS:
         outcomes[name] = claims.evaluate(name)
         outcome = outcomes[name]
-        print(f"  {'n/a   ' if not outcome.applicable else 'holds ' if outcome.holds else 'BROKEN'}  {name}",
-              flush=True)
+        verdict = ("n/a   " if not outcome.applicable else "holds " if outcome.holds
+                   else "BROKEN" if outcome.broken else "no    ")  # no: a claim recorded, not required
+        print(f"  {verdict}  {name}", flush=True)
     return record.measure(outcomes), outcomes
 
 

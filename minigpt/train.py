@@ -5,15 +5,23 @@ fixed probe batch at step 0 (same weights for every variant: the gradient differ
 break alone) and at the end. When backward raises, the run records the error instead.
 """
 
+import hashlib
+import json
+import os
+import pickle
 import platform
 import time
 import warnings
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import torch
 
 from .data import build_dataset, inputs_and_targets, probe_batch, sample_batch
 from .model import GPT, GPTConfig, check_limits, setting
+
+
+RUN_CACHE = "MINIGPT_RUN_CACHE"  # environment variable: a folder where train() reuses its runs
 
 
 @dataclass
@@ -136,9 +144,38 @@ def train(config, settings=None, data=None, progress=None):
     """Train a fresh model; returns a RunResult (never raises for a failing backward).
 
     progress, if given, is called as progress(step, steps, loss) after every training step.
+    With MINIGPT_RUN_CACHE set to a folder, a run is computed once there and then reused by every
+    process (the book sets it: its pages and the reproducer's commands share their runs).
     """
     settings = settings or TrainConfig()
     data = data or build_dataset()
+    folder = os.environ.get(RUN_CACHE)
+    if not folder:
+        return _train(config, settings, data, progress)
+    path = Path(folder) / "runs" / f"{run_key(config, settings, data)}.pickle"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    result = _train(config, settings, data, progress)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(f".{os.getpid()}.tmp")
+    scratch.write_bytes(pickle.dumps(result))
+    scratch.replace(path)  # atomic: another process never reads half a run
+    with open(Path(folder) / "computed.jsonl", "a", encoding="utf-8") as log:  # the book's count
+        log.write(json.dumps({"kind": "training", "key": path.stem, "seconds": round(result.wall_time_s, 3),
+                              "at": time.time()}) + "\n")
+    return result
+
+
+def run_key(config, settings, data):
+    """What a run depends on: its configs, its data, this package's code and the torch release."""
+    digest = hashlib.sha256(json.dumps([asdict(config), asdict(settings), torch.__version__]).encode())
+    digest.update(repr(data.vocab).encode() + data.train.numpy().tobytes() + data.test.numpy().tobytes())
+    for source in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def _train(config, settings, data, progress):
     start = time.perf_counter()
     model = build_model(config, settings.seed)
     result = RunResult(status="completed")

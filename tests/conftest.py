@@ -8,6 +8,7 @@ number of steps: the step-0 probe gradients, for example, are taken before the f
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -97,12 +98,13 @@ _examples = {}
 
 
 def pytest_collection_modifyitems(session, config, items):
-    if any("example_results" in item.fixturenames for item in items):
-        import tempfile
-
+    waiting = [item for item in items if "example_results" in item.fixturenames]
+    if waiting:  # run last, so the other tests run while the examples do
+        items[:] = [item for item in items if item not in waiting] + waiting
         out = Path(tempfile.mkdtemp()) / "examples.json"
         env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg")
-        env.pop("BOOK_STORE", None)  # every example computes what it shows
+        for variable in ("BOOK_STORE", "MINIGPT_RUN_CACHE"):  # every example computes what it shows
+            env.pop(variable, None)
         _examples.update(out=out, process=subprocess.Popen(
             [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out)], cwd=REPO, env=env,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))

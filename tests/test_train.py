@@ -143,3 +143,20 @@ def test_safe_switches_train_exactly_like_the_control(trained, run_control, swit
     assert run.losses == run_control.losses
     for name, g in run_control.grads_final.items():
         assert torch.equal(g, run.grads_final[name]), name
+
+
+def test_the_run_cache_computes_each_run_once(tmp_path, monkeypatch, data):
+    """With MINIGPT_RUN_CACHE (the book sets it), the same run is computed once and then read back,
+    in any process; a different setting is a different run."""
+    import json
+
+    from minigpt.train import RUN_CACHE, TrainConfig, model_config, train
+
+    monkeypatch.setenv(RUN_CACHE, str(tmp_path))
+    first = train(model_config(data), TrainConfig(steps=2), data)
+    again = train(model_config(data), TrainConfig(steps=2), data)
+    other = train(model_config(data), TrainConfig(steps=2, seed=1), data)
+    logged = [json.loads(line) for line in (tmp_path / "computed.jsonl").read_text().splitlines()]
+    assert [entry["kind"] for entry in logged] == ["training", "training"]
+    assert again.losses == first.losses and again.wall_time_s == first.wall_time_s
+    assert other.losses != first.losses

@@ -1,0 +1,23 @@
+"""book.store: what the build's pages and claims share, each computed once per key."""
+
+from book import store
+
+
+def test_a_result_is_computed_once_then_read_back_even_in_another_process(tmp_path, monkeypatch):
+    monkeypatch.setenv(store.ENV, str(tmp_path))
+    monkeypatch.setattr(store, "_memory", {})
+    calls = []
+    compute = lambda: calls.append(1) or {"value": 42}  # noqa: E731
+    assert store.memoized("experiment", "answer-abc", compute) == {"value": 42}
+    monkeypatch.setattr(store, "_memory", {})  # as a fresh process (a page's kernel) would start
+    assert store.memoized("experiment", "answer-abc", compute) == {"value": 42}
+    assert calls == [1]
+    assert [e["key"] for e in store.computed_since(0)] == ["answer-abc"]
+
+
+def test_without_a_store_results_live_in_the_process_only(tmp_path, monkeypatch):
+    monkeypatch.delenv(store.ENV, raising=False)
+    monkeypatch.setattr(store, "_memory", {})
+    assert store.memoized("experiment", "k", lambda: 1) == 1
+    assert store.memoized("experiment", "k", lambda: 2) == 1
+    assert store.computed_since(0, store=tmp_path) == []
