@@ -1,4 +1,4 @@
-"""nox -s tests | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
+"""nox -s tests | nox -s e2e | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
 
 BOOK_TORCH=2.12.1 nox -s docs builds the book on another release (the docs workflow's matrix).
 """
@@ -26,9 +26,16 @@ def install(session, extras="", torch=None):
 
 @nox.session
 def tests(session):
-    # docs too: the site tests build the book (incrementally) before opening it
+    """Every test but the end-to-end ones (docs too: the page and example tests read the pages)."""
     install(session, "test,docs")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "-m", "not e2e", *session.posargs)
+
+
+@nox.session
+def e2e(session):
+    """The end-to-end tests: whole builds of the book, the real browser, the reproducer via just."""
+    install(session, "test,docs")
+    session.run("pytest", "-m", "e2e", *session.posargs)
 
 
 @nox.session

@@ -97,9 +97,28 @@ def minigpt_command():
 _examples = {}
 
 
-def pytest_collection_modifyitems(session, config, items):
+# End-to-end tests (nox -s e2e): whole builds of the book, the browser, the reproducer through
+# `just`. They are marked here, from what they use, rather than one by one.
+E2E_FIXTURES = {"site", "built_copy", "reproducer"}
+E2E_MODULES = {"test_build_output"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "e2e: an end-to-end test (whole builds, the browser, just): nox -s e2e")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if E2E_FIXTURES & set(item.fixturenames) or item.module.__name__ in E2E_MODULES:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k chose the tests to run
+def pytest_collection_finish(session):
+    items = session.items
     waiting = [item for item in items if "example_results" in item.fixturenames]
-    if waiting:  # run last, so the other tests run while the examples do
+    if waiting and not session.config.option.collectonly:  # last: the other tests run meanwhile
         items[:] = [item for item in items if item not in waiting] + waiting
         out = Path(tempfile.mkdtemp()) / "examples.json"
         env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg")

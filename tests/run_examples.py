@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("minigpt", "book", "drift", "tapegrad")
 SPAWN_EVENTS = ("subprocess.Popen", "os.posix_spawn", "os.exec")
 current = {"opened": None}
 
@@ -53,13 +52,14 @@ def audit(event, args):
             note(arg)
 
 
-def forget_our_modules():
-    for name in [n for n in sys.modules if n.split(".")[0] in PACKAGES]:
+def forget_our_modules(packages):
+    for name in [n for n in sys.modules if n.split(".")[0] in packages]:
         del sys.modules[name]
 
 
 def main(out):
     from book import cases  # judged with the module loaded before any example runs
+    from book.deps import PACKAGES
 
     results = {}
     log = Path(tempfile.mkdtemp()) / "children.log"
@@ -67,7 +67,7 @@ def main(out):
                       PYTHONPATH=os.pathsep.join([str(REPO / "tests" / "audit_site"), str(REPO)]))
     sys.addaudithook(audit)
     for name in cases.manifest():
-        forget_our_modules()
+        forget_our_modules(PACKAGES)
         log.write_text("", encoding="utf-8")
         current["opened"] = set()
         start = time.perf_counter()
