@@ -1,19 +1,26 @@
 """What the book's notebook kernel runs around the pages' cells.
 
-docs/_ext/cases.py puts a hidden setup cell at the top of every executed page
+docs/_ext/casecells.py (with book/pages.py) puts a hidden setup cell under the title of every
+executed page
 
-    from book.kernel import check, stamp
-    stamp()
+    import book.kernel as _book
+    _book.stamp()
 
-and a hidden `check("<example>")` after each cell that loads an example, so a page declares no
+and a hidden `_book.check("<example>")` after each cell that loads an example, so a page declares no
 expectation itself: examples/cases.toml does, once.
+
+Inside IPython, importing this module also makes what the cells print readable (book.tracebacks):
+the traceback of a cell that raises keeps the frames of the reader's code (the cell, minigpt/,
+tapegrad/, book/) and folds those of torch, Python and Jupyter into a line that counts them; a
+warning (anomaly mode's report) is printed the same way; no path of the build machine is shown.
 """
 
 import datetime
 import platform
 import sys
+import warnings
 
-from . import cases, store
+from . import cases, repo_root, store, tracebacks
 
 _last = {"error": None}
 _outcomes = {}  # example name -> Outcome, for the cases checked in this kernel
@@ -28,12 +35,44 @@ def remember_error(error):
     _last["error"] = error
 
 
+def install(shell):
+    """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
+    (for check); show a cell's error and the warnings it emits through book.tracebacks."""
+    shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
+    places = tracebacks.Places(repo=str(repo_root()), cell_label=lambda path: _cell_label(shell, path))
+    shell.set_custom_exc((Exception,), lambda shell, etype, value, tb, tb_offset=None:
+                         show_exception(shell, places, etype, value, tb))
+    warnings.showwarning = tracebacks.warning_printer(places)
+
+
+def _cell_label(shell, path):
+    """"Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
+    named = shell.compile.format_code_name(path)
+    return " ".join(named) if named else None
+
+
+def show_exception(shell, places, etype, value, tb):
+    """IPython's custom exception handler: the error output of the cell that raised, with the
+    brief traceback of book.tracebacks (the shell's own outermost frame left out, as IPython does).
+    IPython has already recorded the error for the post_run_cell hook, so the guard still sees it.
+    What the brief traceback does not cover (syntax errors, exception groups, exceptions that
+    render themselves) and any failure of its own get IPython's traceback."""
+    if (issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup)
+            or hasattr(value, "_render_traceback_")):
+        return shell.showtraceback((etype, value, tb), running_compiled_code=True)
+    try:
+        stb = tracebacks.structured_traceback(value, places, tb=tb, skip=1)
+    except Exception:  # noqa: BLE001 - never hide the cell's error behind the formatter's
+        return shell.showtraceback((etype, value, tb), running_compiled_code=True)
+    shell._showtraceback(etype, value, stb)
+
+
 def _register():
     try:
         shell = get_ipython()  # noqa: F821 - defined inside IPython
     except NameError:
         return
-    shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
+    install(shell)
 
 
 _register()

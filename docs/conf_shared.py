@@ -103,7 +103,8 @@ def configure(language, project):
         html_theme="sphinx_book_theme",
         html_title=project,
         html_static_path=[str(DOCS / "_static")],
-        html_css_files=["book.css"],
+        html_css_files=["book.css", "outputs.css"],
+        html_js_files=[("book.js", {"defer": "defer"})],
         html_favicon=str(DOCS / "_static" / "favicon.svg"),
         # pydata-sphinx-theme's script rejects an empty mode (a console error on every page)
         html_context={"default_mode": "auto"},

@@ -1,5 +1,7 @@
 # The seed's reproducer, verbatim, with the repository's justfile, run in a
 # scratch directory: experiments/ starts empty, the repository is not touched.
+# Each command's output is shown by its first and last lines (brief: frames
+# outside the repository folded, paths relative to it).
 import os
 import subprocess
 import sys
@@ -7,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 from book import repo_root
+from book.tracebacks import brief, excerpt
 
 COMMANDS = [  # (what follows `just`, the exit status it should have)
     ("phase-25-train inplace=false", 0),
@@ -26,7 +29,7 @@ with tempfile.TemporaryDirectory() as scratch:
                    "--working-directory", scratch, *arguments.split()]
         done = subprocess.run(command, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
-        print(done.stdout.rstrip())
-        print(f"[exit status {done.returncode}]\n", flush=True)
+        print(excerpt(brief(done.stdout.rstrip()), head=2, tail=3))
+        print(f"[exit status {done.returncode}]", flush=True)
         statuses.append(done.returncode)
 assert statuses == [expected for _, expected in COMMANDS], statuses

@@ -1,7 +1,8 @@
 """Sphinx extension for the two mirrored language trees.
 
 - a language switcher on every page, linking to the same page in the other language,
-  and <link rel="alternate" hreflang> tags;
+  and <link rel="alternate" hreflang> tags; it names the page's explicit labels, the ids both
+  languages share, so that docs/_static/book.js can carry the section in view across;
 - the build fails (a warning under -W) when a page or label exists in one tree only;
 - MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
 - every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
@@ -44,6 +45,14 @@ def counterpart_exists(app, language, pagename):
     return any((tree / f"{pagename}{suffix}").is_file() for suffix in (".md", ".ipynb", ".rst"))
 
 
+def shared_anchors(env, pagename):
+    """The ids of the page's explicit labels: the mirror check keeps them on the same page in both
+    languages, unlike the ids made from a heading's words."""
+    anchors = {labelid for docname, labelid in env.get_domain("std").anonlabels.values()
+               if docname == pagename and labelid}
+    return " ".join(sorted(anchors))
+
+
 def add_switcher(app, pagename, templatename, context, doctree):
     config = app.config
     # from this page's folder up to the site root (which holds es/ and en/)
@@ -62,7 +71,8 @@ def add_switcher(app, pagename, templatename, context, doctree):
         lang, url = links[0]
         name = config.book_languages[lang]
         context.update(book_other_url=url, book_other_language=lang, book_other_language_name=name,
-                       book_switch_label=SWITCH_LABEL[config.book_language, lang])
+                       book_switch_label=SWITCH_LABEL[config.book_language, lang],
+                       book_shared_anchors=shared_anchors(app.env, pagename))
 
 
 def check_stamp(app, doctree, docname):

@@ -1,0 +1,68 @@
+// The book's own behaviour on top of sphinx-book-theme. Loaded with `defer`: it runs once the page
+// is parsed and before the theme's scripts, which pydata-sphinx-theme defers to the end of <body>.
+"use strict";
+
+// sphinx-book-theme shows the sidebar buttons in the article header and hides the navbar's copies
+// at every width, but pydata-sphinx-theme wires only the first button of each kind, the hidden copy
+// (pydata/pydata-sphinx-theme#2451). Without the copies the themes wire the visible buttons
+// themselves: a dialog on narrow screens, a collapsing primary sidebar on wide ones.
+for (const kind of ["primary-toggle", "secondary-toggle"]) {
+  if (document.querySelector(`.bd-header-article .${kind}`)) {
+    document.querySelectorAll(`.bd-header .${kind}`).forEach((copy) => copy.remove());
+  }
+}
+
+// On a phone the sidebars open as dialogs over the page; one stays open after a link in it took the
+// reader to a section of the page behind, hiding it. Following a link closes the dialog.
+document.querySelectorAll("#pst-primary-sidebar-modal, #pst-secondary-sidebar-modal").forEach((dialog) => {
+  dialog.addEventListener("click", (event) => event.target.closest("a[href]") && dialog.close());
+});
+
+// The language switcher keeps the reader's place: its link points at the section in view, by an id
+// both languages share (the page's explicit labels, listed by docs/_ext/bilingual.py).
+function keepPlaceAcrossLanguages() {
+  const link = document.getElementById("book-language-switch");
+  if (!link) return;
+  const shared = new Set((link.dataset.anchors || "").split(" ").filter(Boolean));
+  const places = [...document.querySelectorAll("#main-content [id]")].filter((e) => shared.has(e.id));
+  const update = () => {
+    let place = places.filter((e) => e.getBoundingClientRect().top <= window.innerHeight / 3).pop();
+    // The anchor the reader followed, while on screen (a short last section never reaches the top)
+    const followed = places.find((e) => "#" + e.id === location.hash);
+    const top = followed ? followed.getBoundingClientRect().top : -1;
+    if (top >= 0 && top < window.innerHeight) place = followed;
+    // The title's section needs no anchor: the page opens there
+    link.hash = place && !place.querySelector("h1") ? place.id : "";
+  };
+  let pending = false;
+  window.addEventListener("scroll", () => {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(() => { pending = false; update(); });
+    }
+  }, { passive: true });
+  window.addEventListener("hashchange", update);
+  update();
+}
+
+// Accessible names that contradict the visible text (axe: label-content-name-mismatch): the search
+// field's aria-label leaves out its Ctrl+K, and MyST-NB names every "Show code cell source" toggle
+// "Toggle hidden content", in English on both languages. Their visible text names them.
+function nameByVisibleText() {
+  document.querySelectorAll(".search-button-field[aria-label], details.hide > summary[aria-label]")
+    .forEach((element) => element.removeAttribute("aria-label"));
+}
+
+// A wide table scrolls in its own box: a keyboard must reach the box to scroll it (axe:
+// scrollable-region-focusable), as the theme does for code blocks and cell outputs.
+function tabStopsOnScrollingTables() {
+  const update = () => document.querySelectorAll(".book-compat-scroll").forEach((box) => {
+    box.tabIndex = box.scrollWidth > box.clientWidth ? 0 : -1;
+  });
+  window.addEventListener("resize", update);
+  update();
+}
+
+keepPlaceAcrossLanguages();
+nameByVisibleText();
+tabStopsOnScrollingTables();
