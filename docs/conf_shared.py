@@ -87,8 +87,8 @@ def configure(language, project):
         nb_execution_show_tb=True,
         nb_execution_timeout=600,
         nb_merge_streams=True,
-        nb_code_prompt_show={"es": "Mostrar el código de la celda", "en": "Show code cell {type}"}[language],
-        nb_code_prompt_hide={"es": "Ocultar el código de la celda", "en": "Hide code cell {type}"}[language],
+        nb_code_prompt_show={"es": "Mostrar el contenido oculto de la celda", "en": "Show code cell {type}"}[language],
+        nb_code_prompt_hide={"es": "Ocultar el contenido de la celda", "en": "Hide code cell {type}"}[language],
         book_execute_folder=str(BUILD / "jupyter_execute" / language),
         # freshness: what each build executed; the status page shows the build date
         book_execution_report_dir=str(BUILD / "execution"),

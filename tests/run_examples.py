@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's packages, wherever the installed ones point
 SPAWN_EVENTS = ("subprocess.Popen", "os.posix_spawn", "os.exec")
 current = {"opened": None}
 
