@@ -21,6 +21,16 @@ from . import cases, deps
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (conf_shared)
 
 
+# The front matter of an executed page (MyST-NB runs a Markdown page that starts with it).
+EXECUTED_PAGE_FRONT_MATTER = """---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+"""
+
+
 class PageError(ValueError):
     """A page that loads something the manifest does not declare, or tags a case itself."""
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from book.pages import EXECUTED_PAGE_FRONT_MATTER
+
 EXTENSIONS = Path(__file__).resolve().parents[1] / "docs" / "_ext"
 
 CONF = f"""
@@ -25,13 +27,7 @@ nb_execution_cache_path = {{cache!r}}
 nb_execution_raise_on_error = True
 """
 
-PAGE = """---
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
----
-
+PAGE = EXECUTED_PAGE_FRONT_MATTER + """
 # Two cells
 
 ```{code-cell} ipython3

@@ -157,13 +157,7 @@ def test_the_guard_fails_the_cell_with_the_claim_it_backs():
 # --- the pages: what with_cases adds, and what it refuses
 
 
-PAGE = """---
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
----
-
+PAGE = pages.EXECUTED_PAGE_FRONT_MATTER + """
 # Title
 
 ```{code-cell} ipython3
