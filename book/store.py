@@ -3,7 +3,8 @@
 The book's build sets BOOK_STORE (docs/_build/store): the claim check, every page's kernel and
 the compatibility page then share what any of them computed. Without it (tests, `python -m
 drift`), results live in the process only. Every computation is logged to computed.jsonl, which
-the build's execution report reads to count them.
+the build's execution report reads to count them (minigpt.train's run cache logs its training
+runs to the same file, with the same functions).
 """
 
 import json
@@ -11,6 +12,8 @@ import os
 import pickle
 import time
 from pathlib import Path
+
+from minigpt.experiment import COMPUTED_LOG, log_computation, write_atomically
 
 ENV = "BOOK_STORE"
 _memory = {}
@@ -37,25 +40,18 @@ def load(kind, key):
 def save(kind, key, value):
     _memory[(kind, key)] = value
     if folder() is not None:
-        path = _path(kind, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_suffix(f".{os.getpid()}.tmp")
-        scratch.write_bytes(pickle.dumps(value))
-        scratch.replace(path)  # atomic: a reader never sees half a file
+        write_atomically(_path(kind, key), pickle.dumps(value))
 
 
 def note_computed(kind, key, seconds):
     """Log one computation (the execution report counts them; none may repeat in a build)."""
     if folder() is not None:
-        folder().mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()})
-        with open(folder() / "computed.jsonl", "a", encoding="utf-8") as log:
-            log.write(line + "\n")
+        log_computation(folder(), kind, key, seconds)
 
 
 def computed_since(started, store=None):
     """[{kind, key, seconds, at}] logged at or after `started` (a time.time() value)."""
-    log = Path(store or folder() or "") / "computed.jsonl"
+    log = Path(store or folder() or "") / COMPUTED_LOG
     if not log.is_file():
         return []
     entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line]

@@ -155,7 +155,7 @@ def fold_text(text, places):
     """text with the frames of its Python tracebacks that are not the reader's code folded into
     one line per run, and the reader's frames named as places.display names them."""
     lines = text.split("\n")
-    out, last, run = [], 0, []
+    out, last, run, run_indent = [], 0, [], ""
     for start, end, match in _frames_in_text(lines):
         if start != last and run:  # text between two tracebacks ends a run
             out.append(fold_line(run, run_indent))

@@ -10,6 +10,7 @@ from IPython.display import HTML
 from myst_nb import glue
 
 from book import store
+from drift import __main__ as exits
 from drift import claims, record
 
 live = record.measure(claims.evaluate_all())
@@ -72,3 +73,5 @@ glue("compat_releases", ", ".join(releases), display=False)
 glue("compat_claim_count", len(outcomes), display=False)
 glue("compat_changed", ", ".join(changed) or "—", display=False)
 glue("compat_stale", "stale" if stale else "current", display=False)
+glue("drift_exit_broken", exits.BROKEN, display=False)  # python -m drift check's exit statuses
+glue("drift_exit_stale", exits.STALE, display=False)

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import torch
@@ -18,6 +19,26 @@ RESULT = "result.json"
 TENSORS = "probe.pt"
 RUN_NAME = re.compile(r"run-(\d+)$")
 STAGING_NAME = re.compile(r"\.run-\d+\.partial$")  # left behind if a write was interrupted
+
+
+COMPUTED_LOG = "computed.jsonl"  # in a cache folder: one line per result computed there
+
+
+def write_atomically(path, data):
+    """Write bytes to path so that another process never reads half of them."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(f".{os.getpid()}.tmp")
+    scratch.write_bytes(data)
+    scratch.replace(path)
+
+
+def log_computation(folder, kind, key, seconds):
+    """Append {kind, key, seconds, at} to folder/computed.jsonl (the book counts them per build)."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
+    with open(Path(folder) / COMPUTED_LOG, "a", encoding="utf-8") as log:
+        log.write(json.dumps(entry) + "\n")
 
 
 class ExperimentError(ValueError):

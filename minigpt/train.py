@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from .data import build_dataset, inputs_and_targets, probe_batch, sample_batch
+from .experiment import log_computation, write_atomically
 from .model import GPT, GPTConfig, check_limits, setting
 
 
@@ -156,13 +157,8 @@ def train(config, settings=None, data=None, progress=None):
     if path.is_file():
         return pickle.loads(path.read_bytes())
     result = _train(config, settings, data, progress)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_suffix(f".{os.getpid()}.tmp")
-    scratch.write_bytes(pickle.dumps(result))
-    scratch.replace(path)  # atomic: another process never reads half a run
-    with open(Path(folder) / "computed.jsonl", "a", encoding="utf-8") as log:  # the book's count
-        log.write(json.dumps({"kind": "training", "key": path.stem, "seconds": round(result.wall_time_s, 3),
-                              "at": time.time()}) + "\n")
+    write_atomically(path, pickle.dumps(result))
+    log_computation(folder, "training", path.stem, result.wall_time_s)
     return result
 
 
