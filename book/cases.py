@@ -175,21 +175,21 @@ class Run:
 
 
 def execute(name):
-    """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel
-    (what it glues is kept, not displayed)."""
-    from importlib.util import find_spec
-    from unittest import mock
+    """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel,
+    then, if it did what the manifest says, its publisher (book.publish), as the book's hidden
+    guard does. What they glue is kept, not displayed; a publisher's failed check raises."""
+    from .publish import publish
 
-    path = manifest()[name].path
-    run = Run(None, {"__name__": "__main__", "__file__": str(path)}, "", {})
+    case = manifest()[name]
+    run = Run(None, {"__name__": "__main__", "__file__": str(case.path)}, "", {})
     output = io.StringIO()
-    keep = lambda key, value, display=True: run.glued.__setitem__(key, value)  # noqa: E731
-    glue = mock.patch("myst_nb.glue", keep) if find_spec("myst_nb") else contextlib.nullcontext()
-    with glue, contextlib.redirect_stdout(output):
+    with contextlib.redirect_stdout(output):
         try:
-            exec(compile(path.read_text("utf-8"), str(path), "exec"), run.namespace)
+            exec(compile(case.path.read_text("utf-8"), str(case.path), "exec"), run.namespace)
         except Exception as exc:  # noqa: BLE001 - judged against the manifest
             run.error = exc
+        if judge(case, run.error, run.namespace).ok:
+            publish(name, run.namespace, run.glued.__setitem__)
     run.stdout = output.getvalue()
     return run
 

@@ -20,7 +20,7 @@ import platform
 import sys
 import warnings
 
-from . import cases, repo_root, store, tracebacks
+from . import cases, publish, repo_root, store, tracebacks
 
 _last = {"error": None}
 _outcomes = {}  # example name -> Outcome, for the cases checked in this kernel
@@ -88,7 +88,8 @@ def _namespace():
 def check(name, namespace=None):
     """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail
     the build) unless it did what the manifest says. The outcome is kept for the safe-case
-    summary and, for the claims, in the build's store."""
+    summary and, for the claims, in the build's store. Then the example's publisher glues what
+    the prose quotes and checks what it states (book.publish)."""
     case = cases.manifest()[name]
     outcome = cases.judge(case, _last["error"], _namespace() if namespace is None else namespace)
     _outcomes[name] = outcome
@@ -97,6 +98,10 @@ def check(name, namespace=None):
     store.save("case", key, outcome)
     if not outcome.ok:
         raise AssertionError(cases.failure_line(outcome))
+    from myst_nb import glue
+
+    publish.publish(name, _namespace() if namespace is None else namespace,
+                    lambda key, value: glue(key, value, display=False))
     return outcome
 
 

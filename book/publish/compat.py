@@ -1,0 +1,3 @@
+"""Publishers of the compat examples (book.publish)."""
+
+from . import publisher  # noqa: F401

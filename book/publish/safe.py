@@ -1,0 +1,3 @@
+"""Publishers of the safe examples (book.publish)."""
+
+from . import publisher  # noqa: F401
