@@ -189,7 +189,7 @@ def execute(name):
         except Exception as exc:  # noqa: BLE001 - judged against the manifest
             run.error = exc
         if judge(case, run.error, run.namespace).ok:
-            publish(name, run.namespace, run.glued.__setitem__)
+            publish(name, run.namespace, run.glued.__setitem__, run.error)
     run.stdout = output.getvalue()
     return run
 

@@ -1,7 +1,7 @@
 """What an executed example depends on, and a fingerprint of it.
 
 An example depends on its own file, on every file of each package of this repository that it
-imports (directly or through another of these packages), and on what the manifest says it reads
+imports (directly or through another of these packages) or that runs its publisher (book), and on what the manifest says it reads
 or runs besides (`reads`: the justfile, records/, a package run in a subprocess). A page
 depends on the examples it loads plus the `book` package that runs its cells. The book
 re-executes a page exactly when one of those files, or the installed torch, changes;
@@ -65,7 +65,7 @@ def _read_paths(entry):
 def example_dependencies(name):
     """Every file examples/<name>.py depends on (absolute paths)."""
     case = cases.manifest()[name]
-    packages = set()
+    packages = set(package_closure("book"))  # its publisher (book.publish) runs after it
     for package in imported_packages(case.path):
         packages |= package_closure(package)
     paths = {case.path, cases.MANIFEST} | files_of(packages)

@@ -101,7 +101,7 @@ def check(name, namespace=None):
     from myst_nb import glue
 
     publish.publish(name, _namespace() if namespace is None else namespace,
-                    lambda key, value: glue(key, value, display=False))
+                    lambda key, value: glue(key, value, display=False), _last["error"])
     return outcome
 
 
@@ -117,10 +117,12 @@ def versions():
 
 
 def stamp():
-    """Show which torch produced this page's outputs (language-neutral, so cells stay identical)."""
-    from IPython.display import HTML, display
+    """Glue `book_stamp`: which torch produced this page's outputs (language-neutral, so cells stay
+    identical); the page shows it under its title (book.pages)."""
+    from IPython.display import HTML
+    from myst_nb import glue
 
     v = versions()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    display(HTML(f'<div class="book-stamp">⚙ torch {v["torch"]} · Python {v["python"]} · '
-                 f'{sys.platform} · {when}</div>'))
+    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ torch {v["torch"]} · Python {v["python"]} · '
+                            f'{sys.platform} · {when}</div>'), display=False)

@@ -2,7 +2,9 @@
 
 An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). Before
 MyST-NB reads it, docs/_ext/casecells.py replaces its text with `with_cases(text, path)`:
-- under the title, a hidden setup cell that shows the run stamp; it names the fingerprint of
+- under the title, a hidden setup cell that glues the run stamp, shown right below it (a pasted
+  output, not a cell's: the stamp is page furniture, not an output of the lesson); the cell names
+  the fingerprint of
   everything the page depends on (book.deps), so the execution cache re-runs the page exactly
   when one of those files, or the installed torch, changes;
 - the cell of an example that examples/cases.toml says raises gets the raises-exception tag;
@@ -35,9 +37,9 @@ class PageError(ValueError):
     """A page that loads something the manifest does not declare, or tags a case itself."""
 
 
-SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-input]",
+SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]",
          "# this page's inputs: {fingerprint} (book.deps)", "import book.kernel as _book",
-         "_book.stamp()", "{fence}"]
+         "_book.stamp()", "{fence}", "", "{fence}{{glue:}} book_stamp", "{fence}"]
 GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", '_book.check("{name}")', "{fence}"]
 RAISES_TAG = ":tags: [raises-exception]"
 
@@ -73,6 +75,18 @@ def _closing_fence(lines, opening):
     raise PageError(f"unclosed code cell at line {opening + 1}")
 
 
+def _add_raises_tag(lines, opening, closing):
+    """Tag the cell raises-exception, in its own :tags: line if it has one (e.g. hide-output)."""
+    for i in range(opening + 1, closing):
+        if not lines[i].startswith(":"):
+            break
+        if lines[i].startswith(":tags:"):
+            tags = lines[i].split(":", 2)[2].strip().strip("[]")
+            lines[i] = f":tags: [{', '.join(t.strip() for t in tags.split(',') if t.strip())}, raises-exception]"
+            return
+    lines.insert(opening + 1, RAISES_TAG)
+
+
 def _title_line(lines):
     for i, line in enumerate(lines):
         if line.startswith("# "):
@@ -89,7 +103,7 @@ def with_cases(text, path, extensions=()):
         closing, fence = _closing_fence(lines, opening)
         lines[closing + 1:closing + 1] = [""] + [p.format(fence=fence, name=name) for p in GUARD]
         if cases.manifest()[name].expect == "raises":
-            lines.insert(opening + 1, RAISES_TAG)
+            _add_raises_tag(lines, opening, closing)
     setup = [p.format(fence="```", fingerprint=deps.fingerprint(deps.page_dependencies(names))) for p in SETUP]
     title = _title_line(lines)
     lines[title + 1:title + 1] = [""] + setup

@@ -6,10 +6,10 @@ from . import cases, kernel
 
 WORDS = {
     "en": {"case": "case", "verdict": "verdict", "how": "how it was checked", "safe": "safe",
-           "unsafe": "not safe", "backward": "raises at backward", "op": "raises at the op itself",
+           "unsafe": "not safe", "backward": "raises in the backward pass", "op": "raises at the op itself",
            "differs": "differs from examples/cases.toml"},
-    "es": {"case": "caso", "verdict": "veredicto", "how": "cómo se comprobó", "safe": "seguro",
-           "unsafe": "no seguro", "backward": "lanza el error en backward",
+    "es": {"case": "caso", "verdict": "veredicto", "how": "cómo se comprobó", "safe": "segura",
+           "unsafe": "no segura", "backward": "lanza el error en el paso hacia atrás",
            "op": "lanza el error en la propia operación", "differs": "no coincide con examples/cases.toml"},
 }
 
@@ -30,7 +30,7 @@ def rows(language, found=None):
         verdict = words[case.verdict] if outcome.ok else f"{words['differs']}: {outcome.seen}"
         if case.verdict == "unsafe" and outcome.ok:
             verdict += f" ({words[outcome.raised_at]})"
-        how = case.checks[language] + ": True" if case.holds else f"{outcome.line}\n{outcome.raised}"
+        how = f"{case.checks[language]} ({case.holds} = True)" if case.holds else f"{outcome.line}\n{outcome.raised}"
         table.append((case.title[language], verdict, how))
     return table
 

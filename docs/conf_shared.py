@@ -64,7 +64,7 @@ def configure(language, project):
     kernel_environment()
     return dict(
         project=project,
-        author="phase 25",
+        author={"es": "los autores del curso mini-GPT", "en": "the mini-GPT course authors"}[language],
         copyright="2026",
         language=language,
         book_language=language,
@@ -96,6 +96,8 @@ def configure(language, project):
         # a different torch re-reads every page (Sphinx re-reads on a changed config value)
         book_torch=version("torch"),
         today_fmt="%Y-%m-%d",
+        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po)
+        locale_dirs=[str(DOCS / "locale")],
         # sphinx-tabs
         sphinx_tabs_disable_tab_closing=True,
         sphinx_tabs_valid_builders=["linkcheck"],
@@ -113,6 +115,7 @@ def configure(language, project):
             "use_download_button": False,
             "use_fullscreen_button": False,
             "show_toc_level": 2,
+            "search_bar_text": {"es": "Buscar en el libro…", "en": "Search this book…"}[language],
         },
         html_last_updated_fmt="%Y-%m-%d",
         html_copy_source=False,

@@ -272,7 +272,12 @@ def _case_claim(name):
     return check
 
 
-CASE_CLAIMS = {case.claim for case in cases.summary_cases()}
+# The break page's fixes (examples/fix.py): clone-then-add and allow_mutation_on_saved_tensors
+claim("fixes-give-run-a-gradients", "Run B fixed by clone-then-add, and run B's own in-place residual "
+      "under torch.autograd.graph.allow_mutation_on_saved_tensors(), get run A's gradients bitwise "
+      "(examples/fix.py).")(_case_claim("fix"))
+
+CASE_CLAIMS = {case.claim for case in cases.summary_cases()} | {"fixes-give-run-a-gradients"}
 for _case in cases.summary_cases():
     claim(_case.claim, f"{_case.title['en']} must {_case.expected()} (examples/{_case.name}.py).")(
         _case_claim(_case.name))

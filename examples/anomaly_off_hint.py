@@ -1,7 +1,4 @@
 # Anomaly detection off, then on: does turning it off make run B silent?
-import torch
-from myst_nb import glue
-
 from book import message
 from book.experiments import run_b
 
@@ -17,10 +14,3 @@ print("Hint, anomaly off:", off["hint"])
 print("Hint, anomaly on: ", on["hint"])
 failing = message.anomaly_node(runs[True].warnings)
 print("node named by the anomaly warning:", failing)
-
-glue("torch_version", torch.__version__, display=False)
-glue("hint_off", off["hint"], display=False)
-glue("hint_on", on["hint"], display=False)
-glue("msg_version_now", off["version_now"], display=False)
-glue("msg_version_saved", off["version_expected"], display=False)
-glue("failing_node", failing, display=False)

@@ -2,7 +2,6 @@
 # Backward visits nodes in reverse order of creation, so the first stale one it
 # meets is the one that raises.
 import torch
-from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
@@ -25,7 +24,6 @@ for name, module in model.named_modules():
         module.register_forward_hook(record(name))
 logits, loss = model(x, y)
 
-print(f"{'LayerNorm':<14} {'node':<26} {'saved at':>8} {'now':>4}  check")
 first_stale = None
 backward_order = sorted(saved, key=lambda s: -s[1]._sequence_nr())
 for name, node, version in backward_order:
@@ -35,6 +33,5 @@ for name, node, version in backward_order:
         now = int(str(exc).split("is at version ")[1].split(";")[0])
         verdict = "stale" if first_stale else "stale: backward raises here"
         first_stale = first_stale or name
-    print(f"{name:<14} {node.name():<26} {version:>8} {now:>4}  {verdict}")
+    print(f"{name:<14} saved h at version {version}, now {now}: {verdict}")
 print("first stale saved input in backward order:", first_stale)
-glue("first_stale", first_stale, display=False)

@@ -9,6 +9,7 @@ loss, grads = loss_and_gradients(params, inplace=False)
 numeric = finite_differences(params)
 print(f"loss = {loss:.6f}")
 print(f"{'parameter':<10}{'shape':<10}max |tape - finite differences| / max |finite differences|")
+errors = {}
 for name, grad in grads.items():
-    error = np.abs(grad - numeric[name]).max() / np.abs(numeric[name]).max()
-    print(f"{name:<10}{str(list(grad.shape)):<10}{error:.1e}")
+    errors[name] = np.abs(grad - numeric[name]).max() / np.abs(numeric[name]).max()
+    print(f"{name:<10}{str(list(grad.shape)):<10}{errors[name]:.1e}")

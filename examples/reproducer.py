@@ -32,4 +32,3 @@ with tempfile.TemporaryDirectory() as scratch:
         print(excerpt(brief(done.stdout.rstrip()), head=2, tail=3))
         print(f"[exit status {done.returncode}]", flush=True)
         statuses.append(done.returncode)
-assert statuses == [expected for _, expected in COMMANDS], statuses

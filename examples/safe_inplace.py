@@ -34,6 +34,3 @@ try:
 except RuntimeError as exc:
     after_tanh = "backward raised\n  " + str(exc).split(" Hint:")[0]
 print(f"relu_ on the output of tanh: {after_tanh}")
-
-# The page says: both switches are safe, inference is safe, after tanh breaks.
-assert all(equal.values()) and same and "raised" in after_tanh

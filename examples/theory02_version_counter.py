@@ -1,5 +1,5 @@
-# Every tensor's memory has a version counter: each in-place write bumps it, and views
-# (which share the memory) share the counter.
+# Every tensor carries a version counter: each in-place write bumps it. A view shares its base's
+# counter, and so does t.detach(); t.data shares the memory but starts a counter of its own.
 import torch
 
 t = torch.zeros(4)
@@ -13,10 +13,18 @@ u = t * 2  # out of place: a new tensor with its own counter; t is not written
 print(f"{'u = t * 2':<28} {t._version}   (u._version = {u._version})")
 t[0] = 5.0  # indexed assignment is an in-place write too (aten copy_)
 print(f"{'t[0] = 5.0':<28} {t._version}")
-v = t[1:3]  # a view: the same memory, so the same counter
+v = t[1:3]  # a view: it shares t's counter
 v.mul_(2)
 print(f"{'v = t[1:3]; v.mul_(2)':<28} {t._version}   (v._version = {v._version})")
-d = t.detach()  # no history, but the same memory and counter
-d.zero_()
+t.detach().zero_()  # no history, but the same counter
 print(f"{'t.detach().zero_()':<28} {t._version}")
-print("v shares t's memory:", v.untyped_storage().data_ptr() == t.untyped_storage().data_ptr())
+d = t.data  # the same memory, a new counter that starts at 0
+d.add_(1)
+print(f"{'d = t.data; d.add_(1)':<28} {t._version}   (d._version = {d._version})")
+
+
+def same_memory(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+print("same memory as t: v", same_memory(v, t), "| d", same_memory(d, t))

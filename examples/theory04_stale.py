@@ -3,7 +3,6 @@
 import re
 
 import torch
-from myst_nb import glue
 
 from minigpt.data import build_dataset, probe_batch
 from minigpt.graph import graph_nodes, module_names, saved_slots
@@ -66,9 +65,3 @@ print(f"the real backward raised in: {modules.get(running[-1], '?')} ({running[-
       f"after {len(done)} backward functions had run")
 print("it is the first stale node:", running[-1] is first)
 print(message.split(" Hint:")[0])
-
-glue("t04_stale_count", len(stale), display=False)
-glue("t04_fresh_count", fresh, display=False)
-glue("t04_first_module", modules[first], display=False)
-glue("t04_first_versions", f"{stale[0]['saved_at']} -> {stale[0]['now']}", display=False)
-glue("t04_ran_before", len(done), display=False)

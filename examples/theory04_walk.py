@@ -1,7 +1,5 @@
 # Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every node in the
 # order the engine executes it, with the tensors it saved (shape, version at save time).
-from myst_nb import glue
-
 from minigpt.data import build_dataset, probe_batch
 from minigpt.graph import graph_nodes, module_names, saved_tensors
 from minigpt.train import build_model, model_config
@@ -35,8 +33,3 @@ for node in executed:
         continue
     slots = ", ".join(f"{slot} {shape} @{version}" for slot, shape, version in saved[node])
     print(f"{functions.index(node):>4}  {node.name():<30}{modules.get(node, ''):<20}{slots}".rstrip())
-
-glue("t04_nodes", len(executed), display=False)
-glue("t04_functions", len(functions), display=False)
-glue("t04_accumulate", len(accumulate), display=False)
-glue("t04_saved", n_saved, display=False)

@@ -66,7 +66,12 @@ def summary_line(rows):
             f"worst {worst.rel_error:.2%} ({worst.name})")
 
 
-def plot_comparison(rows, path, title):
+XLABEL = ("relative gradient error (%), log scale\n"
+          "gray: identical (drawn at the axis floor); red: no gradient on one side")
+
+
+def plot_comparison(rows, path, title, xlabel=XLABEL):
+    """A bar per parameter; saved to path (returned), or, with path None, the figure itself."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -79,10 +84,11 @@ def plot_comparison(rows, path, title):
     ax.barh([r.name for r in rows], values, color=colors)
     ax.set_xscale("log")
     ax.invert_yaxis()
-    ax.set_xlabel("relative gradient error (%), log scale\n"
-                  "gray: identical (drawn at the axis floor); red: no gradient on one side")
+    ax.set_xlabel(xlabel)
     ax.set_title(title)
     ax.tick_params(axis="y", labelsize=7)
+    if path is None:
+        return fig
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)

@@ -606,3 +606,20 @@ def test_torch_private_imports_no_model_code(tool_env, subprocess_timeout):
                           timeout=subprocess_timeout)
     assert proc.returncode == 0, proc.stderr
     assert "minigpt.train" not in proc.stdout and "minigpt.data" not in proc.stdout, proc.stdout
+
+
+def test_display_path_is_relative_to_the_working_directory_or_to_sys_path(tmp_path, monkeypatch):
+    from minigpt.diagnose.location import display_path
+
+    package = tmp_path / "lib" / "pkg"
+    package.mkdir(parents=True)
+    module = package / "mod.py"
+    monkeypatch.chdir(tmp_path)
+    assert display_path(str(module)) == "lib/pkg/mod.py"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr("sys.path", [str(tmp_path), str(tmp_path / "lib")])
+    assert display_path(str(module)) == "pkg/mod.py"  # the entry that holds it most closely
+    monkeypatch.setattr("sys.path", [])
+    assert display_path(str(module)) == str(module)

@@ -58,7 +58,7 @@ def test_both_languages_execute_the_same_cells(page):
 def test_cells_are_tagged_and_guarded_as_the_manifest_says(page):
     cells = code_cells("en", page)
     setup_metadata, setup = cells[0]
-    assert setup_metadata["tags"] == ["remove-input"] and "_book.stamp()" in setup
+    assert setup_metadata["tags"] == ["remove-cell"] and "_book.stamp()" in setup
     for (metadata, _), (guard_metadata, guard) in zip(cells, cells[1:]):
         name = loaded(metadata)
         if name is None:
@@ -147,7 +147,12 @@ def test_manifest_mistakes_are_one_line_naming_the_entry(scratch_examples, entry
     assert "[case]" in str(info.value) and "\n" not in str(info.value)
 
 
-def test_the_guard_fails_the_cell_with_the_claim_it_backs():
+def test_the_guard_fails_the_cell_with_the_claim_it_backs(monkeypatch):
+    from book import store
+
+    monkeypatch.setattr(store, "_memory", {})  # the failed outcome it records stays in this test
+    monkeypatch.delenv(store.ENV, raising=False)
+    monkeypatch.setattr(kernel, "_outcomes", {})
     kernel.remember_error(None)  # as if safe_counter_leaf's cell had stopped raising
     with pytest.raises(AssertionError, match=r"^claim unsafe:safe_counter_leaf no longer holds on torch .*"
                                              r"must raise RuntimeError .* but it completed"):
@@ -181,7 +186,7 @@ def test_with_cases_adds_setup_tags_and_guards(tmp_path):
     page.write_text(text, encoding="utf-8")
     cells = [(c.metadata.get("tags"), c.metadata.get("load"), c.source) for c in pages.notebook(page).cells
              if c.cell_type == "code"]
-    assert [tags for tags, *_ in cells] == [["remove-input"], ["raises-exception"], ["remove-cell"], None,
+    assert [tags for tags, *_ in cells] == [["remove-cell"], ["raises-exception"], ["remove-cell"], None,
                                             ["remove-cell"]]
     assert [source for *_, source in cells][2::2] == ['_book.check("symptom_backward")',
                                                        '_book.check("symptom_forward")']

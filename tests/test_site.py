@@ -141,6 +141,78 @@ def test_pages_show_no_path_of_the_build_machine(site):
     assert found == []
 
 
+# ---------------------------------------------------------------- what a reader sees first
+
+# The break page is a lesson first: it fits in this much visible text (collapsed dropdowns and
+# cells left out), the fix starts in its first part, and no visible output runs on for pages.
+BREAK_PAGE_VISIBLE_CHARACTERS = 30_000
+FIX_STARTS_BEFORE = 0.40  # of the break page's visible text
+OUTPUT_LINES = 40
+
+
+def visible_text(html):
+    """The article's text a reader sees without opening anything (no <details>, scripts, styles)."""
+    import html as entities
+
+    found = re.search(r"(?s)<article[^>]*>(.*)</article>", html)
+    article = re.sub(r"(?s)<details\b.*?</details>", "", found.group(1) if found else html)
+    article = re.sub(r"(?s)<(script|style)\b.*?</\1>", "", article)
+    return article, entities.unescape(re.sub(r"<[^>]+>", "", article))
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_break_page_puts_the_fix_first_and_stays_short(site, language):
+    article, text = visible_text((site / language / BREAK_PAGE).read_text(encoding="utf-8"))
+    assert len(text) <= BREAK_PAGE_VISIBLE_CHARACTERS
+    before_fix = visible_text(article[:article.index('id="phase-25-fix"')])[1]
+    assert len(before_fix) / len(text) <= FIX_STARTS_BEFORE
+    assert "admonition tip" in article[:article.index('id="phase-25-symptom"')], "the short box under the title"
+
+
+def test_no_visible_output_is_longer_than_a_screenful(site):
+    long = []
+    for page in every_page(site):
+        article, _ = visible_text((site / page).read_text(encoding="utf-8"))
+        # an output block ends at its </pre>, never past the next cell's input (an HTML output,
+        # such as the run stamp, has no <pre>)
+        for block in re.findall(r'(?s)<div class="cell_output(?:(?!<div class="cell_input).)*?</pre>', article):
+            lines = visible_text(block)[1].count("\n")
+            if lines > OUTPUT_LINES:
+                long.append(f"{page}: {lines} lines")
+    assert long == []
+
+
+def test_every_image_has_alt_text_in_its_page_language(site):
+    alts = {}
+    for language in ("es", "en"):
+        for page in html_pages(site, language):
+            article, _ = visible_text(page.read_text(encoding="utf-8"))
+            found = re.findall(r'<img[^>]*alt="([^"]*)"', article)
+            alts[language, page.relative_to(site / language).as_posix()] = found
+            assert all(a.strip() and not re.search(r"\.(png|svg|jpg)$|^_images|/", a) for a in found), (page, found)
+    for (language, page), found in alts.items():
+        if language == "es":
+            other = alts["en", page]
+            assert len(found) == len(other) and all(a != b for a, b in zip(found, other)), \
+                f"{page}: Spanish alt text must be Spanish, not the English one"
+
+
+# A number with a decimal point in Spanish prose ("0.66 %") is English typography; releases such
+# as 2.13.0 (two dots) and code are not prose.
+DECIMAL_POINT = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
+
+
+def test_spanish_prose_writes_the_decimal_comma(site):
+    found = []
+    for page in html_pages(site, "es"):
+        article, _ = visible_text(page.read_text(encoding="utf-8"))
+        prose = re.sub(r"(?s)<(pre|code|table)\b.*?</\1>|<div class=\"cell_output.*?</pre>", "", article)
+        prose = re.sub(r'(?s)<div class="book-stamp">.*?</div>', "", prose)
+        _, text = visible_text(prose)
+        found += [f"{page.name}: ...{text[max(m.start() - 40, 0):m.end() + 20]}..." for m in DECIMAL_POINT.finditer(text)]
+    assert found == []
+
+
 # ---------------------------------------------------------------- real browser
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

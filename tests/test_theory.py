@@ -2,8 +2,8 @@
 
 Pages: docs/<lang>/theory/02-autograd-engine.md, docs/<lang>/theory/04-autograd-tape-walk-mini-gpt.md,
 docs/<lang>/breaks/25-inplace-safe.md. They load examples/theory02_*, theory04_*, phase08_*,
-safe_* files; the tests below run the same files (in process, with `glue`
-captured) and assert what the prose says about their output, plus a few independent checks
+safe_* files; the tests below run the same files and their publishers (book/publish, in process,
+with what they glue kept in `.glued`) and assert what the prose says about their output, plus a few independent checks
 that do not go through the example at all.
 """
 
@@ -103,6 +103,21 @@ def test_every_glued_key_in_the_prose_is_glued_by_a_loaded_example(name):
         assert used <= glued, sorted(used - glued)
 
 
+@pytest.mark.parametrize("name", [name for name in PAGES if name.startswith("theory/")])
+def test_each_language_uses_its_own_glued_keys(name):
+    """A value glued per language (<key>_es, <key>_en) is shown on the es page by its _es key
+    and on the en page by its _en key, never by the other language's or a bare one."""
+    glued = set()
+    for metadata, _ in code_cells("en", name):
+        if loaded(metadata):
+            glued |= set(run(loaded(metadata)).glued)
+    per_language = {key.rsplit("_", 1)[0] for key in glued if key.endswith(("_es", "_en"))}
+    for lang, other in (("es", "en"), ("en", "es")):
+        used = set(GLUE_ROLE.findall(page(lang, name)))
+        assert not {k for k in used if k.endswith(f"_{other}")}, f"{lang} page uses {other} keys"
+        assert not used & per_language, f"{lang} page uses bare keys of per-language values"
+
+
 @pytest.mark.parametrize("name", PAGES)
 def test_no_digits_typed_into_the_prose(name):
     """Numbers come from glue; the prose may only name things (phase 8, version_counter...)."""
@@ -141,12 +156,30 @@ def test_views_and_detach_share_the_counter():
     assert t._version == v._version == 2
 
 
+def test_data_shares_the_memory_but_not_the_counter():
+    """'The counter belongs to the tensor, not to its memory': .data (and a tensor set_ on the
+    same storage) write the same memory without bumping the counter."""
+    t = torch.zeros(4)
+    d = t.data
+    assert d.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    d.add_(1)
+    assert t._version == 0 and d._version == 1
+    t.add_(1)
+    assert t._version == 1 and d._version == 1
+    other = torch.empty(0).set_(t.untyped_storage())  # same storage, not a view
+    before = other._version
+    other.add_(1)
+    assert t._version == 1 and other._version == before + 1
+
+
 def test_version_counter_example_prints_those_facts():
     stdout = completed("theory02_version_counter.py").stdout.splitlines()
     lines = {line[:28].strip(): line[28:].split()[0] for line in stdout[1:-1]}
     assert lines == {"t = torch.zeros(4)": "0", "t.add_(1)": "1", "t.mul_(3)": "2", "u = t * 2": "2",
-                     "t[0] = 5.0": "3", "v = t[1:3]; v.mul_(2)": "4", "t.detach().zero_()": "5"}
-    assert "v shares t's memory: True" in run("theory02_version_counter.py").stdout
+                     "t[0] = 5.0": "3", "v = t[1:3]; v.mul_(2)": "4", "t.detach().zero_()": "5",
+                     "d = t.data; d.add_(1)": "5"}
+    assert "(v._version = 4)" in stdout[6] and "(d._version = 1)" in stdout[8]
+    assert stdout[-1] == "same memory as t: v True | d True"
 
 
 def test_what_each_node_saves():
@@ -185,6 +218,7 @@ def block_log():
 def test_block_log_same_slots_in_a_and_b(block_log):
     a, b = block_log["log_a"], block_log["log_b"]
     assert len(a) == len(b) == run("theory02_block_saved_log.py").glued["t02_n_saved"] > 0
+    assert block_log["same_slots"] is True
     assert [(e["node"], e["shape"]) for e in a] == [(e["node"], e["shape"]) for e in b]
 
 
@@ -197,7 +231,11 @@ def test_block_log_in_a_only_ln1_keeps_the_memory_of_h(block_log):
 def test_block_log_in_b_both_layernorms_keep_h_at_successive_versions(block_log):
     in_h = [(e["module"], e["node"], e["version"]) for e in block_log["log_b"] if e["memory_of_h"]]
     assert in_h == [("ln1", "NativeLayerNormBackward0.input", 0), ("ln2", "NativeLayerNormBackward0.input", 1)]
-    assert block_log["h_b"]._version == 2 == run("theory02_block_saved_log.py").glued["t02_b_h_final"]
+    glued = run("theory02_block_saved_log.py").glued
+    assert block_log["h_b"]._version == 2 == glued["t02_b_h_final"]
+    rows = [i for i, e in enumerate(block_log["log_b"]) if e["memory_of_h"]]
+    assert glued["t02_b_h_slots_en"] == f"ln1 (#{rows[0]}, version 0) and ln2 (#{rows[1]}, version 1)"
+    assert glued["t02_b_h_slots_es"] == f"ln1 (#{rows[0]}, versión 0) y ln2 (#{rows[1]}, versión 1)"
 
 
 def test_block_log_parameters_are_saved_past_version_zero(block_log):
@@ -281,8 +319,9 @@ def test_phase08_silent_same_forward_wrong_gradients_without_error():
     result = completed("phase08_silent.py")
     assert "loss A == loss B: True" in result.stdout
     errors = result.namespace["errors"]
-    assert result.glued["p08_wrong"] == "x, pos, w1" and all(errors[n] > 0.1 for n in ("x", "pos", "w1"))
-    assert result.glued["p08_right"] == "w2, w_out" and errors["w2"] == errors["w_out"] == 0
+    assert all(errors[n] > 0.1 for n in ("x", "pos", "w1")) and errors["w2"] == errors["w_out"] == 0
+    assert (result.glued["p08_wrong_en"], result.glued["p08_wrong_es"]) == ("x, pos and w1", "x, pos y w1")
+    assert (result.glued["p08_right_en"], result.glued["p08_right_es"]) == ("w2 and w_out", "w2 y w_out")
 
 
 def test_phase08_counter_is_a_handful_of_marked_lines():
@@ -376,7 +415,10 @@ def test_graph_picture_same_shape_in_a_and_b_and_stale_rows_are_block_layernorms
     s = result.namespace
     assert s["edges"] == s["edges_b"] and s["labels"] == s["labels_b"]
     assert result.glued["t04_graph_rows"] == len(s["nodes"])
-    assert result.glued["t04_graph"].data[:8] == b"\x89PNG\r\n\x1a\n"
+    for language in ("es", "en"):
+        assert result.glued[f"t04_graph_{language}"].data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert result.glued["t04_graph_es"].data != result.glued["t04_graph_en"].data, "drawn per language"
+    assert "A and B have graphs of the same shape: True" in result.stdout
     stale_labels = [s["labels"][i] for i in sorted(s["stale"])]
     assert stale_labels == ["NativeLayerNorm  blocks.1.ln2", "NativeLayerNorm  blocks.1.ln1",
                             "NativeLayerNorm  blocks.0.ln2", "NativeLayerNorm  blocks.0.ln1"]
@@ -408,7 +450,7 @@ def test_ln_f_input_is_valid_in_the_same_memory(walk_b):
 def test_first_stale_is_last_block_ln2_and_upstream_of_the_rest(walk_b):
     s, g = walk_b.namespace, walk_b.glued
     assert g["t04_first_module"] == "blocks.1.ln2"
-    assert g["t04_first_versions"] == "3 -> 4"  # one add_ after it
+    assert (g["t04_first_saved"], g["t04_first_now"]) == (3, 4)  # one add_ after it
     upstream = graph_nodes(s["first"])
     assert all(e["node"] in upstream for e in s["stale"][1:])
     assert "every other stale node is upstream of it: True" in walk_b.stdout
@@ -460,6 +502,7 @@ def test_unsafe_cases_show_the_out_of_place_version_first():
     assert "backward completes" in raised("safe_counter_dropout_softmax.py").stdout
     assert "first backward, then optimizer.step(): fine" in raised("safe_counter_step_before_backward.py").stdout
     assert "allowed, w._version = 1" in raised("safe_counter_leaf.py").stdout
+    assert "q = q / math.sqrt(C): backward completes" in raised("safe_counter_split_view.py").stdout
 
 
 def test_leaf_is_refused_at_the_op_not_at_backward():
@@ -496,11 +539,34 @@ def test_summary_table_verdicts():
         assert [case for case, *_ in rows] == [cases.manifest()[n].title[language] for n in SAFE + UNSAFE]
         assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == [words["safe"]] * len(SAFE)
         unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
-        assert unsafe == [f"{words['unsafe']} ({words['backward']})"] * (len(UNSAFE) - 1) + \
-            [f"{words['unsafe']} ({words['op']})"]
+        assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].raised_at]})" for n in UNSAFE]
         assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
     assert found["safe_counter_leaf"].line == "w.add_(1.0)"
-    assert all(found[n].line.endswith(".backward()") for n in UNSAFE[:-1])
+    assert found["safe_counter_split_view"].line == "q /= math.sqrt(C)"
+    at_op = [n for n in UNSAFE if cases.manifest()[n].raised_at == "op"]
+    assert at_op == ["safe_counter_leaf", "safe_counter_split_view"]
+    assert all(found[n].line.endswith(".backward()") for n in UNSAFE if n not in at_op)
+
+
+def test_an_output_of_split_is_refused_at_the_op_as_in_the_attention_block():
+    """The split counter-example's message, and the attention block's own line: every output of
+    qkv(x).split(C, dim=2), and a view taken from one, refuses an in-place write while autograd
+    records; under no_grad, or into a clone, the write is allowed."""
+    error = raised("safe_counter_split_view.py").error
+    assert "is a view and is being modified inplace" in str(error)
+    assert "This view is the output of a function that returns multiple views" in str(error)
+    from minigpt.data import build_dataset
+
+    model = build_model(model_config(build_dataset()), seed=0)
+    attn, C = model.blocks[0].attn, model.config.n_embd
+    x = torch.randn(2, 5, C)
+    for write in (lambda q: q.mul_(2.0), lambda q: q.view(2, 5, attn.n_head, -1).transpose(1, 2).mul_(2.0)):
+        q, k, v = attn.qkv(x).split(C, dim=2)
+        with pytest.raises(RuntimeError, match="returns multiple views"):
+            write(q)
+    with torch.no_grad():
+        attn.qkv(x).split(C, dim=2)[0].mul_(2.0)
+    attn.qkv(x).split(C, dim=2)[0].clone().mul_(2.0)
 
 
 def test_summary_says_when_a_case_differs_from_the_manifest():

@@ -22,7 +22,9 @@ _registry = {}
 
 
 def publisher(function):
-    """Register function(namespace, glue) as the publisher of the example of the same name."""
+    """Register function(namespace, glue, error) as the publisher of the example of the same name:
+    namespace holds the names the example left, glue(key, value) glues, error is what the example
+    raised as the manifest expects (None if it completed)."""
     if function.__name__ in _registry:
         raise ValueError(f"two publishers for {function.__name__}")
     _registry[function.__name__] = function
@@ -36,11 +38,11 @@ def publishers():
     return dict(_registry)
 
 
-def publish(name, namespace, glue):
-    """Run examples/<name>.py's publisher (if any) on the names its run left; glue(key, value)."""
+def publish(name, namespace, glue, error=None):
+    """Run examples/<name>.py's publisher (if any) on what its run left; glue(key, value)."""
     found = publishers().get(name)
     if found is not None:
-        found(namespace, glue)
+        found(namespace, glue, error)
 
 
 # --- language-dependent values

@@ -28,9 +28,14 @@ class Location(NamedTuple):
 
 
 def display_path(path):
-    """Relative to the working directory when below it, else as it is."""
+    """Relative to the working directory when below it; else as Python imports it, relative to
+    the sys.path entry that holds it (minigpt/model.py); else as it is."""
     absolute, here = os.path.abspath(path), os.getcwd()
-    return os.path.relpath(absolute, here) if absolute.startswith(here + os.sep) else path
+    if absolute.startswith(here + os.sep):
+        return os.path.relpath(absolute, here)
+    roots = [os.path.abspath(entry or here) for entry in sys.path]
+    holding = [root for root in roots if absolute.startswith(root.rstrip(os.sep) + os.sep)]
+    return os.path.relpath(absolute, max(holding, key=len)) if holding else path
 
 
 _INTERNAL = {}  # filename -> inside torch or this package (cached: asked at every op)

@@ -1,0 +1,327 @@
+"""One term per concept (issue 10 item 5): the glossaries, the {term} citations and the banned variants.
+
+- every {term}`x` / {term}`text <x>` on a page names a term of its own tree's glossary;
+- both glossaries define the same number of terms (and the same page label, which mirror.py checks);
+- the prose of every Spanish page avoids the variants /work/notes/terms.md bans ("es (never)")
+  and its spelling rules; English prose never calls the first draft "the brief".
+Prose means what a reader reads: fenced code, inline code, labels, role targets and directive
+options are left out (an :alt: text is prose and stays in).
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+sys.path.insert(0, str(DOCS / "_ext"))
+
+from mirror import page_sources  # noqa: E402
+
+LANGUAGES = ("es", "en")
+
+# Directives whose content a reader reads as prose; any other fenced block (code-cell,
+# literalinclude, toctree, glue:, plain ```python ...) is code or machinery and is skipped.
+PROSE_DIRECTIVES = {"admonition", "attention", "caution", "danger", "dropdown", "error", "figure",
+                    "glossary", "glue:figure", "hint", "important", "margin", "note", "seealso",
+                    "sidebar", "tab", "tab-item", "tab-set", "tabs", "tip", "topic", "warning"}
+# Of those, the ones whose argument (the rest of the opening line) is a title the reader reads.
+TITLED_DIRECTIVES = PROSE_DIRECTIVES - {"figure", "glossary", "glue:figure", "tab-set", "tabs"}
+FENCE = re.compile(r"^(?P<indent>\s*)(?P<marker>`{3,}|:{3,})(?P<info>.*)$")
+DIRECTIVE = re.compile(r"^\{(?P<name>[^}]+)\}\s*(?P<argument>.*)$")
+OPTION = re.compile(r"^\s*:(?P<name>[\w-]+):(?P<value>.*)$")
+LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")
+# A role ({name}`content`) or an inline code span, read left to right as Markdown does.
+SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")
+AUTOLINK = re.compile(r"<https?://[^>]*>|https?://\S+")
+# Roles whose content is text the reader sees (the rest name a label, a glued key, a phase...).
+TEXT_ROLES = {"term", "ref", "doc", "numref", "abbr"}
+
+
+def _keep_newlines(text):
+    return "\n" * text.count("\n")
+
+
+def _blank_machinery(text):
+    """The page's text with front matter, labels, code blocks and directive options blanked out
+    (line for line, so line numbers survive); directive arguments (titles) and :alt: texts stay."""
+    lines = text.split("\n")
+    out = []
+    stack = []  # open fences: (marker, prose?)
+    in_options = False
+    front_matter = bool(lines) and lines[0].strip() == "---"
+    for i, line in enumerate(lines):
+        if front_matter:
+            out.append("")
+            if i > 0 and line.strip() == "---":
+                front_matter = False
+            continue
+        fence = FENCE.match(line)
+        if stack and not stack[-1][1]:  # inside a code block: only its closing fence matters
+            if fence and fence["marker"][0] == stack[-1][0][0] and len(fence["marker"]) >= len(stack[-1][0]) \
+                    and not fence["info"].strip():
+                stack.pop()
+            out.append("")
+            continue
+        if fence:
+            info = fence["info"].strip()
+            if not info and stack and fence["marker"][0] == stack[-1][0][0] \
+                    and len(fence["marker"]) >= len(stack[-1][0]):
+                stack.pop()
+                out.append("")
+                in_options = False
+                continue
+            directive = DIRECTIVE.match(info)
+            prose = bool(directive) and directive["name"].strip() in PROSE_DIRECTIVES
+            stack.append((fence["marker"], prose))
+            in_options = prose
+            titled = prose and directive["name"].strip() in TITLED_DIRECTIVES
+            out.append(directive["argument"] if titled else "")
+            continue
+        if in_options:
+            option = OPTION.match(line)
+            if option:
+                out.append(option["value"] if option["name"] == "alt" else "")
+                continue
+            in_options = False
+        if LABEL_LINE.match(line) or line.lstrip().startswith("%"):
+            out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def term_citations(text):
+    """[(line number, term name)] of every {term} role in the page's prose."""
+    text = _blank_machinery(text)
+    found = []
+    for role in SPAN.finditer(text):
+        if role["role"] != "term":
+            continue
+        content = role["content"]
+        explicit = EXPLICIT.match(content)
+        target = explicit["target"] if explicit else content
+        found.append((text.count("\n", 0, role.start()) + 1, normalize(target)))
+    return found
+
+
+def normalize(term):
+    """How Sphinx matches a term: case-insensitively, whitespace collapsed."""
+    return " ".join(term.split()).lower()
+
+
+def prose(text):
+    """The page's text as the reader reads it, line for line (line numbers as in the source)."""
+    text = _blank_machinery(text)
+
+    def span(match):
+        content = match["content"]
+        if match["role"] not in TEXT_ROLES:  # inline code, or a role naming a key, a phase...
+            return _keep_newlines(match[0])
+        explicit = EXPLICIT.match(content)
+        if explicit:
+            return explicit["text"] + _keep_newlines(explicit["target"])
+        return content if match["role"] in ("term", "abbr") else _keep_newlines(content)
+
+    text = SPAN.sub(span, text)
+    text = LINK.sub(lambda m: m["text"] + _keep_newlines(m["url"]), text)
+    text = AUTOLINK.sub("", text)
+    return text
+
+
+# (pattern, what to write instead): terms.md's "es (never)" column and its spelling rules.
+WORD = r"(?<![\w-])"  # no letter, digit or hyphen before (so "recorrida" is not "corrida")
+END = r"(?![\w-])"
+SPANISH_BANNED = [
+    (rf"{WORD}sólo{END}", "«solo», sin tilde"),
+    (rf"{WORD}(?:éste|ésta|éstos|éstas|ése|ésa|ésos|ésas|aquél|aquélla|aquéllos|aquéllas){END}",
+     "el demostrativo sin tilde (este, esta, ese...)"),
+    (rf"{WORD}del\s+del{END}", "un solo «del»"),
+    (r"fuera\s+de\s+(?:sitio|lugar)", "«out-of-place» (operación out-of-place)"),
+    (rf"en\s+el\s+sitio{END}", "«in-place» (operación in-place)"),
+    (r"desfasad", "«caducado» (tensor guardado caducado)"),
+    (r"obsolet", "«caducado» (tensor guardado caducado)"),
+    (r"ganchos?", "«hooks» (hooks de tensores guardados)"),
+    (r"documento\s+de\s+diseño", "«el primer borrador de esta página del curso»"),
+    (rf"{WORD}brief{END}", "«el primer borrador de esta página del curso»"),
+    (rf"{WORD}break(?:s|es)?{END}", "«rotura»"),
+    (rf"{WORD}rupturas?{END}", "«rotura»"),
+    (rf"{WORD}contador(?:es)?\s+de\s+versión{END}", "«contador de versiones»"),
+    (rf"{WORD}pasadas?{END}", "«paso hacia atrás» / «paso hacia delante»"),
+    (rf"{WORD}corridas?{END}", "«ejecución A» / «ejecución B»"),
+    # "residual" as a noun: a determiner right before it ("el residual", "del residual",
+    # "la residual in-place"); "conexión residual", "flujo residual", "suma residual" are fine.
+    (rf"{WORD}(?:el|la|los|las|del|al|un|una|su|sus|este|esta|ese|esa|cada)\s+residual(?:es)?{END}",
+     "«flujo residual» o «conexión residual»"),
+]
+ENGLISH_BANNED = [
+    (r"\b(?:(?:design|the)\s+brief(?:'s)?|brief's)(?![\w-])", "the course's first draft of this page"),
+]
+BANNED = {
+    "es": [(re.compile(p, re.I), use) for p, use in SPANISH_BANNED],
+    "en": [(re.compile(p, re.I), use) for p, use in ENGLISH_BANNED],
+}
+
+
+def banned_variants(text, language):
+    """[(line number, variant found, what to use)] in the page's prose."""
+    text = prose(text)
+    found = []
+    for pattern, use in BANNED[language]:
+        for match in pattern.finditer(text):
+            found.append((text.count("\n", 0, match.start()) + 1, " ".join(match[0].split()), use))
+    return sorted(found)
+
+
+def glossary_terms(text):
+    """The terms a page's {glossary} directive defines (alias lines included), normalized."""
+    terms = []
+    lines = text.split("\n")
+    inside, marker, options = False, None, False
+    for line in lines:
+        fence = FENCE.match(line)
+        if not inside:
+            if fence and fence["info"].strip().startswith("{glossary}"):
+                inside, marker, options = True, fence["marker"], True
+            continue
+        if fence and fence["marker"] == marker and not fence["info"].strip():
+            inside = False
+            continue
+        if options and OPTION.match(line):
+            continue
+        options = False
+        if line.strip() and not line[0].isspace():
+            terms.append(normalize(line))
+    return terms
+
+
+def pages(language):
+    return sorted(page_sources(DOCS / language).items())
+
+
+# ---- the helpers themselves (so that the checks below can fail) ----
+
+def test_prose_drops_code_labels_targets_and_options():
+    page = "\n".join([
+        "---", "file_format: mystnb", "---",
+        "(phase-25-break)=",
+        "# Rotura",
+        "Texto con `h.break_()` y {ref}`phase-25-break` y {glue:text}`sólo`.",
+        "```{code-cell} ipython3",
+        ":load: ../../examples/break.py",
+        "x = 1  # sólo",
+        "```",
+        ":::{dropdown} Pista sólo",
+        ":class: break",
+        "Un desfasado.",
+        ":::",
+        "```{glue:figure} key",
+        ":alt: El residual in-place",
+        ":name: fig-break",
+        "Pie.",
+        "```",
+        "[ganchos de verdad](https://example.org/break)",
+    ])
+    lines = prose(page).split("\n")
+    assert len(lines) == len(page.split("\n"))
+    assert lines[4] == "# Rotura"
+    assert "break" not in prose(page).replace("Rotura", "")
+    assert lines[10].strip() == "Pista sólo"  # a directive's title is prose
+    assert lines[12] == "Un desfasado."
+    assert lines[15].strip() == "El residual in-place"  # :alt: is prose
+    assert lines[16] == "" and lines[8] == "" and lines[11] == ""
+    assert lines[19] == "ganchos de verdad"
+
+
+@pytest.mark.parametrize("text, found", [
+    ("Sólo se comprueba.", ["sólo"]),
+    ("Esto solo se comprueba.", []),
+    ("Éste es el paso.", ["éste"]),
+    ("Este es el paso; ésta también.", ["ésta"]),
+    ("con la forma del del mini-GPT", ["del del"]),
+    ("Fuera de sitio (out-of-place)", ["fuera de sitio"]),
+    ("escribe fuera de\nlugar", ["fuera de lugar"]),
+    ("una operación en el sitio", ["en el sitio"]),
+    ("el primero desfasado", ["desfasad"]),
+    ("un valor obsoleto", ["obsolet"]),
+    ("con ganchos identidad", ["ganchos"]),
+    ("El documento de diseño dice", ["documento de diseño"]),
+    ("el brief del curso", ["brief"]),
+    ("El break en sí", ["break"]),
+    ("una ruptura", ["ruptura"]),
+    ("cada contador de versión", ["contador de versión"]),
+    ("el contador de versiones", []),
+    ("una pasada hacia atrás", ["pasada"]),
+    ("la corrida B", ["corrida"]),
+    ("la cinta, recorrida nodo a nodo", []),
+    ("El residual es `h.add_(...)`.", ["el residual"]),
+    ("el `add_` del residual", ["del residual"]),
+    ("Incluso la residual in-place de la ejecución B", ["la residual"]),
+    ("la conexión residual y el flujo residual", []),
+    ("las conexiones residuales y la suma residual", []),
+    ("`h.break_()` y `sólo`", []),
+    ("{ref}`phase-25-inplace-break`", []),
+    ("{term}`rotura <break>`", []),
+    ("[rotura](https://example.org/break)", []),
+])
+def test_spanish_banned_variants_are_found(text, found):
+    assert [variant.lower() for _, variant, _ in banned_variants(text, "es")] == found
+
+
+@pytest.mark.parametrize("text, found", [
+    ("The design brief says", ["design brief"]),
+    ("as the brief claims", ["the brief"]),
+    ("The brief's other candidate breaks", ["The brief's"]),
+    ("the design\nbrief's draft", ["design brief's"]),
+    ("the brief", ["the brief"]),
+    ("the course's first draft of this page, in brief", []),
+    ("a `brief` variable", []),
+])
+def test_english_banned_variants_are_found(text, found):
+    assert sorted(variant for _, variant, _ in banned_variants(text, "en")) == sorted(found)
+
+
+def test_term_citations_and_glossary_terms_are_read_like_sphinx():
+    page = "A {term}`Run A` and {term}`the saved\ntensors <saved\ntensor>`, not ``{term}`code` ``.\n"
+    assert term_citations(page) == [(1, "run a"), (1, "saved tensor")]
+    glossary = "```{glossary}\n:sorted:\n\nstale saved tensor\nstale\n  A saved tensor.\n\nview\n  A view.\n```\n"
+    assert glossary_terms(glossary) == ["stale saved tensor", "stale", "view"]
+
+
+# ---- the book ----
+
+def glossary(language):
+    return glossary_terms((DOCS / language / "glossary.md").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_glossary_defines_each_term_once(language):
+    terms = glossary(language)
+    assert terms, f"docs/{language}/glossary.md defines no terms"
+    assert len(terms) == len(set(terms)), sorted(t for t in terms if terms.count(t) > 1)
+
+
+def test_both_glossaries_define_as_many_terms():
+    assert len(glossary("es")) == len(glossary("en"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_cited_term_is_in_the_glossary(language):
+    defined = set(glossary(language))
+    missing = [f"docs/{language}/{page}.md:{line}: {{term}}`{term}`"
+               for page, path in pages(language)
+               for line, term in term_citations(path.read_text(encoding="utf-8"))
+               if term not in defined]
+    assert not missing, "terms not in the glossary:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_pages_use_one_term_per_concept(language):
+    found = [f"docs/{language}/{page}.md:{line}: «{variant}» -> {use}"
+             for page, path in pages(language)
+             for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), language)]
+    assert not found, "variants that /work/notes/terms.md bans:\n" + "\n".join(found)
