@@ -26,7 +26,7 @@ NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pyte
 
 def sphinx_command(language, docs=DOCS):
     build = docs / "_build"
-    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
+    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "auto",
             "-d", str(build / "doctrees" / language), str(docs / language), str(build / "html" / language)]
 
 

@@ -12,7 +12,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import torch
 
 CONFIG = "config.json"
 RESULT = "result.json"
@@ -102,6 +101,8 @@ def write_run(experiment_dir, config, result, tensors):
         staging.mkdir()
         (staging / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
         (staging / RESULT).write_text(json.dumps(result, indent=2) + "\n")
+        import torch  # here, not at the top: the book's Sphinx process imports this module
+
         torch.save(tensors, staging / TENSORS)
         os.rename(staging, final)  # refuses to replace an existing run-N
     except OSError as exc:  # the disk filled up, or the directory changed since check_writable
@@ -131,6 +132,8 @@ def read_run(path):
     try:
         config = json.loads((run / CONFIG).read_text())
         result = json.loads((run / RESULT).read_text())
+        import torch
+
         tensors = torch.load(run / TENSORS, weights_only=True)
     except (OSError, ValueError, RuntimeError) as exc:
         raise ExperimentError(f"{run} is damaged ({type(exc).__name__}); train it again") from None

@@ -159,7 +159,7 @@ def ladder_4_compare(ns, glue, error):
 
 @publisher
 def reproducer(ns, glue, error):
-    assert ns["statuses"] == [expected for _, expected in ns["COMMANDS"]], ns["statuses"]
+    assert ns["statuses"] == [expected for _, expected, _ in ns["COMMANDS"]], ns["statuses"]
 
 
 @publisher
