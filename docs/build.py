@@ -25,8 +25,17 @@ NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pyte
 
 
 def sphinx_command(language, docs=DOCS):
+    """A first build of a language reads its pages in two processes (-j 2). Sphinx gives each
+    process a run of the pages to read (half of them each), and docs/_ext/casecells.py puts
+    first, in order, the pages that share experiments (conf_shared: book_read_together): the
+    compatibility page's claims read what the break and safe pages computed, so those three run
+    one after the other in the first process while the theory pages run in the second. A later
+    build reads only what changed, too few pages to split that way, so it reads them in one
+    process. Were an experiment ever computed twice, the build stops below."""
     build = docs / "_build"
-    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "auto",
+    first = not (build / "doctrees" / language / "environment.pickle").is_file()
+    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
+            *(["-j", "2"] if first else []),
             "-d", str(build / "doctrees" / language), str(docs / language), str(build / "html" / language)]
 
 

@@ -93,6 +93,8 @@ def configure(language, project):
         # freshness: what each build executed; the status page shows the build date
         book_execution_report_dir=str(BUILD / "execution"),
         book_always_read=["status"],
+        # the executed pages that share experiments, in the order they must run (docs/build.py)
+        book_read_together=["breaks/25-inplace-autograd", "breaks/25-inplace-safe", "compatibility"],
         # a different torch re-reads every page (Sphinx re-reads on a changed config value)
         book_torch=version("torch"),
         today_fmt="%Y-%m-%d",

@@ -204,3 +204,35 @@ def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, p
     text = edit(PAGE).replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/")
     with pytest.raises(pages.PageError, match=problem):
         pages.with_cases(text, page)
+
+
+# --- reading order: the pages that share experiments run in one process, in order
+
+
+def test_pages_that_share_experiments_are_read_first_and_in_order():
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(REPO / "docs" / "_ext"))
+    import casecells
+
+    together = ["breaks/25-inplace-autograd", "breaks/25-inplace-safe", "compatibility"]
+    app = SimpleNamespace(config=SimpleNamespace(book_read_together=together))
+    docnames = sorted(["compatibility", "glossary", "index", "status", "theory/02-autograd-engine",
+                       "breaks/25-inplace-safe", "theory/04-autograd-tape-walk-mini-gpt",
+                       "breaks/25-inplace-autograd"])
+    casecells.read_together_first(app, None, docnames)
+    assert docnames[:3] == together and len(docnames) == 8
+    docnames = ["compatibility", "index", "breaks/25-inplace-safe"]
+    casecells.read_together_first(app, None, docnames)
+    assert docnames == ["breaks/25-inplace-safe", "compatibility", "index"]
+
+
+def test_only_a_first_build_reads_pages_in_two_processes(tmp_path):
+    sys.path.insert(0, str(REPO / "docs"))
+    import build
+
+    command = build.sphinx_command("es", docs=tmp_path)
+    assert command[command.index("-j") + 1] == "2"
+    (tmp_path / "_build" / "doctrees" / "es").mkdir(parents=True)
+    (tmp_path / "_build" / "doctrees" / "es" / "environment.pickle").write_bytes(b"")
+    assert "-j" not in build.sphinx_command("es", docs=tmp_path)

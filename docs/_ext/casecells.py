@@ -21,7 +21,15 @@ def add_cases(app, docname, source):
         app.env.note_dependency(str(dependency))
 
 
+def read_together_first(app, env, docnames):
+    """Read the pages that share experiments first, in their order (docs/build.py says why)."""
+    together = [doc for doc in app.config.book_read_together if doc in docnames]
+    docnames[:] = together + [doc for doc in docnames if doc not in together]
+
+
 def setup(app):
     app.add_config_value("book_torch", "", "env")  # conf_shared sets the installed release
+    app.add_config_value("book_read_together", [], "env")
     app.connect("source-read", add_cases)
+    app.connect("env-before-read-docs", read_together_first)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
