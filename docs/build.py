@@ -66,7 +66,8 @@ def build(languages=LANGUAGES, docs=DOCS):
         timings[language] = time.perf_counter() - start
         if done.returncode:
             sys.exit(f"docs: the {language} build failed (exit {done.returncode}); see the messages above")
-    shutil.copyfile(docs / "root" / "index.html", docs / "_build" / "html" / "index.html")
+    # (each language's build also wrote the site root: the language chooser, docs/root/index.html,
+    # and sitemap.xml with both languages' pages; docs/_ext/bilingual.py)
     computed = [e for language in timings for e in execution_report(language, docs)["experiments"]]
     repeated = sorted({e for e in computed if computed.count(e) > 1})
     if repeated:

@@ -19,6 +19,10 @@ LANGUAGES = {"es": "Español", "en": "English"}
 # Other phases of the course live in their own books; links to them are made here only, with
 # the {phase}`8` role (never fetched at build time: no intersphinx downloads).
 COURSE_URL = "https://minigpt-course.github.io/{language}/phases/"
+# Where the site is published (the folder holding the root page, es/ and en/): the absolute URLs
+# of the hreflang alternates and of sitemap.xml start here (docs/_ext/bilingual.py). The Pages
+# workflow (.github/workflows/docs.yml) deploys docs/_build/html to this project's GitHub Pages.
+SITE_URL = "https://minigpt-course.github.io/phase-25/"
 
 sys.path.insert(0, str(DOCS / "_ext"))
 
@@ -69,6 +73,7 @@ def configure(language, project):
         language=language,
         book_language=language,
         book_languages=LANGUAGES,
+        book_site_url=SITE_URL,
         extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton",
                     "sphinx.ext.extlinks", "bilingual", "freshness", "casecells", "progress"],
         extlinks={"phase": (COURSE_URL.format(language=language) + "%s/", {"es": "fase %s", "en": "phase %s"}[language])},
@@ -107,7 +112,7 @@ def configure(language, project):
         html_theme="sphinx_book_theme",
         html_title=project,
         html_static_path=[str(DOCS / "_static")],
-        html_css_files=["book.css", "outputs.css"],
+        html_css_files=["book.css", "outputs.css", "print.css"],
         html_js_files=[("book.js", {"defer": "defer"})],
         html_favicon=str(DOCS / "_static" / "favicon.svg"),
         # pydata-sphinx-theme's script rejects an empty mode (a console error on every page)

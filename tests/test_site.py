@@ -1,7 +1,7 @@
-"""The built site: language switcher, hreflang, es/en mirror, no paths of the build machine, and a
-real browser (Debian's Chromium): the header buttons on a phone, a tablet and a desktop, no
-sideways scroll on a phone, the switcher keeping the reader's place, and axe-core in light and
-dark mode."""
+"""The built site: language switcher, hreflang and sitemap, es/en mirror, no paths of the build
+machine, and a real browser (Debian's Chromium): the header buttons on a phone, a tablet and a
+desktop, no sideways scroll on a phone, the switcher keeping the reader's place, the root page
+remembering the reader's language, print, and axe-core in light and dark mode."""
 
 import functools
 import http.server
@@ -27,6 +27,9 @@ AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked a
 sys.path.insert(0, str(DOCS / "_ext"))
 from mirror import labels, mirror_problems, page_sources  # noqa: E402
 
+sys.path.insert(0, str(DOCS))
+from conf_shared import SITE_URL  # noqa: E402
+
 
 @pytest.fixture(scope="session")
 def site():
@@ -47,6 +50,12 @@ def every_page(site):
     """Both languages' pages and the root's language chooser, relative to the site."""
     pages = [site / "index.html"] + html_pages(site, "es") + html_pages(site, "en")
     return [p.relative_to(site).as_posix() for p in pages]
+
+
+def browse(server, path):
+    """A page of every_page in the browser. The root page sends the reader on to a language unless
+    asked to show its choice (?choose)."""
+    return f"{server}/{path}" + ("?choose" if path == "index.html" else "")
 
 
 def needs(reason):
@@ -103,7 +112,8 @@ def test_every_page_switches_to_its_counterpart(site, language, other):
         alternates = dict(ALTERNATE.findall(text))
         assert set(alternates) == {"es", "en"}, page
         for href in alternates.values():
-            assert (page.parent / href).resolve().is_file(), f"{page}: hreflang target {href} missing"
+            assert href.startswith(SITE_URL), f"{page}: hreflang target {href} is not on the site"
+            assert (site / href[len(SITE_URL):]).is_file(), f"{page}: hreflang target {href} missing"
 
 
 def test_labels_are_identical_in_objects_inv(site):
@@ -281,7 +291,7 @@ def test_browser_switch_language_tabs_and_hints(server, browser, site):
     shots = DOCS / "_build" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "en-break-page.png"), full_page=True)
-    page.goto(f"{server}/index.html")
+    page.goto(browse(server, "index.html"))
     page.click("#choose-es")
     page.wait_for_url(f"{server}/es/index.html")
     page.close()
@@ -345,7 +355,7 @@ def test_no_page_scrolls_sideways_on_a_phone(server, browser, site):
     problems = watch(page)
     wide = {}
     for path in every_page(site):
-        page.goto(f"{server}/{path}")
+        page.goto(browse(server, path))
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > 390:
             wide[path] = width
@@ -424,7 +434,7 @@ def test_axe_finds_no_serious_violations(server, browser, site, axe_script, mode
     page = context.new_page()
     found = {}  # (mode, page, rule, element) -> axe's summary of what is wrong
     for path in every_page(site):
-        page.goto(f"{server}/{path}")
+        page.goto(browse(server, path))
         if path != "index.html":  # the language chooser has no theme
             assert page.locator("html").get_attribute("data-theme") == mode
         page.add_script_tag(content=axe_script)
@@ -435,3 +445,166 @@ def test_axe_finds_no_serious_violations(server, browser, site, axe_script, mode
     assert new == [], json.dumps(new, indent=1, ensure_ascii=False)
     known = {v for v in KNOWN_VIOLATIONS if v[0] == mode}
     assert known <= found.keys(), f"fixed, to remove from KNOWN_VIOLATIONS: {known - found.keys()}"
+
+
+# A remembered language, one book in two languages for search engines, and print (issue 12)
+
+ANY_ALTERNATE = re.compile(r'<link rel="alternate" hreflang="([\w-]+)" href="([^"]+)"')
+
+
+def expected_alternates(path):
+    """The hreflang alternates of the page at <lang>/<path>: absolute, and x-default the root."""
+    return {"es": f"{SITE_URL}es/{path}", "en": f"{SITE_URL}en/{path}", "x-default": SITE_URL}
+
+
+def test_every_page_has_absolute_hreflang_alternates_and_x_default(site):
+    assert SITE_URL.startswith("https://") and SITE_URL.endswith("/")
+    for language in ("es", "en"):
+        for page in html_pages(site, language):
+            path = page.relative_to(site / language).as_posix()
+            found = ANY_ALTERNATE.findall(page.read_text(encoding="utf-8"))
+            assert sorted(found) == sorted(expected_alternates(path).items()), page
+    root = ANY_ALTERNATE.findall((site / "index.html").read_text(encoding="utf-8"))
+    assert sorted(root) == sorted(expected_alternates("index.html").items())
+
+
+def test_sitemap_lists_every_page_of_both_languages_with_its_alternates(site):
+    import xml.etree.ElementTree as ElementTree
+
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9", "xhtml": "http://www.w3.org/1999/xhtml"}
+    text = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert "lastmod" not in text  # two builds of one commit write the same sitemap
+    listed = {}
+    for url in ElementTree.fromstring(text).findall("s:url", ns):
+        loc = url.findtext("s:loc", namespaces=ns)
+        links = url.findall("xhtml:link", ns)
+        assert loc not in listed, f"{loc} listed twice"
+        assert {link.get("rel") for link in links} == {"alternate"}
+        listed[loc] = {link.get("hreflang"): link.get("href") for link in links}
+    assert listed.pop(SITE_URL) == expected_alternates("index.html")  # the root page
+    wanted = {f"{SITE_URL}{language}/{path}": expected_alternates(path)
+              for language in ("es", "en")
+              for path in (p.relative_to(site / language).as_posix() for p in html_pages(site, language))
+              if path != "search.html"}  # the search page has nothing of its own to find
+    assert listed == wanted
+
+
+def reaches(page, server, path):
+    """The root page sent the reader on to this page of the site."""
+    page.wait_for_url(f"{server}/{path}")
+    assert page.locator("html").get_attribute("lang") == path.split("/")[0]
+
+
+@pytest.mark.parametrize("locale,language", [("es-ES", "es"), ("es", "es"), ("en-US", "en"), ("fr-FR", "en")])
+def test_root_page_follows_the_browsers_language_on_a_first_visit(server, browser, locale, language):
+    context = browser.new_context(locale=locale)
+    page = context.new_page()
+    problems = watch(page)
+    assert page.evaluate("navigator.languages[0]") == locale
+    page.goto(f"{server}/", wait_until="commit")  # the root page sends the reader on at once
+    reaches(page, server, f"{language}/index.html")
+    # the chooser still shows both languages when asked
+    page.goto(f"{server}/index.html?choose")
+    assert page.url == f"{server}/index.html?choose"
+    for choice in ("#choose-es", "#choose-en"):
+        assert page.locator(choice).is_visible()
+    context.close()
+    assert problems == []
+
+
+def test_root_page_sends_a_returning_reader_to_the_language_they_chose(server, browser):
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    problems = watch(page)
+
+    def stored():
+        return page.evaluate("localStorage.getItem('book-language')")
+
+    def chooses(control, lands_on, language, root="index.html"):
+        """The reader clicks control, lands on lands_on; the root page then sends them to language."""
+        page.click(control)
+        page.wait_for_url(f"{server}/{lands_on}")
+        assert stored() == language
+        page.goto(f"{server}/{root}", wait_until="commit")
+        reaches(page, server, f"{language}/index.html")
+
+    # the browser prefers English; the reader chooses Spanish in a page's switcher
+    page.goto(f"{server}/en/{BREAK_PAGE}")
+    chooses("#book-language-switch", f"es/{BREAK_PAGE}", "es")
+    # and back to English: remembered too (the site's root as a bare folder this time)
+    chooses("#book-language-switch", "en/index.html", "en", root="")
+    # a choice made on the root page is remembered
+    page.goto(f"{server}/index.html?choose")
+    assert page.locator("#choose-es").is_visible() and page.locator("#choose-en").is_visible()
+    chooses("#choose-es", "es/index.html", "es")
+    # a stored value that names no language of the book counts as a first visit
+    page.evaluate("localStorage.setItem('book-language', 'xx')")
+    page.goto(f"{server}/index.html", wait_until="commit")
+    reaches(page, server, "en/index.html")
+    context.close()
+    assert problems == []
+
+
+def test_root_page_without_javascript_shows_both_links(server, browser):
+    context = browser.new_context(java_script_enabled=False, locale="es-ES")
+    page = context.new_page()
+    problems = watch(page)
+    page.goto(f"{server}/index.html")
+    page.wait_for_timeout(300)  # nothing sends the reader on
+    assert page.url == f"{server}/index.html"
+    for language in ("es", "en"):
+        link = page.locator(f"#choose-{language}")
+        assert link.is_visible() and link.get_attribute("href") == f"{language}/index.html"
+    assert problems == []
+    # (the theme's scripts on the next page are refused without JavaScript: not this page's problem)
+    page.click("#choose-en")
+    page.wait_for_url(f"{server}/en/index.html")
+    context.close()
+
+
+# What a printed page leaves out (docs/_static/print.css): the site's furniture
+PRINT_HIDDEN = (".bd-header", ".bd-header-article", ".bd-sidebar-primary", ".bd-sidebar-secondary",
+                ".book-language-switcher", ".article-header-buttons", ".search-button", ".prev-next-footer",
+                "#pst-back-to-top", "button.copybtn", "a.headerlink")
+CLOSED_DETAILS = "[...document.querySelectorAll('details')].filter((d) => !d.open).length"
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_break_page_prints_the_article_with_outputs_figures_and_dropdowns_open(server, browser, language):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    problems = watch(page)
+    page.goto(f"{server}/{language}/{BREAK_PAGE}")
+    closed = page.evaluate(CLOSED_DETAILS)
+    assert closed >= 3  # hints and hidden outputs
+    page.emulate_media(media="print")
+    for selector in (".bd-header-article", ".bd-sidebar-primary", ".book-language-switcher", ".search-button"):
+        assert page.locator(selector).count() >= 1, f"{selector} is not on the page: update PRINT_HIDDEN"
+    for selector in PRINT_HIDDEN:
+        elements = page.locator(selector)
+        for i in range(elements.count()):
+            expect(elements.nth(i)).to_be_hidden()
+    # what the browser does before printing: every dropdown opens, with what it holds
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate(CLOSED_DETAILS) == 0
+    expect(page.locator("details.sd-dropdown .sd-summary-content").first).to_be_visible()
+    images = page.locator("#main-content img")
+    assert images.count() >= 2
+    for i in range(images.count()):
+        expect(images.nth(i)).to_be_visible()
+    outputs = page.locator("#main-content div.cell_output")
+    assert outputs.count() >= 3
+    for i in range(outputs.count()):
+        expect(outputs.nth(i)).to_be_visible()
+    assert page.locator(".bd-article").evaluate("e => e.getBoundingClientRect().left") < 100  # no sidebar
+    pdf = page.pdf(format="A4", print_background=True)
+    assert pdf.startswith(b"%PDF") and len(pdf) > 20_000
+    shots = DOCS / "_build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    (shots / f"{language}-break-page.pdf").write_bytes(pdf)
+    # after printing, the dropdowns the reader had closed close again
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate(CLOSED_DETAILS) == closed
+    page.close()
+    assert problems == []

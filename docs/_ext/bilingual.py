@@ -1,8 +1,12 @@
 """Sphinx extension for the two mirrored language trees.
 
-- a language switcher on every page, linking to the same page in the other language,
-  and <link rel="alternate" hreflang> tags; it names the page's explicit labels, the ids both
-  languages share, so that docs/_static/book.js can carry the section in view across;
+- a language switcher on every page, linking to the same page in the other language; it names
+  the page's explicit labels, the ids both languages share, so that docs/_static/book.js can carry
+  the section in view across (and remember the reader's choice for the root page);
+- <link rel="alternate" hreflang> tags for search engines, absolute (from book_site_url, set in
+  docs/conf_shared.py): one per language and x-default, the root page that chooses the language;
+- at the site root, beside es/ and en/: the language chooser (docs/root/index.html, with the same
+  alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
 - the build fails (a warning under -W) when a page or label exists in one tree only;
 - MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
 - every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
@@ -10,6 +14,7 @@
 
 import posixpath
 from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
 
 from docutils import nodes
 from sphinx.util import logging
@@ -21,6 +26,12 @@ GENERATED_PAGES = {"genindex", "search", "py-modindex"}
 # "Read this page in <other language>", in the page's own language
 SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Read this page in Spanish"}
 STAMP_CLASS = "book-stamp"
+# The pages a search engine is pointed at: the generated ones but the search page
+SITEMAP_GENERATED = ["genindex"]
+ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: docs/_ext/bilingual.py -->"
+SITEMAP_HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+                  'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n')
 
 
 def other_languages(config):
@@ -53,6 +64,55 @@ def shared_anchors(env, pagename):
     return " ".join(sorted(anchors))
 
 
+def site_url(config):
+    """The published site's base URL (the folder holding the root page, es/ and en/), ending in /."""
+    return config.book_site_url.rstrip("/") + "/"
+
+
+def alternates(config, pagename, suffix=".html"):
+    """[(hreflang, absolute URL)] of one page: each language's version, then x-default (the root
+    page, which sends a reader to their language)."""
+    base = site_url(config)
+    return [(lang, f"{base}{lang}/{pagename}{suffix}") for lang in config.book_languages] + [("x-default", base)]
+
+
+def alternate_tags(links, slash=" /"):
+    return "\n".join(f'<link rel="alternate" hreflang="{lang}" href="{escape(url)}"{slash}>' for lang, url in links)
+
+
+def sitemap(config, pagenames, suffix=".html"):
+    """sitemap.xml: the root page and every page of every language, each with all its alternates
+    (Google's hreflang format). No lastmod: two builds of one commit write the same file."""
+    # the root page first: the x-default of the languages' home pages
+    entries = [(site_url(config), alternates(config, "index", suffix))]
+    for pagename in pagenames:
+        links = alternates(config, pagename, suffix)
+        entries += [(url, links) for lang, url in links if lang != "x-default"]
+    out = [SITEMAP_HEADER]
+    for loc, links in entries:
+        out.append(f"  <url>\n    <loc>{escape(loc)}</loc>\n")
+        out += [f'    <xhtml:link rel="alternate" hreflang="{lang}" href={quoteattr(url)}/>\n' for lang, url in links]
+        out.append("  </url>\n")
+    out.append("</urlset>\n")
+    return "".join(out)
+
+
+def write_site_root(app, exception):
+    """The site root (beside es/ and en/): the language chooser, with its hreflang alternates, and
+    sitemap.xml. Each language's build writes the same two files: the mirror check keeps the
+    pages of both languages the same."""
+    if exception or app.builder.format != "html":
+        return
+    config = app.config
+    root = Path(app.outdir).parent
+    chooser = (Path(app.srcdir).parent / "root" / "index.html").read_text(encoding="utf-8")
+    assert ROOT_ALTERNATES_MARK in chooser, "docs/root/index.html lost the mark of its alternates"
+    chooser = chooser.replace(ROOT_ALTERNATES_MARK, alternate_tags(alternates(config, "index"), slash="").replace("\n", "\n  "))
+    (root / "index.html").write_text(chooser, encoding="utf-8")
+    pages = sorted(app.env.found_docs) + SITEMAP_GENERATED
+    (root / "sitemap.xml").write_text(sitemap(config, pages, app.builder.out_suffix), encoding="utf-8")
+
+
 def add_switcher(app, pagename, templatename, context, doctree):
     config = app.config
     # from this page's folder up to the site root (which holds es/ and en/)
@@ -63,10 +123,8 @@ def add_switcher(app, pagename, templatename, context, doctree):
             logger.warning(f"page {pagename} has no {lang} counterpart", type="bilingual", subtype="mirror")
             continue
         links.append((lang, posixpath.join(up, lang, pagename + app.builder.out_suffix)))
-    own = pagename + app.builder.out_suffix
-    tags = [f'<link rel="alternate" hreflang="{config.book_language}" href="{posixpath.basename(own)}" />']
-    tags += [f'<link rel="alternate" hreflang="{lang}" href="{url}" />' for lang, url in links]
-    context["metatags"] = context.get("metatags", "") + "\n" + "\n".join(tags)
+    tags = alternate_tags(alternates(config, pagename, app.builder.out_suffix))
+    context["metatags"] = context.get("metatags", "") + "\n" + tags
     if links:
         lang, url = links[0]
         name = config.book_languages[lang]
@@ -91,8 +149,10 @@ def setup(app):
     app.add_config_value("book_language", "en", "env")
     app.add_config_value("book_languages", {}, "env")
     app.add_config_value("book_execute_folder", "", "env")
+    app.add_config_value("book_site_url", "", "html")
     app.connect("builder-inited", relocate_execution_folder, priority=900)
     app.connect("env-check-consistency", check_mirror)
     app.connect("html-page-context", add_switcher)
     app.connect("doctree-resolved", check_stamp)
+    app.connect("build-finished", write_site_root)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

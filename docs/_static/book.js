@@ -45,6 +45,35 @@ function keepPlaceAcrossLanguages() {
   update();
 }
 
+// The root page (docs/root/index.html) sends a returning reader to the language they chose last:
+// choosing a language here is that choice. (The same key as the root page's; nothing is stored
+// when the browser refuses storage.)
+function rememberLanguageChoice() {
+  const link = document.getElementById("book-language-switch");
+  if (!link) return;
+  link.addEventListener("click", () => {
+    try {
+      localStorage.setItem("book-language", link.hreflang);
+    } catch (error) { /* storage off: the root page falls back to the browser's language */ }
+  });
+}
+
+// A printed page shows its dropdowns (hints, hidden outputs) open, which CSS cannot do for
+// <details> (docs/_static/print.css hides the rest); after printing they close again.
+function openDropdownsForPrint() {
+  const opened = new Set();  // (a second beforeprint before the afterprint adds none)
+  window.addEventListener("beforeprint", () => {
+    document.querySelectorAll("details:not([open])").forEach((details) => {
+      details.open = true;
+      opened.add(details);
+    });
+  });
+  window.addEventListener("afterprint", () => {
+    opened.forEach((details) => { details.open = false; });
+    opened.clear();
+  });
+}
+
 // Accessible names that contradict the visible text (axe: label-content-name-mismatch): the search
 // field's aria-label leaves out its Ctrl+K, and MyST-NB names every "Show code cell source" toggle
 // "Toggle hidden content", in English on both languages. Their visible text names them.
@@ -64,5 +93,7 @@ function tabStopsOnScrollingTables() {
 }
 
 keepPlaceAcrossLanguages();
+rememberLanguageChoice();
+openDropdownsForPrint();
 nameByVisibleText();
 tabStopsOnScrollingTables();
