@@ -172,6 +172,7 @@ class Run:
     namespace: dict  # the globals it left
     stdout: str
     glued: dict  # myst_nb.glue key -> value
+    outcome: Outcome = None  # the run judged against the manifest
 
 
 def execute(name):
@@ -188,7 +189,8 @@ def execute(name):
             exec(compile(case.path.read_text("utf-8"), str(case.path), "exec"), run.namespace)
         except Exception as exc:  # noqa: BLE001 - judged against the manifest
             run.error = exc
-        if judge(case, run.error, run.namespace).ok:
+        run.outcome = judge(case, run.error, run.namespace)
+        if run.outcome.ok:
             publish(name, run.namespace, run.glued.__setitem__, run.error)
     run.stdout = output.getvalue()
     return run
@@ -196,8 +198,7 @@ def execute(name):
 
 def run(name):
     """Run examples/<name>.py in this process and judge it."""
-    done = execute(name)
-    return judge(manifest()[name], done.error, done.namespace)
+    return execute(name).outcome
 
 
 # --- outcomes shared by the pages and the claims

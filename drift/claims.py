@@ -19,7 +19,7 @@ import torch
 
 from book import cases, deps, message, store
 from book.experiments import data, gradients, run_b
-from minigpt.compare import compare_gradients, identical
+from minigpt.compare import compare_gradients, identical, median_error, worst_row
 from minigpt.diagnose.torch_private import PROBES
 from minigpt.data import probe_batch
 from minigpt.train import BackwardRaised, build_model, model_config
@@ -188,9 +188,7 @@ def _small_errors_but_layernorm_gains(bypass):
     rows, seen = _silent(bypass)
     if rows is None:
         return False, seen
-    errors = sorted(row.rel_error for row in rows)
-    worst = max(rows, key=lambda row: row.rel_error)
-    median = errors[len(errors) // 2]
+    worst, median = worst_row(rows), median_error(rows)
     holds = median < 0.02 and worst.rel_error > 0.1 and ".ln" in worst.name
     return holds, f"no error; median relative error {median:.2%}; worst {worst.name} {worst.rel_error:.2%}"
 

@@ -58,11 +58,21 @@ def format_table(rows):
     return "\n".join(lines)
 
 
-def summary_line(rows):
+def median_error(rows):
+    """The median relative error (the upper one of an even count): half the parameters are off by
+    at least this much."""
     errors = sorted(r.rel_error for r in rows)
+    return errors[len(errors) // 2]
+
+
+def worst_row(rows):
+    return max(rows, key=lambda r: r.rel_error)
+
+
+def summary_line(rows):
     identical = sum(r.rel_error == 0 for r in rows)
-    worst = max(rows, key=lambda r: r.rel_error)
-    return (f"{len(rows)} parameters: {identical} identical, median rel. error {errors[len(errors) // 2]:.2%}, "
+    worst = worst_row(rows)
+    return (f"{len(rows)} parameters: {identical} identical, median rel. error {median_error(rows):.2%}, "
             f"worst {worst.rel_error:.2%} ({worst.name})")
 
 

@@ -1,6 +1,8 @@
 """Publishers of the break page's examples (book.publish): the values its prose quotes, its
 figure in each language, and the checks of what its sentences say."""
 
+from minigpt.compare import median_error, worst_row
+
 from .. import message
 from . import glue_figure, glue_number, publisher
 
@@ -42,11 +44,6 @@ def anomaly_off_hint(ns, glue, error):
     glue("failing_node", ns["failing"])
 
 
-def _median(rows):
-    errors = sorted(r.rel_error for r in rows)
-    return errors[len(errors) // 2]
-
-
 @publisher
 def silent_training(ns, glue, error):
     results, rows = ns["results"], ns["rows"]
@@ -54,10 +51,10 @@ def silent_training(ns, glue, error):
     final = {name: r.test_accuracy[-1] for name, r in results.items()}
     for key in ("hooks", "ctx"):  # "off by a few tenths of a percent; tens of percent for the LayerNorm gains"
         found = rows[f"B, bypass={key}"]
-        worst = max(found, key=lambda r: r.rel_error)
-        assert 0.001 <= _median(found) < 0.01, f"{key}: median {_median(found):.2%} is not a few tenths of a percent"
+        worst, median = worst_row(found), median_error(found)
+        assert 0.001 <= median < 0.01, f"{key}: median {median:.2%} is not a few tenths of a percent"
         assert 0.1 <= worst.rel_error < 1 and ".ln" in worst.name, f"{key}: worst {worst.name} {worst.rel_error:.2%}"
-        glue_number(glue, f"median_{key}", _median(found), ".2%")
+        glue_number(glue, f"median_{key}", median, ".2%")
         glue_number(glue, f"worst_{key}", worst.rel_error, ".0%")
     data_rows = rows["B, bypass=data"]
     glue("data_no_gradient", sum(r.note == "no gradient in B" for r in data_rows))
@@ -86,8 +83,6 @@ def _training_figure(results, language):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    if language == "es":
-        plt.rcParams["axes.formatter.use_locale"] = False
     step, loss_label, accuracy_label = AXES[language]
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     for name, r in results.items():
