@@ -1,11 +1,16 @@
 """nox -s tests | nox -s e2e | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
 
-BOOK_TORCH=2.12.1 nox -s docs builds the book on another release (the docs workflow's matrix).
+BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of BOOK_RELEASES (the docs
+workflow's matrix); nox -s "drift(torch='1.13.1')" records any of RECORDED_RELEASES.
 """
 
 import os
+import tomllib
+from pathlib import Path
 
 import nox
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
@@ -13,15 +18,25 @@ nox.options.sessions = ["tests"]
 
 CONSTRAINTS = ("-c", "constraints.txt")  # torch==2.13.0: the local CPU wheel, not a CUDA build
 DEFAULT_TORCH = "2.13.0"
-# The releases the package supports (pyproject.toml); records/ holds those measured so far.
-TORCH_RELEASES = ["2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"]
+# The releases records/ holds a record of (one each, torch-<release>.json): the latest patch of every
+# minor release with Python 3.11 wheels. The docs workflow's matrices list the same (tests/test_workflow.py).
+RECORDED_RELEASES = ["1.13.1", "2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0",
+                     "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"]
+PROJECT = tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text("utf-8"))["project"]
+TORCH_REQUIREMENT = next(r for r in map(Requirement, PROJECT["dependencies"]) if r.name == "torch")
+# The releases the book is built on: those of pyproject.toml's range (the others get a record only).
+BOOK_RELEASES = [r for r in RECORDED_RELEASES if TORCH_REQUIREMENT.specifier.contains(r)]
+NUMPY_2_FROM = Version("2.3")  # torch wheels before 2.3 were built against NumPy 1.x: they need numpy<2
+# A machine-wide pip constraint file may cap torch (this machine's caps it below the newest release):
+# a release other than the default installs exactly as asked, with only the project's own pins.
+NO_MACHINE_CONSTRAINTS = {"PIP_CONSTRAINT": os.devnull}
 
 
 def install(session, extras="", torch=None):
     """The package (with extras) on one torch release: BOOK_TORCH, else the pinned default."""
     torch = torch or os.environ.get("BOOK_TORCH") or DEFAULT_TORCH
-    pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
-    session.install(*pins, f"torch=={torch}", "-e", f".[{extras}]" if extras else ".")
+    pins, machine = (CONSTRAINTS, None) if torch == DEFAULT_TORCH else ((), NO_MACHINE_CONSTRAINTS)
+    session.install(*pins, f"torch=={torch}", "-e", f".[{extras}]" if extras else ".", env=machine)
 
 
 @nox.session
@@ -45,15 +60,23 @@ def docs(session):
 
 
 @nox.session
-@nox.parametrize("torch", TORCH_RELEASES)
+@nox.parametrize("torch", RECORDED_RELEASES)
 def drift(session, torch):
     """Check every claim on one torch release and record what it prints.
 
     nox -s "drift(torch='2.12.1')"            writes records/torch-2.12.1.json, says what changed
     nox -s "drift(torch='2.12.1')" -- check   fails if a claim broke or that record is stale
-    Releases other than 2.13.0 install from PyPI as full CUDA builds (~5 GB); they run on CPU.
+    Any recorded release installs, inside pyproject.toml's range or not: torch first, then the package
+    without its dependencies, then the few the drift code needs (numpy<2 with a torch built against
+    NumPy 1.x). Releases other than 2.13.0 install from PyPI as full CUDA builds (~5 GB; they run on
+    CPU): remove the environment afterwards, rm -r .nox/drift-torch-*.
     """
-    install(session, torch=torch)
+    pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
+    session.install("--no-cache-dir", *pins, f"torch=={torch}", env=NO_MACHINE_CONSTRAINTS)
+    session.install("--no-deps", "-e", ".")
+    others = [d for d in PROJECT["dependencies"] if Requirement(d).name != "torch"]
+    numpy = ["numpy<2"] if Version(torch) < NUMPY_2_FROM else []
+    session.install(*others, *numpy, env=NO_MACHINE_CONSTRAINTS)
     session.run("python", "-m", "drift", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})
 
 

@@ -2,7 +2,8 @@
 
 Each is computed once per fingerprint of the mini-GPT's code and the installed torch, then read
 back (book.store): run B's first backward with anomaly detection off and on, the probe-batch
-gradients of each switch setting; the training runs are kept by minigpt.train's own run cache.
+gradients of each switch setting, run A and run B under torch.compile with each backend
+(book.compiled); the training runs are kept by minigpt.train's own run cache.
 """
 
 from functools import cache
@@ -11,7 +12,7 @@ from pathlib import Path
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import BackwardRaised, TrainConfig, build_model, model_config, switch_gradients, train, try_backward
 
-from . import deps, store
+from . import compiled as compiling, deps, store
 
 
 @cache
@@ -21,7 +22,8 @@ def data():
 
 @cache
 def _fingerprint():
-    return deps.fingerprint(deps.files_of(deps.package_closure("minigpt")) | {Path(__file__)})
+    own = {Path(__file__), Path(compiling.__file__)}
+    return deps.fingerprint(deps.files_of(deps.package_closure("minigpt")) | own)
 
 
 def _memoized(name, compute, **arguments):
@@ -52,6 +54,13 @@ def gradients(**switches):
     if isinstance(result, BackwardRaised):
         raise result
     return result
+
+
+def compiled(backend, inplace):
+    """book.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
+    (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
+    return _memoized("compiled", lambda: compiling.measure(backend, inplace, data()), backend=backend,
+                     inplace=inplace)
 
 
 @cache

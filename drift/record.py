@@ -2,24 +2,29 @@
 
     {"torch": "2.13.0+cpu", "release": "2.13.0", "python": "3.11.7", "measured": "2026-12-02",
      "message": {"anomaly_off": "...", "tensor": "...", "output_of": "Add", ...},
+     "compile": {"eager": {"a_gradients": "bitwise", "b_raised_at": "backward", ...}, ...},
      "claims": {"forward-identical": {"holds": true, "seen": "..."}, ...}}
+
+"compile" says, per torch.compile backend (book.compiled), what run A's gradients were and what
+run B raised, when and with which message parts; or only "not_applicable" where torch cannot
+compile with it.
 
 Records are compared on what PyTorch decides (the message parts and whether each claim holds),
 never on when or where they were measured, nor on the mini-GPT's sizes: the message's shape and
 version numbers are written as "[batch, tokens, n_embd]", "2·n_layer" and "2·n_layer-1". A claim
-that one of two records lacks is "not measured" there, not a difference.
+or a compile section that one of two records lacks is "not measured" there, not a difference.
 """
 
 import datetime
 import json
 import platform
-import re
 from pathlib import Path
 
 import torch
 
 from book import message
-from book.experiments import data, run_b
+from book.compiled import BACKENDS
+from book.experiments import compiled, data, run_b
 from minigpt.data import probe_batch
 from minigpt.train import model_config
 
@@ -29,19 +34,17 @@ RECORDS = Path(__file__).resolve().parents[1] / "records"
 # The message parts a record keeps, in the order reports and the compatibility page show them.
 MESSAGE_PARTS = ("anomaly_off", "anomaly_on", "tensor", "output_of", "version_now", "version_expected",
                  "hint_off", "hint_on", "anomaly_node", "anomaly_line")
+# What a record keeps of each torch.compile backend: run A's gradients against eager run A's
+# (drift.claims.compiled_gradients), and what run B raised (book.compiled.Compiled), its message
+# taken apart like the eager one; only "not_applicable" where the backend cannot run.
+COMPILE_FIELDS = ("a_gradients", "a_raised_at", "a_error_type", "b_raised_at", "b_error_type", "b_wraps",
+                  "b_message", "b_tensor", "b_output_of", "b_version_now", "b_version_expected", "b_hint")
 
 
 class RecordError(Exception):
     """A record file that cannot be read: printed as one line."""
 
-
-def release(version=None):
-    """'2.13.0+cpu' -> '2.13.0' (the local build tag is not part of the release)."""
-    return (version or torch.__version__).split("+")[0]
-
-
-def release_key(name):
-    return tuple(int(n) if n.isdigit() else n for n in re.split(r"[.+]", name))
+release, release_key = claims.release, claims.release_key  # '2.13.0+cpu' -> '2.13.0' -> (2, 13, 0)
 
 
 def model_sizes():
@@ -90,8 +93,22 @@ def measure_message():
     }
 
 
-def measure(outcomes=None):
-    """The record of the installed torch (claims evaluated now unless given)."""
+def measure_compile(backend):
+    """The record's compile section of one backend."""
+    a, b = compiled(backend, inplace=False), compiled(backend, inplace=True)
+    if b.not_applicable:
+        return {"not_applicable": b.not_applicable}
+    text, parts = generic(b.error if b.raises else None)
+    return {"a_gradients": claims.compiled_gradients(backend)[0], "a_raised_at": a.raised_at,
+            "a_error_type": a.error_type, "b_raised_at": b.raised_at, "b_error_type": b.error_type,
+            "b_wraps": b.wraps, "b_message": text, "b_tensor": parts.get("tensor"),
+            "b_output_of": parts.get("output_of"), "b_version_now": parts.get("version_now"),
+            "b_version_expected": parts.get("version_expected"), "b_hint": parts.get("hint")}
+
+
+def measure(outcomes=None, compile=True):
+    """The record of the installed torch (claims evaluated now unless given; the compile section
+    unless compile is False)."""
     outcomes = outcomes or claims.evaluate_all()
     return {
         "torch": torch.__version__,
@@ -99,13 +116,32 @@ def measure(outcomes=None):
         "python": platform.python_version(),
         "measured": datetime.date.today().isoformat(),
         "message": measure_message(),
+        **({"compile": {backend: measure_compile(backend) for backend in BACKENDS}} if compile else {}),
         "claims": {name: {"holds": o.holds, "seen": o.seen} for name, o in outcomes.items()},
     }
 
 
+def measured_in_book():
+    """What the book's build measures of the installed torch: every claim but the torch.compile
+    ones (drift.claims.Claim.in_book), and no compile section."""
+    return measure(claims.evaluate_all(claims.in_book()), compile=False)
+
+
+def completed(live, committed_record):
+    """live, with what it did not measure (the compile section, the claims left out of the book's
+    build) taken from the committed record of the same release, if there is one."""
+    if committed_record is None:
+        return live
+    done = dict(live, claims={**committed_record["claims"], **live["claims"]})
+    if "compile" not in live and "compile" in committed_record:
+        done["compile"] = committed_record["compile"]
+    return done
+
+
 def outcomes(record):
     """The record's claims as drift.claims.Outcome objects (for claims.require)."""
-    return {name: claims.Outcome(name, c["holds"], c["seen"]) for name, c in record["claims"].items()}
+    return {name: claims.Outcome(name, c["holds"], c["seen"], record["release"])
+            for name, c in record["claims"].items()}
 
 
 def path_for(release_name, folder=RECORDS):
@@ -147,6 +183,11 @@ def differences(old, new):
         a, b = old["message"].get(part), new["message"].get(part)
         if a != b:
             rows.append((f"message.{part}", a, b))
+    for backend in [b for b in BACKENDS if b in old.get("compile", {}) and b in new.get("compile", {})]:
+        a, b = old["compile"][backend], new["compile"][backend]
+        for field in ("not_applicable",) + COMPILE_FIELDS:
+            if a.get(field) != b.get(field):
+                rows.append((f"compile.{backend}.{field}", a.get(field), b.get(field)))
     for name in sorted(set(old["claims"]) & set(new["claims"])):  # a claim one lacks: not measured
         a, b = (r["claims"][name]["holds"] for r in (old, new))
         if a != b:

@@ -27,14 +27,86 @@ def test_required_releases_are_recorded(committed):
 
 
 def test_every_required_claim_each_record_measured_held(committed):
-    """A record need not know every claim (a newer claim is "not measured" there); what it
-    measured held, or did not apply, or is only recorded per release (diagnose-api:*)."""
+    """A record need not know every claim (a newer claim is "not measured" there); on a release the
+    book is built on, what it measured held, or did not apply, or is only recorded per release
+    (diagnose-api:*). Outside that range nothing is broken: the record is history."""
     for release, r in committed.items():
-        broken = [name for name, c in r["claims"].items()
-                  if not c["holds"] and not c["seen"].startswith(claims.NOT_APPLICABLE)
-                  and getattr(claims.CLAIMS.get(name), "required", True)]
+        broken = [name for name, outcome in record.outcomes(r).items() if outcome.broken]
         assert not broken, f"torch {release}: {broken}"
         assert set(r["message"]) == set(record.MESSAGE_PARTS)
+    assert any(claims.supported(release) for release in committed)
+
+
+def test_each_record_has_every_compile_backend(committed):
+    """Per backend, either what it did (every field) or only why this release cannot run it."""
+    from book.compiled import BACKENDS
+
+    for release, r in committed.items():
+        assert set(r["compile"]) == set(BACKENDS), release
+        for backend, section in r["compile"].items():
+            fields = {"not_applicable"} if "not_applicable" in section else set(record.COMPILE_FIELDS)
+            assert set(section) == fields, (release, backend)
+            assert section.get("not_applicable", claims.NOT_APPLICABLE).startswith(claims.NOT_APPLICABLE)
+
+
+def test_a_claim_that_does_not_apply_says_what_is_missing(committed):
+    for release, r in committed.items():
+        for name, outcome in record.outcomes(r).items():
+            if not outcome.applicable:
+                assert not outcome.holds and f"torch {release}" in outcome.seen, (release, name)
+
+
+def test_no_torch_compile_no_compile_claim(committed):
+    """torch.compile appeared in 2.0: before it, every compile claim and section says so."""
+    old = [r for release, r in committed.items() if record.release_key(release) < (2, 0, 0)]
+    assert old, "no record of a release before torch.compile"
+    for r in old:
+        assert all(s["not_applicable"].startswith("not applicable: torch.compile is missing")
+                   for s in r["compile"].values())
+        assert all(c["seen"].startswith(claims.NOT_APPLICABLE) for n, c in r["claims"].items()
+                   if n.startswith("compile:"))
+
+
+@pytest.mark.parametrize("name,inside", [("1.13.1", False), ("2.9.1", False), ("2.10.0", True), ("2.15.0", True),
+                                          ("2.16.0", False), ("2.13.0+cpu", True)])
+def test_the_supported_range_is_pyprojects(name, inside):
+    assert claims.supported_range().startswith("torch")
+    assert claims.supported(name) is inside
+
+
+def test_outside_the_range_a_claim_that_does_not_hold_is_recorded_not_broken():
+    required = next(name for name, c in claims.CLAIMS.items() if c.required)
+    assert claims.Outcome(required, False, "it did not hold", "2.13.0").broken
+    assert not claims.Outcome(required, False, "it did not hold", "1.13.1").broken
+    assert not claims.Outcome(required, False, claims.NOT_APPLICABLE + "x is missing", "2.13.0").broken
+
+
+@pytest.mark.parametrize("raised,api", [
+    ("AttributeError: module 'torch.autograd.graph' has no attribute 'allow_mutation_on_saved_tensors'",
+     "torch.autograd.graph.allow_mutation_on_saved_tensors"),
+    ("ModuleNotFoundError: No module named 'torch.func'", "torch.func"),
+    ("ImportError: cannot import name 'functional_call' from 'torch.func' (/x/torch/func/__init__.py)",
+     "torch.func.functional_call"),
+    ("AttributeError: module 'numpy' has no attribute 'foo'", None),
+    ("AttributeError: 'Tensor' object has no attribute 'untyped_storage'", None),
+    ("RuntimeError: one of the variables needed for gradient computation", None),
+    (None, None),
+])
+def test_a_case_that_raised_for_a_missing_torch_api(raised, api):
+    assert claims.missing_api(raised) == api
+
+
+def test_a_case_claim_is_not_applicable_where_its_example_lacks_a_torch_api(monkeypatch):
+    from book import cases
+
+    missing = cases.Outcome("fix", False, raised="ModuleNotFoundError: No module named 'torch.func'",
+                            seen="it raised ModuleNotFoundError: No module named 'torch.func'")
+    monkeypatch.setattr(cases, "outcome", lambda name: missing)
+    holds, seen = claims._case_claim("fix")()
+    assert not holds and seen.startswith(f"{claims.NOT_APPLICABLE}torch.func is missing from torch ")
+    other = cases.Outcome("fix", False, raised="AttributeError: 'Tensor' object has no attribute 'x'", seen="it raised")
+    monkeypatch.setattr(cases, "outcome", lambda name: other)
+    assert not claims._case_claim("fix")()[1].startswith(claims.NOT_APPLICABLE)
 
 
 def test_a_claim_a_record_lacks_is_not_a_difference(live):
@@ -93,6 +165,16 @@ def test_the_message_parts_are_read_from_the_message(live):
         assert message[part] and message[part] in message["anomaly_off"], part
     assert message["anomaly_off"].endswith(message["hint_off"])
     assert message["anomaly_on"].endswith(message["hint_on"])
+
+
+def test_differences_see_the_compile_sections_unless_one_lacks_them(live):
+    other = copy.deepcopy(live)
+    other["compile"]["eager"]["b_raised_at"] = "somewhere else"
+    assert [what for what, *_ in record.differences(live, other)] == ["compile.eager.b_raised_at"]
+    other["compile"]["inductor"] = {"not_applicable": claims.NOT_APPLICABLE + "no C++ compiler"}
+    assert "compile.inductor.not_applicable" in [what for what, *_ in record.differences(live, other)]
+    del other["compile"]
+    assert record.differences(other, live) == [] == record.differences(live, other)
 
 
 def test_differences_see_wording_and_claims_but_not_dates(live):

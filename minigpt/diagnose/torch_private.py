@@ -26,6 +26,8 @@ HOOKS_STACK = "torch._C._autograd._top_saved_tensors_default_hooks"
 DISABLE_DISPATCH = "torch._C._DisableTorchDispatch"
 DISPATCH_MODE = "torch.utils._python_dispatch.TorchDispatchMode"
 CUSTOM_FUNCTION_NODE = "torch.autograd.function.BackwardCFunction"
+UNTYPED_STORAGE = "torch.Tensor.untyped_storage"
+SAVED_TENSOR_DATA = "torch._C._autograd.SavedTensor.data"
 
 
 def _resolve(dotted):
@@ -316,7 +318,7 @@ def _op_schema_check():
 @_probe("diagnose-api:raw-saved-slots",
         "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
         "packed and whose unpack_hook is set only under saved_tensors_hooks, next to the unpacking "
-        "_saved_<name>.")
+        "_saved_<name>.", requires=[SAVED_TENSOR_DATA])
 def _raw_saved_check():
     x = _leaf()
     plain = x.tanh()
@@ -377,7 +379,7 @@ def _version_counter_check():
 
 @_probe("diagnose-api:storage-address",
         "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
-        "address plus storage_offset() times element_size().")
+        "address plus storage_offset() times element_size().", requires=[UNTYPED_STORAGE])
 def _storage_address_check():
     base = torch.arange(6.0).reshape(2, 3)
     view = base[:, 1:]
@@ -399,7 +401,8 @@ def _accumulate_grad_check():
 @_probe("diagnose-works",
         "diagnose() of one forward of run B names every saved LayerNorm input that the in-place residual "
         "add h.add_(...) overwrote, caught by PyTorch's version check, and finds nothing in run A.",
-        requires=[SEQUENCE_NR, HOOKS_STACK, DISABLE_DISPATCH, DISPATCH_MODE, CUSTOM_FUNCTION_NODE])
+        requires=[SEQUENCE_NR, HOOKS_STACK, DISABLE_DISPATCH, DISPATCH_MODE, CUSTOM_FUNCTION_NODE, UNTYPED_STORAGE,
+                  SAVED_TENSOR_DATA])
 def _diagnose_works_check():
     from minigpt.data import build_dataset, probe_batch
     from minigpt.train import build_model, model_config
