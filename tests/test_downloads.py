@@ -1,0 +1,388 @@
+"""The downloads of the executed pages (docs/_ext/download_files.py, docs/_ext/downloads.py).
+
+- The Markdown rules and the notebook and script transformations, on small inputs (no build).
+- On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
+  its script in the page's language, from a menu whose links resolve; the notebook is the page's
+  (its title, its code, no hidden cell of the book, no MyST syntax left, no path of the machine).
+- Every downloaded notebook runs top to bottom in a fresh kernel (nbclient) and every script with
+  `python file.py`, with the project installed and cwd outside the repository, as a reader would:
+  not the build's store; the runs share one fresh store of the test's own (BOOK_STORE and
+  MINIGPT_RUN_CACHE), so that each experiment is computed once, by the first run that needs it.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urljoin
+
+import nbformat
+import pytest
+
+from test_site import MACHINE_PATHS, browser, html_pages, server, site, watch  # noqa: F401 - fixtures, shared
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+LANGUAGES = ("es", "en")
+WORKERS = 2  # the machine's cores: two runs side by side
+RUN_TIMEOUT_S = 900
+
+sys.path.insert(0, str(DOCS))
+from build import executed_pages  # noqa: E402
+
+sys.path.insert(0, str(DOCS / "_ext"))
+import download_files as downloads  # noqa: E402
+from download_files import DownloadError, Page  # noqa: E402
+from progress import kernel_config  # noqa: E402
+
+PAGES = [p.relative_to(DOCS / "en").with_suffix("").as_posix() for p in executed_pages("en")]
+
+
+# ---------------------------------------------------------------- the rules, on small inputs
+
+GLUE = {"count": {"text/plain": "4"}, "ratio": {"text/plain": "0.6612"}, "word": {"text/plain": "'blocks.1.ln2'"},
+        "table_en": {"text/html": "<table><tr><td>x</td></tr></table>", "text/plain": "<HTML>"},
+        "curve_en": {"image/png": "iVBORw0KGgo=", "text/plain": "<Image>"},
+        downloads.STAMP_KEY: {"text/html": "<div>⚙ 2026-01-01 10:00 UTC</div>", "text/plain": "<HTML>"}}
+LINKS = {("ref", "sec-a"): ("Section A", "#sec-a"),
+         ("term", "saved tensor"): ("saved tensor", "https://example.org/en/glossary.html#term-saved-tensor")}
+
+
+def page(tmp_path=".", language="en"):
+    return Page(language, glue=dict(GLUE), resolve=lambda role, target: LINKS.get((role, target)),
+                extlinks={"phase": ("https://example.org/phases/%s/", "phase %s")}, source_dir=tmp_path)
+
+
+def convert(text, **kwargs):
+    return downloads.markdown(page(**kwargs), text)
+
+
+def test_glued_values_are_pasted_as_text_with_their_format():
+    assert convert("{glue:text}`word` at {glue:text}`count`, {glue:text}`ratio:.1%`") == "blocks.1.ln2 at 4, 66.1%"
+    assert convert("{glue}`count` and {glue:}`word`") == "4 and blocks.1.ln2"
+
+
+def test_a_glued_value_no_cell_glued_stops_the_download():
+    with pytest.raises(DownloadError, match="missing_key"):
+        convert("{glue:text}`missing_key`")
+
+
+def test_cross_references_and_terms_become_links_and_code_stays_code():
+    text = convert("See {ref}`sec-a`, {ref}`the first part <sec-a>`, a {term}`saved tensor`,\n"
+                   "{term}`tensors saved <saved tensor>`, {phase}`8` and `{ref}`not-a-role``.")
+    assert text == ("See [Section A](#sec-a), [the first part](#sec-a), a "
+                    "[saved tensor](https://example.org/en/glossary.html#term-saved-tensor),\n"
+                    "[tensors saved](https://example.org/en/glossary.html#term-saved-tensor), "
+                    "[phase 8](https://example.org/phases/8/) and `{ref}`not-a-role``.")
+    assert convert("{ref}`unknown-label` and {sub-ref}`today`") == "unknown-label and today"
+
+
+def test_labels_become_anchors_and_definition_lists_bullets():
+    text = convert("(sec-a)=\n## A\n\n`tensor`\n: The saved tensor,\n  on two lines.\n\n`hint`\n: The hint.")
+    assert text == ('<a id="sec-a"></a>\n## A\n\n- **`tensor`**: The saved tensor,\n  on two lines.\n\n'
+                    "- **`hint`**: The hint.")
+
+
+def test_admonitions_dropdowns_and_tabs_degrade_to_plain_markdown():
+    text = convert(":::{admonition} Errata, on {glue:text}`count`\n:class: warning\n\n- one\n- two\n:::\n\n"
+                   ":::{note}\nA note.\n:::\n\n"
+                   ":::{dropdown} The whole `Block.forward`\nHidden {term}`saved tensor`.\n:::\n\n"
+                   "::::{tabs}\n:::{tab} Run A\nFirst.\n:::\n:::{tab} Run B\nSecond.\n:::\n::::")
+    assert text == ("> **Errata, on 4**\n>\n> - one\n> - two\n\n> **Note**\n>\n> A note.\n\n"
+                    "<details><summary>The whole <code>Block.forward</code></summary>\n\n"
+                    "Hidden [saved tensor](https://example.org/en/glossary.html#term-saved-tensor).\n\n</details>\n\n"
+                    "**Run A**\n\nFirst.\n\n**Run B**\n\nSecond.")
+    assert convert(":::{tip}\nShort.\n:::", language="es") == "> **Consejo**\n>\n> Short."
+
+
+def test_literalinclude_pastes_the_code_it_names(tmp_path):
+    (tmp_path / "model.py").write_text("class Block:\n    def forward(self, h):\n        return h + 1\n\n\nx = 2\n")
+    text = convert("```{literalinclude} model.py\n:language: python\n:pyobject: Block.forward\n:dedent:\n```",
+                   tmp_path=tmp_path)
+    assert text == "```python\ndef forward(self, h):\n    return h + 1\n```"
+
+
+def test_glued_figures_become_attachments_tables_html_and_the_stamp_goes():
+    where = page()
+    text = downloads.markdown(where, "# T\n\n```{glue:} book_stamp\n```\n\n```{glue:figure} curve_en\n"
+                                     ":alt: A [loss] curve.\n:name: fig-a\n\nThe loss, {glue:text}`count` runs.\n```\n\n"
+                                     "```{glue:} table_en\n```\n\n```python\n{ref}`kept` in code\n```")
+    assert text == ('# T\n\n<a id="fig-a"></a>\n\n![A (loss) curve.](attachment:curve_en.png)\n\nThe loss, 4 runs.\n\n'
+                    "<table><tr><td>x</td></tr></table>\n\n```python\n{ref}`kept` in code\n```")
+    assert where.attachments == {"curve_en.png": {"image/png": "iVBORw0KGgo="}}
+
+
+def executed(cells):
+    """A notebook as the build executed it: cells as (kind, source, tags, outputs)."""
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"},
+                                                  "file_format": "mystnb", "source_map": [1, 2]})
+    for kind, source, tags, outputs in cells:
+        metadata = {"tags": tags} if tags else {}
+        if kind == "code":
+            cell = nbformat.v4.new_code_cell(source, metadata=dict(metadata, load="../x.py", execution={"iopub.status.idle": "2026-01-01T00:00:00Z"}),
+                                             outputs=outputs, execution_count=len(notebook.cells))
+        else:
+            cell = nbformat.v4.new_markdown_cell(source, metadata=metadata)
+        notebook.cells.append(cell)
+    return notebook
+
+
+def glue_output(key, value):
+    return nbformat.v4.new_output("display_data", data={downloads.GLUE_PREFIX + "text/plain": value},
+                                  metadata={"scrapbook": {"name": key, "mime_prefix": downloads.GLUE_PREFIX}})
+
+
+PRINTED = nbformat.v4.new_output("stream", name="stdout", text="4\n")
+BOOK_NOTEBOOK = [
+    ("markdown", "(top)=\n# The title", [], []),
+    ("code", "import book.kernel as _book\n_book.stamp()", ["remove-cell"], []),
+    ("markdown", "```{glue:} book_stamp\n```\n\nIt printed {glue:text}`n`.", [], []),
+    ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED]),
+    ("code", '_book.check("example")', ["remove-cell"], [glue_output("n", "4")]),
+    ("code", 'message = """first line\nsecond line"""\nraise ValueError(message.splitlines()[1])',
+     ["raises-exception"], [nbformat.v4.new_output("error", ename="ValueError", evalue="second line", traceback=[])]),
+    ("code", "print('quiet')", ["remove-output"], [PRINTED]),
+    ("markdown", "## Next\n\nEnd.", [], []),
+    ("code", "print(n + 1)", [], [PRINTED]),
+]
+
+
+def test_the_notebook_keeps_what_a_reader_sees_and_runs():
+    notebook = executed(BOOK_NOTEBOOK)
+    text = downloads.notebook_download(notebook, Page("en"), "https://example.org/en/p.html")
+    assert text == downloads.notebook_download(executed(BOOK_NOTEBOOK), Page("en"), "https://example.org/en/p.html")
+    out = nbformat.reads(text, as_version=4)
+    nbformat.validate(out)
+    assert [c.cell_type for c in out.cells] == ["markdown", "markdown", "markdown", "code", "code", "code", "markdown", "code"]
+    assert out.cells[0].source == '<a id="top"></a>\n# The title'
+    assert "https://example.org/en/p.html" in out.cells[1].source
+    assert out.cells[2].source == "It printed 4."
+    code = [c for c in out.cells if c.cell_type == "code"]
+    assert "_book" not in "".join(c.source for c in code)
+    assert [c.metadata for c in code] == [{"tags": ["hide-input"]}, {"tags": ["raises-exception"]},
+                                         {"tags": ["remove-output"]}, {}]
+    assert [len(c.outputs) for c in code] == [1, 1, 0, 1]
+    assert [c.execution_count for c in code] == [3, 5, 6, 8]  # the build's: tracebacks name them
+    assert [c.id for c in out.cells] == [f"cell-{i}" for i in range(1, 9)]
+    assert out.metadata == {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+
+
+def test_streams_are_merged_whatever_their_chunks():
+    def stream(name, text):
+        return nbformat.v4.new_output("stream", name=name, text=text)
+
+    error = nbformat.v4.new_output("error", ename="E", evalue="v", traceback=[])
+    one = downloads.merged_streams([stream("stdout", "a\nb"), stream("stderr", "w\n"), stream("stdout", "c\n"), error])
+    other = downloads.merged_streams([stream("stderr", "w"), stream("stdout", "a\n"), stream("stderr", "\n"),
+                                      stream("stdout", "bc\n"), error])
+    assert one == other == [stream("stdout", "a\nbc\n"), stream("stderr", "w\n"), error]
+
+
+def test_the_script_runs_on_past_an_expected_error(tmp_path):
+    script = downloads.script_download(executed(BOOK_NOTEBOOK), Page("en"), "https://example.org/en/p.html")
+    assert "_book" not in script and "# %% The title\nn = 4" in script and "# %% Next\nprint(n + 1)" in script
+    assert '    message = """first line\nsecond line"""' in script  # a string's lines are not indented
+    (tmp_path / "page.py").write_text(script, encoding="utf-8")
+    done = subprocess.run([sys.executable, "page.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "4\nExpected error: ValueError: second line\nquiet\n5\n"
+    quiet = downloads.script_download(executed([("markdown", "# T", [], []), ("code", "x = 1", ["raises-exception"], [])]),
+                                      Page("es"), "u")
+    (tmp_path / "quiet.py").write_text(quiet, encoding="utf-8")
+    done = subprocess.run([sys.executable, "quiet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.stdout == downloads.TEXT["es"]["not_raised"] + "\n"
+
+
+# ---------------------------------------------------------------- on the built site
+
+MENU = re.compile(r'<details class="book-downloads">.*?</details>', re.S)
+MENU_LINK = re.compile(r'<a href="([^"]+)" download="([^"]+)">([^<]+)</a>')
+LEFT_OVER_MYST = re.compile(r"\{[\w:.+-]+\}`|^\s*(:{3,}|`{3,})\{|^\([^()\s]+\)=\s*$", re.M)
+
+
+def download(site, language, page, suffix):
+    return site / language / "_downloads" / f"{page}{suffix}"
+
+
+def html_title(html):
+    """The page's <h1>, as text (the heading's link mark left out)."""
+    import html as entities
+
+    found = re.search(r'<h1>([^\n]*?)<a class="headerlink"', html)
+    # (Sphinx's smart quotes typeset the apostrophe that the source and the notebook keep straight)
+    return entities.unescape(re.sub(r"<[^>]+>", "", found.group(1))).replace("\u2019", "'").strip()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_executed_pages_and_only_they_offer_both_downloads_in_their_language(site, language):
+    words = downloads.TEXT[language]
+    offered = []
+    for html_page in html_pages(site, language):
+        html = html_page.read_text(encoding="utf-8")
+        menus = MENU.findall(html)
+        if not menus:
+            continue
+        assert len(menus) == 1, html_page
+        page = html_page.relative_to(site / language).with_suffix("").as_posix()
+        offered.append(page)
+        assert f">{words['menu']}</span></summary>" in menus[0] and f'aria-label="{words["menu_label"]}"' in menus[0]
+        links = MENU_LINK.findall(menus[0])
+        assert [text for _, _, text in links] == [words["notebook"], words["script"]]
+        for (href, filename, _), suffix in zip(links, (".ipynb", ".py")):
+            target = (html_page.parent / href).resolve()
+            assert target == download(site, language, page, suffix).resolve() and target.is_file(), href
+            assert filename == page.rsplit("/", 1)[-1] + suffix
+    assert offered == sorted(PAGES)
+
+
+@pytest.mark.parametrize("language,width", [("es", 390), ("en", 1280)])
+def test_the_menu_works_with_the_keyboard_on_a_phone_and_a_desktop(server, browser, language, width):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    problems = watch(page)
+    page.goto(f"{server}/{language}/breaks/25-inplace-autograd.html")
+    menu = page.locator("details.book-downloads")
+    summary = menu.locator("summary")
+    expect(summary).to_be_visible()
+    assert summary.evaluate("e => e.textContent.trim()") == downloads.TEXT[language]["menu"]  # its name
+    summary.focus()
+    page.keyboard.press("Enter")
+    links = menu.locator("a")
+    expect(links.first).to_be_visible()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == downloads.TEXT[language]["notebook"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # the open menu fits
+    for i in range(links.count()):
+        assert page.request.get(urljoin(page.url, links.nth(i).get_attribute("href"))).status == 200
+    page.keyboard.press("Escape")
+    expect(links.first).to_be_hidden()
+    assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
+    summary.click()
+    page.mouse.click(5, 700)  # a click elsewhere closes it too
+    expect(links.first).to_be_hidden()
+    page.close()
+    assert problems == []
+
+
+def read_download(site, language, page):
+    return nbformat.read(download(site, language, page, ".ipynb"), as_version=4)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
+    from book.pages import notebook as page_notebook
+
+    code = {}
+    for language in LANGUAGES:
+        notebook = read_download(site, language, page)
+        nbformat.validate(notebook)
+        html = (site / language / f"{page}.html").read_text(encoding="utf-8")
+        assert downloads.plain(downloads.title(notebook)).replace("`", "") == html_title(html)
+        assert not any(downloads.REMOVE_CELL in downloads.tags(c) for c in notebook.cells)
+        prose = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+        assert LEFT_OVER_MYST.findall(prose) == []
+        source = page_notebook(DOCS / language / f"{page}.md")
+        kept = [(c.source, downloads.tags(c)) for c in downloads.kept_cells(source) if c.cell_type == "code"]
+        code[language] = [(c.source, downloads.tags(c)) for c in notebook.cells if c.cell_type == "code"]
+        assert code[language] == kept  # the page's code, every cell a reader sees, tags and all
+        assert all(c.outputs for c in notebook.cells
+                   if c.cell_type == "code" and downloads.REMOVE_OUTPUT not in downloads.tags(c))
+        for suffix in (".ipynb", ".py"):
+            text = download(site, language, page, suffix).read_text(encoding="utf-8")
+            assert MACHINE_PATHS.findall(text) == [], f"{language}/{page}{suffix}"
+    assert code["es"] == code["en"]
+
+
+# ---------------------------------------------------------------- run as a reader would
+
+def execute_notebook(path, result):
+    """Run a notebook's code in a fresh kernel (the outputs it came with cleared), stopping at an
+    error in a cell not tagged raises-exception; write {"raised": [...], "expected": [...]} (the
+    indexes of the code cells that raised, and of those tagged) to `result`."""
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for cell in code:
+        cell.outputs = []
+    with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
+        NotebookClient(notebook, timeout=RUN_TIMEOUT_S, kernel_name="python3", config=kernel_config(sockets),
+                       resources={"metadata": {"path": os.getcwd()}}).execute()
+    Path(result).write_text(json.dumps({
+        "raised": [i for i, cell in enumerate(code) if any(o.output_type == "error" for o in cell.outputs)],
+        "expected": [i for i, cell in enumerate(code) if downloads.RAISES in downloads.tags(cell)]}))
+
+
+def reader_env(tool_env, run_cache):
+    """A reader's environment: the project installed, not the build's store. The test's own runs
+    share one fresh store (book.store, minigpt.train's run cache): what the first run of a page
+    computed, the runs of the same code after it read back, as the book's build does."""
+    env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
+    return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")
+
+
+def jobs():
+    """(language, page, suffix): the Spanish notebooks first, so that the trainings they share
+    with the rest are computed early, the biggest page first of all."""
+    ordered = sorted(PAGES, key=lambda page: page != "breaks/25-inplace-autograd")
+    return [(language, page, suffix) for suffix, language in ((".ipynb", "es"), (".ipynb", "en"), (".py", "es"),
+                                                               (".py", "en")) for page in ordered]
+
+
+@pytest.fixture(scope="module")
+def runs(site, tool_env, tmp_path_factory):
+    """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of every download, run
+    from a folder outside the repository, two at a time."""
+    root = tmp_path_factory.mktemp("downloads")
+    env = reader_env(tool_env, root / "run-cache")
+
+    def run(job):
+        language, page, suffix = job
+        cwd = root / f"{language}-{page.replace('/', '-')}{suffix.replace('.', '-')}"
+        cwd.mkdir()
+        path = download(site, language, page, suffix)
+        result = cwd / "result.json"
+        command = ([sys.executable, str(path)] if suffix == ".py" else
+                   [sys.executable, __file__, str(path), str(result)])
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        found = json.loads(result.read_text()) if result.is_file() else {}
+        return job, dict(found, returncode=done.returncode, output=done.stdout + done.stderr,
+                         seconds=time.perf_counter() - start)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(WORKERS) as pool:
+        results = dict(pool.map(run, jobs()))
+    seconds = time.perf_counter() - start
+    print(f"\ndownloads: {len(results)} runs in {seconds:.0f} s wall time ({WORKERS} at a time): "
+          + ", ".join(f"{lang}/{page}{suffix} {r['seconds']:.0f} s" for (lang, page, suffix), r in results.items()))
+    return results
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("page", PAGES)
+def test_the_downloaded_notebook_runs_in_a_fresh_kernel(runs, language, page):
+    run = runs[language, page, ".ipynb"]
+    assert run["returncode"] == 0, run["output"][-3000:]
+    assert run["raised"] == run["expected"], "a raises-exception cell must raise, and no other cell"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("page", PAGES)
+def test_the_downloaded_script_runs_with_python(runs, site, language, page):
+    run = runs[language, page, ".py"]
+    assert run["returncode"] == 0, run["output"][-3000:]
+    expected = [c for c in read_download(site, language, page).cells if downloads.RAISES in downloads.tags(c)]
+    words = downloads.TEXT[language]
+    printed = [line for line in run["output"].splitlines() if line.startswith(words["expected"])]
+    assert len(printed) == len(expected) and words["not_raised"] not in run["output"]
+
+
+if __name__ == "__main__":  # python tests/test_downloads.py NOTEBOOK RESULT: one run of `runs`
+    execute_notebook(*sys.argv[1:])
