@@ -26,6 +26,11 @@ def package_files(package):
 
 def imported_packages(path):
     """The repository packages that a Python file imports by name."""
+    return _imported_packages(str(path), Path(path).stat().st_mtime_ns)
+
+
+@cache  # one parse per file and version of it: Sphinx asks for each page, the tests for each case
+def _imported_packages(path, mtime_ns):
     found = set()
     for node in ast.walk(ast.parse(Path(path).read_text("utf-8"))):
         names = ([a.name for a in node.names] if isinstance(node, ast.Import)

@@ -5,6 +5,7 @@ executed page
 
     import book.kernel as _book
     _book.stamp()
+    _book.will_check([<the examples the page loads>])
 
 and a hidden `_book.check("<example>")` after each cell that loads an example, so a page declares no
 expectation itself: examples/cases.toml does, once.
@@ -23,6 +24,7 @@ import warnings
 from . import cases, publish, repo_root, store, tracebacks
 
 _last = {"error": None}
+CELL_OUTPUT_FLUSH_S = 24 * 3600  # longer than any cell: ipykernel flushes a cell's output when it ends
 _outcomes = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
@@ -39,6 +41,12 @@ def install(shell):
     """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
     (for check); show a cell's error and the warnings it emits through book.tracebacks."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
+    # ipykernel sends what a cell prints in chunks, one every 0.2 s; MyST-NB joins a cell's chunks
+    # after stripping each one's trailing blank lines, so where the chunks were cut (how fast this
+    # machine ran the cell) would change the page. Send each cell's output once, when it ends.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "flush_interval"):
+            stream.flush_interval = CELL_OUTPUT_FLUSH_S
     places = tracebacks.Places(repo=str(repo_root()), cell_label=lambda path: _cell_label(shell, path))
     shell.set_custom_exc((Exception,), lambda shell, etype, value, tb, tb_offset=None:
                          show_exception(shell, places, etype, value, tb))
@@ -83,6 +91,12 @@ def _namespace():
         return get_ipython().user_ns  # noqa: F821
     except NameError:
         return vars(sys.modules["__main__"])
+
+
+def will_check(names):
+    """Promise the outcomes of the cases this page checks (the setup cell calls it): a page read
+    at the same time in the other process that needs one waits for it (book.store)."""
+    store.promise("case", [cases.outcome_key(name) for name in names])
 
 
 def check(name, namespace=None):

@@ -6,7 +6,8 @@ MyST-NB reads it, docs/_ext/casecells.py replaces its text with `with_cases(text
   output, not a cell's: the stamp is page furniture, not an output of the lesson); the cell names
   the fingerprint of
   everything the page depends on (book.deps), so the execution cache re-runs the page exactly
-  when one of those files, or the installed torch, changes;
+  when one of those files, or the installed torch, changes; and it promises the outcomes of the
+  cases the page checks (book.kernel.will_check), for a page read meanwhile in another process;
 - the cell of an example that examples/cases.toml says raises gets the raises-exception tag;
 - after every cell that loads an example, a hidden guard that judges what the cell did against
   the manifest (book.kernel.check) and fails the build when it differs.
@@ -39,7 +40,9 @@ class PageError(ValueError):
 
 SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]",
          "# this page's inputs: {fingerprint} (book.deps)", "import book.kernel as _book",
-         "_book.stamp()", "{fence}", "", "{fence}{{glue:}} book_stamp", "{fence}"]
+         "_book.stamp()", "_book.will_check({names!r})", "{fence}", "",
+         # the stamp's time is left out of the search index (docs/_ext/reproducible.py)
+         "::::{{container}} no-search", "{fence}{{glue:}} book_stamp", "{fence}", "::::"]
 GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", '_book.check("{name}")', "{fence}"]
 RAISES_TAG = ":tags: [raises-exception]"
 
@@ -104,7 +107,8 @@ def with_cases(text, path, extensions=()):
         lines[closing + 1:closing + 1] = [""] + [p.format(fence=fence, name=name) for p in GUARD]
         if cases.manifest()[name].expect == "raises":
             _add_raises_tag(lines, opening, closing)
-    setup = [p.format(fence="```", fingerprint=deps.fingerprint(deps.page_dependencies(names))) for p in SETUP]
+    fingerprint = deps.fingerprint(deps.page_dependencies(names))
+    setup = [p.format(fence="```", fingerprint=fingerprint, names=names) for p in SETUP]
     title = _title_line(lines)
     lines[title + 1:title + 1] = [""] + setup
     return "\n".join(lines) + "\n", names

@@ -11,6 +11,7 @@ holds on torch Y"; a committed record that is merely stale is flagged on that pa
 """
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -26,12 +27,14 @@ NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pyte
 
 def sphinx_command(language, docs=DOCS):
     """A first build of a language reads its pages in two processes (-j 2). Sphinx gives each
-    process a run of the pages to read (half of them each), and docs/_ext/casecells.py puts
-    first, in order, the pages that share experiments (conf_shared: book_read_together): the
-    compatibility page's claims read what the break and safe pages computed, so those three run
-    one after the other in the first process while the theory pages run in the second. A later
-    build reads only what changed, too few pages to split that way, so it reads them in one
-    process. Were an experiment ever computed twice, the build stops below."""
+    process a run of the pages to read (half of them each), and docs/_ext/casecells.py orders
+    them (conf_shared: book_read_alone, book_read_last): the break page, the longest, runs in the
+    first process; the other executed pages in the second, the compatibility page last, as its
+    claims read what the others computed. book.store sees that nothing is computed twice: a
+    process that needs an experiment the other is computing waits for it, and a case outcome
+    the other's page promised is waited for, not run again. A later build reads only what
+    changed, too few pages to split that way, so it reads them in one process, in the same
+    order. Were an experiment ever computed twice, the build stops below."""
     build = docs / "_build"
     first = not (build / "doctrees" / language / "environment.pickle").is_file()
     return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
@@ -56,6 +59,32 @@ def copy_repository(destination, keep_build=True):
     ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
     shutil.copytree(DOCS.parent, destination, ignore=ignore)
     return Path(destination)
+
+
+# What may differ between two builds of one commit: dates (the build date, each page's stamp time
+# and when it ran, on the status page), nothing else (tests/test_reproducible.py).
+DATE = re.compile(rb"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?(?: UTC)?)?")
+
+
+def site_files(site):
+    """relative path -> bytes of every file of a published site, dates blanked (DATE)."""
+    site = Path(site)
+    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", p.read_bytes())
+            for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def site_differences(site_a, site_b):
+    """One line per file that two published sites do not share, or that differs beyond its dates
+    (with the first line that differs)."""
+    a, b = site_files(site_a), site_files(site_b)
+    lines = [f"only in {site}: {path}" for site, mine, other in ((site_a, a, b), (site_b, b, a))
+             for path in sorted(set(mine) - set(other))]
+    for path in sorted(set(a) & set(b)):
+        if a[path] != b[path]:
+            first = next(((x, y) for x, y in zip(a[path].splitlines(), b[path].splitlines()) if x != y),
+                         (b"(one file is longer)", b""))
+            lines.append(f"{path}: {first[0][:200]!r} != {first[1][:200]!r}")
+    return lines
 
 
 def build(languages=LANGUAGES, docs=DOCS):

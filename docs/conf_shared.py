@@ -23,6 +23,10 @@ COURSE_URL = "https://minigpt-course.github.io/{language}/phases/"
 # of the hreflang alternates and of sitemap.xml start here (docs/_ext/bilingual.py). The Pages
 # workflow (.github/workflows/docs.yml) deploys docs/_build/html to this project's GitHub Pages.
 SITE_URL = "https://minigpt-course.github.io/phase-25/"
+# docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
+# relative to it, so that no absolute path of the build machine reaches the published site
+# (Sphinx hashes those options into each language's .buildinfo).
+SHARED = ".."
 
 sys.path.insert(0, str(DOCS / "_ext"))
 
@@ -75,9 +79,10 @@ def configure(language, project):
         book_languages=LANGUAGES,
         book_site_url=SITE_URL,
         extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton",
-                    "sphinx.ext.extlinks", "bilingual", "freshness", "casecells", "progress"],
+                    "sphinx.ext.extlinks", "bilingual", "freshness", "casecells", "progress", "downloads",
+                    "reproducible"],
         extlinks={"phase": (COURSE_URL.format(language=language) + "%s/", {"es": "fase %s", "en": "phase %s"}[language])},
-        templates_path=[str(DOCS / "_templates")],
+        templates_path=[f"{SHARED}/_templates"],
         exclude_patterns=["_build", "**.ipynb_checkpoints"],
         nitpicky=True,
         # MyST
@@ -98,8 +103,10 @@ def configure(language, project):
         # freshness: what each build executed; the status page shows the build date
         book_execution_report_dir=str(BUILD / "execution"),
         book_always_read=["status"],
-        # the executed pages that share experiments, in the order they must run (docs/build.py)
-        book_read_together=["breaks/25-inplace-autograd", "breaks/25-inplace-safe", "compatibility"],
+        # the order in which pages are read (docs/build.py): the longest executed page first, in a
+        # process of its own on a first build; the page that reads what the others computed last
+        book_read_alone=["breaks/25-inplace-autograd"],
+        book_read_last=["compatibility"],
         # a different torch re-reads every page (Sphinx re-reads on a changed config value)
         book_torch=version("torch"),
         today_fmt="%Y-%m-%d",
@@ -111,14 +118,14 @@ def configure(language, project):
         # HTML
         html_theme="sphinx_book_theme",
         html_title=project,
-        html_static_path=[str(DOCS / "_static")],
+        html_static_path=[f"{SHARED}/_static"],
         html_css_files=["book.css", "outputs.css", "print.css"],
         html_js_files=[("book.js", {"defer": "defer"})],
-        html_favicon=str(DOCS / "_static" / "favicon.svg"),
+        html_favicon=f"{SHARED}/_static/favicon.svg",
         # pydata-sphinx-theme's script rejects an empty mode (a console error on every page)
         html_context={"default_mode": "auto"},
         html_theme_options={
-            "article_header_end": ["language-switcher.html", "article-header-buttons.html"],
+            "article_header_end": ["language-switcher.html", "download-menu.html", "article-header-buttons.html"],
             "use_download_button": False,
             "use_fullscreen_button": False,
             "show_toc_level": 2,

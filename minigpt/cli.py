@@ -186,7 +186,10 @@ def cmd_train(args):
         print(f"backward raised at step {result.failure.step}:\n{result.failure.error}", file=sys.stderr)
         print(f"recorded config, forward output and error in {run}")
         return 1
-    print(f"trained {settings.steps} steps in {result.wall_time_s:.2f} s ({result.steps_per_s:.1f} steps/s); "
+    # The time goes to a terminal only (summary.json keeps it), as the progress lines do: captured
+    # output, such as the reproducer's on the break page, is then the same on any machine.
+    took = f" in {result.wall_time_s:.2f} s ({result.steps_per_s:.1f} steps/s)" if sys.stdout.isatty() else ""
+    print(f"trained {settings.steps} steps{took}; "
           f"final loss {result.losses[-1]:.4f}; test accuracy {result.test_accuracy[-1]:.2%}, "
           f"exact rewrites {result.test_exact_match:.2%}")
     print(f"recorded in {run}")

@@ -260,6 +260,18 @@ def test_train_on_a_terminal_shows_progress_on_stderr_only(tmp_path, monkeypatch
     assert "trained 3 steps" in out and "step 1/3" not in out
 
 
+
+def test_train_says_how_long_it_took_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    """Captured output (the break page's reproducer) must not depend on the machine's speed."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["train", "steps=2", "out=exp"]) == 0
+    captured = capsys.readouterr().out
+    assert re.search(r"^trained 2 steps; final loss", captured, re.M) and "steps/s" not in captured
+    monkeypatch.setattr(cli.sys.stdout, "isatty", lambda: True)
+    assert cli.main(["train", "steps=2", "out=exp"]) == 0
+    assert re.search(r"^trained 2 steps in \d+\.\d\d s \(\d+\.\d steps/s\); final loss", capsys.readouterr().out)
+
+
 # Experiment directories ----------------------------------------------------------------------
 
 def run_files(run):

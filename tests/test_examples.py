@@ -206,25 +206,23 @@ def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, p
         pages.with_cases(text, page)
 
 
-# --- reading order: the pages that share experiments run in one process, in order
+# --- reading order: the two processes of a first build share the work (docs/build.py)
 
 
-def test_pages_that_share_experiments_are_read_first_and_in_order():
-    from types import SimpleNamespace
-
+def test_reading_order_balances_the_two_processes():
     sys.path.insert(0, str(REPO / "docs" / "_ext"))
-    import casecells
+    from casecells import reading_order
 
-    together = ["breaks/25-inplace-autograd", "breaks/25-inplace-safe", "compatibility"]
-    app = SimpleNamespace(config=SimpleNamespace(book_read_together=together))
-    docnames = sorted(["compatibility", "glossary", "index", "status", "theory/02-autograd-engine",
-                       "breaks/25-inplace-safe", "theory/04-autograd-tape-walk-mini-gpt",
-                       "breaks/25-inplace-autograd"])
-    casecells.read_together_first(app, None, docnames)
-    assert docnames[:3] == together and len(docnames) == 8
-    docnames = ["compatibility", "index", "breaks/25-inplace-safe"]
-    casecells.read_together_first(app, None, docnames)
-    assert docnames == ["breaks/25-inplace-safe", "compatibility", "index"]
+    alone, last = ["breaks/25-inplace-autograd"], ["compatibility"]
+    others = ["breaks/25-inplace-safe", "theory/02-autograd-engine", "theory/04-autograd-tape-walk-mini-gpt"]
+    executed = set(alone + last + others)
+    docnames = sorted(executed | {"glossary", "index", "status"})
+    # one process: the executed pages first, the one that reads the others' results last of them
+    assert reading_order(docnames, alone, last, executed, 1) == [*alone, *others, *last, "glossary", "index", "status"]
+    # two: Sphinx's runs of 4 pages; the longest page with pages that execute nothing in the first
+    order = reading_order(docnames, alone, last, executed, 2)
+    assert order == [*alone, "glossary", "index", "status", *others, *last]
+    assert sorted(order) == docnames
 
 
 def test_only_a_first_build_reads_pages_in_two_processes(tmp_path):

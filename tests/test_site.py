@@ -25,6 +25,7 @@ CHROMIUM = "/usr/bin/chromium"
 AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked at on purpose
 
 sys.path.insert(0, str(DOCS / "_ext"))
+from freshness import TABLE_WORDS  # noqa: E402
 from mirror import labels, mirror_problems, page_sources  # noqa: E402
 
 sys.path.insert(0, str(DOCS))
@@ -81,12 +82,13 @@ def test_mirror_check_reports_a_missing_page_and_label(tmp_path):
     assert any("'only-es'" in p for p in problems)
 
 
-def test_published_tree_has_both_languages_and_no_executed_notebooks(site):
+def test_published_tree_has_both_languages_and_only_the_downloads_as_notebooks(site):
     assert (site / "index.html").is_file()
     for lang in ("es", "en"):
         assert (site / lang / BREAK_PAGE).is_file()
     assert not list(site.rglob("jupyter_execute"))
-    assert not list(site.rglob("*.ipynb"))
+    notebooks = [p.relative_to(site).parts for p in site.rglob("*.ipynb")]
+    assert notebooks and all(parts[1] == "_downloads" for parts in notebooks), notebooks  # tests/test_downloads.py
     es = {p.relative_to(site / "es") for p in html_pages(site, "es")}
     en = {p.relative_to(site / "en") for p in html_pages(site, "en")}
     assert es == en
@@ -140,6 +142,21 @@ def test_executed_pages_carry_the_run_stamp(site):
 # Paths of the machine that built the book (a traceback, a warning, a repr) mean nothing to a reader.
 MACHINE_PATHS = re.compile("|".join(re.escape(p) for p in (
     "/tmp/", "/work/", "/root/", "/home/", "/__w/", "site-packages", "dist-packages", str(REPO))))
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_status_page_says_when_each_page_ran_in_its_language(site, language):
+    """One row per executed page, headers in the page's language, and no run time: two builds of
+    one commit publish the same site (tests/test_reproducible.py)."""
+    text = (site / language / "status.html").read_text(encoding="utf-8")
+    table = text[text.rindex("<table"):text.rindex("</table>")]  # the last one: the versions come first
+    words = TABLE_WORDS[language]
+    assert re.findall(r"<th class=\"head\"><p>(.*?)</p></th>", table) == [words["page"], words["ran"], words["result"]]
+    executed = [p for p in html_pages(site, language) if 'class="book-stamp"' in p.read_text(encoding="utf-8")]
+    rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", table[table.index("<tbody"):], re.S)
+    assert len(rows) == len(executed) >= 5
+    assert all(re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}</p>", row) and words[True] in row for row in rows)
+    assert "Run Time" not in text and "Modified" not in text
 
 
 def test_pages_show_no_path_of_the_build_machine(site):
@@ -209,8 +226,9 @@ def test_every_image_has_alt_text_in_its_page_language(site):
 
 
 # A number with a decimal point in Spanish prose ("0.66 %") is English typography; releases such
-# as 2.13.0 (two dots) or "PyTorch ≥ 1.5" (a quoted release) and code are not prose.
-DECIMAL_POINT = re.compile(r"(?<![\w.])(?<!torch )(?<!torch ≥ )\d+\.\d+(?![\w.])", re.IGNORECASE)
+# as 2.13.0 (two dots), "PyTorch ≥ 1.5" (a quoted release), a requirement such as
+# "torch>=2.10,<2.16", and code are not prose.
+DECIMAL_POINT = re.compile(r"(?<![\w.=<>])(?<!torch )(?<!torch ≥ )\d+\.\d+(?![\w.])", re.IGNORECASE)
 
 
 def test_spanish_prose_writes_the_decimal_comma(site):

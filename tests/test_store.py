@@ -1,5 +1,11 @@
 """book.store: what the build's pages and claims share, each computed once per key."""
 
+import os
+import subprocess
+import sys
+
+import pytest
+
 from book import store
 
 
@@ -21,3 +27,35 @@ def test_without_a_store_results_live_in_the_process_only(tmp_path, monkeypatch)
     assert store.memoized("experiment", "k", lambda: 1) == 1
     assert store.memoized("experiment", "k", lambda: 2) == 1
     assert store.computed_since(0, store=tmp_path) == []
+
+
+def test_two_processes_that_need_one_experiment_compute_it_once(tmp_path):
+    """Pages read in two processes (docs/build.py): the second waits for the first's result."""
+    script = ("import time\nfrom book import store\n"
+              "print(store.memoized('experiment', 'shared', lambda: (time.sleep(1), 'value')[1]))")
+    env = dict(os.environ, BOOK_STORE=str(tmp_path))
+    both = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    assert [process.communicate(timeout=60)[0].strip() for process in both] == ["value", "value"]
+    assert [entry["key"] for entry in store.computed_since(0, tmp_path)] == ["shared"]
+
+
+def test_a_promised_outcome_is_waited_for_not_computed_again(tmp_path, monkeypatch):
+    """What a page of the other process promised is read once it is saved (book.store)."""
+    import threading
+
+    monkeypatch.setenv(store.ENV, str(tmp_path))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        store.promise("case", ["k"])
+        store._promise_path("case", "k").write_text(str(other.pid))  # as if the other kernel had promised it
+        threading.Timer(0.5, lambda: store.save("case", "k", "saved by the other")).start()
+        assert store.load("case", "k") == "saved by the other"
+        assert not store._promise_path("case", "k").exists()
+        store._promise_path("case", "gone").write_text(str(other.pid))
+        other.kill()
+        other.wait()
+        with pytest.raises(KeyError):  # its promiser ended without saving it: not waited for
+            store.load("case", "gone", wait_s=60)
+    finally:
+        other.kill()

@@ -175,3 +175,29 @@ def errata(ns, glue, error):
     glue("errata_shape", ns["shape"])
     glue("errata_failing_node", ns["failing_node"])
     glue("errata_producer", ns["producer"])
+
+
+@publisher
+def compile_run_b(ns, glue, error):
+    from book.experiments import run_b
+
+    raised = ns["raised"]
+    assert set(raised) == {"eager", "aot_eager", "inductor"}, "the page says every backend raises"
+    where, eager = raised["eager"]
+    assert where == "backward()" and isinstance(eager, RuntimeError) and message.CORE in str(eager), \
+        "the page says eager raises the version-counter RuntimeError at backward()"
+    hint_on = message.parts(run_b(True).error)["hint"]
+    for backend in ("aot_eager", "inductor"):
+        where, wrapped = raised[backend]
+        assert where == "first call" and type(wrapped).__name__ == "BackendCompilerFailed", \
+            f"the page says {backend} fails while compiling, at the first call"
+        inner = wrapped.inner_exception  # what the backend raised while compiling
+        assert isinstance(inner, RuntimeError) and message.before_hint(str(inner)) == message.before_hint(str(eager)), \
+            f"the page says {backend} wraps the same RuntimeError"
+        assert message.parts(str(inner))["hint"] == hint_on, f"the page says {backend}'s message carries anomaly mode's hint"
+    warned = ns["warned"]
+    assert warned["eager"] == [], "the page says eager prints no anomaly-mode warning"
+    assert all(len(warned[b]) == 1 and warned[b][0].startswith("Error detected in") for b in ("aot_eager", "inductor")), \
+        "the page says aot_eager and inductor each print anomaly mode's warning"
+    glue("compile_eager_error", type(eager).__name__)
+    glue("compile_aot_error", type(raised["aot_eager"][1]).__name__)

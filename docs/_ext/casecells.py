@@ -4,8 +4,12 @@ case manifest (examples/cases.toml) implies, and Sphinx learns which files the p
 (book.deps), so that editing one re-reads the pages that use it and no other.
 """
 
+from pathlib import Path
+
+from jupyter_cache import get_cache
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx.errors import ExtensionError
+from sphinx.util.parallel import make_chunks
 
 from book import deps, pages
 
@@ -21,15 +25,38 @@ def add_cases(app, docname, source):
         app.env.note_dependency(str(dependency))
 
 
-def read_together_first(app, env, docnames):
-    """Read the pages that share experiments first, in their order (docs/build.py says why)."""
-    together = [doc for doc in app.config.book_read_together if doc in docnames]
-    docnames[:] = together + [doc for doc in docnames if doc not in together]
+def reading_order(docnames, alone, last, executed, processes):
+    """The order in which Sphinx should read docnames (docs/build.py says why).
+
+    The executed pages come first: `alone` (the longest), the others, then `last` (the pages that
+    read what the others computed); the pages that execute nothing after them. With two processes
+    or more, Sphinx gives each a run of consecutive pages (sphinx.util.parallel.make_chunks): the
+    first run is then `alone` filled up with pages that execute nothing, and the second starts
+    with the other executed pages. book.store keeps any experiment from being computed twice,
+    whatever runs where: this order only balances the work."""
+    alone = [doc for doc in alone if doc in docnames]
+    last = [doc for doc in last if doc in docnames]
+    others = [doc for doc in docnames if doc in executed and doc not in alone + last]
+    cheap = [doc for doc in docnames if doc not in executed and doc not in alone + last]
+    fill = len(make_chunks(docnames, processes)[0]) - len(alone) if processes > 1 else 0
+    fill = max(0, min(fill, len(cheap)))
+    return alone + cheap[:fill] + others + last + cheap[fill:]
+
+
+def read_in_order(app, env, docnames):
+    # Two processes that execute pages at once would each create MyST-NB's execution cache (a
+    # SQLite file) on a first build, and one of them fail: create it here, before they start.
+    get_cache(app.config.nb_execution_cache_path).list_cache_records()
+    executed = {doc for doc in docnames if is_myst_markdown_notebook(
+        Path(env.doc2path(doc)).read_text(encoding="utf-8"))}
+    docnames[:] = reading_order(docnames, app.config.book_read_alone, app.config.book_read_last,
+                                executed, app.parallel)
 
 
 def setup(app):
     app.add_config_value("book_torch", "", "env")  # conf_shared sets the installed release
-    app.add_config_value("book_read_together", [], "env")
+    app.add_config_value("book_read_alone", [], "env")
+    app.add_config_value("book_read_last", [], "env")
     app.connect("source-read", add_cases)
-    app.connect("env-before-read-docs", read_together_first)
+    app.connect("env-before-read-docs", read_in_order)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,64 @@
+"""Two builds of one commit publish the same site, but for their dates (the build date, each
+page's stamp time, when each page ran): no absolute path, no random id, no timing leaks in.
+
+The `site` fixture is this checkout's build. In CI (.ci/run) that is a cold build of a fresh
+clone; on a contributor's machine it may be incremental, and then this test also proves that an
+incremental build publishes what a cold one does. The second build is cold, of a scratch copy in
+another directory, with the network cut off (a network namespace holding only loopback), where
+the machine allows it: nothing may download during a build.
+"""
+
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from test_freshness import docs_build  # docs/build.py, imported once
+from test_site import site  # noqa: F401 - the built book (a session fixture)
+
+OFFLINE = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$@"', "offline"]
+PROBE = "import socket; socket.create_connection(('pypi.org', 443), timeout=5)"
+
+
+def offline(command):
+    """command, run in a network namespace of its own (loopback only), or None if not allowed here."""
+    try:
+        allowed = subprocess.run([*OFFLINE, "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        allowed = False
+    return [*OFFLINE, *command] if allowed else None
+
+
+def test_the_network_is_really_cut():
+    probe = offline([sys.executable, "-c", PROBE])
+    if probe is None:
+        pytest.skip("unshare --net is not permitted on this machine")
+    done = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and ("gaierror" in done.stderr or "OSError" in done.stderr), done.stderr
+
+
+def test_a_cold_build_elsewhere_publishes_the_same_site(site, tmp_path):
+    copy = docs_build.copy_repository(tmp_path / "somewhere" / "else" / "repo", keep_build=False)
+    command = [sys.executable, str(copy / "docs" / "build.py")]
+    cut = offline(command)
+    if cut is None:
+        warnings.warn("the second build ran with the network on: unshare --net is not permitted here")
+    done = subprocess.run(cut or command, cwd=copy, capture_output=True, text=True, timeout=1800,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    differences = docs_build.site_differences(site, copy / "docs" / "_build" / "html")
+    assert not differences, "\n".join(differences[:30])
+
+
+def test_only_dates_are_forgiven(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for site, stamp, path in ((a, "2026-12-03 07:41 UTC", "/work/x"), (b, "2027-01-09 23:05 UTC", "/tmp/y")):
+        (site / "en").mkdir(parents=True)
+        (site / "en" / "index.html").write_text(f"<p>⚙ torch 2.13.0 · {stamp}</p>\n<p>{path}</p>\n")
+        (site / "en" / "status.html").write_text(f"built on {stamp[:10]}\n")
+    (b / "sitemap.xml").write_text("<urlset/>")
+    assert docs_build.site_differences(a, b) == [
+        f"only in {b}: sitemap.xml",
+        "en/index.html: b'<p>/work/x</p>' != b'<p>/tmp/y</p>'",
+    ]
