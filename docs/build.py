@@ -66,10 +66,27 @@ def copy_repository(destination, keep_build=True):
 DATE = re.compile(rb"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?(?: UTC)?)?")
 
 
+SEARCH_INDEX = re.compile(rb"\ASearch\.setIndex\((.*)\)\s*\Z", re.S)
+
+
+def search_index(data):
+    """Sphinx's searchindex.js without the words that lead to no page: an incremental build keeps
+    the words of the text it re-read and replaced, with an empty list of pages (they find
+    nothing; a cold build has no such entry)."""
+    found = SEARCH_INDEX.match(data)
+    if not found:
+        return data
+    index = json.loads(found.group(1))
+    for key in ("terms", "titleterms"):
+        index[key] = {word: pages for word, pages in index.get(key, {}).items() if pages != []}
+    return json.dumps(index, sort_keys=True, ensure_ascii=False).encode()
+
+
 def site_files(site):
     """relative path -> bytes of every file of a published site, dates blanked (DATE)."""
     site = Path(site)
-    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", p.read_bytes())
+    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", search_index(p.read_bytes()) if p.name == "searchindex.js"
+                                                     else p.read_bytes())
             for p in sorted(site.rglob("*")) if p.is_file()}
 
 
@@ -81,9 +98,9 @@ def site_differences(site_a, site_b):
              for path in sorted(set(mine) - set(other))]
     for path in sorted(set(a) & set(b)):
         if a[path] != b[path]:
-            first = next(((x, y) for x, y in zip(a[path].splitlines(), b[path].splitlines()) if x != y),
-                         (b"(one file is longer)", b""))
-            lines.append(f"{path}: {first[0][:200]!r} != {first[1][:200]!r}")
+            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path])) if x != y), min(len(a[path]), len(b[path])))
+            start = max(a[path].rfind(b"\n", 0, at) + 1, at - 80)  # from the line's start, or 80 bytes back
+            lines.append(f"{path}: {a[path][start:at + 80]!r} != {b[path][start:at + 80]!r}")
     return lines
 
 

@@ -100,9 +100,9 @@ def configure(language, project):
         nb_code_prompt_show={"es": "Mostrar el contenido oculto de la celda", "en": "Show code cell {type}"}[language],
         nb_code_prompt_hide={"es": "Ocultar el contenido de la celda", "en": "Hide code cell {type}"}[language],
         book_execute_folder=str(BUILD / "jupyter_execute" / language),
-        # freshness: what each build executed; the status page shows the build date
+        # freshness: what each build executed; pages read on every build (docs/_ext/freshness.py)
         book_execution_report_dir=str(BUILD / "execution"),
-        book_always_read=["status"],
+        book_always_read=["status", "glossary"],
         # the order in which pages are read (docs/build.py): the longest executed page first, in a
         # process of its own on a first build; the page that reads what the others computed last
         book_read_alone=["breaks/25-inplace-autograd"],

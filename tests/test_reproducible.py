@@ -3,7 +3,8 @@ page's stamp time, when each page ran): no absolute path, no random id, no timin
 
 The `site` fixture is this checkout's build. In CI (.ci/run) that is a cold build of a fresh
 clone; on a contributor's machine it may be incremental, and then this test also proves that an
-incremental build publishes what a cold one does. The second build is cold, of a scratch copy in
+incremental build publishes what a cold one does (Sphinx's search index aside: an incremental
+build keeps, with no page, the words of the text it replaced; they find nothing). The second build is cold, of a scratch copy in
 another directory, with the network cut off (a network namespace holding only loopback), where
 the machine allows it: nothing may download during a build.
 """
@@ -60,5 +61,17 @@ def test_only_dates_are_forgiven(tmp_path):
     (b / "sitemap.xml").write_text("<urlset/>")
     assert docs_build.site_differences(a, b) == [
         f"only in {b}: sitemap.xml",
-        "en/index.html: b'<p>/work/x</p>' != b'<p>/tmp/y</p>'",
+        "en/index.html: b'<p>/work/x</p>\\n' != b'<p>/tmp/y</p>\\n'",  # from the line where they differ
     ]
+
+
+def test_words_that_lead_to_no_page_are_no_difference(tmp_path):
+    """What an incremental build leaves in Sphinx's search index (docs/build.py: search_index)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    for site, terms in ((a, '{"arrive":[],"error":[0,2]}'), (b, '{"error":[0,2]}')):
+        site.mkdir()
+        (site / "searchindex.js").write_text(f'Search.setIndex({{"terms":{terms},"titleterms":{{}}}})')
+    assert docs_build.site_differences(a, b) == []
+    (b / "searchindex.js").write_text('Search.setIndex({"terms":{"error":[0]},"titleterms":{}})')
+    assert docs_build.site_differences(a, b) != []
+

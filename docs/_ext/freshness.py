@@ -4,8 +4,10 @@
   MyST-NB executed now (not served from its cache), how many code cells those ran, and every
   experiment computed meanwhile (book.store's log; none may appear twice). The benchmark and
   the staleness tests read it.
-- Re-reads the pages named in ``book_always_read`` on every build (the status page shows the
-  build date with ``{sub-ref}`today```; it executes no code, so re-reading it is cheap).
+- Re-reads the pages named in ``book_always_read`` on every build (neither executes code, so
+  re-reading them is cheap): the status page shows the build date with ``{sub-ref}`today```; the
+  glossary's terms are index entries, and Sphinx's search index keeps those only of the pages
+  read in that build (an incremental build would publish a search index without them).
 - ``{book-execution-table}``: when each executed page ran and whether it succeeded, with headers in
   the page's language. Unlike MyST-NB's ``{nb-exec-table}`` it shows no run times: the published
   site must be the same for two builds of one commit but for its dates (tests/test_reproducible.py);
