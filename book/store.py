@@ -9,7 +9,9 @@ A first build reads pages in two processes (docs/build.py), and still computes n
   then reads it;
 - a page's kernel promises the case outcomes its cells will save (`promise`): a kernel of the
   other process that needs one before it is saved waits for it (`load`) instead of running the
-  example again, for as long as the promising kernel lives. Every computation is logged to computed.jsonl, which
+  example again, for as long as the promising kernel lives.
+
+Every computation is logged to computed.jsonl, which
 the build's execution report reads to count them (minigpt.train's run cache logs its training
 runs to the same file, with the same functions).
 """

@@ -85,9 +85,8 @@ def search_index(data):
 def site_files(site):
     """relative path -> bytes of every file of a published site, dates blanked (DATE)."""
     site = Path(site)
-    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", search_index(p.read_bytes()) if p.name == "searchindex.js"
-                                                     else p.read_bytes())
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    read = lambda p: search_index(p.read_bytes()) if p.name == "searchindex.js" else p.read_bytes()  # noqa: E731
+    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", read(p)) for p in sorted(site.rglob("*")) if p.is_file()}
 
 
 def site_differences(site_a, site_b):
