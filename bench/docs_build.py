@@ -3,8 +3,10 @@
     nox -s bench -- docs_build
 
 Every figure is also given in run-A units: the wall time of one `minigpt train inplace=false`
-(150 steps, a fresh process), measured in this same run, before and after the rest, so the ratios
-hold on a shared, noisy machine. On a scratch copy of the repository with an empty build folder:
+(150 steps, a fresh process), measured in this same run, UNIT_RUNS times before the rest and as
+many after, the median taken, so the ratios hold on a shared, noisy machine (one slow run, while
+something else ran, would flatter every ratio). On a scratch copy of the repository with an empty
+build folder:
 - a cold build of both languages (Spanish, then English, as docs/build.py does);
 - a no-change rebuild, a prose-edit rebuild and the rebuild after editing one example of the
   safe-cases page, with the pages and cells each executed (docs/_build/execution/<lang>.json);
@@ -41,9 +43,14 @@ def timed(command, cwd):
     return seconds, done.stdout
 
 
-def run_a_unit(scratch):
-    """Seconds of one run-A training from the command line (a fresh process, torch import included)."""
-    return timed([sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"], scratch)[0]
+UNIT_RUNS = 2
+
+
+def run_a_units(scratch):
+    """Seconds of UNIT_RUNS run-A trainings from the command line, one after the other (each a
+    fresh process, torch import included)."""
+    return [timed([sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"], scratch)[0]
+            for _ in range(UNIT_RUNS)]
 
 
 def build(repo):
@@ -61,7 +68,7 @@ def append(path, text):
 def main():
     with tempfile.TemporaryDirectory(prefix="bench-docs-") as folder:
         folder = Path(folder)
-        units = [run_a_unit(folder)]
+        units = run_a_units(folder)
         repo = docs_build.copy_repository(folder / "repo", keep_build=False)
         results = {"cold build, both languages": build(repo), "no-change rebuild": build(repo)}
         for language in docs_build.LANGUAGES:
@@ -73,11 +80,11 @@ def main():
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m"]
         tests = [timed([*pytest, "not e2e"], checkout)[0] for _ in range(2)]
         e2e = timed([*pytest, "e2e"], checkout)[0]
-        units.append(run_a_unit(folder))
+        units += run_a_units(folder)
 
-    unit = statistics.mean(units)
-    print(f"run-A unit (`minigpt train inplace=false`, 150 steps): {' and '.join(f'{u:.1f}' for u in units)} s, "
-          f"mean {unit:.1f} s\n")
+    unit = statistics.median(units)
+    print(f"run-A unit (`minigpt train inplace=false`, 150 steps): {', '.join(f'{u:.1f}' for u in units)} s, "
+          f"median {unit:.1f} s\n")
     print(f"{'what':<32} {'seconds':>8} {'units':>6}   executed (es / en)")
     for name, (seconds, reports) in results.items():
         executed = " / ".join(f"{len(r['executed'])} pages, {r['cells_executed']} cells, "

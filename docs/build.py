@@ -54,10 +54,11 @@ def execution_report(language, docs=DOCS):
     return json.loads((docs / "_build" / "execution" / f"{language}.json").read_text(encoding="utf-8"))
 
 
-def copy_repository(destination, keep_build=True):
-    """A scratch copy of this repository (with the docs build state unless keep_build is False)."""
+def copy_repository(destination, keep_build=True, repository=DOCS.parent):
+    """A scratch copy of this repository, or of another copy (with the docs build state unless
+    keep_build is False)."""
     ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
-    shutil.copytree(DOCS.parent, destination, ignore=ignore)
+    shutil.copytree(repository, destination, ignore=ignore)
     return Path(destination)
 
 

@@ -1,14 +1,18 @@
-"""Shared fixtures: the data set, cached short training runs, and a runner for the CLI.
+"""Shared fixtures: the data set, cached short training runs, a runner for the CLI, and, for
+the end-to-end tests, the built book twice (this checkout's, and a cold build of a copy elsewhere).
 
 Training is the expensive part of the suite, so every run is made once per session and
 shared. Runs are short (FEW_STEPS) wherever the behaviour under test does not depend on the
 number of steps: the step-0 probe gradients, for example, are taken before the first update.
+The end-to-end run spreads over two workers (pytest-xdist; see E2E_WORKERS below).
 """
 
+import fcntl
 import os
 import subprocess
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -17,8 +21,13 @@ from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "docs"))
+import build as docs_build  # noqa: E402 - docs/build.py
+
 FEW_STEPS = 3
 SUBPROCESS_TIMEOUT_S = 300
+SITE = docs_build.BUILD / "html"
+OFFLINE = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$@"', "offline"]
 
 
 def _snapshot(directory):
@@ -99,19 +108,46 @@ _examples = {}
 
 # End-to-end tests (nox -s e2e): whole builds of the book, the browser, the reproducer through
 # `just`. They are marked here, from what they use, rather than one by one.
-E2E_FIXTURES = {"site", "built_copy", "reproducer"}
-E2E_MODULES = {"test_build_output"}
+E2E_FIXTURES = {"site", "cold_build", "reproducer"}
+# An end-to-end run (-m e2e) spreads its tests over the machine's two cores (pytest-xdist), unless
+# -n is given: most of them drive one browser tab or one training, and leave a core idle. The tests
+# that share an expensive fixture run in one worker, so that it is made once (`made_once` fails the
+# run otherwise), the longest first (this order); the others go one by one to whichever worker is free.
+E2E_WORKERS = 2
+SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer"}
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: an end-to-end test (whole builds, the browser, just): nox -s e2e")
 
 
-@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads -n
+def pytest_cmdline_main(config):
+    if hasattr(config, "workerinput"):  # a worker parses the command line, not the options set below
+        config.option.loadgroup = config.option.loadgroup or config.workerinput.get("loadgroup", False)
+        return
+    spread = (config.option.markexpr == "e2e" and config.pluginmanager.hasplugin("xdist")
+              and getattr(config.option, "numprocesses", 0) is None and not config.option.collectonly)
+    if spread:
+        config.option.numprocesses, config.option.dist = E2E_WORKERS, "loadgroup"
+        config.option.loadscopereorder = False  # the order below, not the number of tests per group
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's, in the controller: what each worker is told
+def pytest_configure_node(node):
+    node.workerinput["loadgroup"] = node.config.option.dist == "loadgroup"
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker, and before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
-        if E2E_FIXTURES & set(item.fixturenames) or item.module.__name__ in E2E_MODULES:
+        if E2E_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.e2e)
+        for fixture, group in SHARED_FIXTURES.items():
+            if fixture in item.fixturenames:
+                item.add_marker(pytest.mark.xdist_group(group))
+    groups = list(SHARED_FIXTURES)
+    items.sort(key=lambda item: next((i for i, f in enumerate(groups) if f in item.fixturenames), len(groups)))
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k chose the tests to run
@@ -142,3 +178,70 @@ def example_results():
     output, _ = _examples["process"].communicate(timeout=SUBPROCESS_TIMEOUT_S)
     assert _examples["process"].returncode == 0, f"tests/run_examples.py failed:\n{output[-3000:]}"
     return json.loads(_examples["out"].read_text(encoding="utf-8"))
+
+
+# --- the built book, twice: this checkout's, and a cold build elsewhere (end-to-end tests)
+
+@pytest.fixture(scope="session")
+def site():
+    """Build the book (incremental: cheap when nothing changed) and return the site folder. The
+    workers of one pytest-xdist run share that build: the first one builds, the others wait for it
+    and find it done (the lock file holds the run's id)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    SITE.parent.mkdir(parents=True, exist_ok=True)
+    with open(SITE.parent / "site-build.lock", "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.seek(0)
+        if run is None or lock.read() != run:
+            done = subprocess.run([sys.executable, str(REPO / "docs" / "build.py")], cwd=REPO)
+            assert done.returncode == 0, "the docs build failed"
+            lock.seek(0)
+            lock.truncate()
+            lock.write(run or "")
+    return SITE
+
+
+@pytest.fixture(scope="session")
+def offline():
+    """offline(command): the command, run in a network namespace of its own (loopback only), or
+    None if the machine does not allow it."""
+    try:
+        allowed = subprocess.run([*OFFLINE, "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        allowed = False
+    return lambda command: [*OFFLINE, *command] if allowed else None
+
+
+@pytest.fixture(scope="session")
+def made_once(tmp_path_factory):
+    """made_once(name): fails if this run already made the fixture `name`, in this worker or in
+    another (pytest-xdist did not keep the tests that share it together: SHARED_FIXTURES)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's, shared by its workers
+
+    def made(name):
+        try:
+            (root / f"made-{name}").touch(exist_ok=False)
+        except FileExistsError:
+            pytest.fail(f"the fixture {name} was made twice in one run: its tests ran on two workers")
+
+    return made
+
+
+@pytest.fixture(scope="session")
+def cold_build(tmp_path_factory, offline, made_once):
+    """(copy, finished process): a scratch copy of the repository in another directory, without
+    the build state, built cold (both languages), offline where the machine allows. Made once per
+    run: tests/test_reproducible.py compares its site with this checkout's, test_build_output.py
+    reads what it printed, test_freshness.py goes on from it."""
+    made_once("cold_build")
+    copy = docs_build.copy_repository(tmp_path_factory.mktemp("somewhere") / "else" / "repo", keep_build=False)
+    command = [sys.executable, str(copy / "docs" / "build.py")]
+    cut = offline(command)
+    if cut is None:
+        warnings.warn("the second build ran with the network on: unshare --net is not permitted here")
+    done = subprocess.run(cut or command, cwd=copy, capture_output=True, text=True, timeout=1800,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return copy, done

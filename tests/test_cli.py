@@ -343,7 +343,8 @@ REPRODUCER = [
 
 
 @pytest.fixture(scope="module")
-def reproducer(tmp_path_factory, repo, tool_env, snapshot, subprocess_timeout):
+def reproducer(tmp_path_factory, repo, tool_env, snapshot, subprocess_timeout, made_once):
+    made_once("reproducer")
     just = shutil.which("just", path=tool_env["PATH"])
     assert just, "`just` is not installed: install the test extras (pip install -e .[test])"
     cwd = tmp_path_factory.mktemp("reproducer")

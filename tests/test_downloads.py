@@ -4,12 +4,17 @@
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
   its script in the page's language, from a menu whose links resolve; the notebook is the page's
   (its title, its code, no hidden cell of the book, no MyST syntax left, no path of the machine).
-- Every downloaded notebook runs top to bottom in a fresh kernel (nbclient) and every script with
-  `python file.py`, with the project installed and cwd outside the repository, as a reader would:
-  not the build's store; the runs share one fresh store of the test's own (BOOK_STORE and
-  MINIGPT_RUN_CACHE), so that each experiment is computed once, by the first run that needs it.
+- Each page's downloads run as a reader runs them, with the project installed and cwd outside the
+  repository: its notebook top to bottom in a fresh kernel (nbclient), its script with
+  `python file.py`; one in Spanish and the other in English, the languages swapping from page to
+  page, so that both languages' notebooks and scripts run. The two languages' downloads of a page
+  are one program (the same code cells; scripts alike but for their comments and printed words),
+  which the structural test proves; running both would run the same code twice. Not the build's
+  store: the runs share one fresh store of the test's own (BOOK_STORE and MINIGPT_RUN_CACHE), so
+  that each experiment is computed once, by the first run that needs it.
 """
 
+import ast
 import json
 import os
 import re
@@ -24,7 +29,7 @@ from urllib.parse import urljoin
 import nbformat
 import pytest
 
-from test_site import MACHINE_PATHS, browser, html_pages, server, site, watch  # noqa: F401 - fixtures, shared
+from test_site import MACHINE_PATHS, browser, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -297,6 +302,16 @@ def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
             text = download(site, language, page, suffix).read_text(encoding="utf-8")
             assert MACHINE_PATHS.findall(text) == [], f"{language}/{page}{suffix}"
     assert code["es"] == code["en"]
+    assert program(site, "es", page) == program(site, "en", page)
+
+
+def program(site, language, page):
+    """A page's script as the program it runs: comments dropped (a syntax tree), its printed words
+    put back into English."""
+    text = download(site, language, page, ".py").read_text(encoding="utf-8")
+    for key in ("expected", "not_raised"):
+        text = text.replace(repr(downloads.TEXT[language][key]), repr(downloads.TEXT["en"][key]))
+    return ast.dump(ast.parse(text))
 
 
 # ---------------------------------------------------------------- run as a reader would
@@ -327,18 +342,26 @@ def reader_env(tool_env, run_cache):
     return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")
 
 
+# page -> (the language its notebook runs in, its script's): the languages swap from page to page
+RUNS = {page: (LANGUAGES[i % 2], LANGUAGES[(i + 1) % 2]) for i, page in enumerate(PAGES)}
+
+
+def test_each_language_runs_as_a_notebook_and_as_a_script():
+    assert {notebook for notebook, _ in RUNS.values()} == {script for _, script in RUNS.values()} == set(LANGUAGES)
+
+
 def jobs():
-    """(language, page, suffix): the Spanish notebooks first, so that the trainings they share
-    with the rest are computed early, the biggest page first of all."""
+    """(language, page, suffix): the notebooks first, so that the trainings they share with the
+    scripts are computed early, the biggest page first of all."""
     ordered = sorted(PAGES, key=lambda page: page != "breaks/25-inplace-autograd")
-    return [(language, page, suffix) for suffix, language in ((".ipynb", "es"), (".ipynb", "en"), (".py", "es"),
-                                                               (".py", "en")) for page in ordered]
+    return [(RUNS[page][i], page, suffix) for i, suffix in enumerate((".ipynb", ".py")) for page in ordered]
 
 
 @pytest.fixture(scope="module")
-def runs(site, tool_env, tmp_path_factory):
-    """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of every download, run
-    from a folder outside the repository, two at a time."""
+def runs(site, tool_env, tmp_path_factory, made_once):
+    """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of each page's notebook
+    and script (RUNS), run from a folder outside the repository, two at a time."""
+    made_once("runs")
     root = tmp_path_factory.mktemp("downloads")
     env = reader_env(tool_env, root / "run-cache")
 
@@ -365,16 +388,14 @@ def runs(site, tool_env, tmp_path_factory):
     return results
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page,language", [(page, notebook) for page, (notebook, _) in RUNS.items()])
 def test_the_downloaded_notebook_runs_in_a_fresh_kernel(runs, language, page):
     run = runs[language, page, ".ipynb"]
     assert run["returncode"] == 0, run["output"][-3000:]
     assert run["raised"] == run["expected"], "a raises-exception cell must raise, and no other cell"
 
 
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page,language", [(page, script) for page, (_, script) in RUNS.items()])
 def test_the_downloaded_script_runs_with_python(runs, site, language, page):
     run = runs[language, page, ".py"]
     assert run["returncode"] == 0, run["output"][-3000:]

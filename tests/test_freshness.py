@@ -3,25 +3,26 @@ fingerprint of the files it depends on (book.deps, proven complete by tests/test
 a change to one of them that page executes again, and only that page; after a prose-only edit
 nothing executes; each experiment is computed once (book.store).
 
-The end-to-end test builds the English book in a scratch copy of the repository, starting from
-this checkout's build state, and reads what each build executed (docs/_build/execution/en.json).
+The end-to-end test goes on from the cold build of tests/test_reproducible.py (`cold_build`): it copies it, with
+its build state, to another directory and builds the English book there again and again, reading
+what each build executed (docs/_build/execution/en.json) and what it printed (docs/_ext/progress.py:
+a line when a page starts executing, one when it ends).
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-DOCS = REPO / "docs"
-sys.path.insert(0, str(DOCS))
-import build as docs_build  # noqa: E402
-from book import pages as pages_module  # noqa: E402
+from conftest import REPO, docs_build
+from book import pages as pages_module
 
 BREAK_PAGE = Path("docs/en/breaks/25-inplace-autograd.md")
 PROSE_EDIT = "\nA sentence added by the freshness test: prose only.\n"
 CODE_EDIT = "\n# a comment added by the freshness test: the code changed, the behaviour did not\n"
+EXECUTING = re.compile(r"^docs: en: executing (\S+) \.\.\.$", re.M)
 
 
 def append(path, text):
@@ -36,17 +37,20 @@ def executed_pages(repo):
 
 
 def build_en(repo):
+    """The English build's execution report, checked against what the build printed."""
     done = subprocess.run([sys.executable, str(repo / "docs" / "build.py"), "en"], cwd=repo,
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return docs_build.execution_report("en", repo / "docs")
+    report = docs_build.execution_report("en", repo / "docs")
+    assert sorted(EXECUTING.findall(done.stdout)) == sorted(report["executed"]), done.stdout
+    return dict(report, printed=done.stdout)
 
 
 @pytest.fixture(scope="module")
-def built_copy(tmp_path_factory):
-    """A scratch copy holding this checkout's English build (built first, incrementally)."""
-    build_en(REPO)
-    return docs_build.copy_repository(tmp_path_factory.mktemp("stale") / "repo")
+def built_copy(cold_build, tmp_path_factory):
+    """The cold build, moved: a copy of it, build state and all, in another directory."""
+    repo, _ = cold_build
+    return docs_build.copy_repository(tmp_path_factory.mktemp("moved") / "repo", repository=repo)
 
 
 def test_only_code_changes_execute_pages(built_copy):
@@ -59,6 +63,8 @@ def test_only_code_changes_execute_pages(built_copy):
 
     unchanged = build_en(repo)
     assert unchanged["executed"] == [] and unchanged["cells_executed"] == 0
+    assert [line.split(" built in ")[0] for line in unchanged["printed"].splitlines()] == ["docs: en"], \
+        "a build that executes nothing prints its summary line and nothing else"
 
     append(repo / BREAK_PAGE, PROSE_EDIT)
     prose = build_en(repo)

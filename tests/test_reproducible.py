@@ -4,34 +4,23 @@ page's stamp time, when each page ran): no absolute path, no random id, no timin
 The `site` fixture is this checkout's build. In CI (.ci/run) that is a cold build of a fresh
 clone; on a contributor's machine it may be incremental, and then this test also proves that an
 incremental build publishes what a cold one does (Sphinx's search index aside: an incremental
-build keeps, with no page, the words of the text it replaced; they find nothing). The second build is cold, of a scratch copy in
-another directory, with the network cut off (a network namespace holding only loopback), where
-the machine allows it: nothing may download during a build.
+build keeps, with no page, the words of the text it replaced; they find nothing). The second,
+`cold_build` (tests/conftest.py), is cold, of a scratch copy in another directory, with the network
+cut off (a network namespace holding only loopback), where the machine allows it: nothing may
+download during a build.
 """
 
 import subprocess
 import sys
-import warnings
 
 import pytest
 
-from test_freshness import docs_build  # docs/build.py, imported once
-from test_site import site  # noqa: F401 - the built book (a session fixture)
+from conftest import docs_build
 
-OFFLINE = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$@"', "offline"]
 PROBE = "import socket; socket.create_connection(('pypi.org', 443), timeout=5)"
 
 
-def offline(command):
-    """command, run in a network namespace of its own (loopback only), or None if not allowed here."""
-    try:
-        allowed = subprocess.run([*OFFLINE, "true"], capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        allowed = False
-    return [*OFFLINE, *command] if allowed else None
-
-
-def test_the_network_is_really_cut():
+def test_the_network_is_really_cut(offline):
     probe = offline([sys.executable, "-c", PROBE])
     if probe is None:
         pytest.skip("unshare --net is not permitted on this machine")
@@ -39,15 +28,8 @@ def test_the_network_is_really_cut():
     assert done.returncode != 0 and ("gaierror" in done.stderr or "OSError" in done.stderr), done.stderr
 
 
-def test_a_cold_build_elsewhere_publishes_the_same_site(site, tmp_path):
-    copy = docs_build.copy_repository(tmp_path / "somewhere" / "else" / "repo", keep_build=False)
-    command = [sys.executable, str(copy / "docs" / "build.py")]
-    cut = offline(command)
-    if cut is None:
-        warnings.warn("the second build ran with the network on: unshare --net is not permitted here")
-    done = subprocess.run(cut or command, cwd=copy, capture_output=True, text=True, timeout=1800,
-                          stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+def test_a_cold_build_elsewhere_publishes_the_same_site(site, cold_build):
+    copy, _ = cold_build
     differences = docs_build.site_differences(site, copy / "docs" / "_build" / "html")
     assert not differences, "\n".join(differences[:30])
 

@@ -19,7 +19,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
-SITE = DOCS / "_build" / "html"
 BREAK_PAGE = "breaks/25-inplace-autograd.html"
 CHROMIUM = "/usr/bin/chromium"
 AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked at on purpose
@@ -30,14 +29,6 @@ from mirror import labels, mirror_problems, page_sources  # noqa: E402
 
 sys.path.insert(0, str(DOCS))
 from conf_shared import SITE_URL  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def site():
-    """Build the book (incremental: cheap when nothing changed) and return the site folder."""
-    done = subprocess.run([sys.executable, str(DOCS / "build.py")], cwd=REPO)
-    assert done.returncode == 0, "the docs build failed"
-    return SITE
 
 
 def html_pages(site, language):
