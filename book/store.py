@@ -53,6 +53,18 @@ def promise(kind, keys):
             write_atomically(_promise_path(kind, key), str(os.getpid()).encode())
 
 
+def release(kind, keys):
+    """Withdraw this process's promise of (kind, key) for each key it did not save."""
+    if folder() is None:
+        return
+    for key in keys:
+        try:
+            if int(_promise_path(kind, key).read_text()) == os.getpid():
+                _promise_path(kind, key).unlink()
+        except (OSError, ValueError):
+            pass
+
+
 def _promised_elsewhere(kind, key):
     """Whether another process that is still running promised (kind, key)."""
     try:

@@ -26,19 +26,16 @@ NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pyte
 
 
 def sphinx_command(language, docs=DOCS):
-    """A first build of a language reads its pages in two processes (-j 2). Sphinx gives each
-    process a run of the pages to read (half of them each), and docs/_ext/casecells.py orders
-    them (conf_shared: book_read_alone, book_read_last): the break page, the longest, runs in the
-    first process; the other executed pages in the second, the compatibility page last, as its
-    claims read what the others computed. book.store sees that nothing is computed twice: a
-    process that needs an experiment the other is computing waits for it, and a case outcome
-    the other's page promised is waited for, not run again. A later build reads only what
-    changed, too few pages to split that way, so it reads them in one process, in the same
-    order. Were an experiment ever computed twice, the build stops below."""
+    """Sphinx reads the pages a build must read in two processes (-j 2), giving each a run of
+    them (half each), and docs/_ext/casecells.py orders them (conf_shared: book_read_alone,
+    book_read_last): on a first build the break page, the longest, runs in the first process and
+    the other executed pages in the second, the compatibility page last, as its claims read what
+    the others computed; a later build that executes two pages, one in each. book.store sees that
+    nothing is computed twice: a process that needs an experiment the other is computing waits
+    for it, and a case outcome the other's page promised is waited for, not run again. Were an
+    experiment ever computed twice, the build stops below."""
     build = docs / "_build"
-    first = not (build / "doctrees" / language / "environment.pickle").is_file()
-    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
-            *(["-j", "2"] if first else []),
+    return [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q", "-j", "2",
             "-d", str(build / "doctrees" / language), str(docs / language), str(build / "html" / language)]
 
 

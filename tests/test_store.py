@@ -59,3 +59,16 @@ def test_a_promised_outcome_is_waited_for_not_computed_again(tmp_path, monkeypat
             store.load("case", "gone", wait_s=60)
     finally:
         other.kill()
+
+
+def test_a_promise_is_withdrawn_by_its_own_process_only(tmp_path, monkeypatch):
+    """A page served from MyST-NB's cache runs no kernel: its reader withdraws its promises
+    (docs/_ext/casecells.py), not those another process made since."""
+    monkeypatch.setenv(store.ENV, str(tmp_path))
+    store.promise("case", ["mine", "taken over", "saved"])
+    store._promise_path("case", "taken over").write_text("1")  # as if a page's kernel had promised it since
+    store.save("case", "saved", "value")
+    store.release("case", ["mine", "taken over", "saved"])
+    assert not store._promise_path("case", "mine").exists()
+    assert store._promise_path("case", "taken over").read_text() == "1"
+    assert store.load("case", "saved") == "value"
