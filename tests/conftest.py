@@ -115,6 +115,7 @@ E2E_FIXTURES = {"site", "cold_build", "reproducer"}
 # run otherwise), the longest first (this order); the others go one by one to whichever worker is free.
 E2E_WORKERS = 2
 SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer"}
+FIRST_ALONE = ["axe_script"]  # the longest of the tests that go one by one (axe-core on every page)
 
 
 def pytest_configure(config):
@@ -146,8 +147,8 @@ def pytest_collection_modifyitems(items):
         for fixture, group in SHARED_FIXTURES.items():
             if fixture in item.fixturenames:
                 item.add_marker(pytest.mark.xdist_group(group))
-    groups = list(SHARED_FIXTURES)
-    items.sort(key=lambda item: next((i for i, f in enumerate(groups) if f in item.fixturenames), len(groups)))
+    first = [*SHARED_FIXTURES, *FIRST_ALONE]
+    items.sort(key=lambda item: next((i for i, f in enumerate(first) if f in item.fixturenames), len(first)))
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k chose the tests to run
