@@ -2,7 +2,7 @@
 one when it ends (seconds, cells); nothing for a page served from the execution cache; and no
 "[IPKernelApp] WARNING | Kernel is running over TCP without encryption" (kernels run over IPC).
 
-Read from the cold build of tests/test_reproducible.py (docs/build.py, no stdin, offline): the
+Read from the cold build (`cold_build`, tests/conftest.py: docs/build.py, no stdin, offline): the
 Spanish build executes every executed page, the English one takes them all from the cache.
 tests/test_freshness.py checks the lines of the later builds against what each executed.
 """

@@ -3,13 +3,12 @@ fingerprint of the files it depends on (book.deps, proven complete by tests/test
 a change to one of them that page executes again, and only that page; after a prose-only edit
 nothing executes; each experiment is computed once (book.store).
 
-The end-to-end test goes on from the cold build of tests/test_reproducible.py (`cold_build`): it copies it, with
-its build state, to another directory and builds the English book there again and again, reading
-what each build executed (docs/_build/execution/en.json) and what it printed (docs/_ext/progress.py:
-a line when a page starts executing, one when it ends).
+The end-to-end test goes on from the cold build (`cold_build`, tests/conftest.py): it copies it,
+with its build state, to another directory and builds the English book there again and again,
+reading what each build executed (docs/_build/execution/en.json) and what it printed
+(docs/_ext/progress.py: a line when a page starts executing, one when it ends).
 """
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, docs_build
+from test_build_output import STARTED  # the line a page that starts executing prints
 from book import pages as pages_module
 
 BREAK_PAGE = Path("docs/en/breaks/25-inplace-autograd.md")
 PROSE_EDIT = "\nA sentence added by the freshness test: prose only.\n"
 CODE_EDIT = "\n# a comment added by the freshness test: the code changed, the behaviour did not\n"
-EXECUTING = re.compile(r"^docs: en: executing (\S+) \.\.\.$", re.M)
 
 
 def append(path, text):
@@ -42,7 +41,7 @@ def build_en(repo):
                           capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = docs_build.execution_report("en", repo / "docs")
-    assert sorted(EXECUTING.findall(done.stdout)) == sorted(report["executed"]), done.stdout
+    assert sorted(page for _, page in STARTED.findall(done.stdout)) == sorted(report["executed"]), done.stdout
     return dict(report, printed=done.stdout)
 
 
