@@ -153,13 +153,18 @@ def train(config, settings=None, data=None, progress=None):
     folder = os.environ.get(RUN_CACHE)
     if not folder:
         return _train(config, settings, data, progress)
-    path = Path(folder) / "runs" / f"{run_key(config, settings, data)}.pickle"
+    path = cached_runs(folder) / f"{run_key(config, settings, data)}.pickle"
     if path.is_file():
         return pickle.loads(path.read_bytes())
     result = _train(config, settings, data, progress)
     write_atomically(path, pickle.dumps(result))
     log_computation(folder, "training", path.stem, result.wall_time_s)
     return result
+
+
+def cached_runs(cache):
+    """The folder where a run cache (MINIGPT_RUN_CACHE) keeps its runs."""
+    return Path(cache) / "runs"
 
 
 def run_key(config, settings, data):

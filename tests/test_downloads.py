@@ -10,14 +10,18 @@
   page, so that both languages' notebooks and scripts run. The two languages' downloads of a page
   are one program (the same code cells; scripts alike but for their comments and printed words),
   which the structural test proves; running both would run the same code twice. Not the build's
-  store: the runs share one fresh store of the test's own (BOOK_STORE and MINIGPT_RUN_CACHE), so
-  that each experiment is computed once, by the first run that needs it.
+  store: the runs share one fresh store of the test's own (BOOK_STORE), so that each experiment is
+  computed once, by the first run that needs it, where a reader's run computes it. Only the
+  training runs come from this checkout's build (minigpt's run cache, copied): a training is the
+  same computation wherever it runs, and the cold build (tests/conftest.py) and the examples' run
+  (tests/run_examples.py) compute them from nothing.
 """
 
 import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,6 +43,7 @@ RUN_TIMEOUT_S = 900
 
 sys.path.insert(0, str(DOCS))
 from build import executed_pages  # noqa: E402
+from conf_shared import kernel_environment  # noqa: E402
 
 sys.path.insert(0, str(DOCS / "_ext"))
 import download_files as downloads  # noqa: E402
@@ -336,8 +341,8 @@ def execute_notebook(path, result):
 
 def reader_env(tool_env, run_cache):
     """A reader's environment: the project installed, not the build's store. The test's own runs
-    share one fresh store (book.store, minigpt.train's run cache): what the first run of a page
-    computed, the runs of the same code after it read back, as the book's build does."""
+    share one store (book.store, minigpt.train's run cache in its runs/ folder): what the first run
+    of a page computed, the runs of the same code after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
     return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")
 
@@ -360,10 +365,14 @@ def jobs():
 @pytest.fixture(scope="module")
 def runs(site, tool_env, tmp_path_factory, made_once):
     """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of each page's notebook
-    and script (RUNS), run from a folder outside the repository, two at a time."""
+    and script (RUNS), run from a folder outside the repository, two at a time, the training runs
+    of this checkout's build copied into their store first."""
+    from minigpt.train import RUN_CACHE, cached_runs  # not at the top: each notebook's run imports this file
+
     made_once("runs")
     root = tmp_path_factory.mktemp("downloads")
     env = reader_env(tool_env, root / "run-cache")
+    shutil.copytree(cached_runs(kernel_environment({})[RUN_CACHE]), cached_runs(root / "run-cache"))
 
     def run(job):
         language, page, suffix = job
