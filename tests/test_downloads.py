@@ -11,9 +11,9 @@
   are one program (the same code cells; scripts alike but for their comments and printed words),
   which the structural test proves; running both would run the same code twice. Not the build's
   store: the runs share one fresh store of the test's own (BOOK_STORE), so that each experiment is
-  computed once, by the first run that needs it, where a reader's run computes it. Only the
-  training runs come from this checkout's build (minigpt's run cache, copied): a training is the
-  same computation wherever it runs, and the cold build (tests/conftest.py) and the examples' run
+  computed once, by the first run that needs it, in a reader's environment. Only the training
+  runs come from this checkout's build (minigpt's run cache, copied): a training is the same
+  computation wherever it runs, and the cold build (tests/conftest.py) and the examples' run
   (tests/run_examples.py) compute them from nothing.
 """
 
