@@ -1,11 +1,12 @@
 """nox -s tests | nox -s e2e | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
 
-BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of BOOK_RELEASES (the docs
-workflow's matrix); nox -s "drift(torch='1.13.1')" records any of RECORDED_RELEASES.
+BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of the book's range (the docs
+workflow's matrix); nox -s "drift(torch='1.13.1')" records any of the recorded releases
+(pyproject.toml [tool.book]).
 """
 
 import os
-import tomllib
+import runpy
 from pathlib import Path
 
 import nox
@@ -16,16 +17,11 @@ nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
-CONSTRAINTS = ("-c", "constraints.txt")  # torch==2.13.0: the local CPU wheel, not a CUDA build
-DEFAULT_TORCH = "2.13.0"
-# The releases records/ holds a record of (one each, torch-<release>.json): the latest patch of every
-# minor release with Python 3.11 wheels. The docs workflow's matrices list the same (tests/test_workflow.py).
-RECORDED_RELEASES = ["1.13.1", "2.0.1", "2.1.2", "2.2.2", "2.3.1", "2.4.1", "2.5.1", "2.6.0", "2.7.1", "2.8.0",
-                     "2.9.1", "2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0"]
-PROJECT = tomllib.loads(Path(__file__).with_name("pyproject.toml").read_text("utf-8"))["project"]
-TORCH_REQUIREMENT = next(r for r in map(Requirement, PROJECT["dependencies"]) if r.name == "torch")
-# The releases the book is built on: those of pyproject.toml's range (the others get a record only).
-BOOK_RELEASES = [r for r in RECORDED_RELEASES if TORCH_REQUIREMENT.specifier.contains(r)]
+# The facts nox shares with the book (pyproject.toml's [tool.book], constraints.txt), read by
+# book/config.py: the default torch, the recorded releases, the book's torch range.
+BOOK = runpy.run_path(str(Path(__file__).parent / "book" / "config.py"))
+CONSTRAINTS = ("-c", "constraints.txt")  # the default torch: the local CPU wheel, not a CUDA build
+DEFAULT_TORCH = BOOK["DEFAULT_TORCH"]
 NUMPY_2_FROM = Version("2.3")  # torch wheels before 2.3 were built against NumPy 1.x: they need numpy<2
 # A machine-wide pip constraint file may cap torch (this machine's caps it below the newest release):
 # a release other than the default installs exactly as asked, with only the project's own pins.
@@ -55,12 +51,20 @@ def e2e(session):
 
 @nox.session
 def docs(session):
+    """Build the book (Spanish, then English): nox -s docs [-- es|en]."""
     install(session, "docs")
-    session.run("python", "docs/build.py", *session.posargs)
+    session.run("python", "-m", "book", "build", *session.posargs)
+
+
+@nox.session(name="new-page")
+def new_page(session):
+    """Write a new page in both languages with one example: nox -s new-page -- <slug>."""
+    install(session, "docs")
+    session.run("python", "-m", "book", "new-page", *session.posargs)
 
 
 @nox.session
-@nox.parametrize("torch", RECORDED_RELEASES)
+@nox.parametrize("torch", BOOK["RECORDED_RELEASES"])
 def drift(session, torch):
     """Check every claim on one torch release and record what it prints.
 
@@ -74,7 +78,7 @@ def drift(session, torch):
     pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
     session.install("--no-cache-dir", *pins, f"torch=={torch}", env=NO_MACHINE_CONSTRAINTS)
     session.install("--no-deps", "-e", ".")
-    others = [d for d in PROJECT["dependencies"] if Requirement(d).name != "torch"]
+    others = [d for d in BOOK["DEPENDENCIES"] if Requirement(d).name != "torch"]
     numpy = ["numpy<2"] if Version(torch) < NUMPY_2_FROM else []
     session.install(*others, *numpy, env=NO_MACHINE_CONSTRAINTS)
     session.run("python", "-m", "drift", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})

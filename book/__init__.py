@@ -1,15 +1,4 @@
-"""The book's helpers: the case manifest (cases), what pages depend on (deps), the experiments
-shared by claims and pages (experiments, store) and the notebook kernel's side (kernel)."""
-
-import os
-from pathlib import Path
-
-
-def repo_root():
-    """The repository holding the justfile, examples/ and minigpt/."""
-    if os.environ.get("BOOK_REPO_ROOT"):
-        return Path(os.environ["BOOK_REPO_ROOT"])
-    here = Path(__file__).resolve().parents[1]
-    if (here / "justfile").is_file():
-        return here
-    raise RuntimeError("cannot find the repository root (set BOOK_REPO_ROOT)")
+"""What the book's pages run on, and how it is built (`python -m book`, AUTHORING.md): the facts
+shared with nox and CI (config), the case manifest (cases), what pages depend on (deps), the
+experiments shared by claims and pages (experiments, store), the pages as they run (pages,
+kernel, checks), the build (build) and its Sphinx extension (sphinxext)."""

@@ -14,14 +14,19 @@ One entry per file in examples/ that a page loads:
     reads = ["justfile"]              # files it reads or runs besides the modules it imports
                                       # ("@summary": the outcomes of the summary's cases)
 
-Everything else derives from it: the book's pages tag the cell of a raising example and follow
-every case with a hidden guard (docs/_ext/cases.py), the guard checks the outcome with
-`judge`, the tests run each file through `run` and judge it the same way, and the safe-case
-summary lists the outcomes the guards recorded.
+Everything else derives from it: the pages' cells get their raises-exception tags and hidden
+guards from it (book.pages), the guard judges the cell with `judge`, `python -m book run <name>`
+and the tests run each file through `execute` and judge it the same way, and the safe-case
+summary lists the outcomes the guards saved.
+
+An example file is what its cell shows, then, from a line starting with CHECKS on, its hidden
+checks (book.checks), which the guard runs after judging the cell: `split` parts the two.
 """
 
+import builtins
 import contextlib
 import io
+import json
 import sys
 import tomllib
 import traceback
@@ -29,13 +34,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO / "examples"
-MANIFEST = EXAMPLES / "cases.toml"
+from . import config
+
+CHECKS = "# %% hidden checks"  # the line where an example's hidden checks start
 EXPECTATIONS = ("completes", "raises")
 VERDICTS = ("safe", "unsafe")
 RAISED_AT = ("backward", "op")
-LANGUAGES = ("es", "en")
 KEYS = {"expect", "error", "match", "holds", "verdict", "raised_at", "case", "checks", "reads"}
 
 
@@ -47,70 +51,85 @@ class ManifestError(ValueError):
 class Case:
     name: str  # the example's file name without .py
     expect: str
-    error: str = None
-    match: str = None
-    holds: str = None
-    verdict: str = None
-    raised_at: str = None
+    error: str | None = None
+    match: str | None = None
+    holds: str | None = None
+    verdict: str | None = None
+    raised_at: str | None = None
     title: dict = field(default_factory=dict)  # language -> name in the summary
     checks: dict = field(default_factory=dict)  # language -> what `holds` being True means
     reads: tuple = ()
 
     @property
-    def path(self):
-        return EXAMPLES / f"{self.name}.py"  # EXAMPLES read at call time: tests point it elsewhere
+    def path(self) -> Path:
+        return config.EXAMPLES / f"{self.name}.py"
 
     @property
-    def claim(self):
+    def claim(self) -> str | None:
         """The drift claim that this case's outcome backs (safe:<name> or unsafe:<name>)."""
         return f"{self.verdict}:{self.name}" if self.verdict else None
 
-    def expected(self):
+    def expected(self) -> str:
         """What the case must do, after "must" (failure messages, claim statements)."""
         if self.expect == "raises":
-            where = {"op": " at the op itself", "backward": " at backward"}.get(self.raised_at, "")
+            where = {"op": " at the op itself", "backward": " at backward"}.get(self.raised_at or "", "")
             return f"raise {self.error} containing {self.match!r}{where}"
         return "complete" + (f" with {self.holds} true" if self.holds else "")
 
 
-def _case(name, entry):
-    unknown = set(entry) - KEYS
-    problem = (f"unknown key(s) {', '.join(sorted(unknown))}" if unknown
-               else f"expect must be one of {', '.join(EXPECTATIONS)}" if entry.get("expect") not in EXPECTATIONS
-               else "a raising case needs error and match" if entry["expect"] == "raises"
-               and not (entry.get("error") and entry.get("match"))
-               else "error/match only go with expect = \"raises\"" if entry["expect"] != "raises"
-               and ("error" in entry or "match" in entry)
-               else f"verdict must be one of {', '.join(VERDICTS)}" if entry.get("verdict", "safe") not in VERDICTS
-               else "a case in the summary needs case = {es = ..., en = ...}" if "verdict" in entry
-               and set(entry.get("case", {})) != set(LANGUAGES)
-               else "holds needs checks = {es = ..., en = ...}" if "holds" in entry
-               and set(entry.get("checks", {})) != set(LANGUAGES)
-               else f"an unsafe case needs raised_at = one of {', '.join(RAISED_AT)}"
-               if entry.get("verdict") == "unsafe" and entry.get("raised_at") not in RAISED_AT
-               else f"no file examples/{name}.py" if not (EXAMPLES / f"{name}.py").is_file()
-               else None)
+def _problem(name: str, entry: dict) -> str | None:
+    languages = set(config.LANGUAGES)
+    raises = entry.get("expect") == "raises"
+    checks = [
+        (set(entry) - KEYS, f"unknown key(s) {', '.join(sorted(set(entry) - KEYS))}"),
+        (entry.get("expect") not in EXPECTATIONS, f"expect must be one of {', '.join(EXPECTATIONS)}"),
+        (raises and not (entry.get("error") and entry.get("match")), "a raising case needs error and match"),
+        (not raises and ("error" in entry or "match" in entry), 'error/match only go with expect = "raises"'),
+        (entry.get("verdict", "safe") not in VERDICTS, f"verdict must be one of {', '.join(VERDICTS)}"),
+        ("verdict" in entry and set(entry.get("case", {})) != languages,
+         "a case in the summary needs case = {es = ..., en = ...}"),
+        ("holds" in entry and set(entry.get("checks", {})) != languages, "holds needs checks = {es = ..., en = ...}"),
+        (entry.get("verdict") == "unsafe" and entry.get("raised_at") not in RAISED_AT,
+         f"an unsafe case needs raised_at = one of {', '.join(RAISED_AT)}"),
+        (not (config.EXAMPLES / f"{name}.py").is_file(), f"no file examples/{name}.py"),
+    ]
+    return next((problem for failed, problem in checks if failed), None)
+
+
+def load(path: Path = config.MANIFEST) -> dict:
+    """name -> Case, in the manifest's order."""
+    try:
+        entries = tomllib.loads(Path(path).read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{Path(path).name}: not valid TOML ({exc})") from None
+    return {name: entry_case(name, entry, Path(path).name) for name, entry in entries.items()}
+
+
+def entry_case(name: str, entry: dict, manifest_name: str = "cases.toml") -> Case:
+    """The Case of one manifest entry, or ManifestError naming it."""
+    problem = _problem(name, entry)
     if problem:
-        raise ManifestError(f"{MANIFEST.name} [{name}]: {problem}")
+        raise ManifestError(f"{manifest_name} [{name}]: {problem}")
     return Case(name, entry["expect"], entry.get("error"), entry.get("match"), entry.get("holds"),
                 entry.get("verdict"), entry.get("raised_at"), dict(entry.get("case", {})),
                 dict(entry.get("checks", {})), tuple(entry.get("reads", ())))
 
 
-def load(path=MANIFEST):
-    """name -> Case, in the manifest's order."""
-    return {name: _case(name, entry) for name, entry in tomllib.loads(Path(path).read_text("utf-8")).items()}
-
-
 @cache
-def manifest():
+def manifest() -> dict:
     return load()
 
 
-def summary_cases():
+@cache
+def entry_text(name: str) -> str:
+    """The example's entry, as a fingerprint reads it: editing one entry re-runs only its pages."""
+    return json.dumps(tomllib.loads(config.MANIFEST.read_text("utf-8"))[name], sort_keys=True)
+
+
+def summary_cases() -> list:
     """The cases of the safe-case summary: the safe ones, then the unsafe ones, in manifest order."""
-    cases = manifest().values()
-    return [c for c in cases if c.verdict == "safe"] + [c for c in cases if c.verdict == "unsafe"]
+    found = manifest().values()
+    return [c for c in found if c.verdict == "safe"] + [c for c in found if c.verdict == "unsafe"]
 
 
 # --- judging one run of a case
@@ -120,39 +139,42 @@ def summary_cases():
 class Outcome:
     name: str
     ok: bool  # it did what the manifest says
-    raised: str = None  # "RuntimeError: ..." (the message before its Hint), or None
-    line: str = None  # the example's line that raised
-    raised_at: str = None  # "backward" or "op"
+    raised: str | None = None  # "RuntimeError: ..." (the message before its Hint), or None
+    line: str | None = None  # the example's line that raised
+    raised_at: str | None = None  # "backward" or "op"
     seen: str = ""  # what happened, in one line
+    lineno: int | None = None  # that line's number in the example
 
-    def failure(self):
+    def failure(self) -> str:
         case = manifest()[self.name]
-        return f"examples/{self.name}.py must {case.expected()}, but {self.seen}"
+        return f"examples/{self.name}.py must {case.expected()} (examples/cases.toml), but {self.seen}"
 
 
-def _own_line(error, source):
-    """The line of the example's own code that the error came out of (its outermost frame that
-    is not in a package or the standard library)."""
-    ours = {line.strip() for line in source.splitlines()}
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if (f.line or "").strip() in ours
-              and not f.filename.startswith((sys.prefix, sys.base_prefix, str(REPO / "minigpt")))]
-    return frames[-1].line.split("#")[0].strip() if frames else None
+def _own_frame(error: BaseException, source: str):
+    """The innermost frame of the example's own code in the error's traceback: a line of its source,
+    in a file that is not an installed package's nor this repository's modules (a notebook cell
+    runs the example under a name of its own)."""
+    ours = {line.strip() for line in source.splitlines() if line.strip()}
+    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in ("minigpt", "book", "tapegrad", "drift")))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)]
+    return frames[-1] if frames else None
 
 
-def judge(case, error, namespace):
+def judge(case: Case, error: BaseException | None, namespace: dict) -> Outcome:
     """Outcome of one run of case: error is what it raised (None if it completed), namespace the
     globals it left behind."""
     if error is not None:
-        kind = type(error).__name__
-        text = f"{kind}: {str(error).split(' Hint: ')[0]}"
-        line = _own_line(error, case.path.read_text("utf-8"))
+        text = f"{type(error).__name__}: {str(error).split(' Hint: ')[0]}"
+        frame = _own_frame(error, split(case.path)[0])
+        line = frame.line.split("#")[0].strip() if frame and frame.line else None
         where = "backward" if line and line.endswith(".backward()") else "op"
-        outcome = Outcome(case.name, False, text, line, where, f"it raised {text[:300]}")
-        outcome.ok = (case.expect == "raises" and isinstance(error, _exception_type(case.error))
-                      and case.match in str(error) and case.raised_at in (None, where))
-        if outcome.ok:
-            outcome.seen = f"raised at {'backward' if where == 'backward' else 'the op itself'}: {line}"
-        return outcome
+        kind = getattr(builtins, case.error or "", Exception)
+        ok = (case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
+              and case.raised_at in (None, where))
+        seen = (f"raised at {'backward' if where == 'backward' else 'the op itself'}: {line}" if ok
+                else f"it raised {text[:300]}")
+        return Outcome(case.name, ok, text, line, where, seen, frame.lineno if frame else None)
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising")
     if case.holds and namespace.get(case.holds) is not True:
@@ -160,68 +182,72 @@ def judge(case, error, namespace):
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
 
 
-def _exception_type(name):
-    import builtins
+def split(path: Path) -> tuple:
+    """(what the page shows, the hidden checks with blank lines in front, so that their line numbers
+    are the file's) of an example file; no checks: ""."""
+    lines = Path(path).read_text("utf-8").split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith(CHECKS)), len(lines))
+    return "\n".join(lines[:at]).rstrip("\n") + "\n", "\n" * at + "\n".join(lines[at:])
 
-    return getattr(builtins, name, Exception)
+
+def run_checks(case: Case, namespace: dict, glue, error: BaseException | None) -> None:
+    """The example's hidden checks, on a copy of the names it left (nothing leaks into the page's
+    later cells), with glue(key, value). A failed check raises AssertionError."""
+    from . import checks
+
+    code = split(case.path)[1]
+    if code.strip():
+        with checks.running(glue, error):
+            exec(compile(code, str(case.path), "exec"), dict(namespace))
+
+
+def check_failure(case: Case, failed: Exception) -> str:
+    """"examples/fix.py:61, a hidden check of what the prose says: <its message>" (or what the
+    check raised, when it is not a failed assertion)."""
+    lines = [f.lineno for f in traceback.extract_tb(failed.__traceback__) if Path(f.filename) == case.path]
+    where = f"examples/{case.name}.py" + (f":{lines[-1]}" if lines else "")
+    if isinstance(failed, AssertionError):
+        return f"{where}, a hidden check of what the prose says: {failed or 'assertion failed'}"
+    return f"{where}, a hidden check raised {type(failed).__name__}: {failed}"
 
 
 @dataclass
 class Run:
-    error: BaseException  # what the example raised, or None
+    error: BaseException | None  # what the example raised, or None
     namespace: dict  # the globals it left
     stdout: str
     glued: dict  # myst_nb.glue key -> value
-    outcome: Outcome = None  # the run judged against the manifest
+    outcome: Outcome | None = None  # the run judged against the manifest
 
 
-def execute(name):
-    """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel,
-    then, if it did what the manifest says, its publisher (book.publish), as the book's hidden
-    guard does. What they glue is kept, not displayed; a publisher's failed check raises."""
-    from .publish import publish
-
+def execute(name: str) -> Run:
+    """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel:
+    what its page shows, then, if it did what the manifest says, its hidden checks, as the page's
+    guard does. What they glue is kept, not displayed; a failed check raises AssertionError."""
     case = manifest()[name]
     run = Run(None, {"__name__": "__main__", "__file__": str(case.path)}, "", {})
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
         try:
-            exec(compile(case.path.read_text("utf-8"), str(case.path), "exec"), run.namespace)
+            exec(compile(split(case.path)[0], str(case.path), "exec"), run.namespace)
         except Exception as exc:  # noqa: BLE001 - judged against the manifest
             run.error = exc
         run.outcome = judge(case, run.error, run.namespace)
         if run.outcome.ok:
-            publish(name, run.namespace, run.glued.__setitem__, run.error)
+            run_checks(case, run.namespace, run.glued.__setitem__, run.error)
     run.stdout = output.getvalue()
     return run
 
 
-def run(name):
-    """Run examples/<name>.py in this process and judge it."""
-    return execute(name).outcome
-
-
-# --- outcomes shared by the pages and the claims
-
-
-def outcome_key(name):
+def outcome_key(name: str) -> str:
     """The store key of one case's outcome: it changes whenever anything the case depends on does."""
-    from .deps import example_dependencies, fingerprint
+    from .deps import example_fingerprint
 
-    return f"{name}-{fingerprint(example_dependencies(name))}"
+    return f"{name}-{example_fingerprint(name)}"
 
 
-def outcome(name):
-    """The case's outcome in this build: the one its page's guard recorded, else run now."""
+def outcome(name: str) -> Outcome:
+    """The case's outcome in this build: the one its page's guard saved, else run now."""
     from . import store
 
-    return store.memoized("case", outcome_key(name), lambda: run(name))
-
-
-def failure_line(outcome):
-    """One line: what the case must do and what it did (as a broken claim where it backs one)."""
-    import torch
-
-    case = manifest()[outcome.name]
-    claim = f"claim {case.claim} no longer holds on torch {torch.__version__}: " if case.claim else ""
-    return claim + outcome.failure()
+    return store.memoized("case", outcome_key(name), lambda: execute(name).outcome)

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import torch
 
 from minigpt.data import probe_batch
+from minigpt.diagnose.torch_private import NOT_APPLICABLE
 from minigpt.train import build_model, gradients, model_config
 
 from . import message
 
 BACKENDS = ("eager", "aot_eager", "inductor")
 COMPILE, BACKWARD = "compile", "backward"  # when it raised: the first (compiling) forward call, or backward()
-NOT_APPLICABLE = "not applicable: "  # as drift.claims and minigpt.diagnose.torch_private write it
 COMPILERS = ("g++", "c++", "clang++")  # what inductor can call on Linux when CXX is not set
 
 

@@ -1,96 +1,121 @@
-"""What an executed example depends on, and a fingerprint of it.
+"""What an executed example, and so a page, depends on, and the fingerprint of it.
 
-An example depends on its own file, on every file of each package of this repository that it
-imports (directly or through another of these packages) or that runs its publisher (book), and on what the manifest says it reads
-or runs besides (`reads`: the justfile, records/, a package run in a subprocess). A page
-depends on the examples it loads plus the `book` package that runs its cells. The book
-re-executes a page exactly when one of those files, or the installed torch, changes;
-tests/test_deps.py proves that the list is complete by watching every file an example opens.
+An example depends on its own file (its hidden checks included), its own entry in
+examples/cases.toml, every module of this repository that it imports (directly, or through
+another module), and what its entry says it reads besides (`reads`: a file, a folder,
+or "@summary", what the safe-case summary's cases depend on, whose outcomes it reads). A page
+depends on the examples it loads and on the modules its kernel runs (book.kernel). A page runs
+again exactly when its fingerprint changes: one of those files, one of those manifest entries, or
+the installed torch. tests/test_deps.py proves the lists complete by watching every file each
+example opens.
 """
 
 import ast
-import hashlib
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from . import cases
+from minigpt.experiment import fingerprint as content_fingerprint
 
-REPO = cases.REPO
-PACKAGES = ("minigpt", "tapegrad", "drift", "book")  # the repository's own importable packages
+from . import cases, config
+from .config import REPO
 
-
-def package_files(package):
-    return tuple(sorted((REPO / package).rglob("*.py")))
-
-
-def imported_packages(path):
-    """The repository packages that a Python file imports by name."""
-    return _imported_packages(str(path), Path(path).stat().st_mtime_ns)
-
-
-@cache  # one parse per file and version of it: Sphinx asks for each page, the tests for each case
-def _imported_packages(path, mtime_ns):
-    found = set()
-    for node in ast.walk(ast.parse(Path(path).read_text("utf-8"))):
-        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
-        found.update(n.split(".")[0] for n in names if n.split(".")[0] in PACKAGES)
-    return found
-
-
-@cache
-def package_closure(package):
-    """package and every repository package it imports, transitively."""
-    seen, todo = set(), [package]
-    while todo:
-        current = todo.pop()
-        if current not in seen:
-            seen.add(current)
-            todo.extend(p for f in package_files(current) for p in imported_packages(f))
-    return frozenset(seen)
-
-
-def files_of(packages):
-    return {f for p in packages for f in package_files(p)}
-
-
+PACKAGES = ("minigpt", "tapegrad", "drift", "book")  # this repository's importable packages
 SUMMARY = "@summary"  # a `reads` entry: the outcomes of the safe-case summary's examples
 
 
-def _read_paths(entry):
-    """A manifest `reads` entry: a file, a folder or a package (relative to the repository), or
-    @summary for what the summary's cases depend on (their outcomes are read)."""
+@cache
+def module_file(name: str) -> Path | None:
+    """This repository's file of the module `a.b.c` (a/b/c.py or a/b/c/__init__.py), or None."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    base = REPO.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _imports(path: Path, mtime_ns: int) -> frozenset:
+    """The module names a file imports anywhere in it (functions included), relative ones resolved."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, or a name
+    return frozenset(found)
+
+
+def closure(paths: set) -> set:
+    """The files of these modules and of every repository module they import, transitively
+    (a package's __init__.py counts: importing a.b runs a/__init__.py)."""
+    seen, todo = set(), [Path(p) for p in paths]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path, path.stat().st_mtime_ns):
+            parts = name.split(".")
+            todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
+    if REPO / "book" / "config.py" in seen:  # the one module that reads data files at import
+        seen |= {REPO / source for source in config.SOURCES}
+    return seen
+
+
+def _read_paths(entry: str) -> set:
     if entry == SUMMARY:
         return {p for case in cases.summary_cases() for p in example_dependencies(case.name)}
     path = REPO / entry
-    return set(path.rglob("*")) if path.is_dir() else {path}
+    if path.is_dir():
+        return {p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return {path}
 
 
-def example_dependencies(name):
-    """Every file examples/<name>.py depends on (absolute paths)."""
+@cache  # one build, one answer: the files do not change while a build reads them
+def example_dependencies(name: str) -> frozenset:
+    """Every file examples/<name>.py depends on (absolute paths); its manifest entry aside."""
     case = cases.manifest()[name]
-    packages = set(package_closure("book"))  # its publisher (book.publish) runs after it
-    for package in imported_packages(case.path):
-        packages |= package_closure(package)
-    paths = {case.path, cases.MANIFEST} | files_of(packages)
+    paths = closure({case.path})
     for entry in case.reads:
         paths |= _read_paths(entry)
-    return {p for p in paths if p.is_file() and "__pycache__" not in p.parts}
+    return frozenset(p for p in paths if p.is_file())
 
 
-def page_dependencies(example_names):
-    """What a page that loads these examples depends on: them, and the kernel's `book` package."""
-    paths = files_of(package_closure("book"))
-    for name in example_names:
+def kernel_dependencies() -> set:
+    """What every executed page's kernel runs around its cells (book.kernel and its imports)."""
+    return closure({REPO / "book" / "kernel.py"})
+
+
+def fingerprint(paths, *extra) -> str:
+    """The fingerprint of these repository files, of extra strings and of the installed torch."""
+    return content_fingerprint(paths, REPO, f"torch {version('torch')}", *extra)
+
+
+def example_fingerprint(name: str) -> str:
+    """Changes whenever anything examples/<name>.py depends on does (its outcome's key)."""
+    return fingerprint(example_dependencies(name), cases.entry_text(name))
+
+
+def page_dependencies(names: list) -> set:
+    paths = set(kernel_dependencies())
+    for name in names:
         paths |= example_dependencies(name)
     return paths
 
 
-def fingerprint(paths, torch_version=None, repo=REPO):
-    """A short hash of these files' paths (relative to repo: the same in any clone) and contents,
-    and of the installed torch release."""
-    digest = hashlib.sha256(f"torch {torch_version or version('torch')}".encode())
-    for path in sorted(paths):
-        digest.update(Path(path).relative_to(repo).as_posix().encode() + b"\0" + Path(path).read_bytes())
-    return digest.hexdigest()[:16]
+def page_fingerprint(names: list) -> str:
+    return fingerprint(page_dependencies(names), *(cases.entry_text(name) for name in names))

@@ -1,9 +1,10 @@
 """The experiments that the claims (drift), the pages and the compatibility page share.
 
-Each is computed once per fingerprint of the mini-GPT's code and the installed torch, then read
-back (book.store): run B's first backward with anomaly detection off and on, the probe-batch
-gradients of each switch setting, run A and run B under torch.compile with each backend
-(book.compiled); the training runs are kept by minigpt.train's own run cache.
+Each is computed once per fingerprint of the code it runs and the installed torch, then read back
+(book.store): run B's first backward with anomaly detection off and on, the probe-batch gradients
+of each switch setting, the training runs, and run A and run B under torch.compile with each
+backend (book.compiled). The build computes the SHARED ones first, in two processes, before any
+page runs; anything else is computed where it is first needed.
 """
 
 from functools import cache
@@ -13,6 +14,10 @@ from minigpt.data import build_dataset, probe_batch
 from minigpt.train import BackwardRaised, TrainConfig, build_model, model_config, switch_gradients, train, try_backward
 
 from . import compiled as compiling, deps, store
+from .config import REPO
+
+BYPASSES = {"hooks": {"inplace": True, "bypass": "hooks"}, "ctx": {"inplace": True, "bypass": "ctx"},
+            "data": {"inplace": True, "bypass": "data"}}
 
 
 @cache
@@ -21,17 +26,16 @@ def data():
 
 
 @cache
-def _fingerprint():
-    own = {Path(__file__), Path(compiling.__file__)}
-    return deps.fingerprint(deps.files_of(deps.package_closure("minigpt")) | own)
+def _fingerprint() -> str:
+    return deps.fingerprint(deps.closure({Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py"}))
 
 
-def _memoized(name, compute, **arguments):
+def _memoized(name: str, compute, **arguments):
     described = ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
     return store.memoized("experiment", f"{name}({described})-{_fingerprint()}", compute)
 
 
-def run_b(anomaly):
+def run_b(anomaly: bool):
     """BackwardFailure of run B's first backward on the probe batch (None if it completed)."""
     def compute():
         x, y = probe_batch(data())
@@ -40,7 +44,7 @@ def run_b(anomaly):
     return _memoized("run_b", compute, anomaly=anomaly)
 
 
-def gradients(**switches):
+def gradients(**switches) -> dict:
     """Probe-batch gradients of a fresh model with these switches (seed 0: run A's weights).
 
     Raises BackwardRaised when that backward raises (run B without a bypass)."""
@@ -56,21 +60,38 @@ def gradients(**switches):
     return result
 
 
-def compiled(backend, inplace):
+def compiled(backend: str, inplace: bool):
     """book.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     return _memoized("compiled", lambda: compiling.measure(backend, inplace, data()), backend=backend,
                      inplace=inplace)
 
 
-@cache
-def _training(switches):
-    return train(model_config(data(), **dict(switches)), TrainConfig(), data())
-
-
 def training(**switches):
     """The RunResult of training a model with these switches with the default TrainConfig.
 
-    In the book's build each run is computed once, in minigpt's run cache (MINIGPT_RUN_CACHE),
-    which the reproducer's command-line runs share."""
+    Kept by minigpt's own run cache (MINIGPT_RUN_CACHE, set by the build), which the reproducer's
+    command-line runs share; without it, once per process."""
     return _training(tuple(sorted(switches.items())))
+
+
+@cache
+def _training(switches: tuple):
+    return train(model_config(data(), **dict(switches)), TrainConfig(), data())
+
+
+# What the build computes before any page runs (two processes share the list): what several
+# pages and the claims read, and the training runs, the longest first.
+SHARED = ([(training, {}), *((training, switches) for switches in BYPASSES.values())]
+          + [(run_b, {"anomaly": anomaly}) for anomaly in (False, True)]
+          + [(gradients, switches) for switches in ({}, *BYPASSES.values(), {"relu_inplace": True},
+                                                    {"exp_inplace": True})])
+
+
+def compute_shared(index: int) -> None:
+    """Compute SHARED[index] (the build's first step calls it in a worker process)."""
+    function, arguments = SHARED[index]
+    try:
+        function(**arguments)
+    except BackwardRaised:  # kept in the store all the same: gradients of run B raise
+        pass

@@ -1,19 +1,17 @@
 """What the book's notebook kernel runs around the pages' cells.
 
-docs/_ext/casecells.py (with book/pages.py) puts a hidden setup cell under the title of every
-executed page
+book.pages puts a hidden setup cell under the title of every executed page
 
     import book.kernel as _book
     _book.stamp()
-    _book.will_check([<the examples the page loads>])
 
-and a hidden `_book.check("<example>")` after each cell that loads an example, so a page declares no
-expectation itself: examples/cases.toml does, once.
+and a hidden `_book.check("<example>")` after each cell that loads an example, which judges the
+cell against examples/cases.toml and runs the example's hidden checks: a page declares no
+expectation itself.
 
 Inside IPython, importing this module also makes what the cells print readable (book.tracebacks):
-the traceback of a cell that raises keeps the frames of the reader's code (the cell, minigpt/,
-tapegrad/, book/) and folds those of torch, Python and Jupyter into a line that counts them; a
-warning (anomaly mode's report) is printed the same way; no path of the build machine is shown.
+the traceback of a cell that raises keeps the frames of the reader's code and folds those of torch,
+Python and Jupyter into a line that counts them; no path of the build machine is shown.
 """
 
 import datetime
@@ -21,23 +19,26 @@ import platform
 import sys
 import warnings
 
-from . import cases, publish, repo_root, store, tracebacks
+from . import cases, config, store, tracebacks
 
-_last = {"error": None}
+_last: dict = {"error": None}
 CELL_OUTPUT_FLUSH_S = 24 * 3600  # longer than any cell: ipykernel flushes a cell's output when it ends
-_outcomes = {}  # example name -> Outcome, for the cases checked in this kernel
+_outcomes: dict = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
-def remember_error(error):
-    """What the cell that just ran raised (None if nothing): read by check.
+class CheckFailed(AssertionError):
+    """A page's hidden guard found that an example, or what the prose says of it, no longer holds.
 
-    Inside the book's kernel an IPython hook calls it after every cell; a plain-Python runner of
-    the same cells (bench/docs_build.py) calls it itself.
-    """
+    Its message is the explanation the build prints: where, what, and what to do."""
+
+
+def remember_error(error: BaseException | None) -> None:
+    """What the cell that just ran raised (None if nothing): read by check. In the kernel an
+    IPython hook calls it after every cell; `python -m book page` calls it itself."""
     _last["error"] = error
 
 
-def install(shell):
+def install(shell) -> None:
     """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
     (for check); show a cell's error and the warnings it emits through book.tracebacks."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
@@ -47,24 +48,22 @@ def install(shell):
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "flush_interval"):
             stream.flush_interval = CELL_OUTPUT_FLUSH_S
-    places = tracebacks.Places(repo=str(repo_root()), cell_label=lambda path: _cell_label(shell, path))
+    places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
     shell.set_custom_exc((Exception,), lambda shell, etype, value, tb, tb_offset=None:
-                         show_exception(shell, places, etype, value, tb))
+                         _show_exception(shell, places, etype, value, tb))
     warnings.showwarning = tracebacks.warning_printer(places)
 
 
-def _cell_label(shell, path):
+def _cell_label(shell, path: str) -> str | None:
     """"Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
     named = shell.compile.format_code_name(path)
     return " ".join(named) if named else None
 
 
-def show_exception(shell, places, etype, value, tb):
-    """IPython's custom exception handler: the error output of the cell that raised, with the
-    brief traceback of book.tracebacks (the shell's own outermost frame left out, as IPython does).
-    IPython has already recorded the error for the post_run_cell hook, so the guard still sees it.
-    What the brief traceback does not cover (syntax errors, exception groups, exceptions that
-    render themselves) and any failure of its own get IPython's traceback."""
+def _show_exception(shell, places, etype, value, tb):
+    """IPython's custom exception handler: the cell's error with book.tracebacks' brief traceback
+    (the shell's own outermost frame left out). What that does not cover (syntax errors, exception
+    groups, exceptions that render themselves) and any failure of its own get IPython's."""
     if (issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup)
             or hasattr(value, "_render_traceback_")):
         return shell.showtraceback((etype, value, tb), running_compiled_code=True)
@@ -75,62 +74,52 @@ def show_exception(shell, places, etype, value, tb):
     shell._showtraceback(etype, value, stb)
 
 
-def _register():
-    try:
-        shell = get_ipython()  # noqa: F821 - defined inside IPython
-    except NameError:
-        return
-    install(shell)
+try:
+    install(get_ipython())  # noqa: F821 - defined inside IPython
+except NameError:
+    pass
 
 
-_register()
-
-
-def _namespace():
+def _namespace() -> dict:
     try:
         return get_ipython().user_ns  # noqa: F821
     except NameError:
         return vars(sys.modules["__main__"])
 
 
-def will_check(names):
-    """Promise the outcomes of the cases this page checks (the setup cell calls it): a page read
-    at the same time in the other process that needs one waits for it (book.store)."""
-    store.promise("case", [cases.outcome_key(name) for name in names])
-
-
-def check(name, namespace=None):
-    """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail
-    the build) unless it did what the manifest says. The outcome is kept for the safe-case
-    summary and, for the claims, in the build's store. Then the example's publisher glues what
-    the prose quotes and checks what it states (book.publish)."""
+def check(name: str, namespace: dict | None = None) -> cases.Outcome:
+    """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail the
+    build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
+    for the claims, in the build's store. Then the example's hidden checks glue what the prose
+    quotes and check what it states (book.checks)."""
+    namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
-    outcome = cases.judge(case, _last["error"], _namespace() if namespace is None else namespace)
+    outcome = cases.judge(case, _last["error"], namespace)
     _outcomes[name] = outcome
-    key = cases.outcome_key(name)
-    store.note_computed("case", key, seconds=0.0)  # the cell above was this case's one run
-    store.save("case", key, outcome)
+    store.save("case", cases.outcome_key(name), outcome)  # the cell above was this case's one run
     if not outcome.ok:
-        raise AssertionError(cases.failure_line(outcome))
+        raise CheckFailed(outcome.failure())
     from myst_nb import glue
 
-    publish.publish(name, _namespace() if namespace is None else namespace,
-                    lambda key, value: glue(key, value, display=False), _last["error"])
+    try:
+        cases.run_checks(case, namespace, lambda key, value: glue(key, value, display=False), _last["error"])
+    except Exception as failed:  # noqa: BLE001 - the build says where, and why
+        raise CheckFailed(cases.check_failure(case, failed)) from None
     return outcome
 
 
-def outcomes():
+def outcomes() -> dict:
     """name -> Outcome of every case checked in this kernel so far."""
     return dict(_outcomes)
 
 
-def versions():
+def versions() -> dict:
     import torch
 
     return {"torch": torch.__version__, "python": platform.python_version()}
 
 
-def stamp():
+def stamp() -> None:
     """Glue `book_stamp`: which torch produced this page's outputs (language-neutral, so cells stay
     identical); the page shows it under its title (book.pages)."""
     from IPython.display import HTML

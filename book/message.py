@@ -39,15 +39,16 @@ def anomaly_node(warning_texts):
     return None
 
 
-def forward_line(warning_texts, filename):
-    """The last line of code in ``filename`` that the anomaly traceback shows, or None.
+def forward_frame(warning_texts, filename):
+    """(line number, code) of the last frame in ``filename`` that the anomaly traceback shows, or None.
 
     The traceback's frames read ``File ".../filename", line N, in f`` followed by the code.
     """
-    code = None
+    found = None
     for text in warning_texts:
         lines = text.splitlines()
         for i, line in enumerate(lines[:-1]):
-            if line.lstrip().startswith('File "') and line.split('"')[1].endswith(filename):
-                code = lines[i + 1].strip()
-    return code
+            frame = re.match(r'\s*File "([^"]+)", line (\d+)', line)
+            if frame and frame.group(1).replace("\\", "/").endswith(filename):
+                found = (int(frame.group(2)), lines[i + 1].strip())
+    return found

@@ -1,17 +1,17 @@
-"""The book's executed pages as MyST-NB reads them, with what the case manifest adds.
+"""The book's executed pages as the build runs them, with what the case manifest adds.
 
-An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). Before
-MyST-NB reads it, docs/_ext/casecells.py replaces its text with `with_cases(text, path)`:
-- under the title, a hidden setup cell that glues the run stamp, shown right below it (a pasted
-  output, not a cell's: the stamp is page furniture, not an output of the lesson); the cell names
-  the fingerprint of
-  everything the page depends on (book.deps), so the execution cache re-runs the page exactly
-  when one of those files, or the installed torch, changes; and it promises the outcomes of the
-  cases the page checks (book.kernel.will_check), for a page read meanwhile in another process;
+An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). Its text is
+read as `with_cases(text, path)` makes it, both by the build's first step, which executes it
+(book.build), and by Sphinx (book.sphinxext.cases), which finds the outputs of that execution:
+- the cell that loads an example holds what the page shows of it (its file up to its hidden
+  checks, book.cases.split), and names it (`:example: <name>`, the cell's metadata);
+- under the title, a hidden setup cell that glues the run stamp, shown right below it (page
+  furniture, not an output of the lesson); the cell names the fingerprint of everything the page
+  depends on (book.deps), so the page runs again exactly when one of those changes;
 - the cell of an example that examples/cases.toml says raises gets the raises-exception tag;
 - after every cell that loads an example, a hidden guard that judges what the cell did against
   the manifest (book.kernel.check) and fails the build when it differs.
-Cells are found with MyST-NB's own reader; the tests read pages through `notebook` too.
+Cells are found with MyST-NB's own reader.
 """
 
 from pathlib import Path
@@ -19,19 +19,18 @@ from pathlib import Path
 from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 
-from . import cases, deps
+from . import cases, config, deps
 
-MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (conf_shared)
+MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 
 
-# The front matter of an executed page (MyST-NB runs a Markdown page that starts with it).
-EXECUTED_PAGE_FRONT_MATTER = """---
+FRONT_MATTER = """---
 file_format: mystnb
 kernelspec:
   name: python3
   display_name: Python 3
 ---
-"""
+"""  # what makes a Markdown page one that executes (MyST-NB)
 
 
 class PageError(ValueError):
@@ -39,38 +38,41 @@ class PageError(ValueError):
 
 
 SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]",
-         "# this page's inputs: {fingerprint} (book.deps)", "import book.kernel as _book",
-         "_book.stamp()", "_book.will_check({names!r})", "{fence}", "",
-         # the stamp's time is left out of the search index (docs/_ext/reproducible.py)
+         "# this page's inputs: {fingerprint} (book.deps)", "import book.kernel as _book", "_book.stamp()",
+         "{fence}", "",
+         # the stamp's time is left out of the search index (book.sphinxext.reproducible)
          "::::{{container}} no-search", "{fence}{{glue:}} book_stamp", "{fence}", "::::"]
 GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", '_book.check("{name}")', "{fence}"]
-RAISES_TAG = ":tags: [raises-exception]"
+EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 
 
-def loaded_examples(text, path, extensions=()):
-    """[(line index of the cell's opening fence, example name)] of every cell that loads an example."""
-    config = MdParserConfig(enable_extensions=set(extensions))
+def _read(text: str, path):
+    config_ = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
     try:
-        read = read_myst_markdown_notebook(text, config=config, add_source_map=True, path=path)
+        return read_myst_markdown_notebook(text, config=config_, add_source_map=True, path=path)
     except Exception as exc:  # MyST-NB's own: a :load: of a missing file, bad metadata
         raise PageError(f"{Path(path).name}: {exc}") from None
-    found = []
+
+
+def loaded_examples(text: str, path) -> list:
+    """[(line index of the cell's opening fence, example name)] of every cell that loads an example."""
+    read, found = _read(text, path), []
     for cell, start in zip(read.cells, read.metadata["source_map"]):
         if cell.cell_type != "code" or "load" not in cell.metadata:
             continue
         target = (Path(path).parent / cell.metadata["load"]).resolve()
         where = f"{Path(path).name}: cell loading {cell.metadata['load']}"
-        if target.parent != cases.EXAMPLES or target.stem not in cases.manifest():
+        if target.parent != config.EXAMPLES or target.stem not in cases.manifest():
             raise PageError(f"{where}: pages load examples/<name>.py files that examples/cases.toml "
                             f"declares; {target.name} is not one")
-        if "tags" in cell.metadata and "raises-exception" in cell.metadata["tags"]:
+        if "raises-exception" in cell.metadata.get("tags", []):
             raise PageError(f"{where}: remove the raises-exception tag; examples/cases.toml declares "
                             f"what {target.stem} does")
         found.append((start - 1, target.stem))
     return found
 
 
-def _closing_fence(lines, opening):
+def _closing_fence(lines: list, opening: int) -> tuple:
     fence = lines[opening][:len(lines[opening]) - len(lines[opening].lstrip("`"))]
     for i in range(opening + 1, len(lines)):
         if lines[i].strip() == fence:
@@ -78,46 +80,49 @@ def _closing_fence(lines, opening):
     raise PageError(f"unclosed code cell at line {opening + 1}")
 
 
-def _add_raises_tag(lines, opening, closing):
-    """Tag the cell raises-exception, in its own :tags: line if it has one (e.g. hide-output)."""
-    for i in range(opening + 1, closing):
-        if not lines[i].startswith(":"):
-            break
-        if lines[i].startswith(":tags:"):
-            tags = lines[i].split(":", 2)[2].strip().strip("[]")
-            lines[i] = f":tags: [{', '.join(t.strip() for t in tags.split(',') if t.strip())}, raises-exception]"
-            return
-    lines.insert(opening + 1, RAISES_TAG)
+def _example_cell(lines: list, opening: int, closing: int, name: str) -> list:
+    """The cell's lines: its options (`:load:` made `:example: <name>`, the raises-exception tag where
+    the manifest says it raises), then what the page shows of the example."""
+    options = [line for line in lines[opening + 1:closing] if line.startswith(":")]
+    options = [f":{EXAMPLE}: {name}" if line.startswith(":load:") else line for line in options]
+    if cases.manifest()[name].expect == "raises":
+        tags = next((i for i, line in enumerate(options) if line.startswith(":tags:")), None)
+        if tags is None:
+            options.append(":tags: [raises-exception]")
+        else:
+            found = [t.strip() for t in options[tags].split(":", 2)[2].strip().strip("[]").split(",") if t.strip()]
+            options[tags] = f":tags: [{', '.join(found + ['raises-exception'])}]"
+    shown = cases.split(cases.manifest()[name].path)[0].rstrip("\n").split("\n")
+    if any(line.startswith(lines[closing].strip()) for line in shown):
+        raise PageError(f"examples/{name}.py holds a line starting with the cell's fence {lines[closing].strip()}")
+    return [lines[opening], *options, *shown, lines[closing]]
 
 
-def _title_line(lines):
-    for i, line in enumerate(lines):
-        if line.startswith("# "):
-            return i
-    raise PageError("an executed page needs a # title")
-
-
-def with_cases(text, path, extensions=()):
+def with_cases(text: str, path) -> tuple:
     """(the page's text with its setup cell, tags and guards, the examples it loads)."""
-    examples = loaded_examples(text, path, extensions)
+    examples = loaded_examples(text, path)
     names = [name for _, name in examples]
     lines = text.splitlines()
     for opening, name in reversed(examples):
         closing, fence = _closing_fence(lines, opening)
-        lines[closing + 1:closing + 1] = [""] + [p.format(fence=fence, name=name) for p in GUARD]
-        if cases.manifest()[name].expect == "raises":
-            _add_raises_tag(lines, opening, closing)
-    fingerprint = deps.fingerprint(deps.page_dependencies(names))
-    setup = [p.format(fence="```", fingerprint=fingerprint, names=names) for p in SETUP]
-    title = _title_line(lines)
+        lines[opening:closing + 1] = (_example_cell(lines, opening, closing, name) + [""]
+                                      + [p.format(fence=fence, name=name) for p in GUARD])
+    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
+    if title is None:
+        raise PageError(f"{Path(path).name}: an executed page needs a # title")
+    setup = [p.format(fence="```", fingerprint=deps.page_fingerprint(names)) for p in SETUP]
     lines[title + 1:title + 1] = [""] + setup
     return "\n".join(lines) + "\n", names
 
 
-def notebook(path, extensions=MYST_EXTENSIONS):
+def is_executed(text: str) -> bool:
+    return is_myst_markdown_notebook(text)
+
+
+def notebook(path):
     """The page as the book executes it (manifest additions included), read by MyST-NB's reader."""
     text = Path(path).read_text("utf-8")
     if is_myst_markdown_notebook(text):
-        text = with_cases(text, path, extensions)[0]
-    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=set(extensions)),
+        text = with_cases(text, path)[0]
+    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)),
                                        path=path)

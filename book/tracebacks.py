@@ -110,10 +110,10 @@ class Places:
 
 
 def default_places():
-    """The places of this repository (book.repo_root), with no notebook cells."""
-    from . import repo_root
+    """The places of this repository, with no notebook cells."""
+    from .config import REPO
 
-    return Places(repo=str(repo_root()))
+    return Places(repo=str(REPO))
 
 
 def shorten_paths(text, places):

@@ -16,54 +16,32 @@ that range the claims are measured and recorded all the same, but none is "broke
 no promise there, and a record is history, not a failure.
 """
 
+import ast
 import functools
-import operator
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
-from book import cases, compiled as compiling, deps, message, store
+from book import cases, compiled as compiling, config, deps, message, store
 from book.experiments import compiled, data, gradients, run_b
-from minigpt.compare import compare_gradients, identical, median_error, worst_row
-from minigpt.diagnose.torch_private import PROBES
+from minigpt import model as model_source
+from minigpt.compare import compare_gradients, identical, worst_row
+from minigpt.diagnose.torch_private import NOT_APPLICABLE, PROBES
 from minigpt.data import probe_batch
 from minigpt.train import BackwardRaised, build_model, model_config
 from minigpt.train import gradients as gradients_of
 
 
-RESIDUAL_LINE = "h.add_(self.ffn(self.ln2(h)))"  # the line anomaly mode must point at
-NOT_APPLICABLE = "not applicable: "  # what a check says when the installed torch lacks an API
-PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
-SPECIFIER = re.compile(r"(>=|<=|==|!=|>|<)\s*(\d+(?:\.\d+)*)")
-COMPARE = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, ">": operator.gt,
-           "<": operator.lt}
+def release(version: str | None = None) -> str:
+    """The installed torch's release ('2.13.0+cpu' -> '2.13.0'), or that of version."""
+    return config.release(version or torch.__version__)
 
 
-def release(version=None):
-    """'2.13.0+cpu' -> '2.13.0' (the local build tag is not part of the release)."""
-    return (version or torch.__version__).split("+")[0]
-
-
-def release_key(name):
-    """'2.13.0' -> (2, 13, 0), so that releases sort as numbers; missing places count as 0."""
-    numbers = tuple(int(n) for n in re.findall(r"\d+", name.split("+")[0])[:3])
-    return numbers + (0,) * (3 - len(numbers))
-
-
-@functools.cache
-def supported_range():
-    """The torch requirement of pyproject.toml, e.g. "torch>=2.10,<2.16": the releases the book builds on."""
-    dependencies = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"]
-    return next(d for d in dependencies if re.match(r"torch\b", d))
-
-
-def supported(release_name=None):
-    """Is this release (default: the installed one) in pyproject.toml's range?"""
-    key = release_key(release_name or release())
-    return all(COMPARE[op](key, release_key(version)) for op, version in SPECIFIER.findall(supported_range()))
+def supported(release_name: str | None = None) -> bool:
+    """Is this release (default: the installed one) in the book's range (pyproject.toml)?"""
+    return config.supported(release_name or release())
 
 
 @dataclass(frozen=True)
@@ -128,7 +106,7 @@ def _evaluate_now(name):
 
 @functools.cache
 def _code_fingerprint():
-    return deps.fingerprint(deps.files_of(deps.package_closure("drift")))
+    return deps.fingerprint(deps.closure({deps.module_file("drift.claims")}))
 
 
 def evaluate(name):
@@ -157,7 +135,7 @@ def require(outcomes, torch_version=None):
 def _forward_identical():
     x, y = probe_batch(data())
     a, b = (build_model(model_config(data(), inplace=inplace), seed=0)(x, y)[0] for inplace in (False, True))
-    return torch.equal(a, b), f"max |logits A - logits B| = {(a - b).abs().max().item()}"
+    return torch.equal(a, b), "bitwise equal" if torch.equal(a, b) else "the logits differ"
 
 
 def _raises(anomaly):
@@ -192,17 +170,38 @@ def _anomaly_changes_only_the_hint():
     return same_core and hints[0] != hints[1], f"same up to the Hint: {same_core}; Hints: {hints}"
 
 
+def residual_adds() -> list:
+    """The line numbers of Block.forward's in-place residual adds (`h.add_(...)`, run B's branch),
+    in source order, read from minigpt/model.py: whatever the block's modules are called."""
+    tree = ast.parse(Path(model_source.__file__).read_text("utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Block")
+    forward = next(n for n in block.body if isinstance(n, ast.FunctionDef) and n.name == "forward")
+    return sorted(node.lineno for node in ast.walk(forward) if isinstance(node, ast.Call)
+                  and getattr(node.func, "attr", None) == "add_" and getattr(node.func.value, "id", None) == "h")
+
+
+def anomaly_points_at(warnings: list) -> str | None:
+    """Which statement of the model anomaly mode's forward traceback ends on: "residual add k of n"
+    (Block.forward's in-place adds, counted in source order), else the line's code, else None."""
+    found = message.forward_frame(warnings, "minigpt/model.py")
+    if found is None:
+        return None
+    adds = residual_adds()
+    return f"residual add {adds.index(found[0]) + 1} of {len(adds)}" if found[0] in adds else found[1]
+
+
 @claim("anomaly-traceback-names-layernorm",
        "Only with anomaly detection on does a warning show the forward traceback; it names a LayerNorm "
-       "backward node and points at the second in-place add of the residual.")
+       "backward node and points at the block's last in-place residual add.")
 def _anomaly_traceback_names_layernorm():
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
         return False, "run B did not raise in both modes"
     node = message.anomaly_node(on.warnings)
-    line = message.forward_line(on.warnings, "minigpt/model.py")
-    holds = not off.warnings and node is not None and "LayerNorm" in node and line == RESIDUAL_LINE
-    return holds, f"warnings off/on: {len(off.warnings)}/{len(on.warnings)}; node: {node}; line: {line}"
+    points_at = anomaly_points_at(on.warnings)
+    last = f"residual add {len(residual_adds())} of {len(residual_adds())}"
+    holds = not off.warnings and node is not None and "LayerNorm" in node and points_at == last
+    return holds, f"warnings off/on: {len(off.warnings)}/{len(on.warnings)}; node: {node}; points at: {points_at}"
 
 
 @claim("message-names-the-activation",
@@ -217,7 +216,7 @@ def _message_names_the_activation():
     now, expected = parts["version_now"], parts["version_expected"]
     holds = parts["tensor"] is not None and parts["tensor"].endswith(f" {shape}]") and now and expected \
         and int(now) - int(expected) == 1
-    return holds, f"tensor {parts['tensor']}, expected shape {shape}; versions {now}/{expected}"
+    return holds, f"tensor {parts['tensor']}, expected [batch, tokens, n_embd]; versions {now}/{expected}"
 
 
 # --- breaks/25-inplace-autograd: the silent bypasses, and the brief's other candidate breaks
@@ -231,27 +230,26 @@ def _silent(bypass):
     return compare_gradients(gradients(), grads), ""
 
 
-def _small_errors_but_layernorm_gains(bypass):
+def _silent_and_layernorm_gains_worst(bypass):
     rows, seen = _silent(bypass)
     if rows is None:
         return False, seen
-    worst, median = worst_row(rows), median_error(rows)
-    holds = median < 0.02 and worst.rel_error > 0.1 and ".ln" in worst.name
-    return holds, f"no error; median relative error {median:.2%}; worst {worst.name} {worst.rel_error:.2%}"
+    worst = worst_row(rows)
+    return worst.rel_error > 0 and ".ln" in worst.name, f"no error; the worst gradient is {worst.name}'s"
 
 
 @claim("bypass-hooks-silent",
-       "Run B under identity saved_tensors_hooks completes backward with no error; most gradients are off "
-       "by under 2%, the worst is a LayerNorm gain off by over 10%.")
+       "Run B under identity saved_tensors_hooks completes backward with no error, with wrong gradients; "
+       "a LayerNorm gain's is the worst.")
 def _bypass_hooks_silent():
-    return _small_errors_but_layernorm_gains("hooks")
+    return _silent_and_layernorm_gains_worst("hooks")
 
 
 @claim("bypass-ctx-silent",
-       "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error; most gradients "
-       "are off by under 2%, the worst is a LayerNorm gain off by over 10%.")
+       "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error, with wrong "
+       "gradients; a LayerNorm gain's is the worst.")
 def _bypass_ctx_silent():
-    return _small_errors_but_layernorm_gains("ctx")
+    return _silent_and_layernorm_gains_worst("ctx")
 
 
 @claim("bypass-data-silent",
@@ -261,7 +259,7 @@ def _bypass_data_silent():
     if rows is None:
         return False, seen
     missing = [row.name for row in rows if row.note == "no gradient in B"]
-    return bool(missing), f"no error; {len(missing)} of {len(rows)} parameters get no gradient"
+    return bool(missing), "no error; some parameters get no gradient" if missing else "every parameter gets one"
 
 
 def _bitwise_equal_to_a(switch):

@@ -20,11 +20,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from minigpt.diagnose.torch_private import NOT_APPLICABLE as NOT_APPLICABLE_PREFIX
+
 from .record import BACKENDS, COMPILE_FIELDS, MESSAGE_PARTS, model_sizes, release_key
 
 ERRATA = Path(__file__).resolve().parents[1] / "examples" / "errata.py"  # holds the draft's quotes
 HOLDS, FAILS, NOT_APPLICABLE, AVAILABLE = "holds", "fails", "n/a", "available"  # values that are words
-NOT_APPLICABLE_PREFIX = "not applicable: "  # how checks and records write it (drift.claims, book.compiled)
 MESSAGE, COMPILE, CLAIM = "message", "compile", "claim"
 FULL_MESSAGES = ("anomaly_off", "anomaly_on")  # the parts that are run B's whole error text
 SENTENCE = re.compile(r"which is output \d+ of .*? instead\.")  # the sentence of the message the draft quotes
@@ -115,7 +116,7 @@ def observe(record, thing):
         outcome = record["claims"].get(thing.name)
         if outcome is None:
             return None
-        if outcome["seen"].startswith(NOT_APPLICABLE_PREFIX):
+        if outcome.get("seen", "").startswith(NOT_APPLICABLE_PREFIX):
             return Seen(NOT_APPLICABLE, reason(outcome["seen"]))
         return Seen(HOLDS) if outcome["holds"] else Seen(FAILS, outcome["seen"])
     section = (record.get("compile") or {}).get(thing.backend)

@@ -3,16 +3,19 @@
     {"torch": "2.13.0+cpu", "release": "2.13.0", "python": "3.11.7", "measured": "2026-12-02",
      "message": {"anomaly_off": "...", "tensor": "...", "output_of": "Add", ...},
      "compile": {"eager": {"a_gradients": "bitwise", "b_raised_at": "backward", ...}, ...},
-     "claims": {"forward-identical": {"holds": true, "seen": "..."}, ...}}
+     "claims": {"forward-identical": {"holds": true}, "x": {"holds": false, "seen": "..."}, ...}}
 
 "compile" says, per torch.compile backend (book.compiled), what run A's gradients were and what
 run B raised, when and with which message parts; or only "not_applicable" where torch cannot
 compile with it.
 
-Records are compared on what PyTorch decides (the message parts and whether each claim holds),
-never on when or where they were measured, nor on the mini-GPT's sizes: the message's shape and
-version numbers are written as "[batch, tokens, n_embd]", "2·n_layer" and "2·n_layer-1". A claim
-or a compile section that one of two records lacks is "not measured" there, not a difference.
+A record holds what the release decides, nothing of this project's source or sizes: the message's
+shape and version numbers are written as "[batch, tokens, n_embd]", "2·n_layer" and "2·n_layer-1";
+the line anomaly mode points at, as "residual add k of n"; what a check saw, only where the claim
+does not hold (its evidence). Resizing or renaming parts of the mini-GPT leaves every record
+valid. Records are compared on the message parts, the compile fields and whether each claim
+holds, never on when or where they were measured. A claim or a compile section that one of two
+records lacks is "not measured" there, not a difference.
 """
 
 import datetime
@@ -24,16 +27,16 @@ import torch
 
 from book import message
 from book.compiled import BACKENDS
+from book.config import RECORDS, release, release_key
 from book.experiments import compiled, data, run_b
 from minigpt.data import probe_batch
 from minigpt.train import model_config
 
 from . import claims
 
-RECORDS = Path(__file__).resolve().parents[1] / "records"
 # The message parts a record keeps, in the order reports and the compatibility page show them.
 MESSAGE_PARTS = ("anomaly_off", "anomaly_on", "tensor", "output_of", "version_now", "version_expected",
-                 "hint_off", "hint_on", "anomaly_node", "anomaly_line")
+                 "hint_off", "hint_on", "anomaly_node", "anomaly_points_at")
 # What a record keeps of each torch.compile backend: run A's gradients against eager run A's
 # (drift.claims.compiled_gradients), and what run B raised (book.compiled.Compiled), its message
 # taken apart like the eager one; only "not_applicable" where the backend cannot run.
@@ -43,8 +46,6 @@ COMPILE_FIELDS = ("a_gradients", "a_raised_at", "a_error_type", "b_raised_at", "
 
 class RecordError(Exception):
     """A record file that cannot be read: printed as one line."""
-
-release, release_key = claims.release, claims.release_key  # '2.13.0+cpu' -> '2.13.0' -> (2, 13, 0)
 
 
 def model_sizes():
@@ -89,7 +90,7 @@ def measure_message():
         "hint_off": parts_off.get("hint"),
         "hint_on": parts_on.get("hint"),
         "anomaly_node": on and message.anomaly_node(on.warnings),
-        "anomaly_line": on and message.forward_line(on.warnings, "minigpt/model.py"),
+        "anomaly_points_at": on and claims.anomaly_points_at(on.warnings),
     }
 
 
@@ -112,13 +113,21 @@ def measure(outcomes=None, compile=True):
     outcomes = outcomes or claims.evaluate_all()
     return {
         "torch": torch.__version__,
-        "release": release(),
+        "release": claims.release(),
         "python": platform.python_version(),
         "measured": datetime.date.today().isoformat(),
         "message": measure_message(),
         **({"compile": {backend: measure_compile(backend) for backend in BACKENDS}} if compile else {}),
-        "claims": {name: {"holds": o.holds, "seen": o.seen} for name, o in outcomes.items()},
+        "claims": {name: claim_entry(o) for name, o in outcomes.items()},
     }
+
+
+def claim_entry(outcome):
+    """What a record keeps of a claim: whether it holds, and, where it does not, what was seen
+    (with the mini-GPT's sizes written as their names)."""
+    if outcome.holds:
+        return {"holds": True}
+    return {"holds": False, "seen": generic(outcome.seen)[0] or outcome.seen}
 
 
 def measured_in_book():
@@ -140,7 +149,7 @@ def completed(live, committed_record):
 
 def outcomes(record):
     """The record's claims as drift.claims.Outcome objects (for claims.require)."""
-    return {name: claims.Outcome(name, c["holds"], c["seen"], record["release"])
+    return {name: claims.Outcome(name, c["holds"], c.get("seen", ""), record["release"])
             for name, c in record["claims"].items()}
 
 

@@ -14,3 +14,18 @@ print("Hint, anomaly off:", off["hint"])
 print("Hint, anomaly on: ", on["hint"])
 failing = message.anomaly_node(runs[True].warnings)
 print("node named by the anomaly warning:", failing)
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book import message
+from book.checks import glue
+
+assert all(runs[anomaly] is not None for anomaly in (False, True)), "the page says both raise"
+assert message.before_hint(runs[False].error) == message.before_hint(runs[True].error), \
+    "the page says the messages agree up to the hint"
+glue("hint_off", off["hint"])
+glue("hint_on", on["hint"])
+glue("msg_version_now", off["version_now"])
+glue("msg_version_saved", off["version_expected"])
+glue("failing_node", failing)

@@ -35,3 +35,10 @@ for name, node, version in backward_order:
         first_stale = first_stale or name
     print(f"{name:<14} saved h at version {version}, now {now}: {verdict}")
 print("first stale saved input in backward order:", first_stale)
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+glue("first_stale", first_stale)

@@ -36,3 +36,365 @@ found = history.draft_findings(records)
 print("draft quotes no recorded release prints:", ", ".join(f.key for f in found if not f.printed_by) or "none")
 print("draft quotes some release prints:", ", ".join(f"{f.key} ({len(f.printed_by)})" for f in found if f.printed_by)
       or "none")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from importlib import import_module
+import html
+import re
+from book.checks import glue, glue_figure, glue_html, glue_number, glue_words
+
+HEADS = {
+    "es": {"parts": "parte del mensaje", "claims": "afirmación", "compile": "backend · campo",
+           "built": "la versión de esta construcción", "what": "qué", "first": "valor en el primer registro",
+           "changes": "cambios", "quote": "lo que cita el borrador", "printed": "versiones que lo imprimen",
+           "instead": "lo que imprimen ahí"},
+    "en": {"parts": "message part", "claims": "claim", "compile": "backend · field",
+           "built": "the release this book was built with", "what": "what", "first": "value on the first record",
+           "changes": "changes", "quote": "what the draft quotes", "printed": "releases that print it",
+           "instead": "what they print there"},
+}
+
+GROUPS = {  # the history table's sections, by drift.history kind
+    "es": {"message": "El mensaje de error de la ejecución B", "compile": "torch.compile", "claim": "Afirmaciones"},
+    "en": {"message": "Run B's error message", "compile": "torch.compile", "claim": "Claims"},
+}
+
+NOT_APPLICABLE = {"es": "no aplica", "en": "n/a"}
+
+STATUS = {"es": {True: "caducado", False: "al día"}, "en": {True: "stale", False: "current"}}
+
+VALUES = {  # drift.history's values that are words; None: measured, and the message has no such part
+    "es": {"holds": "✓ se cumple", "fails": "✗ no se cumple", "n/a": "no aplica", "available": "disponible",
+           None: "(ninguno)"},
+    "en": {"holds": "✓ holds", "fails": "✗ fails", "n/a": "n/a", "available": "available", None: "(none)"},
+}
+
+WHY = {  # why "n/a", from what drift.history.reason keeps of a check's words
+    "es": {"missing": "falta {}", "refused": "torch rechaza torch.compile en este Python: {}",
+           "compiler": "no hay compilador de C++ para inductor"},
+    "en": {"missing": "{} is missing", "refused": "torch refuses torch.compile on this Python: {}",
+           "compiler": "no C++ compiler for inductor"},
+}
+
+RELEASES = {
+    "es": {"none": "ninguna", "all": "las {} registradas", "measured": "medido en {}"},
+    "en": {"none": "none", "all": "all {} recorded", "measured": "measured on {}"},
+}
+
+DRAFT = {  # what each draft finding compares, and the words for the "torch" finding's last column
+    "es": {"message": "la frase del error, con los tamaños del borrador y cualquier número de bloques",
+           "producer": "el nombre que sigue a «output 0 of»",
+           "node": "ese nombre de nodo, tal cual (sin sufijo), en el error o en el aviso del modo de anomalías",
+           "versions": "las dos versiones, para cualquier número de bloques",
+           "shape": "el tensor que nombra el mensaje, con los tamaños del borrador",
+           "torch": "versiones de ese rango en las que la ejecución B lanza el error con la detección de "
+                    "anomalías activada",
+           "holds": "sin detección de anomalías también lo lanza",
+           "fails": "sin detección de anomalías no lo lanza",
+           "n/a": "sin detección de anomalías: no aplica"},
+    "en": {"message": "the error's sentence, at the draft's sizes and for any number of blocks",
+           "producer": 'the name that follows "output 0 of"',
+           "node": "that node name, exactly (no suffix), in the error or in anomaly mode's warning",
+           "versions": "the two versions, for any number of blocks",
+           "shape": "the tensor the message names, at the draft's sizes",
+           "torch": "releases in that range where run B raises the error with anomaly detection on",
+           "holds": "without anomaly detection it raises too",
+           "fails": "without anomaly detection it does not raise",
+           "n/a": "without anomaly detection: n/a"},
+}
+
+FIGURE = {
+    "es": {"title": "Qué cambió en cada versión de torch registrada",
+           "xlabel": "versión de torch, de la más antigua a la más reciente",
+           "measured": "medida en esa versión", "first": "valor en el primer registro",
+           "change": {"message": "cambia: mensaje", "compile": "cambia: torch.compile",
+                      "claim": "cambia: afirmación"},
+           "book": "versiones sobre las que se construye el libro", "nothing": "nada cambió"},
+    "en": {"title": "What changed in each recorded torch release",
+           "xlabel": "torch release, oldest to newest",
+           "measured": "measured on that release", "first": "value on the first record",
+           "change": {"message": "changes: message", "compile": "changes: torch.compile",
+                      "claim": "changes: claim"},
+           "book": "releases the book is built on", "nothing": "nothing changed"},
+}
+
+COLORS = {"message": "tab:blue", "compile": "tab:purple", "claim": "tab:orange"}
+
+SHORT = 44
+
+QUOTE = 120
+
+def code(text):
+    return f"<code>{html.escape(str(text))}</code>"
+
+def long_value(value, previous=None, excerpt=None, width=SHORT):
+    """A text value for a table cell: whole if short, else the part that differs from previous
+    (drift.history.excerpt) with the whole text in a <details> under it."""
+    text = str(value)
+    if len(text) <= width:
+        return code(text)
+    short = excerpt(text, None if previous is None else str(previous), width=width)
+    return (f'<details class="book-value"><summary title="{html.escape(text)}">{code(short)}</summary>'
+            f"{code(text)}</details>")
+
+def why(detail, language, history):
+    """Why a release says "n/a", in the page's language."""
+    words = WHY[language]
+    api = history.missing_api(detail)
+    if api:
+        return words["missing"].format(code(api))
+    refused = re.fullmatch(r"torch refuses torch\.compile here \((.*)\)", detail or "")
+    if refused:
+        return words["refused"].format(code(refused.group(1)))
+    if (detail or "").startswith("no C++ compiler for inductor"):
+        return words["compiler"]
+    return code(detail)
+
+def shown(history, thing, span, language, previous=None):
+    """A span's value as a table cell writes it."""
+    words = VALUES[language]
+    if thing.kind == history.CLAIM or (thing.kind == history.COMPILE and thing.name is None):
+        text = html.escape(words[span.value])
+        if span.value == history.NOT_APPLICABLE:
+            return f'{text} <span class="book-why">({why(span.detail, language, history)})</span>'
+        if span.value == history.FAILS and span.detail:
+            return f'<span title="{html.escape(span.detail)}">{text}</span>'
+        return text
+    if span.value is None:
+        return html.escape(words[None])
+    return long_value(span.value, previous and previous.value, history.excerpt)
+
+def label(thing):
+    """A thing's row name: output_of, eager · b_hint, eager (whether it runs), forward-identical."""
+    if thing.kind == "compile":
+        return thing.backend if thing.name is None else f"{thing.backend} · {thing.name}"
+    return thing.name
+
+def releases_text(releases, recorded, language, compress):
+    """Releases in few words: "none", "all 17", or runs "1.13.1–2.12.1, 2.14.1" (consecutive among
+    recorded; compress is drift.history.compress)."""
+    words = RELEASES[language]
+    if not releases:
+        return words["none"]
+    if list(releases) == list(recorded):
+        return words["all"].format(len(recorded))
+    return ", ".join(a if a == b else f"{a}–{b}" for a, b in compress(releases, recorded))
+
+def history_table(history, changed, recorded, language):
+    """One row per thing that changed: its first recorded value, then each release where it changed."""
+    words, groups = HEADS[language], GROUPS[language]
+    body, group = [], None
+    for h in changed:
+        if h.thing.kind != group:
+            group = h.thing.kind
+            body.append(f'<tr class="book-history-group"><th colspan="3">{html.escape(groups[group])}</th></tr>')
+        first = (f"{shown(history, h.thing, h.first, language)}"
+                 f'<div class="book-history-release">torch {html.escape(h.first.start)}</div>')
+        steps = "".join(
+            f'<div class="book-history-change"><span class="book-history-release">torch {html.escape(s.start)}</span>'
+            f" → {shown(history, h.thing, s, language, previous)}</div>"
+            for previous, s in zip(h.spans, h.changes))
+        body.append(f"<tr><th>{code(label(h.thing))}</th><td>{first}</td><td>{steps}</td></tr>")
+    return (f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
+            f"<th>{words['what']}</th><th>{words['first']}</th><th>{words['changes']}</th></tr></thead>"
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+def unchanged_list(history, unchanged, recorded, language):
+    """The things that never changed, grouped by kind (claims also by value): name = value."""
+    groups, blocks = GROUPS[language], []
+    for kind in (history.MESSAGE, history.COMPILE, history.CLAIM):
+        mine = [h for h in unchanged if h.thing.kind == kind]
+        if not mine:
+            continue
+        items = []
+        for h in mine:
+            where = ""
+            if list(h.measured) != list(recorded):
+                where = (' <span class="book-why">(' + RELEASES[language]["measured"].format(
+                    releases_text(h.measured, recorded, language, history.compress)) + ")</span>")
+            items.append(f"<li>{code(label(h.thing))}: {shown(history, h.thing, h.first, language)}{where}</li>")
+        blocks.append(f"<p><strong>{html.escape(groups[kind])}</strong></p><ul class=\"book-unchanged\">"
+                      f"{''.join(items)}</ul>")
+    return "".join(blocks)
+
+def draft_table(history, found, recorded, language):
+    """What the course's first draft quoted about the error, and which records print it."""
+    words, draft = HEADS[language], DRAFT[language]
+    rows = []
+    for finding in found:
+        if finding.key == "torch":
+            instead = "".join(f'<div>{html.escape(draft[s.value])} <span class="book-history-release">'
+                              f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
+                              for s in finding.instead)
+        else:
+            instead = "".join(f"<div>{'—' if s.value is None else long_value(s.value, None, history.excerpt, QUOTE)} "
+                              f'<span class="book-history-release">'
+                              f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
+                              for s in finding.instead)
+        rows.append(f"<tr><th>{long_value(finding.quote, excerpt=history.excerpt, width=QUOTE)}"
+                    f'<div class="book-why">{html.escape(draft[finding.key])}</div></th>'
+                    f"<td>{releases_text(finding.printed_by, recorded, language, history.compress)}</td>"
+                    f"<td>{instead}</td></tr>")
+    return (f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
+            f"<th>{words['quote']}</th><th>{words['printed']}</th><th>{words['instead']}</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+def timeline(history, changed, recorded, book, language):
+    """The figure: releases across, one row per thing that changed; a hollow circle at its first
+    recorded value, a filled diamond at each release where it changed, a band over the releases
+    the book is built on."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    words = FIGURE[language]
+    x = {release: i for i, release in enumerate(recorded)}
+    fig, ax = plt.subplots(figsize=(8, 2.2 + 0.27 * max(len(changed), 1)), layout="constrained")
+    for a, b in history.compress(book, recorded):
+        ax.axvspan(x[a] - 0.5, x[b] + 0.5, color="tab:green", alpha=0.12, lw=0)
+    # one collection per kind of mark (a few artists, not hundreds: drawing stays fast)
+    measured = [(x[r], row) for row, h in enumerate(changed) for r in h.measured]
+    ax.add_collection(LineCollection([[(x[h.measured[0]], row), (x[h.measured[-1]], row)]
+                                      for row, h in enumerate(changed) if h.measured],
+                                     colors="0.8", linewidths=1, zorder=1))
+    if measured:
+        ax.scatter(*zip(*measured), s=8, color="0.6", zorder=2)
+        ax.scatter([x[h.first.start] for h in changed], range(len(changed)), s=40, facecolors="white",
+                   edgecolors="0.3", zorder=3)
+    for kind in COLORS:
+        marks = [(x[s.start], row) for row, h in enumerate(changed) if h.thing.kind == kind for s in h.changes]
+        if marks:
+            ax.scatter(*zip(*marks), s=55, marker="D", color=COLORS[kind], edgecolors="black", linewidths=0.5,
+                       zorder=4)
+    if not changed:
+        ax.text(0.5, 0.5, words["nothing"], transform=ax.transAxes, ha="center", va="center")
+    names = [f"torch.compile {h.thing.backend}" if h.thing.kind == "compile" and h.thing.name is None
+             else label(h.thing) for h in changed]
+    ax.set_yticks(range(len(changed)), names, fontsize=7)
+    ax.set_ylim(len(changed) - 0.5 if changed else 0.5, -0.5)
+    ax.set_xticks(range(len(recorded)), recorded, rotation=60, ha="right", fontsize=8)
+    ax.set_xlim(-0.5, len(recorded) - 0.5)
+    ax.set_xlabel(words["xlabel"])
+    ax.set_title(words["title"])
+    ax.grid(axis="x", color="0.92")
+    kinds = [k for k in COLORS if any(h.thing.kind == k for h in changed)]
+    handles = [Line2D([], [], ls="", marker="o", ms=4, color="0.6", label=words["measured"]),
+               Line2D([], [], ls="", marker="o", ms=7, mfc="white", mec="0.3", label=words["first"])]
+    handles += [Line2D([], [], ls="", marker="D", ms=7, color=COLORS[k], mec="black", label=words["change"][k])
+                for k in kinds]
+    handles.append(Patch(color="tab:green", alpha=0.12, label=words["book"]))
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    return fig
+
+def table(language, kind, releases, live_release, rows, excerpt):
+    """rows: [(row name, [value per release])] -> HTML; a value that differs from the previous
+    release's is marked (class book-drift), long ones shortened to where they differ."""
+    words = HEADS[language]
+    head = "".join(
+        f"<th>torch {html.escape(r)}"
+        + (f' <span title="{html.escape(words["built"])}">⚙</span>' if r == live_release else "") + "</th>"
+        for r in releases)
+    body = []
+    for name, values in rows:
+        cells = []
+        for i, value in enumerate(values):
+            changed = i > 0 and value != values[i - 1]
+            text = "—" if value is None else long_value(value, values[i - 1] if changed else None, excerpt) \
+                if len(str(value)) > SHORT else html.escape(str(value))
+            cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
+        body.append(f"<tr><th><code>{html.escape(name)}</code></th>{''.join(cells)}</tr>")
+    return (f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'
+            f"<th>{html.escape(words[kind])}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+
+def verdict(claims, found, language):
+    """A record's outcome of one claim, as the claims table writes it."""
+    if found is None:
+        return None
+    if found.get("seen", "").startswith(claims.NOT_APPLICABLE):
+        return NOT_APPLICABLE[language]
+    return "✓" if found["holds"] else "✗"
+
+def compile_value(section, field):
+    """A record's compile section, one field: "n/a" where the backend cannot run, None if not measured."""
+    if section is None:
+        return None
+    if "not_applicable" in section:
+        return "n/a"
+    return str(section.get(field)) if field in section else None
+
+from book import store
+
+claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
+if store.folder() is not None:  # docs/build.py says so when the committed record is stale
+    record.write(dict(live, stale=stale and {"release": live["release"], "what": [w for w, *_ in stale]}),
+                 path=store.folder() / "live-record.json")
+
+assert releases == history.ordered(records) and live["release"] in releases
+changed = [h for h in changes if h.changed]
+unchanged = [h for h in changes if not h.changed]
+for h in changed:  # the table says: a change is a release whose value differs from the one measured before
+    measured = list(h.measured)
+    for span in h.changes:
+        before = records[measured[measured.index(span.start) - 1]]
+        assert history.observe(before, h.thing) != history.observe(records[span.start], h.thing), h.thing
+
+output_of = next(h for h in changes if h.thing.what == "message.output_of")
+backward_node = re.compile(r"Backward\d*$")
+assert backward_node.search(output_of.first.value) and not backward_node.search(output_of.spans[-1].value), \
+    "the page says older releases name a backward node after 'output 0 of', recent ones the forward op"
+
+# --- what changed, and when
+glue("compat_releases", ", ".join(releases))
+glue("compat_oldest", releases[0])
+glue("compat_newest", releases[-1])
+glue_number("compat_release_count", len(releases))
+glue_number("compat_changed_count", len(changed))
+glue_number("compat_unchanged_count", len(unchanged))
+glue_html("compat_history", lambda language: history_table(history, changed, releases, language))
+glue_html("compat_unchanged", lambda language: unchanged_list(history, unchanged, releases, language))
+book = [r for r in releases if claims.supported(r)]
+glue_figure("compat_timeline", lambda language: timeline(history, changed, releases, book, language))
+
+# --- what the draft quoted
+assert [f.key for f in found] == ["message", "producer", "node", "versions", "shape", "torch"]
+glue_number("compat_draft_count", len(found))
+glue_number("compat_draft_none", sum(not f.printed_by for f in found))
+glue_html("compat_draft", lambda language: draft_table(history, found, releases, language))
+
+# --- the book's range
+record_only = [r for r in releases if r not in book]
+assert claims.supported(live["release"]), "the page says this build's release is in the book's range"
+glue("compat_range", claims.config.TORCH_REQUIREMENT)
+glue("compat_book_releases", ", ".join(book))
+glue_words("compat_record_only", {language: ", ".join(record_only) or RELEASES[language]["none"]
+                                        for language in RELEASES})
+
+# --- the evidence, release by release
+columns = [records[r] for r in releases]
+parts = [(part, [r["message"].get(part) for r in columns])
+         for part in record.MESSAGE_PARTS if part not in history.FULL_MESSAGES]
+glue_html("compat_parts", lambda language: table(
+    language, "parts", releases, live["release"], parts, history.excerpt))
+glue_html("compat_claims", lambda language: table(
+    language, "claims", releases, live["release"],
+    [(name, [verdict(claims, r["claims"].get(name), language) for r in columns]) for name in claims.CLAIMS],
+    history.excerpt))
+backends = [h.thing.backend for h in changes if h.thing.kind == history.COMPILE and h.thing.name is None]
+compile_rows = [(f"{b} · {field}", [compile_value((r.get("compile") or {}).get(b), field) for r in columns])
+                for b in backends for field in record.COMPILE_FIELDS if field != "b_message"]
+glue_html("compat_compile", lambda language: table(
+    language, "compile", releases, live["release"],
+    [(name, [NOT_APPLICABLE[language] if v == "n/a" else v for v in values]) for name, values in compile_rows],
+    history.excerpt))
+
+glue_words("compat_stale", {language: STATUS[language][bool(stale)] for language in STATUS})
+glue_number("compat_claim_count", len(outcomes))
+exits = import_module(f"{claims.__package__}.__main__")  # python -m drift check's exit statuses
+glue("drift_exit_broken", exits.BROKEN)
+glue("drift_exit_stale", exits.STALE)

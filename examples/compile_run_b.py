@@ -27,3 +27,30 @@ for backend in ("eager", "aot_eager", "inductor"):
     print(f"{backend}: {type(error).__name__} at {where}")
     print(textwrap.indent(textwrap.shorten(str(error), 90), "    "))
     print(f"    warnings: {warned[backend]}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book import message
+from book.checks import glue
+
+from book.experiments import run_b
+
+assert set(raised) == {"eager", "aot_eager", "inductor"}, "the page says every backend raises"
+where, eager = raised["eager"]
+assert where == "backward()" and isinstance(eager, RuntimeError) and message.CORE in str(eager), \
+    "the page says eager raises the version-counter RuntimeError at backward()"
+hint_on = message.parts(run_b(True).error)["hint"]
+for backend in ("aot_eager", "inductor"):
+    where, wrapped = raised[backend]
+    assert where == "first call" and type(wrapped).__name__ == "BackendCompilerFailed", \
+        f"the page says {backend} fails while compiling, at the first call"
+    inner = wrapped.inner_exception  # what the backend raised while compiling
+    assert isinstance(inner, RuntimeError) and message.before_hint(str(inner)) == message.before_hint(str(eager)), \
+        f"the page says {backend} wraps the same RuntimeError"
+    assert message.parts(str(inner))["hint"] == hint_on, f"the page says {backend}'s message carries anomaly mode's hint"
+assert warned["eager"] == [], "the page says eager prints no anomaly-mode warning"
+assert all(len(warned[b]) == 1 and warned[b][0].startswith("Error detected in") for b in ("aot_eager", "inductor")), \
+    "the page says aot_eager and inductor each print anomaly mode's warning"
+glue("compile_eager_error", type(eager).__name__)
+glue("compile_aot_error", type(raised["aot_eager"][1]).__name__)

@@ -43,3 +43,20 @@ print("node whose backward fails (anomaly mode):", failing_node)
 print("raises without anomaly mode:", off is not None)
 print("relu_inplace / exp_inplace change the gradients:",
       not safe["relu_inplace"], "/", not safe["exp_inplace"])
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book import message
+from book.checks import glue
+
+seed = SEED
+assert claim in on.error and off and message.before_hint(off.error) == message.before_hint(on.error)
+assert producer != seed["producer"] and seed["message"] not in on.error
+assert all(safe.values())
+for key, value in seed.items():
+    glue(f"seed_{key}", value)
+glue("errata_claim", claim)
+glue("errata_shape", shape)
+glue("errata_failing_node", failing_node)
+glue("errata_producer", producer)

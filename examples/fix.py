@@ -73,3 +73,18 @@ print("allow_mutation_on_saved_tensors: gradients bitwise equal to run A's:",
 print(f"  it copied {len(copies)} tensors of shape {list(copies[0].shape)}: "
       f"{copied_bytes:,} bytes")
 fixed = clone_then_add and allow_mutation
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue, glue_number
+
+assert clone_then_add and allow_mutation, "the page says both fixes give run A's gradients bitwise"
+assert clone_too_early.startswith("backward raised"), "the page says the early clone still breaks"
+config = model_b.config
+h_shape = [x.size(0), x.size(1), config.n_embd]
+assert len(copies) == 2 * config.n_layer and all(list(t.shape) == h_shape for t in copies), \
+    "the page says it copies h once per in-place add"
+glue("copied_count", len(copies))
+glue("copied_shape", str(list(copies[0].shape)))
+glue_number("copied_bytes", copied_bytes, ",")

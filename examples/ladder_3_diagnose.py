@@ -17,3 +17,12 @@ for switches in ({"inplace": True, "bypass": "hooks"},
     other = diagnose(build_model(model_config(data, **switches), seed=0), x, y)
     print(", ".join(f"{k}={v}" for k, v in switches.items()) + ":")
     print(" ", other.summary())
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+assert len(report.findings) == 2 * model.config.n_layer, "the page says one finding per LayerNorm of the blocks"
+assert not other.findings, "the page says the safe switches have no finding"
+glue("diagnose_findings", len(report.findings))

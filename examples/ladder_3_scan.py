@@ -6,3 +6,10 @@ from minigpt.diagnose import find_inplace_calls
 candidates = find_inplace_calls(minigpt.model)
 for candidate in candidates:
     print(candidate)
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+glue("scan_candidates", len(candidates))

@@ -13,3 +13,20 @@ rows = compare_gradients(grads_a, grads_b)
 print(summary_line(rows))
 for row in sorted(rows, key=lambda r: -r.rel_error)[:4]:
     print(f"  {row.name:<22} {row.rel_error:7.2%}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue, glue_figure, glue_number
+
+from minigpt.compare import plot_comparison
+
+titles = {"es": "ejecución B (bypass=hooks) frente a la ejecución A, mismos pesos",
+          "en": "run B (bypass=hooks) vs run A, same weights"}
+xlabels = {"es": "error relativo del gradiente (%), escala log.\n"
+                 "gris: idéntico (dibujado en el suelo del eje); rojo: sin gradiente en un lado",
+           "en": "relative gradient error (%), log scale\n"
+                 "gray: identical (drawn at the axis floor); red: no gradient on one side"}
+glue_figure("grad_compare", lambda language: plot_comparison(
+    rows, None, titles[language], xlabel=xlabels[language]))
+glue_number("compare_identical", sum(r.rel_error == 0 for r in rows))

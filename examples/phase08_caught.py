@@ -10,3 +10,14 @@ _, checked = loss_and_gradients(params, inplace=False, check_versions=True)
 print("out of place, check on: same gradients as with it off:",
       all(np.array_equal(unchecked[name], checked[name]) for name in unchecked))
 loss_and_gradients(params, inplace=True, check_versions=True)  # raises
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import raised
+
+from book import message
+
+error = raised()
+assert all((unchecked[n] == checked[n]).all() for n in unchecked), "the page says out of place is unaffected"
+assert message.CORE in str(error), "the page says the message is built like PyTorch's"

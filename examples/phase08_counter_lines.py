@@ -9,3 +9,9 @@ marked = [(number, line.rstrip()) for number, line in enumerate(lines, 1)
 for number, line in marked:
     print(f"engine.py:{number:<4} {line.strip()}")
 print(f"\n{len(marked)} lines; the comparison is made under Tape(check_versions=True)")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+assert 3 <= len(marked) <= 6, "the page says a handful of lines"
+assert any("!=" in line for _, line in marked), "the page says the marked lines compare the versions"

@@ -11,7 +11,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from book import repo_root
+from book.config import REPO
 from book.tracebacks import brief, excerpt
 
 A = "phase-25-train inplace=false"
@@ -24,7 +24,7 @@ COMMANDS = [  # (what follows `just`, the exit status it should have, what it wa
     ("phase-25-grad-compare experiments/25-A experiments/25-B", 0, (A, B)),  # the newest run B
     ("phase-25-silent", 0, (A,)),  # compares its run with run A
 ]
-justfile = repo_root() / "justfile"
+justfile = REPO / "justfile"
 bin_dir = str(Path(sys.executable).parent)  # where python, minigpt, just live
 env = dict(os.environ, PATH=os.pathsep.join([bin_dir, os.environ["PATH"]]))
 
@@ -50,3 +50,8 @@ for arguments, _, _ in COMMANDS:
     print(excerpt(brief(output.rstrip()), head=2, tail=3))
     print(f"[exit status {status}]")
     statuses.append(status)
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+assert statuses == [expected for _, expected, _ in COMMANDS], statuses

@@ -17,3 +17,25 @@ q = q / math.sqrt(C)  # out of place: a new tensor
 print("out of place, q = q / math.sqrt(C): backward completes")
 q, k, v = qkv(x).split(C, dim=2)
 q /= math.sqrt(C)  # raises
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import raised
+
+import math
+
+import torch
+
+error = raised()
+assert "returns multiple views" in str(error), "the page says split returns several views of one tensor"
+q, k, v = qkv(x).split(C, dim=2)
+try:  # "nor into the views taken from them afterwards, such as the block's q.view(...)"
+    q.view(*x.shape[:2], 2, C // 2).transpose(1, 2).mul_(1.0)
+    raise AssertionError("the page says a view of an output of split is refused too")
+except RuntimeError as refused:
+    assert "returns multiple views" in str(refused), refused
+q = q.clone()  # "and so does writing into a copy"
+q /= math.sqrt(C)
+((q @ k.transpose(-2, -1)).softmax(-1) @ v).sum().backward()
+assert q._version == 1 and torch.isfinite(qkv.weight.grad).all()

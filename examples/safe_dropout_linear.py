@@ -31,3 +31,11 @@ print("dropout's node:", hidden.grad_fn.name(), "saved", saved(hidden.grad_fn),
       "saved", saved(hidden.grad_fn.next_functions[0][0]))
 same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
 print(f"gradients of the input and of both Linears bitwise equal: {same}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+node = hidden.grad_fn
+linear = node.next_functions[0][0]
+assert list(saved(node)) == ["other"], "the page says dropout saves only its mask"
+assert set(saved(linear)) == {"mat1", "mat2"}, "the page says the Linear saved its input and weight"

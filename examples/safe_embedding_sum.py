@@ -37,3 +37,8 @@ print(lookup.name(), "saved", saved(lookup), "(the token indices)")
 out_of_place, in_place = gradients(False), gradients(True)
 same = identical(out_of_place, in_place)
 print(f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+assert list(saved(lookup)) == ["indices"], "the page says the lookup saved the token indices"

@@ -35,3 +35,10 @@ while not saved(product):  # past the reshapes, down to the batched matrix produ
 print(division.name(), "saved", saved(division), "|", product.name(), "saved", saved(product))
 same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
 print(f"gradients of q, k, v bitwise equal: {same}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+assert list(saved(division)) == ["other"] and saved(division)["other"] == [], \
+    "the page says the division by the square root of the head size saved only that scalar"
+assert set(saved(product)) == {"self", "mat2"}, "the page says the matrix product saved q and k"

@@ -8,3 +8,16 @@ model_b = build_model(model_config(data, inplace=True), seed=0)  # h.add_(...)
 
 logits, loss = model_b(x, y)
 loss.backward()  # raises
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book import message
+from book.checks import glue, raised
+
+import torch
+
+error = raised()
+glue("torch_version", torch.__version__)
+assert message.CORE in str(error)
+glue("error_core", f"{type(error).__name__}: {str(error).split(':')[0]}")

@@ -14,3 +14,10 @@ logits_b, loss_b = model_b(x, y)
 print("forward outputs bitwise equal:", torch.equal(logits_a, logits_b))
 loss_a.backward()
 print("run A: backward completed")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+import torch
+
+assert torch.equal(logits_a, logits_b), "the page says the forward outputs are bitwise equal"

@@ -67,3 +67,25 @@ for i, (a, b) in enumerate(zip(log_a, log_b)):
     print(f"{i:>2}  {a['module']:<10}{a['node']:<34}{str(a['shape']):<18}{a['version']:>7}{b['version']:>8}"
           f"  {mark(a):>5}{mark(b):>6}")
 print(f"\nafter the forward, h is at version {h_a._version} in A and {h_b._version} in B")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue, glue_words
+
+assert same_slots, "the page says A and B save the same slots"
+in_h_a = [e["module"] for e in log_a if e["memory_of_h"]]
+assert in_h_a == ["ln1"] and h_a._version == 0, "the page says in run A only ln1 keeps h's memory"
+in_h = [(i, e) for i, e in enumerate(log_b) if e["memory_of_h"]]
+assert [e["module"] for _, e in in_h] == ["ln1", "ln2"], "the page says both LayerNorms keep h in B"
+assert all(e["version"] < h_b._version for _, e in in_h), "the page says neither saved value is left"
+weights = [e for e in log_a if e["node"].endswith((".weight", ".bias", ".mat2")) and e["module"] != "attn"]
+assert weights and all(e["version"] >= 1 for e in weights), "the page says parameters start past 0"
+glue("t02_n_saved", len(log_a))
+glue("t02_b_h_final", h_b._version)
+slot = {"es": "#{i}, versión {v}", "en": "#{i}, version {v}"}
+joined = {"es": " y ", "en": " and "}
+glue_words("t02_b_h_slots", {
+    language: joined[language].join(f"{e['module']} ({slot[language].format(i=i, v=e['version'])})"
+                                    for i, e in in_h)
+    for language in ("es", "en")})

@@ -14,3 +14,21 @@ for bypass in ("data", "hooks", "ctx"):
     print(f"bypass={bypass}: {summary_line(rows[bypass])}")
     print("   largest:", ", ".join(f"{r.name} {r.rel_error:.1%}" + (f" ({r.note})" if r.note else "")
                                for r in worst))
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from minigpt.compare import median_error
+from book.checks import glue
+
+import re
+
+missing = {bypass: sum(r.note == "no gradient in B" for r in found) for bypass, found in rows.items()}
+assert missing["data"] > 0, "the page says bypass=data leaves parameters without a gradient"
+for bypass in ("hooks", "ctx"):
+    worst = sorted(rows[bypass], key=lambda r: r.rel_error, reverse=True)[:3]
+    assert missing[bypass] == 0, f"the page says the graph is intact with {bypass}"
+    assert median_error(rows[bypass]) < 0.05, f"the page says most weights move a little with {bypass}"
+    assert all(re.fullmatch(r"blocks\.\d\.ln\d\.weight", r.name) for r in worst), \
+        f"the page says the LayerNorm weights head the list with {bypass}"
+glue("t02_data_missing", missing["data"])

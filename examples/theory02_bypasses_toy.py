@@ -41,3 +41,11 @@ def run(variant):
 
 for variant in ("y.mul_(2)", ".data", "saved_tensors_hooks", "ctx attribute"):
     print(f"{variant:<20} {run(variant)}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+assert run("y.mul_(2)").startswith("RuntimeError"), "the page says the plain in-place write is caught"
+for variant in (".data", "saved_tensors_hooks", "ctx attribute"):
+    assert run(variant) == "no error; a.grad / exp(a) = 2, 2, 2, 2, 2", \
+        f"the page says {variant} returns twice the right gradient without an error"

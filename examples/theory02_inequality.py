@@ -10,3 +10,17 @@ y.div_(2)  # multiplying and dividing by 2 is exact in floating point
 print("values back to the saved ones:", torch.equal(y, before))
 print("y._version:", y._version)
 y.sum().backward()  # raises
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import raised
+
+import torch
+
+from book import message
+
+error = raised()
+assert torch.equal(y, before), "the page says the values are back, bit for bit"
+parts = message.parts(str(error))
+assert (parts["version_now"], parts["version_expected"]) == ("2", "0"), parts

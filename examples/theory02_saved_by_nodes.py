@@ -38,3 +38,22 @@ for expression, out in outputs.items():
 y = a.exp()
 print("\nexp's saved result is y's memory:", y.grad_fn._saved_result.data_ptr() == y.data_ptr())
 print("mul's saved self is a itself:    ", (a * b).grad_fn._saved_self is a)
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+import torch
+
+def slots(out):
+    node = out.grad_fn
+    return {n.removeprefix("_saved_") for n in dir(node)
+            if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)}
+
+saved = {expression: slots(out) for expression, out in outputs.items()}
+assert saved["a + b"] == set(), "the page says an addition keeps no tensor"
+assert saved["a * b"] == {"self", "other"} and saved["a.sin()"] == {"self"}, "inputs kept"
+for expression in ("a.exp()", "a.tanh()", "a.sigmoid()", "F.relu(a)", "a.softmax(-1)"):
+    assert saved[expression] == {"result"}, f"the page says {expression} keeps its output"
+assert {"self", "mat2"} <= saved["F.linear(a, w)"], "the page says Linear keeps its input and weight"
+assert {"input", "result1", "result2"} <= saved["F.layer_norm(a, (3,), ln_weight)"]
+assert y.grad_fn._saved_result.data_ptr() == y.data_ptr(), "the page says saving keeps a reference"

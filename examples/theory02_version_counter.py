@@ -28,3 +28,14 @@ def same_memory(a, b):
 
 
 print("same memory as t: v", same_memory(v, t), "| d", same_memory(d, t))
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+def _same_memory(a, b):
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+assert u._version == 0, "the page says an out-of-place op starts a new tensor with its own count"
+assert v._version == t._version, "the page says a view shares its base's counter"
+assert _same_memory(v, t) and _same_memory(d, t), "the page says v and t.data share t's memory"
+assert d._version == 1 and t._version == 5, "the page says t.data has a counter of its own"

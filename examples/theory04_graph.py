@@ -43,3 +43,68 @@ print(f"{len(nodes)} backward functions, {len(edges)} edges")
 print("A and B have graphs of the same shape:", edges == edges_b and labels == labels_b)
 for i in sorted(stale):
     print(f"stale in B: row {i:>3}  {labels[i]}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue, glue_figure
+
+GRAPH_WORDS = {
+    "es": {"title": "Grafo de backward del mini-GPT, en orden de ejecución de arriba abajo\n"
+                    "arcos verdes: conexiones residuales\n"
+                    "en rojo: entrada guardada caducada en la ejecución B",
+           "first": "  <- caducada en B: aquí falla el paso hacia atrás", "stale": "  <- caducada en B",
+           "legend": "nodo"},
+    "en": {"title": "mini-GPT backward graph, execution order top to bottom\n"
+                    "green arcs: residual connections\n"
+                    "red: saved input stale in run B",
+           "first": "  <- stale in B: the backward pass fails here", "stale": "  <- stale in B",
+           "legend": "node"},
+}
+
+KINDS = {"NativeLayerNorm": "tab:blue", "Add ": "tab:green", "Addmm": "tab:purple", "Mm ": "tab:purple",
+         "Bmm": "tab:orange"}
+
+ARC = 0.035
+
+def _kind_color(label):
+    return next((c for k, c in KINDS.items() if (label + " ").startswith(k)), "0.55")
+
+def _graph_figure(language):
+    """The backward graph, one row per function top to bottom, edges as arcs on the left."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Arc
+
+    words = GRAPH_WORDS[language]
+    first = first_stale
+    fig, ax = plt.subplots(figsize=(7.2, 0.14 * len(labels) + 1.2), layout="constrained")
+    for a, b in edges:
+        top, bottom = min(a, b), max(a, b)
+        skip = labels[a] == labels[b] == "Add"  # one residual add feeding the one before it
+        ax.add_patch(Arc((0, (top + bottom) / 2), width=ARC * (bottom - top), height=bottom - top,
+                         theta1=90, theta2=270, color="tab:green" if skip else "0.7",
+                         linewidth=1.0 if skip else 0.5))
+    for i, label in enumerate(labels):
+        ax.plot(0, i, "o", markersize=3.5, color=_kind_color(label))
+        important = (label + " ").startswith(("NativeLayerNorm", "Add ", "Addmm", "Mm ", "NllLoss", "Embedding"))
+        text_color = "tab:red" if i in stale else ("black" if important else "0.45")
+        suffix = words["first"] if i == first else words["stale"] if i in stale else ""
+        ax.text(0.06, i, f"{i:>3}  {label}{suffix}", va="center", fontsize=7, family="monospace",
+                color=text_color, fontweight="bold" if i in stale else "normal")
+    ax.legend(handles=[plt.Line2D([], [], marker="o", linestyle="", color=c, label=k.strip())
+                       for k, c in KINDS.items()], loc="center right", bbox_to_anchor=(1, 0.62), fontsize=7,
+              title=words["legend"], title_fontsize=7)
+    ax.set_xlim(-ARC * max(b - a for a, b in edges) / 2 - 0.05, 3.0)
+    ax.set_ylim(len(labels), -1)
+    ax.axis("off")
+    ax.set_title(words["title"], fontsize=9)
+    return fig
+
+assert edges == edges_b and labels == labels_b, "the page says A and B have the same shape"
+assert stale and all(labels[i].startswith("NativeLayerNorm  blocks.") for i in stale), \
+    "the page says the red rows are the blocks' LayerNorms"
+glue("t04_graph_rows", len(labels))
+glue_figure("t04_graph", _graph_figure)

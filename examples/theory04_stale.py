@@ -65,3 +65,27 @@ print(f"the real backward raised in: {modules.get(running[-1], '?')} ({running[-
       f"after {len(done)} backward functions had run")
 print("it is the first stale node:", running[-1] is first)
 print(message.split(" Hint:")[0])
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+from book import message as error_message
+
+assert len(h_memory) == 1, "the page says every stale tensor lives in h's memory"
+assert all(modules[s["node"]].startswith("blocks.") and s["node"].name() == "NativeLayerNormBackward0"
+           and s["slot"] == "input" for s in stale), "the page says the stale ones are the blocks' LayerNorm inputs"
+assert [modules[n] for n, _, _ in valid_in_h] == ["ln_f"], "the page says ln_f's input is valid"
+assert all(s["node"] in upstream for s in stale[1:]), "the page says the others are upstream"
+assert running[-1] is first, "the page says the real backward raises at the first stale node"
+parts = error_message.parts(message)
+assert (int(parts["version_expected"]), int(parts["version_now"])) == (stale[0]["saved_at"], stale[0]["now"]), \
+    "the page says the message quotes the same versions"
+assert stale[0]["now"] - stale[0]["saved_at"] == 1, "the page says one add_ came after it"
+glue("t04_stale_count", len(stale))
+glue("t04_fresh_count", fresh)
+glue("t04_first_module", modules[first])
+glue("t04_first_saved", stale[0]["saved_at"])
+glue("t04_first_now", stale[0]["now"])
+glue("t04_ran_before", len(done))

@@ -33,3 +33,16 @@ for node in executed:
         continue
     slots = ", ".join(f"{slot} {shape} @{version}" for slot, shape, version in saved[node])
     print(f"{functions.index(node):>4}  {node.name():<30}{modules.get(node, ''):<20}{slots}".rstrip())
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+assert functions == by_sequence, "the page says the functions ran in reverse creation order"
+assert set(executed) == set(nodes), "the page says backward ran every node"
+assert len(accumulate) == len(list(model.parameters())), "the page says one AccumulateGrad per parameter"
+glue("t04_nodes", len(executed))
+glue("t04_functions", len(functions))
+glue("t04_accumulate", len(accumulate))
+glue("t04_saved", n_saved)

@@ -5,6 +5,7 @@
     minigpt train inplace=true bypass=hooks
     minigpt grad-compare experiments/25-A experiments/25-B
     minigpt diagnose inplace=true bypass=hooks
+    minigpt diagnose [--steps N|all] path/to/train.py [script args ...]
 """
 
 # Every key is a field of the dataclass it configures (GPTConfig, TrainConfig, or the two
@@ -223,7 +224,15 @@ def cmd_grad_compare(args):
 
 
 def cmd_diagnose(args):
-    """One forward of the probe batch under minigpt.diagnose: which in-place write overwrote what."""
+    """One forward of the probe batch under minigpt.diagnose: which in-place write overwrote what.
+
+    Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
+    that script under the diagnoser (minigpt/diagnose/runner.py).
+    """
+    if args and (args[0].startswith("-") or "=" not in args[0]):
+        from .diagnose.runner import main as diagnose_script  # only this form needs it
+
+        return diagnose_script(args, prog="minigpt diagnose")
     from .diagnose import diagnose  # only this command needs it
 
     given = keys_only(args, DIAGNOSE_KEYS, "diagnose")

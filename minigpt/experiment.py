@@ -4,6 +4,7 @@ Each call to ``minigpt train out=DIR`` adds the next ``run-N``; readers take the
 of an experiment directory, or the run folder they are given.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -21,6 +22,18 @@ STAGING_NAME = re.compile(r"\.run-\d+\.partial$")  # left behind if a write was 
 
 
 COMPUTED_LOG = "computed.jsonl"  # in a cache folder: one line per result computed there
+
+
+def fingerprint(files, root, *extra):
+    """A short hash of files (their paths relative to root, and their contents) and of extra
+    strings or bytes: the one content fingerprint of the project (minigpt's run cache, and the
+    book's pages, experiments, cases and claims)."""
+    digest = hashlib.sha256()
+    for item in extra:
+        digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
+    for path in sorted(Path(f) for f in files):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def write_atomically(path, data):

@@ -5,7 +5,6 @@ fixed probe batch at step 0 (same weights for every variant: the gradient differ
 break alone) and at the end. When backward raises, the run records the error instead.
 """
 
-import hashlib
 import json
 import os
 import pickle
@@ -18,7 +17,7 @@ from pathlib import Path
 import torch
 
 from .data import build_dataset, inputs_and_targets, probe_batch, sample_batch
-from .experiment import log_computation, write_atomically
+from .experiment import fingerprint, log_computation, write_atomically
 from .model import GPT, GPTConfig, check_limits, setting
 
 
@@ -169,11 +168,9 @@ def cached_runs(cache):
 
 def run_key(config, settings, data):
     """What a run depends on: its configs, its data, this package's code and the torch release."""
-    digest = hashlib.sha256(json.dumps([asdict(config), asdict(settings), torch.__version__]).encode())
-    digest.update(repr(data.vocab).encode() + data.train.numpy().tobytes() + data.test.numpy().tobytes())
-    for source in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:20]
+    package = Path(__file__).parent
+    return fingerprint(package.rglob("*.py"), package, json.dumps([asdict(config), asdict(settings), torch.__version__]),
+                       repr(data.vocab), data.train.numpy().tobytes(), data.test.numpy().tobytes())
 
 
 def _train(config, settings, data, progress):

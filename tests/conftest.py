@@ -8,7 +8,10 @@ The end-to-end run spreads over two workers (pytest-xdist; see E2E_WORKERS below
 """
 
 import fcntl
+import json
+import re
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,16 +20,65 @@ from pathlib import Path
 
 import pytest
 
+from book import config
 from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "docs"))
-import build as docs_build  # noqa: E402 - docs/build.py
-
+REPO = config.REPO
 FEW_STEPS = 3
 SUBPROCESS_TIMEOUT_S = 300
-SITE = docs_build.BUILD / "html"
+SITE = config.SITE
+BUILD = [sys.executable, "-m", "book", "build"]  # run in the repository (or copy) to build
+# What a scratch copy of the repository leaves out (tests and the benchmark build in copies).
+NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
+
+
+def copy_repository(destination, keep_build=True, repository=REPO):
+    """A scratch copy of this repository, or of another copy (with the docs build state unless
+    keep_build is False)."""
+    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
+    shutil.copytree(repository, destination, ignore=ignore)
+    return Path(destination)
+
+
+def build(repo, *languages, timeout=1800):
+    """`python -m book build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    return subprocess.run([*BUILD, *languages], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def execution_report(repo=REPO):
+    """What the last build of repo executed and computed (book.build)."""
+    return json.loads((repo / config.EXECUTION_REPORT.relative_to(REPO)).read_text(encoding="utf-8"))
+
+
+# What may differ between two builds of one commit: dates (the build date, each page's stamp time
+# and when it ran, on the status page), nothing else (tests/test_reproducible.py).
+DATE = re.compile(rb"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?(?: UTC)?)?")
+
+
+def site_files(site):
+    """relative path -> bytes of every file of a published site, dates blanked (DATE)."""
+    site = Path(site)
+    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", p.read_bytes()) for p in sorted(site.rglob("*"))
+            if p.is_file()}
+
+
+def site_differences(site_a, site_b):
+    """One line per file that two published sites do not share, or that differs beyond its dates
+    (with the first line that differs)."""
+    a, b = site_files(site_a), site_files(site_b)
+    lines = [f"only in {site}: {path}" for site, mine, other in ((site_a, a, b), (site_b, b, a))
+             for path in sorted(set(mine) - set(other))]
+    for path in sorted(set(a) & set(b)):
+        if a[path] != b[path]:
+            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path])) if x != y), min(len(a[path]), len(b[path])))
+            start = max(a[path].rfind(b"\n", 0, at) + 1, at - 80)  # from the line's start, or 80 bytes back
+            lines.append(f"{path}: {a[path][start:at + 80]!r} != {b[path][start:at + 80]!r}")
+    return lines
+
+
 OFFLINE = ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$@"', "offline"]
 
 
@@ -197,8 +249,8 @@ def site():
         fcntl.flock(lock, fcntl.LOCK_EX)
         lock.seek(0)
         if run is None or lock.read() != run:
-            done = subprocess.run([sys.executable, str(REPO / "docs" / "build.py")], cwd=REPO)
-            assert done.returncode == 0, "the docs build failed"
+            done = subprocess.run(BUILD, cwd=REPO)
+            assert done.returncode == 0, "the docs build failed (its last lines say why)"
             lock.seek(0)
             lock.truncate()
             lock.write(run or "")
@@ -240,12 +292,11 @@ def cold_build(tmp_path_factory, offline, made_once):
     run: tests/test_reproducible.py compares its site with this checkout's, test_build_output.py
     reads what it printed, test_freshness.py goes on from it."""
     made_once("cold_build")
-    copy = docs_build.copy_repository(tmp_path_factory.mktemp("somewhere") / "else" / "repo", keep_build=False)
-    command = [sys.executable, str(copy / "docs" / "build.py")]
-    cut = offline(command)
+    copy = copy_repository(tmp_path_factory.mktemp("somewhere") / "else" / "repo", keep_build=False)
+    cut = offline(BUILD)
     if cut is None:
         warnings.warn("the second build ran with the network on: unshare --net is not permitted here")
-    done = subprocess.run(cut or command, cwd=copy, capture_output=True, text=True, timeout=1800,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(cut or BUILD, cwd=copy, env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True,
+                          text=True, timeout=1800, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return copy, done

@@ -79,7 +79,7 @@ def main(out):
             note(path)
         current["opened"] = None
         outcome = cases.judge(cases.manifest()[name], run.error, run.namespace)
-        results[name] = {"ok": outcome.ok, "failure": None if outcome.ok else cases.failure_line(outcome),
+        results[name] = {"ok": outcome.ok, "failure": None if outcome.ok else outcome.failure(),
                          "seconds": round(time.perf_counter() - start, 2),
                          "opened": sorted(os.path.relpath(p, REPO) for p in opened)}
         print(f"{name}: {'ok' if outcome.ok else 'FAILED'} ({results[name]['seconds']} s)", file=sys.stderr,

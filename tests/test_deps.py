@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from book import cases, deps
+from book import cases, deps, pages
 
 REPO = Path(__file__).resolve().parents[1]
 EXECUTED = {"breaks/25-inplace-autograd", "breaks/25-inplace-safe", "compatibility",
@@ -32,24 +32,19 @@ def test_the_watch_sees_subprocesses(example_results):
     assert {"justfile", "minigpt/cli.py", "minigpt/model.py"} <= opened
 
 
-def page_fingerprints(repo_change=None):
-    from book import pages
-
-    found = {}
-    for page in EXECUTED:
-        names = [Path(c.metadata["load"]).stem for c in pages.notebook(REPO / "docs" / "en" / f"{page}.md").cells
-                 if "load" in c.metadata]
-        found[page] = deps.page_dependencies(names)
-    return found
+def loaded(page):
+    return [c.metadata[pages.EXAMPLE] for c in pages.notebook(REPO / "docs" / "en" / f"{page}.md").cells
+            if pages.EXAMPLE in c.metadata]
 
 
 @pytest.fixture(scope="module")
 def page_dependencies():
-    return page_fingerprints()
+    return {page: deps.page_dependencies(loaded(page)) for page in EXECUTED}
 
 
-@pytest.mark.parametrize("changed,pages", [
+@pytest.mark.parametrize("changed,pages_", [
     ("examples/safe_masked_fill.py", {"breaks/25-inplace-safe", "compatibility"}),  # its claim
+    ("book/summary.py", {"breaks/25-inplace-safe"}),  # imported by that page's hidden checks only
     ("examples/theory04_stale.py", {"theory/04-autograd-tape-walk-mini-gpt"}),
     ("examples/reproducer.py", {"breaks/25-inplace-autograd"}),
     ("justfile", {"breaks/25-inplace-autograd"}),
@@ -58,20 +53,34 @@ def page_dependencies():
     ("drift/claims.py", {"compatibility"}),
     ("minigpt/model.py", EXECUTED),
     ("book/kernel.py", EXECUTED),
-    ("examples/cases.toml", EXECUTED),
+    ("book/build.py", set()),  # the build's own code runs no cell
+    ("book/sphinxext/downloads.py", set()),
+    ("examples/cases.toml", set()),  # a page depends on its examples' entries only (next test)
     ("docs/en/breaks/25-inplace-safe.md", set()),
     ("README.md", set()),
 ])
-def test_a_change_re_executes_exactly_the_pages_that_use_it(page_dependencies, changed, pages):
-    assert {page for page, files in page_dependencies.items() if REPO / changed in files} == pages
+def test_a_change_re_executes_exactly_the_pages_that_use_it(page_dependencies, changed, pages_):
+    assert {page for page, files in page_dependencies.items() if REPO / changed in files} == pages_
 
 
-def test_the_fingerprint_follows_contents_paths_and_torch(tmp_path):
+def test_editing_one_manifest_entry_re_executes_only_the_pages_that_load_its_example(monkeypatch):
+    before = {page: deps.page_fingerprint(loaded(page)) for page in EXECUTED}
+    entry = cases.entry_text
+    monkeypatch.setattr(cases, "entry_text", lambda name: entry(name) + (" edited" if name == "theory04_stale" else ""))
+    after = {page: deps.page_fingerprint(loaded(page)) for page in EXECUTED}
+    assert {page for page in EXECUTED if before[page] != after[page]} == {"theory/04-autograd-tape-walk-mini-gpt"}
+
+
+def test_the_fingerprint_follows_contents_paths_and_extras(tmp_path):
+    from minigpt.experiment import fingerprint
+
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")
     b.write_text("y = 2\n")
-    before = deps.fingerprint([a, b], torch_version="2.13.0", repo=tmp_path)
-    assert deps.fingerprint([b, a], torch_version="2.13.0", repo=tmp_path) == before
-    assert deps.fingerprint([a, b], torch_version="2.12.1", repo=tmp_path) != before
-    a.write_text("x = 3\n")
-    assert deps.fingerprint([a, b], torch_version="2.13.0", repo=tmp_path) != before
+    before = fingerprint([a, b], tmp_path, "torch 2.13.0")
+    assert fingerprint([b, a], tmp_path, "torch 2.13.0") == before
+    assert fingerprint([a, b], tmp_path, "torch 2.12.1") != before
+    a.rename(tmp_path / "c.py")
+    assert fingerprint([tmp_path / "c.py", b], tmp_path, "torch 2.13.0") != before, "paths count"
+    (tmp_path / "c.py").write_text("x = 3\n")
+    assert fingerprint([tmp_path / "c.py", b], tmp_path, "torch 2.13.0") != before

@@ -424,7 +424,8 @@ def test_a_callable_is_diagnosed_like_the_model(data, gpt_report):
     expected = gpt_report(inplace=True)
     as_tuples = lambda r: [(f.node, f.attribute, f.write.location.line, f.saved_version) for f in r.findings]
     assert as_tuples(report) == as_tuples(expected)
-    assert report.findings[0].write.location.module == "Block"  # no model given: class names only
+    # no model given: the first module called names the tree, its class for a root
+    assert report.findings[0].write.location.module == "GPT.blocks.0 (Block)"
 
 
 # The static scanner --------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The downloads of the executed pages (docs/_ext/download_files.py, docs/_ext/downloads.py).
+"""The downloads of the executed pages (book/sphinxext/markdown.py, book/sphinxext/downloads.py).
 
 - The Markdown rules and the notebook and script transformations, on small inputs (no build).
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
@@ -41,16 +41,12 @@ LANGUAGES = ("es", "en")
 WORKERS = 2  # the machine's cores: two runs side by side
 RUN_TIMEOUT_S = 900
 
-sys.path.insert(0, str(DOCS))
-from build import executed_pages  # noqa: E402
-from conf_shared import kernel_environment  # noqa: E402
+from book import config
+from book.build import executed_pages, kernel_config
+from book.sphinxext import markdown as downloads
+from book.sphinxext.markdown import DownloadError, Page
 
-sys.path.insert(0, str(DOCS / "_ext"))
-import download_files as downloads  # noqa: E402
-from download_files import DownloadError, Page  # noqa: E402
-from progress import kernel_config  # noqa: E402
-
-PAGES = [p.relative_to(DOCS / "en").with_suffix("").as_posix() for p in executed_pages("en")]
+PAGES = list(executed_pages("en"))
 
 
 # ---------------------------------------------------------------- the rules, on small inputs
@@ -367,12 +363,12 @@ def runs(site, tool_env, tmp_path_factory, made_once):
     """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of each page's notebook
     and script (RUNS), run from a folder outside the repository, two at a time, the training runs
     of this checkout's build copied into their store first."""
-    from minigpt.train import RUN_CACHE, cached_runs  # not at the top: each notebook's run imports this file
+    from minigpt.train import cached_runs  # not at the top: each notebook's run imports this file
 
     made_once("runs")
     root = tmp_path_factory.mktemp("downloads")
     env = reader_env(tool_env, root / "run-cache")
-    shutil.copytree(cached_runs(kernel_environment({})[RUN_CACHE]), cached_runs(root / "run-cache"))
+    shutil.copytree(cached_runs(config.STORE), cached_runs(root / "run-cache"))
 
     def run(job):
         language, page, suffix = job

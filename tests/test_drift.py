@@ -70,7 +70,7 @@ def test_no_torch_compile_no_compile_claim(committed):
 @pytest.mark.parametrize("name,inside", [("1.13.1", False), ("2.9.1", False), ("2.10.0", True), ("2.15.0", True),
                                           ("2.16.0", False), ("2.13.0+cpu", True)])
 def test_the_supported_range_is_pyprojects(name, inside):
-    assert claims.supported_range().startswith("torch")
+    assert claims.config.TORCH_REQUIREMENT.startswith("torch")
     assert claims.supported(name) is inside
 
 
@@ -127,10 +127,26 @@ def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     monkeypatch.setattr(experiments, "model_config", resized)
     monkeypatch.setattr(record, "model_config", resized)
     monkeypatch.setattr(store, "_memory", {})
-    monkeypatch.delenv(store.ENV, raising=False)
+    monkeypatch.delenv(store.STORE_ENV, raising=False)
     assert "[16, 9, 48]], which is output 0 of" in experiments.run_b(False).error
     assert "is at version 6; expected version 5 instead" in experiments.run_b(False).error
-    assert record.measure_message() == committed[record.release()]["message"]
+    assert record.measure_message() == committed[claims.release()]["message"]
+
+
+def test_records_hold_no_source_text_and_no_sizes_of_the_project(committed):
+    """What a record holds is decided by the release: renaming or resizing parts of the mini-GPT
+    must leave every record valid, so no line of the model's source and no concrete shape."""
+    import re
+
+    from book.config import REPO
+
+    source = {line.strip() for path in (REPO / "minigpt").glob("*.py") for line in path.read_text().splitlines()
+              if len(line.strip()) > 12 and "(" in line}
+    for release, r in committed.items():
+        text = json.dumps(r, ensure_ascii=False)
+        assert not [line for line in source if line in text], release
+        assert not re.search(r"\[\d+, \d+, \d+\]", text), release
+        assert all(set(c) == {"holds"} if c["holds"] else set(c) == {"holds", "seen"} for c in r["claims"].values())
 
 
 def test_the_installed_release_matches_its_record(committed, live):
@@ -258,23 +274,23 @@ def in_process(*args):
 def test_record_writes_only_into_the_folder_given(tmp_path, repo, snapshot):
     before = snapshot(repo / "records"), [p.read_bytes() for p in sorted((repo / "records").glob("*"))]
     assert in_process("record", "--out", tmp_path) == 0
-    written = tmp_path / f"torch-{record.release()}.json"
-    assert json.loads(written.read_text())["release"] == record.release()
+    written = tmp_path / f"torch-{claims.release()}.json"
+    assert json.loads(written.read_text())["release"] == claims.release()
     assert (snapshot(repo / "records"), [p.read_bytes() for p in sorted((repo / "records").glob("*"))]) == before
 
 
 def test_check_tells_a_stale_record_from_a_broken_claim(tmp_path, committed, capsys):
     """Wording only: exit 3, and what was measured is still saved (the book still builds)."""
-    stale = copy.deepcopy(committed[record.release()])
+    stale = copy.deepcopy(committed[claims.release()])
     stale["message"]["hint_off"] = "a hint this release never printed"
     del stale["claims"][next(iter(stale["claims"]))]  # a claim newer than the record: not measured
-    (tmp_path / f"torch-{record.release()}.json").write_text(json.dumps(stale))
+    (tmp_path / f"torch-{claims.release()}.json").write_text(json.dumps(stale))
     saved = tmp_path / "live.json"
     assert in_process("check", "--records", tmp_path, "--save", saved) == 3 and saved.exists()
     out, err = capsys.readouterr()
     assert "message.hint_off" in out and "\n  claim " not in out
-    assert f"no longer matches what torch {record.release()} prints, though every claim holds" in err
-    assert f"nox -s \"drift(torch='{record.release()}')\"" in err
+    assert f"no longer matches what torch {claims.release()} prints, though every claim holds" in err
+    assert f"nox -s \"drift(torch='{claims.release()}')\"" in err
 
 
 def test_check_exits_1_naming_a_claim_that_no_longer_holds(monkeypatch, capsys):
@@ -292,9 +308,9 @@ def test_check_exits_1_naming_a_claim_that_no_longer_holds(monkeypatch, capsys):
 def test_check_passes_against_the_committed_records_and_saves_what_it_measured(tmp_path, capsys):
     saved = tmp_path / "claims" / "live.json"
     assert in_process("check", "--save", saved) == 0
-    assert f"matches torch {record.release()}" in capsys.readouterr().out
+    assert f"matches torch {claims.release()}" in capsys.readouterr().out
     live = record.load(saved)
-    assert record.differences(record.committed()[record.release()], live) == []
+    assert record.differences(record.committed()[claims.release()], live) == []
     assert set(record.outcomes(live)) == set(claims.CLAIMS)
 
 

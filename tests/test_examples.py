@@ -28,7 +28,7 @@ def code_cells(lang, page):
 
 
 def loaded(metadata):
-    return Path(metadata["load"]).stem if "load" in metadata else None
+    return metadata.get(pages.EXAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +85,11 @@ def test_a_raising_example_fails_the_same_way_run_as_a_script():
 @pytest.fixture
 def scratch_examples(tmp_path, monkeypatch):
     """write(name, code, **entry) -> Case, for an example file in a scratch examples folder."""
-    monkeypatch.setattr(cases, "EXAMPLES", tmp_path)
+    monkeypatch.setattr(cases.config, "EXAMPLES", tmp_path)
 
     def write(name, code, **entry):
         (tmp_path / f"{name}.py").write_text(code, encoding="utf-8")
-        return cases._case(name, entry)
+        return cases.entry_case(name, entry)
 
     return write
 
@@ -147,22 +147,35 @@ def test_manifest_mistakes_are_one_line_naming_the_entry(scratch_examples, entry
     assert "[case]" in str(info.value) and "\n" not in str(info.value)
 
 
-def test_the_guard_fails_the_cell_with_the_claim_it_backs(monkeypatch):
+def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch):
     from book import store
 
     monkeypatch.setattr(store, "_memory", {})  # the failed outcome it records stays in this test
-    monkeypatch.delenv(store.ENV, raising=False)
+    monkeypatch.delenv(store.STORE_ENV, raising=False)
     monkeypatch.setattr(kernel, "_outcomes", {})
     kernel.remember_error(None)  # as if safe_counter_leaf's cell had stopped raising
-    with pytest.raises(AssertionError, match=r"^claim unsafe:safe_counter_leaf no longer holds on torch .*"
-                                             r"must raise RuntimeError .* but it completed"):
+    with pytest.raises(kernel.CheckFailed, match=r"^examples/safe_counter_leaf.py must raise RuntimeError .*"
+                                                 r"\(examples/cases.toml\), but it completed"):
         kernel.check("safe_counter_leaf", namespace={})
+
+
+def test_a_publisher_check_that_fails_names_its_line_and_example(monkeypatch):
+    from book import store
+
+    monkeypatch.setattr(store, "_memory", {})
+    monkeypatch.delenv(store.STORE_ENV, raising=False)
+    kernel.remember_error(None)
+    namespace = dict(cases.execute("symptom_forward").namespace)
+    namespace["logits_b"] = namespace["logits_b"] + 1  # as if run B's forward had changed
+    with pytest.raises(kernel.CheckFailed, match=r"^book/publish/breaks.py:\d+, the publisher of "
+                                                 r"examples/symptom_forward.py, checks what the prose says: the page says"):
+        kernel.check("symptom_forward", namespace=namespace)
 
 
 # --- the pages: what with_cases adds, and what it refuses
 
 
-PAGE = pages.EXECUTED_PAGE_FRONT_MATTER + """
+PAGE = pages.FRONT_MATTER + """
 # Title
 
 ```{code-cell} ipython3
@@ -184,7 +197,7 @@ def test_with_cases_adds_setup_tags_and_guards(tmp_path):
     text = PAGE.replace("../examples/", f"{os.path.relpath(examples, page.parent)}/")
     assert pages.with_cases(text, page)[1] == ["symptom_backward", "symptom_forward"]
     page.write_text(text, encoding="utf-8")
-    cells = [(c.metadata.get("tags"), c.metadata.get("load"), c.source) for c in pages.notebook(page).cells
+    cells = [(c.metadata.get("tags"), c.metadata.get(pages.EXAMPLE), c.source) for c in pages.notebook(page).cells
              if c.cell_type == "code"]
     assert [tags for tags, *_ in cells] == [["remove-cell"], ["raises-exception"], ["remove-cell"], None,
                                             ["remove-cell"]]
@@ -204,33 +217,3 @@ def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, p
     text = edit(PAGE).replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/")
     with pytest.raises(pages.PageError, match=problem):
         pages.with_cases(text, page)
-
-
-# --- reading order: the two processes of a first build share the work (docs/build.py)
-
-
-def test_reading_order_balances_the_two_processes():
-    sys.path.insert(0, str(REPO / "docs" / "_ext"))
-    from casecells import reading_order
-
-    alone, last = ["breaks/25-inplace-autograd"], ["compatibility"]
-    others = ["breaks/25-inplace-safe", "theory/02-autograd-engine", "theory/04-autograd-tape-walk-mini-gpt"]
-    executed = set(alone + last + others)
-    docnames = sorted(executed | {"glossary", "index", "status"})
-    # one process: the executed pages first, the one that reads the others' results last of them
-    assert reading_order(docnames, alone, last, executed, 1) == [*alone, *others, *last, "glossary", "index", "status"]
-    # two: Sphinx's runs of 4 pages; the longest page with pages that execute nothing in the first
-    order = reading_order(docnames, alone, last, executed, 2)
-    assert order == [*alone, "glossary", "index", "status", *others, *last]
-    assert sorted(order) == docnames
-    # a later build that executes the safe page and the compatibility page: one in each process
-    assert reading_order(["breaks/25-inplace-safe", "compatibility", "glossary"], alone, last, executed, 2) == [
-        "breaks/25-inplace-safe", "compatibility", "glossary"]
-
-
-def test_a_build_reads_pages_in_two_processes(tmp_path):
-    sys.path.insert(0, str(REPO / "docs"))
-    import build
-
-    command = build.sphinx_command("es", docs=tmp_path)  # a first build and a later one alike
-    assert command[command.index("-j") + 1] == "2"

@@ -1,7 +1,7 @@
 """One term per concept (issue 10 item 5): the glossaries, the {term} citations and the banned variants.
 
 - every {term}`x` / {term}`text <x>` on a page names a term of its own tree's glossary;
-- both glossaries define the same number of terms (and the same page label, which mirror.py checks);
+- both glossaries define the same number of terms (and the same page label, which the mirror check checks);
 - the prose of every Spanish page avoids the variants /work/notes/terms.md bans ("es (never)")
   and its spelling rules; English prose never calls the first draft "the brief".
 Prose means what a reader reads: fenced code, inline code, labels, role targets and directive
@@ -9,18 +9,11 @@ options are left out (an :alt: text is prose and stays in).
 """
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-DOCS = REPO / "docs"
-sys.path.insert(0, str(DOCS / "_ext"))
-
-from mirror import page_sources  # noqa: E402
-
-LANGUAGES = ("es", "en")
+from book.config import DOCS, LANGUAGES, REPO
+from book.sphinxext.bilingual import page_sources
 
 # Directives whose content a reader reads as prose; any other fenced block (code-cell,
 # literalinclude, toctree, glue:, plain ```python ...) is code or machinery and is skipped.

@@ -75,7 +75,7 @@ def code_cells(lang, name):
 
 
 def loaded(metadata):
-    return "load" in metadata and Path(metadata["load"]).name
+    return pages.EXAMPLE in metadata and f"{metadata[pages.EXAMPLE]}.py"
 
 
 @pytest.mark.parametrize("name", PAGES)

@@ -8,38 +8,53 @@ Two tools, the two ends of the diagnostic ladder:
     ``inplace=True``, ``x[...] = ...``). It cannot tell a harmless write from a harmful one.
 
 ``diagnose(target, *args, **kwargs)`` (``diagnoser``)
-    Run ``target(*args, **kwargs)`` once (a model and its batch, or any callable returning a
-    loss) and report every in-place write that overwrote a tensor some backward node saved.
-    No backward pass and no anomaly mode are needed. During the forward (``recorder``):
+    Run ``target(*args, **kwargs)`` (a model and its batch, or any callable: one returning a
+    loss, or one that trains and calls backward itself) and report every in-place write that
+    overwrote a tensor some backward node saved, with the fix to try.
 
-    * a dispatch mode logs every aten op: its name, the user source line (``location``), which
-      memory it writes (mutating ops, read from the op schema; ``memory``) and the tensors it
-      reads and returns;
-    * a ``saved_tensors_hooks`` pack hook logs every tensor saved for backward: the version at
-      save time, when it was saved and a copy of its values.
+``with watch() as w:`` (``watch``)
+    The same around a training loop: every backward in the block is examined just before it
+    runs; a version-counter error it raises comes back as the finding that explains it.
 
-    Afterwards the graph is walked from the outputs (``graph``); every saved slot of every node
-    (and the tensors a custom Function keeps on its ctx) is matched against the writes logged
-    after it was saved, by memory: same storage, overlapping bytes (``findings``). Matching
-    memory instead of trusting the version counter also finds what the counter cannot see:
-    writes through ``.data``, tensors saved under someone else's ``saved_tensors_hooks``
-    (PyTorch then skips its check) and ``ctx.x`` kept outside ``save_for_backward``. Comparing
-    the values with the copy finds writes made behind PyTorch's back (e.g. through numpy).
+``python -m minigpt.diagnose [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``, also
+``minigpt diagnose SCRIPT.py``)
+    The same for a script, run unmodified as ``__main__`` until its first backward (or its N-th).
+
+How (``session``): while the program runs,
+
+* a dispatch mode logs every aten op: its name, the user source line (``location``) and the
+  running module (``modules``), which memory it writes (mutating ops, read from the op schema;
+  ``memory``) and the tensors it reads and returns (``recorder``);
+* a ``saved_tensors_hooks`` pack hook logs every tensor saved for backward: the version at
+  save time, when and where it was saved, the bytes it covered, and a digest of its values
+  (``digest``: a few numbers, not a copy);
+* ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows.
+
+Before each backward runs, the nodes it will run are walked (``graph``) and every saved slot (and
+the tensors a custom Function keeps on its ctx, and a checkpoint's saved inputs) is matched
+against the writes logged after it was saved, by memory: same storage, overlapping bytes
+(``findings``). Matching memory instead of trusting the version counter also finds what the
+counter cannot see: writes through ``.data`` and fused optimizer steps, tensors saved under
+someone else's ``saved_tensors_hooks`` (PyTorch then skips its check) and ``ctx.x`` kept outside
+``save_for_backward``. Comparing digests finds writes made behind PyTorch's back (through NumPy,
+a custom kernel). Then the backward runs as it would have without the diagnoser.
 
 Every private PyTorch API this relies on is reached through ``torch_private``, whose ``PROBES``
 check each one on the installed torch.
 """
 
 from .diagnoser import Report, diagnose
-from .findings import COUNTER_BLIND, CTX_UNCHECKED, HOOKS_SKIP_CHECK, RAISES, UNSEEN_WRITE, Finding
+from .findings import COUNTER_BLIND, CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, RAISES, UNSEEN_WRITE, Finding
 from .graph import SavedSlot
-from .location import Location
+from .location import Location, Site
 from .memory import Memory
 from .recorder import Op, SavedRecord
 from .scan import Candidate, find_inplace_calls
+from .session import BackwardPass
+from .watch import watch
 
 __all__ = [
-    "diagnose", "Report", "Finding", "Op", "SavedRecord", "SavedSlot", "Location", "Memory",
-    "RAISES", "COUNTER_BLIND", "HOOKS_SKIP_CHECK", "CTX_UNCHECKED", "UNSEEN_WRITE",
-    "find_inplace_calls", "Candidate",
+    "diagnose", "watch", "Report", "Finding", "BackwardPass", "Op", "SavedRecord", "SavedSlot", "Location",
+    "Site", "Memory", "RAISES", "DETACHED", "COUNTER_BLIND", "HOOKS_SKIP_CHECK", "CTX_UNCHECKED",
+    "UNSEEN_WRITE", "find_inplace_calls", "Candidate",
 ]

@@ -1,41 +1,77 @@
 """Matching saved slots with the writes logged after them: what was overwritten, and who notices."""
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
 
 from . import torch_private
-from .location import Location, display_path
-from .memory import Memory, alias_of, same_values
-from .recorder import Op
+from .digest import digest, same_digest
+from .graph import SavedSlot
+from .location import Location, Site, display_path
+from .memory import Memory, alias_of
+from .recorder import Op, Recorder
 
-# How PyTorch's own version check treats a saved slot that was overwritten.
+# How PyTorch's own checks treat a saved slot that was overwritten.
 RAISES = "backward raises PyTorch's version-counter RuntimeError"
+DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
 COUNTER_BLIND = "silent: the version counter did not see the write (e.g. a write through .data)"
 HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
 CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
 UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
+RAISING = (RAISES, DETACHED)
 
 
 @dataclass
 class Finding:
     node: str
     attribute: str
-    saved_at: Location
-    saved_version: int  # None when it cannot be told
+    saved_at: Optional[Location]
+    saved_version: Optional[int]  # None when it cannot be told
     current_version: int
-    write: Op  # the first write after the save (None: no write PyTorch could see)
-    later_writes: list  # further writes after that one
-    check: str  # how PyTorch's version check treats it (RAISES, COUNTER_BLIND, ...)
+    write: Optional[Op]  # the first write after the save (None: no write PyTorch could see)
+    later_writes: List[Op]  # further writes after that one
+    check: str  # how PyTorch's checks treat it (RAISES, COUNTER_BLIND, ...)
     touched: bool = True  # False: the write hit other bytes of the same storage (a sibling view)
+    through: Optional[Site] = None  # an unseen write: where a NumPy array of that memory was made
+    replaced: bool = False  # an unseen write: the tensor's data was swapped (``x.data = ...``)
+    backward: Optional[int] = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
+    repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
+    order: int = field(default=-1, repr=False)  # the node's sequence number: backward runs higher ones first
 
     @property
-    def silent(self):
-        return self.check != RAISES
+    def silent(self) -> bool:
+        return self.check not in RAISING
 
-    def describe(self):
+    @property
+    def key(self) -> tuple:
+        """What makes two findings the same bug: the same write and the same save (line and module),
+        the same slot, the same check. A loop's steps, or two backward passes, repeat one."""
+        write = self.write.name if self.write is not None else None
+        where = self.write.location if self.write is not None else None
+        return write, where and where[:3], self.saved_at and self.saved_at[:3], self.node, self.attribute, self.check
+
+    @property
+    def fix(self) -> str:
+        from .advice import fix_for  # advice reads findings; imported here to keep one direction
+
+        return fix_for(self)
+
+    def headline(self) -> str:
         op = self.write.name if self.write else "an unseen write"
-        lines = [f"{op} overwrote {self.node}.{self.attribute}"]
-        if self.write:
+        if self.check == DETACHED:
+            return f"{op} detached {self.node}.{self.attribute} in place"
+        return f"{op} overwrote {self.node}.{self.attribute}"
+
+    def describe(self) -> str:
+        lines = [self.headline()]
+        if self.write and self.write.location:
             lines.append(f"  written at: {self.write.location}")
+            if self.write.location.built is not None:
+                lines.append(f"  built at:   {self.write.location.built} (a module made with inplace=True)")
+        if self.through is not None:
+            lines.append(f"  through:    a NumPy array of the same memory, made at {self.through}")
+        if self.replaced:
+            lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
         lines.append(f"  saved at:   {self.saved_at or '?'}")
         saved = "?" if self.saved_version is None else self.saved_version
         lines.append(f"  version:    saved at {saved}, now {self.current_version}")
@@ -44,12 +80,50 @@ class Finding:
             lines.append("  note:       the write hit other bytes of the same storage: the saved values are "
                          "intact, but views share one version counter")
         if self.later_writes:
-            where = ", ".join(f"{display_path(w.location.path)}:{w.location.line}" for w in self.later_writes)
+            where = ", ".join(f"{display_path(w.location.path)}:{w.location.line}" for w in self.later_writes
+                              if w.location is not None)
             lines.append(f"  then written {len(self.later_writes)} more time(s): {where}")
+        if self.repeats:
+            lines.append(f"  repeated:   {self.repeats} more saved tensor(s) overwritten the same way "
+                         "(a loop, or later backward passes)")
+        lines.append(f"  fix:        {self.fix}")
         return "\n".join(lines)
 
 
-def _when_saved(slot, ops):
+class WriteLog:
+    """The recorder's writes, indexed by storage, for matching many slots at once."""
+
+    def __init__(self, recorder: Recorder):
+        self.ops = recorder.ops
+        self.numpy_views = recorder.numpy_views
+        self.by_storage: Dict[tuple, List[Tuple[Op, Memory]]] = defaultdict(list)
+        self.detaches: List[Op] = []
+        self.writing = 0
+        for op in recorder.ops:
+            if op.writes:
+                self.writing += 1
+                for memory in op.writes:
+                    self.by_storage[memory.key].append((op, memory))
+            elif op.target is not None:
+                self.detaches.append(op)
+
+    def writes_over(self, memory: Memory, after: int) -> Tuple[List[Op], List[Op]]:
+        """(ops writing the bytes of memory, ops writing only other bytes of its storage), from
+        ops[after] on, each op once, in order."""
+        touching: List[Op] = []
+        elsewhere: List[Op] = []
+        for op, written in self.by_storage.get(memory.key, ()):
+            if op.index < after:
+                continue
+            if memory.overlaps(written):
+                if not touching or touching[-1] is not op:
+                    touching.append(op)
+            elif not elsewhere or elsewhere[-1] is not op:
+                elsewhere.append(op)
+        return touching, [op for op in elsewhere if op not in touching]
+
+
+def _when_saved(slot: SavedSlot, ops: List[Op], next_index: int) -> Tuple[int, Optional[int], Optional[Location]]:
     """(index of the first op whose writes count, version at save time, where it was saved).
 
     Slots from our pack hook know all three. For the others (foreign hooks, ctx attributes) the
@@ -58,12 +132,14 @@ def _when_saved(slot, ops):
     op that saved a tensor does not count as overwriting it.
     """
     if slot.record is not None:
-        return slot.record.after_op, slot.record.version, slot.record.location
-    creating = [op for op in ops if op.sequence_nr == slot.sequence_nr + 1]
+        after = slot.record.after_op if slot.record.after_op is not None else next_index
+        return after, slot.record.version, slot.record.location
+    sequence_nr = slot.sequence_nr if slot.sequence_nr is not None else -1
+    creating = [op for op in ops if op.sequence_nr == sequence_nr + 1]
     if not creating:
-        creating = [op for op in ops if op.sequence_nr > slot.sequence_nr][:1]
+        creating = [op for op in ops if op.sequence_nr > sequence_nr][:1]
     if not creating:
-        return len(ops), None, None
+        return next_index, None, None
     alias = alias_of(slot.tensor)
     for op in reversed(creating):  # saved as a result: after the op that returned it
         if alias in op.outputs:
@@ -74,7 +150,7 @@ def _when_saved(slot, ops):
     return creating[0].index + 1, None, creating[0].location
 
 
-def _check(slot, saved_version):
+def _check(slot: SavedSlot, saved_version: Optional[int]) -> str:
     if slot.kind == "ctx":
         return CTX_UNCHECKED
     if slot.kind == "hooks":
@@ -84,24 +160,39 @@ def _check(slot, saved_version):
     return RAISES
 
 
-def match(slot, ops, writing_ops):
+def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Optional[Finding]:
     """The Finding for one saved slot, or None when nothing overwrote it."""
-    after_op, saved_version, saved_at = _when_saved(slot, ops)
-    memory = Memory.of(slot.tensor)
+    after_op, saved_version, saved_at = _when_saved(slot, log.ops, next_index)
+    record = slot.record
+    memory = record.memory if record is not None and record.memory is not None else Memory.of(slot.tensor)
     if memory is None:
         return None
     current_version = torch_private.version(slot.tensor)
-    later = [op for op in writing_ops if op.index >= after_op]
-    touching = [op for op in later if any(memory.overlaps(w) for w in op.writes)]
+    touching, elsewhere = log.writes_over(memory, after_op)
     stale = saved_version is not None and current_version != saved_version
-    found = lambda writes, check, touched=True: Finding(
-        slot.node, slot.attribute, saved_at, saved_version, current_version,
-        writes[0] if writes else None, writes[1:], check, touched)
+
+    def found(writes: List[Op], check: str, **details) -> Finding:
+        return Finding(slot.node, slot.attribute, saved_at, saved_version, current_version,
+                       writes[0] if writes else None, writes[1:], check,
+                       order=-1 if slot.sequence_nr is None else slot.sequence_nr, **details)
+
     if touching:  # the saved bytes were written
         return found(touching, _check(slot, saved_version))
     if stale and slot.kind in ("ours", "plain"):  # PyTorch's check will raise all the same
-        same_storage = [op for op in later if any(w.storage == memory.storage for w in op.writes)]
-        return found(same_storage, RAISES, touched=False)
-    if slot.record is not None and not same_values(slot.record.values, slot.tensor):
-        return found([], UNSEEN_WRITE)  # written where neither the counter nor the dispatcher looks
+        return found(elsewhere, RAISES, touched=False)
+    if record is None:
+        return None
+    read = record.read_by_backward()
+    if record.had_grad_fn and read is not record.tensor and read.grad_fn is None:
+        detaches = [op for op in log.detaches if op.index >= after_op and op.target() is read]
+        return found(detaches, DETACHED)
+    if record.digest is not None:
+        replaced = read is not record.tensor and Memory.of(read) != record.memory
+        with torch_private.dispatch_disabled():
+            unchanged = same_digest(record.digest, digest(read))
+        if not unchanged or replaced:  # written where neither the counter nor the dispatcher looks
+            views = [op for op in log.numpy_views if any(memory.overlaps(m) for m in op.writes)]
+            since = [op for op in views if op.index >= after_op] or views
+            through = since[-1].location.site if since and since[-1].location is not None else None
+            return found([], UNSEEN_WRITE, through=through, replaced=replaced)
     return None

@@ -3,7 +3,7 @@
 import linecache
 import os
 import sys
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import torch
 
@@ -11,23 +11,42 @@ _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+class Site(NamedTuple):
+    """A line of source: where an nn.Module was built, or a NumPy array made."""
+
+    path: str
+    line: int
+
+    @property
+    def code(self) -> str:
+        return linecache.getline(self.path, self.line).strip()
+
+    def __str__(self) -> str:
+        return f"{display_path(self.path)}:{self.line}: {self.code}"
+
+
 class Location(NamedTuple):
     path: str
     line: int
     module: str  # the innermost nn.Module running at the time ("" outside any module)
+    built: Optional[Site] = None  # where that module was built, when the diagnoser saw it built
 
     @property
-    def code(self):
+    def code(self) -> str:
         return linecache.getline(self.path, self.line).strip()
 
-    def __str__(self):
+    @property
+    def site(self) -> Site:
+        return Site(self.path, self.line)
+
+    def __str__(self) -> str:
         where = f"{display_path(self.path)}:{self.line}"
         if self.module:
             where += f" in {self.module}"
         return f"{where}: {self.code}"
 
 
-def display_path(path):
+def display_path(path: str) -> str:
     """Relative to the working directory when below it; else as Python imports it, relative to
     the sys.path entry that holds it (minigpt/model.py); else as it is."""
     absolute, here = os.path.abspath(path), os.getcwd()
@@ -38,18 +57,19 @@ def display_path(path):
     return os.path.relpath(absolute, max(holding, key=len)) if holding else path
 
 
-_INTERNAL = {}  # filename -> inside torch or this package (cached: asked at every op)
+_INTERNAL: dict = {}  # filename -> inside torch or this package (cached: asked at every op)
 
 
-def _is_internal(filename):
+def is_internal(filename: str) -> bool:
     if filename not in _INTERNAL:
-        _INTERNAL[filename] = filename.startswith(_TORCH_DIR) or os.path.abspath(filename).startswith(_PACKAGE_DIR)
+        _INTERNAL[filename] = (filename.startswith(_TORCH_DIR) or filename.startswith("<frozen ")
+                               or os.path.abspath(filename).startswith(_PACKAGE_DIR))
     return _INTERNAL[filename]
 
 
-def user_frame():
+def user_frame() -> Site:
     """(file, line) of the innermost Python frame outside torch and outside this package."""
     frame = sys._getframe(1)
-    while frame is not None and _is_internal(frame.f_code.co_filename):
+    while frame is not None and is_internal(frame.f_code.co_filename):
         frame = frame.f_back
-    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("<unknown>", 0)
+    return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)

@@ -1,17 +1,18 @@
 """Memory: which bytes of which storage a tensor covers, and whether two tensors share any."""
 
 from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
 
 import torch
 
 from . import torch_private
 
 
-def tensors_in(value):
+def tensors_in(value: Any) -> List[torch.Tensor]:
     """Every tensor in value (nested tuples, lists and dicts), in order."""
     if isinstance(value, torch.Tensor):
         return [value]
-    found = []
+    found: List[torch.Tensor] = []
     for item in value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ():
         if isinstance(item, torch.Tensor):
             found.append(item)
@@ -22,34 +23,40 @@ def tensors_in(value):
 
 @dataclass(frozen=True)
 class Memory:
-    """The bytes a tensor covers: storage address, byte offset, shape and byte strides."""
+    """The bytes a tensor covers: device, storage address, byte offset, shape and byte strides."""
 
     storage: int
     offset: int
     shape: tuple
     strides: tuple
     itemsize: int
+    device: str = "cpu"
 
     @classmethod
-    def of(cls, t):
+    def of(cls, t: torch.Tensor) -> Optional["Memory"]:
         """None for tensors without memory of their own (empty, sparse, meta...)."""
         try:
-            if t.numel() == 0 or t.layout != torch.strided:
+            if t.layout != torch.strided or t.numel() == 0 or t.is_meta:
                 return None
             size = t.element_size()
             return cls(torch_private.storage_address(t), t.storage_offset() * size, tuple(t.shape),
-                       tuple(s * size for s in t.stride()), size)
+                       tuple(s * size for s in t.stride()), size, str(t.device))
         except (RuntimeError, NotImplementedError):
             return None
 
     @property
-    def end(self):
+    def key(self) -> Tuple[str, int]:
+        """Which storage: two tensors can share bytes only if their keys are equal."""
+        return self.device, self.storage
+
+    @property
+    def end(self) -> int:
         return self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides)) + self.itemsize
 
-    def overlaps(self, other):
-        if self.storage != other.storage or self.end <= other.offset or other.end <= self.offset:
+    def overlaps(self, other: "Memory") -> bool:
+        if self.key != other.key or self.end <= other.offset or other.end <= self.offset:
             return False
-        if self == other:
+        if self == other or (_dense(self) and _dense(other)):
             return True
         # The byte ranges interleave (e.g. q and k, two column blocks of one qkv output): mark
         # this tensor's bytes in a scratch buffer and look whether the other one touches any.
@@ -58,21 +65,26 @@ class Memory:
         self._bytes(scratch, start).fill_(True)
         return bool(other._bytes(scratch, start).any())
 
-    def _bytes(self, scratch, start):
+    def _bytes(self, scratch: torch.Tensor, start: int) -> torch.Tensor:
         return scratch.as_strided(self.shape + (self.itemsize,), self.strides + (1,), self.offset - start)
 
 
-def alias_of(t):
+def _dense(memory: Memory) -> bool:
+    """Does the tensor cover every byte between its first and its last (so any overlap of the
+    ranges is an overlap of bytes)?"""
+    return memory.end - memory.offset == memory.itemsize * _numel(memory.shape) and 0 not in memory.strides
+
+
+def _numel(shape: tuple) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def alias_of(t: torch.Tensor) -> Optional[tuple]:
     """Identifies a tensor by its memory and layout, whichever Python object wraps it."""
     try:
         return torch_private.data_address(t), t.shape, t.stride()
     except (RuntimeError, NotImplementedError):
         return None
-
-
-def same_values(a, b):
-    if torch.equal(a, b):
-        return True
-    if a.is_floating_point() or a.is_complex():  # NaN != NaN: compare NaN positions apart
-        return bool(((a == b) | (a.isnan() & b.isnan())).all())
-    return False

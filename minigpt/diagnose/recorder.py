@@ -1,82 +1,138 @@
-"""Recording one forward: every aten op, every tensor saved for backward, the running module.
+"""Recording a program as it runs: every aten op, every tensor saved for backward, and the
+writes no op shows (``Tensor.detach_``, NumPy arrays sharing a tensor's memory).
 
-The recorder is at once a dispatch mode (it sees every aten op), the pack and unpack hooks of
-``saved_tensors_hooks`` (it sees every tensor saved for backward) and a pair of global module
-hooks (it knows which nn.Module is running).
+The recorder is at once a dispatch mode (it sees every aten op) and the pack and unpack hooks of
+``saved_tensors_hooks`` (it sees every tensor saved for backward). Which nn.Module is running
+comes from ``modules.ModuleTracker``.
 
-Our pack hook switches PyTorch's version check off for the tensors it packs, so our unpack hook
-performs the same check itself: a backward after a diagnosis still raises where it would have
-raised without one.
+Our pack hook switches PyTorch's own checks off for the tensors it packs (with hooks set,
+PyTorch checks neither versions nor in-place detaches), so our unpack hook makes the same checks
+itself, with the same outcome: a backward under the diagnoser raises where it would have raised
+without it, and computes what it would have computed.
 """
 
+import weakref
 from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
 from . import torch_private
+from .digest import digest, nbytes
 from .location import Location, user_frame
 from .memory import Memory, alias_of, tensors_in
+from .modules import ModuleTracker
+
+VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
+DETACHED_ERROR = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+                  "This is not supported, please use out-of-place `.detach()` instead")
 
 
-@dataclass
+@dataclass(eq=False)
 class Op:
-    """One aten op of the forward, as the dispatch mode saw it."""
+    """One aten op, as the dispatch mode saw it (or one of the pseudo-ops of ``Recorder.log``)."""
 
     index: int
-    name: str  # e.g. "aten.add_.Tensor"
+    name: str  # e.g. "aten.add_.Tensor"; "Tensor.detach_" and "Tensor.numpy" for the pseudo-ops
     sequence_nr: int  # autograd's next sequence number: ties backward nodes to the op creating them
-    writes: list  # Memory the op writes (empty for out-of-place ops)
+    writes: List[Memory]  # Memory the op writes (empty for out-of-place ops)
     # Recorded only where needed (see Recorder.__torch_dispatch__):
-    location: Location = None
-    inputs: dict = field(default_factory=dict)  # alias -> version, for the tensors the op reads
-    outputs: dict = field(default_factory=dict)  # alias -> version, once the op has returned
+    location: Optional[Location] = None
+    inputs: Dict[Any, int] = field(default_factory=dict)  # alias -> version, for the tensors the op reads
+    outputs: Dict[Any, int] = field(default_factory=dict)  # alias -> version, once the op has returned
+    target: Any = None  # Tensor.detach_: a weak reference to the detached tensor
 
 
-@dataclass
+@dataclass(eq=False)
 class SavedRecord:
-    """What our pack hook keeps for one saved tensor."""
+    """What our pack hook keeps for one saved tensor (the object autograd stores instead)."""
 
     tensor: torch.Tensor  # a detached alias: same memory and version counter, no reference cycle
     version: int  # the version at save time (what PyTorch's check compares with)
-    location: Location
-    after_op: int = None  # the op that saved it is ops[after_op - 1]: writes from ops[after_op] on count
-    values: torch.Tensor = None  # a copy of the values as that op left them
+    location: Optional[Location]
+    after_op: Optional[int] = None  # the op that saved it is ops[after_op - 1]: writes from there on count
+    digest: Optional[torch.Tensor] = None  # of the values as that op left them (digest.py)
+    memory: Optional[Memory] = None  # the bytes it covered when saved
+    # For a saved *input* PyTorch keeps the tensor itself, not an alias: it then reads whatever
+    # that tensor holds at backward (after ``x.data = y`` too), and refuses one detached in place.
+    original: Optional[Callable[[], Optional[torch.Tensor]]] = None  # a weak reference to it
+    had_grad_fn: bool = False  # that input had a grad_fn when saved (detaching it breaks backward)
+
+    def read_by_backward(self) -> torch.Tensor:
+        """The tensor backward gets from this slot: the input itself while it lives, else the alias."""
+        original = self.original() if self.original is not None else None
+        return original if original is not None else self.tensor
+
+
+class InplaceError(RuntimeError):
+    """What our unpack hook raises where PyTorch's own check would have raised."""
 
 
 class Recorder(torch_private.DispatchMode):
-    """Logs ops (dispatch mode), saved tensors (pack hook) and the running module (module hooks)."""
+    """Logs ops (dispatch mode), saved tensors (pack hook) and pseudo-ops (``log``)."""
 
-    def __init__(self, module_names):
+    def __init__(self, modules: ModuleTracker):
         super().__init__()
-        self.ops = []
-        self.module_names = module_names
-        self.modules = []  # stack of running module names
-        self.unresolved = None  # the last op, whose outputs' versions are read at the next op
-        self.unsettled = []  # saved inputs of the op about to run: copied once it has run
+        self.ops: List[Op] = []
+        self.first_index = 0  # ops[0].index: older ops are dropped once no saved tensor needs them
+        self.numpy_views: List[Op] = []  # where NumPy arrays were made of tensors' memory
+        self.modules = modules
+        self.paused = False  # inside backward: pass ops through, keep records light
+        self.unresolved: Optional[Tuple[Op, List[torch.Tensor]]] = None  # outputs' versions, read at the next op
+        self.unsettled: List[SavedRecord] = []  # saved inputs of the op about to run: settled once it has run
+        self.records: "weakref.WeakSet[SavedRecord]" = weakref.WeakSet()  # those still held by a graph
+        self.failed: List[SavedRecord] = []  # slots our unpack hook refused, in the order it met them
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
+        self._facts: Dict[Any, Tuple[str, tuple, bool]] = {}
+
+    @property
+    def next_index(self) -> int:
+        return self.first_index + len(self.ops)
 
     # ---- the dispatch mode: every aten op
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        self.resolve_outputs()
-        op = Op(len(self.ops), str(func), torch_private.sequence_nr(),
-                writes=[m for t in _written(func, args, kwargs) if (m := Memory.of(t)) is not None])
+        name, written_arguments, foreach = self._op_facts(func)
+        if self.paused:
+            if not foreach:
+                return func(*args, **kwargs)
+            written = list(_written(written_arguments, args, kwargs))
+            before = [torch_private.version(t) for t in written]
+            out = func(*args, **kwargs)
+            _restore_foreach_bumps(written, before)
+            return out
+        if self.unresolved is not None:
+            self.resolve_outputs()
+        written = list(_written(written_arguments, args, kwargs)) if written_arguments else []
+        op = Op(self.next_index, name, torch_private.sequence_nr(),
+                writes=[m for t in written if (m := Memory.of(t)) is not None])
         # The line, and the versions of what the op reads and returns, are needed for writes and
         # to place tensors saved outside our pack hook. Elsewhere they are skipped, for speed.
-        detailed = op.writes or self.others_may_save()
+        detailed = bool(written) or self.others_may_save()
         if detailed:
             op.location = self.location()
             op.inputs = {a: torch_private.version(t) for t in tensors_in((args, kwargs))
                          if (a := alias_of(t)) is not None}
         self.ops.append(op)
+        before = [torch_private.version(t) for t in written] if foreach else []
         out = func(*args, **kwargs)
-        self.settle_inputs()
+        if foreach:
+            _restore_foreach_bumps(written, before)
+        if self.unsettled:
+            self.settle_inputs()
         if detailed:  # in-place ops bump the version counter only after this returns: read it later
-            self.unresolved = (op, list(tensors_in(out)))
+            self.unresolved = (op, tensors_in(out))
         return out
 
-    def others_may_save(self):
+    def _op_facts(self, func) -> Tuple[str, tuple, bool]:
+        known = self._facts.get(func)
+        if known is None:
+            known = self._facts[func] = (str(func), torch_private.written_arguments(func),
+                                           torch_private.is_foreach_op(func) and bool(torch_private.written_arguments(func)))
+        return known
+
+    def others_may_save(self) -> bool:
         """Can this op's node save tensors our pack hook does not see?
 
         Yes under someone else's saved_tensors_hooks (the innermost hooks win), and inside a
@@ -85,72 +141,116 @@ class Recorder(torch_private.DispatchMode):
         hooks = torch_private.innermost_saved_tensors_hooks()
         return not torch.is_grad_enabled() or hooks is None or hooks[0] is not self.hooks[0]
 
-    def resolve_outputs(self):
+    def resolve_outputs(self) -> None:
         if self.unresolved is not None:
             op, outputs = self.unresolved
             op.outputs = {a: torch_private.version(t) for t in outputs if (a := alias_of(t)) is not None}
             self.unresolved = None
 
-    def settle_inputs(self):
+    def settle_inputs(self) -> None:
         for record in self.unsettled:
             self.settle(record)
         self.unsettled = []
 
-    def location(self):
+    def location(self) -> Location:
         path, line = user_frame()
-        return Location(path, line, self.modules[-1] if self.modules else "")
+        return self.modules.location(path, line)
+
+    # ---- the pseudo-ops: what changes a tensor without an aten op
+
+    def log_detach(self, tensor: torch.Tensor) -> None:
+        """``tensor.detach_()`` is about to run (it never reaches a dispatch mode)."""
+        if self.paused or not isinstance(tensor, torch.Tensor):
+            return
+        self.resolve_outputs()
+        self.ops.append(Op(self.next_index, "Tensor.detach_", torch_private.sequence_nr(), [],
+                           self.location(), target=weakref.ref(tensor)))
+
+    def log_numpy(self, tensor: torch.Tensor) -> None:
+        """A NumPy array sharing the tensor's memory is being made: writes through it are unseen."""
+        memory = Memory.of(tensor) if not self.paused and isinstance(tensor, torch.Tensor) else None
+        if memory is not None:
+            self.numpy_views.append(Op(self.next_index, "Tensor.numpy", torch_private.sequence_nr(), [memory],
+                                       self.location()))
 
     # ---- the saved-tensor hooks: every tensor saved for backward
 
-    def pack(self, tensor):
-        with torch_private.dispatch_disabled():  # our own detach and copy are not the model's ops
-            record = SavedRecord(tensor.detach(), torch_private.version(tensor), self.location())
-        # A node saves its inputs before its op runs and its results after. What counts as "the
-        # saved values" is what that op left: BatchNorm, e.g., updates the running stats it saves.
-        if self.ops and torch_private.sequence_nr() == self.ops[-1].sequence_nr:
+    def pack(self, tensor: torch.Tensor) -> SavedRecord:
+        with torch_private.dispatch_disabled():  # our own detach and digest are not the program's ops
+            record = SavedRecord(tensor.detach(), torch_private.version(tensor), None)
+            if self.paused:  # saved during backward (a recomputation, create_graph): checked, not matched
+                record.after_op = self.next_index
+                return record
+            record.location = self.location()
+            record.memory = Memory.of(tensor)
+            grad_fn = tensor.grad_fn
+            now = torch_private.sequence_nr()
+            # A node saves its inputs before its op runs and its results after; a result's grad_fn
+            # is the node just created, which took the sequence number before the current one.
+            result = grad_fn is not None and torch_private.node_sequence_nr(grad_fn) == now - 1
+            if not result:
+                record.original, record.had_grad_fn = weakref.ref(tensor), grad_fn is not None
+        self.records.add(record)
+        # What counts as "the saved values" is what that op left: BatchNorm, e.g., updates the
+        # running stats it saves. A node saves its inputs before its op runs and its results after.
+        if self.ops and now == self.ops[-1].sequence_nr:
             self.settle(record)  # no node was created since the last op: a result of that op
         else:
             self.unsettled.append(record)  # a new node: an input of the op about to run
         return record
 
-    def settle(self, record):
-        record.after_op = len(self.ops)
+    def settle(self, record: SavedRecord) -> None:
+        record.after_op = self.next_index
         with torch_private.dispatch_disabled():
-            record.values = record.tensor.clone()
+            record.digest = digest(record.tensor)
 
-    @staticmethod
-    def unpack(record):
-        # With hooks set PyTorch does not check versions (facts section 3): check like it does.
+    def unpack(self, record: SavedRecord) -> torch.Tensor:
+        # With hooks set PyTorch checks nothing (facts, sections 3 and 8): check as it does.
         now = torch_private.version(record.tensor)
         if now != record.version:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{record.tensor.type()} {list(record.tensor.shape)}] is at "
+            self.failed.append(record)
+            raise InplaceError(
+                f"{VERSION_ERROR}: [{record.tensor.type()} {list(record.tensor.shape)}] is at "
                 f"version {now}; expected version {record.version} instead "
                 "(checked by minigpt.diagnose's unpack hook)")
-        return record.tensor
+        tensor = record.read_by_backward()
+        if record.had_grad_fn and tensor is not record.tensor and tensor.grad_fn is None:
+            self.failed.append(record)
+            raise InplaceError(DETACHED_ERROR)
+        return tensor
 
-    # ---- module hooks: which module is running
+    # ---- keeping the log short
 
-    def enter_module(self, module, args):
-        self.modules.append(self.module_names.get(id(module), type(module).__name__))
+    def forget_ops_before(self, index: int) -> None:
+        """Drop the ops older than index: no live saved tensor was saved before it."""
+        drop = min(max(index - self.first_index, 0), len(self.ops))
+        if drop:
+            del self.ops[:drop]
+            self.first_index += drop
+        self.numpy_views = [op for op in self.numpy_views if op.index >= index]
 
-    def leave_module(self, module, args, output):
-        if self.modules:
-            self.modules.pop()
+    def oldest_live_record(self) -> int:
+        """The after_op of the oldest saved tensor a graph still holds (next_index if none)."""
+        return min((r.after_op for r in list(self.records) if r.after_op is not None), default=self.next_index)
+
+    def held_bytes(self) -> int:
+        """Bytes of tensor data the recorder itself keeps alive (digests; its aliases share memory)."""
+        return sum(nbytes(r.digest) for r in list(self.records))
 
 
-def _written(func, args, kwargs):
+def _restore_foreach_bumps(written: List[torch.Tensor], before: List[int]) -> None:
+    # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the
+    # CUDA default) leave version counters alone; without a mode they bump each tensor of the
+    # list once. Bump them ourselves, so that the program behaves, and PyTorch's check catches
+    # what it catches, as without the diagnoser. If the op did bump them (a later torch), nothing
+    # is added.
+    if all(torch_private.version(t) == v for t, v in zip(written, before)):
+        for t in written:
+            torch_private.bump_version(t)
+
+
+def _written(arguments: tuple, args: tuple, kwargs: dict):
     """The tensor arguments the op's schema marks as written, ``Tensor(a!)``."""
-    for position, name in torch_private.written_arguments(func):
+    for position, name in arguments:
         value = args[position] if position < len(args) else kwargs.get(name)
         yield from tensors_in(value)
-
-
-def module_names(target):
-    """id(module) -> its name in the target (the target itself: its class name); {} for a callable."""
-    if not isinstance(target, torch.nn.Module):
-        return {}
-    names = {id(m): name for name, m in target.named_modules()}
-    names[id(target)] = type(target).__name__
-    return names

@@ -28,6 +28,7 @@ DISPATCH_MODE = "torch.utils._python_dispatch.TorchDispatchMode"
 CUSTOM_FUNCTION_NODE = "torch.autograd.function.BackwardCFunction"
 UNTYPED_STORAGE = "torch.Tensor.untyped_storage"
 SAVED_TENSOR_DATA = "torch._C._autograd.SavedTensor.data"
+SAVED_TENSOR = "torch._C._autograd.SavedTensor"
 
 
 def _resolve(dotted):
@@ -83,13 +84,39 @@ def written_arguments(op):
 
 
 def version(tensor):
-    """The tensor's version counter (``tensor._version``): in-place writes bump it, views share it."""
+    """The tensor's version counter (``tensor._version``): in-place writes bump it, views share it.
+
+    Inference tensors have none: 0 for them (nothing can check them).
+    """
+    if tensor.is_inference():
+        return 0
     return tensor._version
 
 
+def bump_version(tensor):
+    """Move the tensor's version counter on by one, as an in-place op does
+    (``torch.autograd.graph.increment_version``; a no-op for inference tensors)."""
+    if not tensor.is_inference():
+        torch.autograd.graph.increment_version(tensor)
+
+
+def is_foreach_op(op):
+    """Is the aten op one of the foreach family (``aten._foreach_add_.List``, ...)?
+
+    Relies on their overload names starting with ``aten._foreach_``. Under any dispatch mode,
+    torch 2.13's in-place foreach ops leave version counters alone, which they bump without one
+    (facts, section 8).
+    """
+    return str(op).startswith("aten._foreach_")
+
+
 def storage_address(tensor):
-    """Address of the tensor's storage (``untyped_storage().data_ptr()``): one for all its views."""
-    return tensor.untyped_storage().data_ptr()
+    """Address of the tensor's storage (``untyped_storage().data_ptr()``): one for all its views.
+
+    Computed as ``data_ptr() - storage_offset() * element_size()``, which is the same number
+    (probe ``diagnose-api:storage-address``) without making a Python storage object at every op.
+    """
+    return tensor.data_ptr() - tensor.storage_offset() * tensor.element_size()
 
 
 def data_address(tensor):
@@ -134,7 +161,7 @@ class RawSaved(NamedTuple):
     attribute: str  # as backward reads it: "_saved_result", "saved_tensors[0]", ...
     packed: object  # what was packed: the pack hook's result, or without hooks the tensor itself
     hooked: bool  # saved under saved_tensors_hooks: an unpack hook will run, no version check
-    unpack: object  # () -> what backward gets (runs the unpack hook, or PyTorch's version check)
+    unpack_hook: object  # the unpack hook (None without hooks); never called here: it may run user code
 
 
 _RAW_NAMES = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
@@ -163,14 +190,44 @@ def raw_saved(node):
         for i, raw in enumerate(raws if many else [raws]):
             index = i if many else None
             attribute = unpacked_name if index is None else f"{unpacked_name}[{index}]"
-            yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, _unpacker(node, unpacked_name, index))
+            yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, raw.unpack_hook)
 
 
-def _unpacker(node, name, index):
-    """() -> node.<name> as backward gets it (its element index, unless None)."""
-    if index is None:
-        return lambda: getattr(node, name)
-    return lambda: getattr(node, name)[index]
+def raw_saved_tensor(saved):
+    """``RawSaved`` fields (packed, hooked, unpack_hook) of one ``torch._C._autograd.SavedTensor``."""
+    return saved.data, saved.unpack_hook is not None, saved.unpack_hook
+
+
+CHECKPOINT_FRAME = "torch.utils.checkpoint._CheckpointFrame"
+
+
+def checkpoint_frame(unpack_hook):
+    """The non-reentrant checkpoint frame an unpack hook belongs to, or None.
+
+    ``torch.utils.checkpoint(..., use_reentrant=False)`` saves nothing of its block: its pack hook
+    keeps an empty ``_Holder``, and unpacking one *recomputes the block*. The frame, a free
+    variable of that unpack hook (``frame``), keeps what the recomputation starts from: the
+    block's inputs, as ``SavedTensor`` objects in ``frame.saved_args``. Relies on those names.
+    """
+    closure, names = getattr(unpack_hook, "__closure__", None), getattr(getattr(unpack_hook, "__code__", None),
+                                                                          "co_freevars", ())
+    frame_type = _resolve(CHECKPOINT_FRAME)
+    for name, cell in zip(names, closure or ()):
+        if name != "frame":
+            continue
+        try:
+            frame = cell.cell_contents
+        except ValueError:  # an empty cell
+            return None
+        if frame_type is not None and isinstance(frame, frame_type) and isinstance(getattr(frame, "saved_args", None), list):
+            return frame
+    return None
+
+
+def checkpoint_saved_inputs(frame):
+    """[(index, SavedTensor)] of the tensors a checkpoint frame saved of its block's inputs."""
+    saved_type = _resolve(SAVED_TENSOR)
+    return [(i, arg) for i, arg in enumerate(frame.saved_args) if saved_type is not None and isinstance(arg, saved_type)]
 
 
 def ctx_tensors(node):
@@ -317,24 +374,28 @@ def _op_schema_check():
 
 @_probe("diagnose-api:raw-saved-slots",
         "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
-        "packed and whose unpack_hook is set only under saved_tensors_hooks, next to the unpacking "
-        "_saved_<name>.", requires=[SAVED_TENSOR_DATA])
+        "packed and whose unpack_hook (the hook itself) is set only under saved_tensors_hooks, next to the "
+        "unpacking _saved_<name>.", requires=[SAVED_TENSOR_DATA])
 def _raw_saved_check():
     x = _leaf()
     plain = x.tanh()
     marker, unpacked = object(), torch.zeros(1)
-    with torch.autograd.graph.saved_tensors_hooks(lambda t: marker, lambda packed: unpacked):
+
+    def unpack_hook(packed):
+        return unpacked
+
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: marker, unpack_hook):
         hooked = x.tanh()
     if not hasattr(plain.grad_fn, "_raw_saved_result"):
         return _not_applicable("TanhBackward0._raw_saved_result")
     (bare,), (packed,) = raw_saved(plain.grad_fn), raw_saved(hooked.grad_fn)
     keeps_result = isinstance(bare.packed, torch.Tensor) and data_address(bare.packed) == data_address(plain)
-    unpacks = data_address(packed.unpack()) == data_address(unpacked)
+    unpacks = packed.unpack_hook is unpack_hook  # the hook itself, readable without calling it
     holds = (bare.attribute == packed.attribute == "_saved_result" and keeps_result and not bare.hooked
              and packed.packed is marker and packed.hooked and unpacks)
     return holds, (f"slots {bare.attribute} / {packed.attribute}; without hooks: packed is the result "
                    f"{keeps_result}, hooked {bare.hooked}; with hooks: packed is the pack hook's object "
-                   f"{packed.packed is marker}, hooked {packed.hooked}, unpacks through the hook {unpacks}")
+                   f"{packed.packed is marker}, hooked {packed.hooked}, its unpack hook readable {unpacks}")
 
 
 @_probe("diagnose-api:custom-function-node",
@@ -383,11 +444,14 @@ def _version_counter_check():
 def _storage_address_check():
     base = torch.arange(6.0).reshape(2, 3)
     view = base[:, 1:]
-    same_storage = storage_address(view) == storage_address(base)
-    offset = data_address(view) - storage_address(view)
+    address = base.untyped_storage().data_ptr()
+    same_storage = view.untyped_storage().data_ptr() == address
+    offset = data_address(view) - address
     expected = view.storage_offset() * view.element_size()
-    return same_storage and offset == expected, \
-        f"one storage address for base and view: {same_storage}; view's byte offset {offset} (expected {expected})"
+    computed = storage_address(view) == storage_address(base) == address
+    return same_storage and offset == expected and computed, \
+        (f"one storage address for base and view: {same_storage}; view's byte offset {offset} (expected {expected}); "
+         f"storage_address() gives it for both: {computed}")
 
 
 @_probe("diagnose-api:accumulate-grad-variable",

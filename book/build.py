@@ -1,0 +1,305 @@
+"""Build the book: `python -m book build [LANGUAGE ...]` (what `nox -s docs` runs).
+
+1. Check the sources: the es/en trees mirror each other, the manifest reads, every executed page
+   loads declared examples, and both languages of a page run the same code.
+2. Execute every page whose fingerprint changed since it last ran (book.pages): first the shared
+   experiments (book.experiments.SHARED) in two processes, then the pages in two processes, the
+   pages in LAST_PAGES (whose claims read what the others' cases saved) after the others. Each
+   execution serves both languages: it goes into MyST-NB's execution cache, keyed on the cells.
+3. Sphinx builds each language, one after the other, into a fresh folder, and takes every page's
+   outputs from that cache; the finished site replaces docs/_build/html, so it never holds a
+   file this build did not write.
+
+A failure ends the build with the page, the example file and line, the reason in one line, and
+what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
+no experiment may be computed twice in one build.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+from . import cases, config, pages, store
+from .sphinxext.bilingual import mirror_problems
+
+WORKERS = 2
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+
+
+class BuildFailed(Exception):
+    """The build stopped: its message is the report (one problem per paragraph)."""
+
+
+def say(line: str) -> None:
+    print(f"docs: {line}", flush=True)
+
+
+def executed_pages(language: str) -> dict:
+    """docname -> source path of the pages of one language that execute code."""
+    tree = config.DOCS / language
+    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*.md"))
+            if "_build" not in p.parts and pages.is_executed(p.read_text("utf-8"))}
+
+
+def check_sources() -> dict:
+    """docname -> {language: notebook} of every executed page, or BuildFailed."""
+    problems = [f"the es/en trees differ: {p}" for p in mirror_problems(config.DOCS, config.LANGUAGES)]
+    try:
+        cases.manifest()
+    except cases.ManifestError as exc:
+        raise BuildFailed(f"{exc}\n  → fix that entry of examples/cases.toml (book/cases.py lists the keys)") from None
+    notebooks: dict = {}
+    for language in config.LANGUAGES:
+        for docname, path in executed_pages(language).items():
+            try:
+                notebooks.setdefault(docname, {})[language] = pages.notebook(path)
+            except pages.PageError as exc:
+                problems.append(f"docs/{language}/{docname}.md: {exc}")
+    for docname, by_language in notebooks.items():
+        code = {lang: [c.source for c in nb.cells if c.cell_type == "code"] for lang, nb in by_language.items()}
+        if len({json.dumps(c) for c in code.values()}) > 1:
+            problems.append(f"{docname}: the es and en pages run different code; keep their code cells identical "
+                            "(code and its comments stay English; one execution serves both)")
+    if problems:
+        raise BuildFailed("\n".join(problems))
+    return notebooks
+
+
+def kernel_environment() -> None:
+    """What every kernel and Sphinx inherit: this checkout's packages (whichever one the installed
+    package points to: the tests build copies) and the build's store (experiments, training runs)."""
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+    os.environ[config.STORE_ENV] = str(config.STORE)
+    os.environ["MINIGPT_RUN_CACHE"] = str(config.STORE)  # minigpt.train keeps its runs there
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def _cache():
+    from jupyter_cache import get_cache
+
+    return get_cache(str(config.EXECUTION_CACHE))
+
+
+def stale_pages(notebooks: dict) -> list:
+    """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
+    cache, stale = _cache(), []
+    for docname, by_language in notebooks.items():
+        try:
+            cache.match_cache_notebook(next(iter(by_language.values())))
+        except KeyError:
+            stale.append(docname)
+    return stale
+
+
+def kernel_config(sockets):
+    """nbclient's configuration: the kernel listens on IPC sockets in the folder `sockets` (over
+    TCP, ipykernel 7 warns that it runs without encryption); the path must be absolute, as the
+    kernel starts in the page's folder."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+
+
+def _execute(docname: str, notebook_json: str, cwd: str) -> tuple:
+    """(docname, executed notebook as JSON, seconds, error or None), in a worker process."""
+    import nbformat
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    notebook = nbformat.reads(notebook_json, as_version=4)
+    with TemporaryDirectory(prefix="kernel-") as sockets:
+        result = single_nb_execution(notebook, cwd=cwd, timeout=600, allow_errors=False, config=kernel_config(sockets))
+    error = None if result.err is None else explain(docname, notebook, result.err)
+    return docname, nbformat.writes(notebook), result.time, error
+
+
+def execute(notebooks: dict, stale: list) -> list:
+    """Execute the stale pages (two at a time, LAST_PAGES after the others) into the cache;
+    returns the problems found."""
+    import nbformat
+    from jupyter_cache.base import CacheBundleIn
+
+    if not stale:
+        return []
+    start = time.perf_counter()
+    say(f"computing the shared experiments ({WORKERS} processes) ...")
+    from . import experiments
+
+    with ProcessPoolExecutor(WORKERS) as pool:
+        list(pool.map(experiments.compute_shared, range(len(experiments.SHARED))))
+    say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
+    cache, problems = _cache(), []
+    first = [d for d in stale if d not in config.LAST_PAGES]
+    for group in (first, [d for d in stale if d in config.LAST_PAGES]):
+        if problems and group is not first:
+            problems += [f"{d}: not executed, because the pages above failed" for d in group]
+            break
+        with ProcessPoolExecutor(WORKERS) as pool:
+            jobs = []
+            for docname in group:
+                language, notebook = next(iter(notebooks[docname].items()))
+                say(f"executing {docname} ...")
+                cwd = str((config.DOCS / language / docname).parent)
+                jobs.append(pool.submit(_execute, docname, nbformat.writes(notebook), cwd))
+            for job in jobs:
+                docname, executed, seconds, error = job.result()
+                if error:
+                    say(f"{docname} failed after {seconds:.1f} s")
+                    problems.append(error)
+                    continue
+                cells = sum(c.cell_type == "code" for c in next(iter(notebooks[docname].values())).cells)
+                say(f"{docname} executed in {seconds:.1f} s ({cells} cells)")
+                uri = str(config.DOCS / next(iter(notebooks[docname])) / f"{docname}.md")
+                cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(executed, as_version=4), uri,
+                                                          data={"execution_seconds": seconds}),
+                                            check_validity=False, overwrite=True)
+    return problems
+
+
+def explain(docname: str, notebook, error) -> str:
+    """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
+    ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
+    failing = next((c for c in notebook.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+                    and "raises-exception" not in c.metadata.get("tags", [])), None)
+    where = f"{docname} ({', '.join(config.LANGUAGES)})"
+    if failing is None:
+        return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
+    guard = re.match(r'_book\.check\("(\w+)"\)', failing.source)
+    if guard and ename == "CheckFailed":
+        name = guard.group(1)
+        if " no longer holds on torch " in evalue:
+            return f"{where} · examples/{name}.py\n{claims_report(evalue)}"
+        if ", a hidden check" in evalue:
+            file, reason = evalue.split(", ", 1)
+            todo = ("the check itself is broken: fix it (below the example's `# %% hidden checks` line)"
+                    if reason.startswith("a hidden check raised") else
+                    "what the prose says no longer holds: edit the sentence in both languages, or the check")
+            return f"{where} · {file}\n  {reason}\n  → {todo}"
+        lineno = getattr(store_outcome(name), "lineno", None)
+        file = f"examples/{name}.py" + (f":{lineno}" if lineno else "")
+        todo = f"the example no longer does what its entry declares: fix the example, or its entry [{name}] in examples/cases.toml"
+        return f"{where} · {file}\n  {evalue}\n  → {todo}"
+    if pages.EXAMPLE in failing.metadata:
+        name = failing.metadata[pages.EXAMPLE]
+        traceback = "\n".join(ANSI.sub("", line) for o in failing.outputs if o.get("output_type") == "error"
+                              for line in o.get("traceback", []))
+        lines = CELL_LINE.findall(traceback)
+        file = f"examples/{name}.py" + (f":{lines[-1]}" if lines else "")
+        declared = cases.manifest()[name].expected()
+        return (f"{where} · {file}\n  it raised {ename}: {evalue.strip().splitlines()[0][:300] if evalue.strip() else ''}"
+                f"\n  but examples/cases.toml [{name}] says it must {declared}"
+                f"\n  → fix the example, or declare what it does in its entry (expect, error, match)")
+    return f"{where}: a hidden cell failed: {ename}: {evalue.strip()[:300]}"
+
+
+def store_outcome(name: str):
+    try:
+        return store.load("case", cases.outcome_key(name))
+    except KeyError:
+        return None
+
+
+def claims_report(text: str) -> str:
+    """Each broken claim with who broke it: the committed record of the same release says whether
+    it held there (then this checkout's change broke it) or not (then torch did)."""
+    out = []
+    for name, version, seen in re.findall(r"claim (\S+) no longer holds on torch (\S+): (.*)", text):
+        path = config.RECORDS / f"torch-{config.release(version)}.json"
+        held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(name, {}).get("holds")
+        todo = (f"{path.relative_to(config.REPO)} says it held on this release: a change in this checkout broke "
+                "it; undo it, or change what the prose says and the claim (drift/claims.py)" if held else
+                f"torch {version} behaves differently: rewrite the prose and the claim, then re-record it with "
+                f"nox -s \"drift(torch='{config.release(version)}')\"")
+        out.append(f"  claim {name} no longer holds on torch {version}: {seen}\n  → {todo}")
+    return "\n".join(out) or f"  {text}"
+
+
+def sphinx(language: str, outdir: Path) -> None:
+    """Sphinx builds one language into outdir (warnings are errors); BuildFailed with its warnings."""
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
+               "-d", str(config.BUILD / "doctrees" / language), str(config.DOCS / language), str(outdir / language)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    if done.returncode:
+        warnings = [line.replace(str(config.REPO) + os.sep, "") for line in done.stderr.splitlines()
+                    if "WARNING" in line or "ERROR" in line or "Error" in line]
+        raise BuildFailed(f"Sphinx could not build the {language} pages:\n" + "\n".join(
+            f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
+            + "\n  → fix the page source named above (and its twin in the other language)")
+
+
+def build(languages: tuple = tuple(config.LANGUAGES)) -> None:
+    started = time.time()
+    kernel_environment()
+    notebooks = check_sources()
+    stale = stale_pages(notebooks)
+    problems = execute(notebooks, stale)
+    if problems:
+        raise BuildFailed("\n\n".join(problems))
+    computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
+    twice = sorted({e for e in computed if computed.count(e) > 1})
+    if twice:
+        raise BuildFailed(f"this build computed an experiment more than once: {', '.join(twice)}\n"
+                          "  → add it to book.experiments.SHARED, which the build computes before the pages")
+    fresh = config.BUILD / "html.new"
+    shutil.rmtree(fresh, ignore_errors=True)
+    for language in languages:
+        start = time.perf_counter()
+        sphinx(language, fresh)
+        say(f"{language} built in {time.perf_counter() - start:.1f} s")
+    publish(fresh, languages)
+    cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
+    report = {"executed": stale, "cells_executed": cells, "experiments": computed,
+              "seconds": round(time.time() - started, 1)}
+    config.EXECUTION_REPORT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
+        f"{(config.SITE / 'index.html').relative_to(config.REPO)}")
+    stale_record_note()
+
+
+def publish(fresh: Path, languages: tuple) -> None:
+    """The fresh site replaces the published one: all of it, or the languages built (and the root)."""
+    if set(languages) == set(config.LANGUAGES) or not config.SITE.is_dir():
+        shutil.rmtree(config.SITE, ignore_errors=True)
+        fresh.rename(config.SITE)
+        return
+    for item in fresh.iterdir():
+        target = config.SITE / item.name
+        shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+        item.rename(target)
+    fresh.rmdir()
+
+
+def stale_record_note() -> None:
+    """The compatibility page evaluated the claims; when only the wording changed, the committed
+    record of this release is stale: say so (the build goes on)."""
+    live = config.STORE / "live-record.json"
+    stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
+    if stale:
+        say(f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
+            f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\"")
+
+
+def main(arguments: list) -> int:
+    unknown = [a for a in arguments if a not in config.LANGUAGES]
+    if unknown:
+        print(f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}",
+              file=sys.stderr)
+        return 2
+    try:
+        build(tuple(arguments) or tuple(config.LANGUAGES))
+    except BuildFailed as failed:
+        import torch
+
+        print(f"\ndocs: the build failed (torch {torch.__version__}):\n{failed}", file=sys.stderr)
+        return 1
+    return 0

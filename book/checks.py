@@ -1,0 +1,83 @@
+"""What an example's hidden checks use: glue the values the prose quotes, in each language.
+
+An example file holds what the page shows, then, below a line starting `# %% hidden checks`, what
+the page's hidden guard runs after it (book.kernel.check; `python -m book run` and the tests run it
+the same way, through book.cases.execute). The checks see the names the example left, and
+- glue the values the prose quotes (`glue(key, value)`, MyST-NB's glue in the book);
+- glue what depends on the language once per language, as `<key>_es` and `<key>_en`: words,
+  numbers (the Spanish decimal comma), tables and figures. The cells stay identical in both
+  languages, so one execution serves both pages;
+- assert what the prose states in words: a failed assertion fails the build, naming its line.
+`raised()` is what the example raised, as its manifest entry expects (None if it completed).
+"""
+
+import contextlib
+import io
+
+from .config import LANGUAGES
+
+_running = {"glue": lambda key, value: None, "error": None}
+
+
+@contextlib.contextmanager
+def running(glue, error):
+    """Run an example's checks with this glue(key, value) and the error the example raised."""
+    before = dict(_running)
+    _running.update(glue=glue, error=error)
+    try:
+        yield
+    finally:
+        _running.update(before)
+
+
+def glue(key, value):
+    _running["glue"](key, value)
+
+
+def raised():
+    return _running["error"]
+
+
+def number(value, language, spec=""):
+    """value formatted with spec, as a reader of language writes it: 97.3% / 97,3 %, 0.25 / 0,25."""
+    text = format(value, spec)
+    if language == "es":
+        text = text.replace(",", "\u202f").replace(".", ",")
+        if text.endswith("%"):
+            text = text[:-1] + "\u00a0%"
+    return text
+
+
+def glue_number(key, value, spec=""):
+    """Glue value as `<key>_es` and `<key>_en`, each written as its language writes numbers."""
+    for language in LANGUAGES:
+        glue(f"{key}_{language}", number(value, language, spec))
+
+
+def glue_words(key, words):
+    """Glue words[language] as `<key>_<language>` (words: {"es": ..., "en": ...})."""
+    if set(words) != set(LANGUAGES):
+        raise ValueError(f"{key}: words for {sorted(words)}, need {list(LANGUAGES)}")
+    for language in LANGUAGES:
+        glue(f"{key}_{language}", words[language])
+
+
+def glue_figure(key, draw):
+    """Glue draw(language) (a matplotlib figure) as a PNG image `<key>_<language>`."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+
+    for language in LANGUAGES:
+        figure = draw(language)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+        plt.close(figure)
+        glue(f"{key}_{language}", Image(data=buffer.getvalue()))
+
+
+def glue_html(key, render):
+    """Glue render(language) (an HTML string) as `<key>_<language>`."""
+    from IPython.display import HTML
+
+    for language in LANGUAGES:
+        glue(f"{key}_{language}", HTML(render(language)))

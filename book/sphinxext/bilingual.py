@@ -1,0 +1,183 @@
+"""The two mirrored language trees.
+
+- a language switcher on every page, linking to the same page in the other language; it names
+  the page's explicit labels, the ids both languages share, so that docs/_static/book.js can carry
+  the section in view across (and remember the reader's choice for the root page);
+- <link rel="alternate" hreflang> tags for search engines, absolute (from the site URL,
+  pyproject.toml [tool.book]): one per language and x-default, the root page that chooses the language;
+- at the site root, beside es/ and en/: the language chooser (docs/root/index.html, with the same
+  alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
+- the build fails (a warning under -W) when a page or label exists in one tree only;
+- MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
+- every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
+"""
+
+import posixpath
+import re
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+from docutils import nodes
+from sphinx.util import logging
+
+from .. import config
+
+logger = logging.getLogger(__name__)
+GENERATED_PAGES = {"genindex", "search", "py-modindex"}
+# "Read this page in <other language>", in the page's own language
+SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Read this page in Spanish"}
+STAMP_CLASS = "book-stamp"
+# The pages a search engine is pointed at: the generated ones but the search page
+SITEMAP_GENERATED = ["genindex"]
+ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: book/sphinxext/bilingual.py -->"
+SITEMAP_HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+                  'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n')
+
+
+PAGE_SUFFIXES = (".md", ".ipynb")
+LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)  # MyST target: (label)=
+NAME_OPTION = re.compile(r"^\s*:name:\s*(\S+)\s*$", re.MULTILINE)  # directive :name: option
+
+
+def page_sources(tree):
+    """page name -> source file of every page of one language's tree."""
+    tree = Path(tree)
+    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*"))
+            if p.suffix in PAGE_SUFFIXES and not {"_build", ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
+
+
+def labels(tree):
+    """label -> page name, for every explicit label in the tree's page sources."""
+    found = {}
+    for page, path in page_sources(tree).items():
+        text = path.read_text(encoding="utf-8")
+        for label in LABEL.findall(text) + NAME_OPTION.findall(text):
+            found[label] = page
+    return found
+
+
+def mirror_problems(docs_dir, languages):
+    """Differences between the language trees, one line each (empty when they mirror)."""
+    pages = {lang: set(page_sources(Path(docs_dir) / lang)) for lang in languages}
+    found = {lang: labels(Path(docs_dir) / lang) for lang in languages}
+    problems = set()
+    for lang in languages:
+        for other in (o for o in languages if o != lang):
+            problems.update(f"page {lang}/{page} has no counterpart {other}/{page}" for page in pages[lang] - pages[other])
+            for label in set(found[lang]) - set(found[other]):
+                problems.add(f"label {label!r} ({lang}/{found[lang][label]}) is missing in {other}")
+            for label in set(found[lang]) & set(found[other]):
+                if found[lang][label] != found[other][label]:
+                    problems.add(f"label {label!r} is on {lang}/{found[lang][label]} but on {other}/{found[other][label]}")
+    return sorted(problems)
+
+
+def other_languages(app):
+    return [lang for lang in config.LANGUAGES if lang != app.config.language]
+
+
+def relocate_execution_folder(app):
+    app.env.mystnb_config = app.env.mystnb_config.copy(
+        output_folder=str(config.BUILD / "jupyter_execute" / app.config.language))
+
+
+def check_mirror(app, env):
+    for problem in mirror_problems(config.DOCS, config.LANGUAGES):
+        logger.warning(f"es/en mirror: {problem}", type="bilingual", subtype="mirror")
+
+
+def counterpart_exists(app, language, pagename):
+    if pagename in GENERATED_PAGES:
+        return True
+    tree = Path(app.srcdir).parent / language
+    return any((tree / f"{pagename}{suffix}").is_file() for suffix in (".md", ".ipynb", ".rst"))
+
+
+def shared_anchors(env, pagename):
+    """The ids of the page's explicit labels: the mirror check keeps them on the same page in both
+    languages, unlike the ids made from a heading's words."""
+    anchors = {labelid for docname, labelid in env.get_domain("std").anonlabels.values()
+               if docname == pagename and labelid}
+    return " ".join(sorted(anchors))
+
+
+def alternates(pagename, suffix=".html"):
+    """[(hreflang, absolute URL)] of one page: each language's version, then x-default (the root
+    page, which sends a reader to their language)."""
+    base = config.SITE_URL
+    return [(lang, f"{base}{lang}/{pagename}{suffix}") for lang in config.LANGUAGES] + [("x-default", base)]
+
+
+def alternate_tags(links, slash=" /"):
+    return "\n".join(f'<link rel="alternate" hreflang="{lang}" href="{escape(url)}"{slash}>' for lang, url in links)
+
+
+def sitemap(pagenames, suffix=".html"):
+    """sitemap.xml: the root page and every page of every language, each with all its alternates
+    (Google's hreflang format). No lastmod: two builds of one commit write the same file."""
+    # the root page first: the x-default of the languages' home pages
+    entries = [(config.SITE_URL, alternates("index", suffix))]
+    for pagename in pagenames:
+        links = alternates(pagename, suffix)
+        entries += [(url, links) for lang, url in links if lang != "x-default"]
+    out = [SITEMAP_HEADER]
+    for loc, links in entries:
+        out.append(f"  <url>\n    <loc>{escape(loc)}</loc>\n")
+        out += [f'    <xhtml:link rel="alternate" hreflang="{lang}" href={quoteattr(url)}/>\n' for lang, url in links]
+        out.append("  </url>\n")
+    out.append("</urlset>\n")
+    return "".join(out)
+
+
+def write_site_root(app, exception):
+    """The site root (beside es/ and en/): the language chooser, with its hreflang alternates, and
+    sitemap.xml. Each language's build writes the same two files: the mirror check keeps the
+    pages of both languages the same."""
+    if exception or app.builder.format != "html":
+        return
+    root = Path(app.outdir).parent
+    chooser = (config.DOCS / "root" / "index.html").read_text(encoding="utf-8")
+    assert ROOT_ALTERNATES_MARK in chooser, "docs/root/index.html lost the mark of its alternates"
+    chooser = chooser.replace(ROOT_ALTERNATES_MARK, alternate_tags(alternates("index"), slash="").replace("\n", "\n  "))
+    (root / "index.html").write_text(chooser, encoding="utf-8")
+    pages = sorted(app.env.found_docs) + SITEMAP_GENERATED
+    (root / "sitemap.xml").write_text(sitemap(pages, app.builder.out_suffix), encoding="utf-8")
+
+
+def add_switcher(app, pagename, templatename, context, doctree):
+    # from this page's folder up to the site root (which holds es/ and en/)
+    up = "../" * (pagename.count("/") + 1)
+    links = []
+    for lang in other_languages(app):
+        if not counterpart_exists(app, lang, pagename):
+            logger.warning(f"page {pagename} has no {lang} counterpart", type="bilingual", subtype="mirror")
+            continue
+        links.append((lang, posixpath.join(up, lang, pagename + app.builder.out_suffix)))
+    tags = alternate_tags(alternates(pagename, app.builder.out_suffix))
+    context["metatags"] = context.get("metatags", "") + "\n" + tags
+    if links:
+        lang, url = links[0]
+        context.update(book_other_url=url, book_other_language=lang, book_other_language_name=config.LANGUAGES[lang],
+                       book_switch_label=SWITCH_LABEL[app.config.language, lang],
+                       book_shared_anchors=shared_anchors(app.env, pagename))
+
+
+def check_stamp(app, doctree, docname):
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    if NbMetadataCollector.get_exec_data(app.env, docname) is None:
+        return  # not an executed page
+    stamped = any(STAMP_CLASS in node.astext() for node in doctree.findall(nodes.raw))
+    if not stamped:
+        logger.warning(f"{docname} executes code but shows no run stamp: its setup cell (added by "
+                       "book/pages.py under the title) did not run book.kernel.stamp()",
+                       location=docname, type="bilingual", subtype="stamp")
+
+
+def setup(app):
+    app.connect("builder-inited", relocate_execution_folder, priority=900)
+    app.connect("env-check-consistency", check_mirror)
+    app.connect("html-page-context", add_switcher)
+    app.connect("doctree-resolved", check_stamp)
+    app.connect("build-finished", write_site_root)

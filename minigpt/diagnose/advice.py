@@ -1,0 +1,98 @@
+"""The fix to try for a finding, in plain English: read from the writing op and its line."""
+
+import re
+from typing import TYPE_CHECKING, Optional
+
+from .location import display_path
+
+if TYPE_CHECKING:
+    from .findings import Finding
+
+_AUGMENTED = re.compile(r"(\S+)\s*([-+*/@]|//)=")
+_INDEXED = re.compile(r"^\s*(\w[\w.]*)\s*\[.*\]\s*=[^=]")
+_OPTIMIZER_OPS = ("aten._foreach_", "aten._fused_")
+
+
+def _method(op_name: str) -> Optional[str]:
+    """``aten.relu_.default`` -> ``relu_``; None for ops that are not ``x.<name>_()``."""
+    parts = op_name.split(".")
+    if len(parts) >= 2 and parts[0] == "aten" and parts[1].endswith("_") and not parts[1].startswith("_"):
+        return parts[1]
+    return None
+
+
+def _optimizer_step(finding: "Finding") -> bool:
+    write = finding.write
+    if write is None:
+        return False
+    code = write.location.code if write.location else ""
+    return write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code
+
+
+def _what_to_write(finding: "Finding") -> str:
+    """How to make the write itself harmless."""
+    write = finding.write
+    assert write is not None
+    location = write.location
+    code = location.code if location else ""
+    if location is not None and location.built is not None:
+        return (f"build that module without inplace=True, at {display_path(location.built.path)}:"
+                f"{location.built.line} (e.g. nn.ReLU() instead of nn.ReLU(inplace=True))")
+    if _optimizer_step(finding):
+        return ("call backward on every loss that uses these parameters before optimizer.step(), or run "
+                "the forward again after the step (the step writes the parameters in place)")
+    if ".data" in code:
+        return ("do not write through .data, which hides the write from autograd: write out of place "
+                "(h = h * 0.5), or, for a tensor no graph needs, inside torch.no_grad()")
+    augmented = _AUGMENTED.search(code)
+    if augmented and write.name.split(".")[1] in ("add_", "sub_", "mul_", "div_", "floor_divide_", "matmul_"):
+        target, sign = augmented.groups()
+        return f"write it out of place: {target} = {target} {sign} ... instead of {target} {sign}= ..."
+    indexed = _INDEXED.match(code)
+    if indexed:
+        target = indexed.group(1)
+        return (f"assign into a copy ({target} = {target}.clone() just before), or build the new tensor "
+                "without assignment (torch.where, torch.cat, masked_fill)")
+    method = _method(write.name)
+    if method == "detach_":
+        return "use the out-of-place x = x.detach() instead of x.detach_()"
+    if method == "copy_":
+        copied = re.search(r"(\w[\w.]*)\.copy_\((.*)\)", code)
+        name, new = copied.groups() if copied else ("h", "new")
+        return f"bind the new tensor to the name instead of copying into the saved one: {name} = {new}, not {name}.copy_({new})"
+    if method:
+        plain = method[:-1]
+        called = re.search(rf"(\w[\w.]*)\.{method}\(", code)  # h.add_(...)
+        function = re.search(rf"\b(\w+)\.{method}\((\w[\w.]*)", code)  # F.relu_(h, ...)
+        if function and function.group(1) in ("F", "torch", "functional", "nn.functional"):
+            module, name = function.groups()
+            return f"use the out-of-place {module}.{plain}: {name} = {module}.{plain}({name}, ...) instead of {module}.{method}({name}, ...)"
+        if called:
+            name = called.group(1)
+            return f"use the out-of-place {plain}: {name} = {name}.{plain}(...) instead of {name}.{method}(...)"
+        return f"use the out-of-place {plain} (a new tensor) instead of {method}"
+    return "make that write out of place (a new tensor), or clone the tensor before writing to it"
+
+
+def fix_for(finding: "Finding") -> str:
+    from .findings import CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, UNSEEN_WRITE
+
+    if finding.check == DETACHED:
+        return ("use the out-of-place x = x.detach() (a new tensor) instead of x.detach_(), which cuts "
+                "the tensor a backward node saved out of the graph that still needs it")
+    if finding.check == UNSEEN_WRITE:
+        if finding.replaced:
+            return "do not assign x.data = ...; bind a new tensor to the name (x = new) instead"
+        return ("write with torch ops, or write into a copy (t.detach().numpy().copy()); if the write must "
+                "stay, call torch.autograd.graph.increment_version(t) after it, so that PyTorch's check sees it")
+    fix = _what_to_write(finding) if finding.write is not None else \
+        "find what writes that tensor's memory and make it write a new tensor instead"
+    if not finding.touched:
+        fix += ("; the saved bytes are intact, but the views share one version counter: give the written "
+                "view its own memory (.clone()) before writing")
+    if finding.check == HOOKS_SKIP_CHECK:
+        fix += ("; your saved_tensors_hooks keep the tensor itself, so PyTorch cannot check it (a pack hook "
+                "that copies would keep the right values)")
+    elif finding.check == CTX_UNCHECKED:
+        fix += "; keep the tensor with ctx.save_for_backward(x), not as ctx.x, so PyTorch checks it"
+    return fix

@@ -1,0 +1,72 @@
+"""A digest of a tensor's bytes: tells whether its values changed, without keeping a copy.
+
+The diagnoser keeps one for every saved tensor, taken once the op that saved it has run, and
+compares it at backward with a digest of what backward will read: a difference is a write made
+where neither the version counter nor the dispatcher looks (a NumPy alias, a custom kernel,
+``x.data = ...``). A copy of every saved tensor would double the memory of the activations; a
+digest is one 32-bit number per ``CHUNK`` elements.
+
+The digest reads the raw bits as 32-bit integers (so NaN and infinity compare like any other
+value) and takes, per block of ``CHUNK`` elements, their dot product with fixed random odd
+weights, in integer arithmetic modulo 2**32. That sum does not depend on the order in which it
+is added up, and a change of one element moves it by its change times an odd weight, which is
+never 0 modulo 2**32: a single changed element always shows; several go unseen only when their
+changes cancel exactly (about one chance in 4 billion).
+"""
+
+from typing import Optional
+
+import torch
+
+CHUNK = 1 << 16  # elements per number of the digest (the weights: 256 KiB, once)
+BLOCK_ROWS = 8  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
+_WEIGHTS = torch.randint(0, 1 << 30, (CHUNK,), dtype=torch.int32,
+                         generator=torch.Generator().manual_seed(25)) * 2 + 1
+_ON_DEVICE: dict = {}
+
+
+def _bits(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor's bytes as a flat int32 tensor (narrower types widened), in element order."""
+    flat = tensor.detach().reshape(-1)  # a copy only when the tensor is not contiguous
+    if flat.dtype == torch.bool:
+        flat = flat.view(torch.uint8)
+    if flat.dtype.is_complex:
+        flat = torch.view_as_real(flat).reshape(-1)
+    size = flat.element_size()
+    if size >= 4:
+        return flat.view(torch.int32)
+    return flat.view(torch.int16 if size == 2 else torch.uint8).to(torch.int32)
+
+
+def digest(tensor: torch.Tensor) -> Optional[torch.Tensor]:
+    """An int32 vector that changes when the tensor's values change; None for a tensor whose
+    bytes cannot be read (sparse, meta, a tensor subclass without storage)."""
+    try:
+        bits = _bits(tensor)
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+    weights = _WEIGHTS if bits.device.type == "cpu" else _weights_on(bits.device)
+    n = bits.numel()
+    if n <= CHUNK and bits.device.type == "cpu":
+        return torch.dot(bits, weights[:n]).reshape(1)
+    full = n - n % CHUNK
+    parts = [(bits[start:min(start + BLOCK_ROWS * CHUNK, full)].view(-1, CHUNK) * weights).sum(1, dtype=torch.int32)
+             for start in range(0, full, BLOCK_ROWS * CHUNK)]
+    if full < n:
+        parts.append((bits[full:] * weights[:n - full]).sum(dtype=torch.int32).reshape(1))
+    return torch.cat(parts)
+
+
+def _weights_on(device: torch.device) -> torch.Tensor:
+    if device not in _ON_DEVICE:
+        _ON_DEVICE[device] = _WEIGHTS.to(device)
+    return _ON_DEVICE[device]
+
+
+def same_digest(a: Optional[torch.Tensor], b: Optional[torch.Tensor]) -> bool:
+    """Equal digests, or no digest on one side (nothing to compare: taken as unchanged)."""
+    return a is None or b is None or (a.shape == b.shape and bool(torch.equal(a, b)))
+
+
+def nbytes(d: Optional[torch.Tensor]) -> int:
+    return 0 if d is None else d.numel() * d.element_size()

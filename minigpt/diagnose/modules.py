@@ -1,0 +1,100 @@
+"""Which nn.Module is running, what it is called, and where it was built.
+
+Global module hooks keep a stack of the running modules. Names come from the model given to
+``diagnose`` (``blocks.0.ln1``) or, for a program run as it is, from the first module called
+with no module running (the root): its class name, then the path of each submodule below it
+(``Net.body.2``). While ``track_builds`` is on, ``nn.Module.__init__`` is wrapped to note the
+line that built each module: for a module made with ``inplace=True`` (``nn.ReLU(inplace=True)``
+inside an ``nn.Sequential``) the write happens inside torch, so the line to change is that one.
+"""
+
+import sys
+import weakref
+from typing import Any, List
+
+import torch
+
+from .location import Location, Site, is_internal, user_frame
+
+
+class ModuleTracker:
+    def __init__(self, target: Any = None):
+        self.names: "weakref.WeakKeyDictionary[torch.nn.Module, str]" = weakref.WeakKeyDictionary()
+        self.built: "weakref.WeakKeyDictionary[torch.nn.Module, Site]" = weakref.WeakKeyDictionary()
+        self.running: List[torch.nn.Module] = []
+        if isinstance(target, torch.nn.Module):
+            self._name_tree(target, type(target).__name__, prefix="")
+        self._handles: list = []
+        self._init: Any = None
+
+    def _name_tree(self, root: torch.nn.Module, root_name: str, prefix: str) -> None:
+        for name, module in root.named_modules(remove_duplicate=False):
+            if not name:
+                self.names.setdefault(module, root_name)
+            elif prefix and name.rsplit(".", 1)[-1].isdigit():  # Net.body.2 says less than Net.body.2 (ReLU)
+                self.names.setdefault(module, f"{prefix}{name} ({type(module).__name__})")
+            else:
+                self.names.setdefault(module, f"{prefix}{name}")
+
+    def name(self, module: torch.nn.Module) -> str:
+        known = self.names.get(module)
+        if known is None:
+            if not self.running:  # a root: name its whole tree once
+                root = type(module).__name__
+                self._name_tree(module, root, prefix=f"{root}.")
+                known = self.names.get(module, root)
+            else:
+                known = type(module).__name__
+        return known
+
+    def location(self, path: str, line: int) -> Location:
+        if not self.running:
+            return Location(path, line, "")
+        module = self.running[-1]
+        built = self.built.get(module) if getattr(module, "inplace", False) is True else None
+        return Location(path, line, self.name(module), built)
+
+    # ---- hooks
+
+    def _enter(self, module: torch.nn.Module, args: Any) -> None:
+        self.name(module)  # a root is named before it is on the stack
+        self.running.append(module)
+
+    def _leave(self, module: torch.nn.Module, args: Any, output: Any) -> None:
+        if self.running:
+            self.running.pop()
+
+    def install(self, track_builds: bool = False) -> None:
+        hooks = torch.nn.modules.module
+        self._handles = [hooks.register_module_forward_pre_hook(self._enter),
+                         hooks.register_module_forward_hook(self._leave, always_call=True)]
+        if track_builds:
+            original = self._init = torch.nn.Module.__init__
+            built = self.built
+
+            def init(module: torch.nn.Module, *args: Any, **kwargs: Any) -> None:
+                original(module, *args, **kwargs)
+                if module not in built:
+                    built[module] = _building_line(module)
+
+            init.__wrapped__ = original  # type: ignore[attr-defined]
+            torch.nn.Module.__init__ = init  # type: ignore[method-assign]
+
+    def remove(self) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+        if self._init is not None:
+            torch.nn.Module.__init__ = self._init  # type: ignore[method-assign]
+            self._init = None
+        self.running = []
+
+
+def _building_line(module: torch.nn.Module) -> Site:
+    """The user's line that built the module: the innermost frame outside torch, this package
+    and the module's own ``__init__`` chain (a user's subclass calls ``super().__init__()``)."""
+    frame = sys._getframe(2)
+    while frame is not None and (is_internal(frame.f_code.co_filename)
+                                 or (frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module)):
+        frame = frame.f_back
+    return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else user_frame()

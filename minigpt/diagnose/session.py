@@ -1,0 +1,258 @@
+"""A diagnosing session: records the program while it runs and examines each backward before it runs.
+
+While a session is entered:
+
+* the recorder (``recorder``) is the dispatch mode and the saved-tensor hooks in force;
+* global module hooks name the running module, and ``nn.Module.__init__`` notes where each
+  module is built (``modules``);
+* ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are wrapped:
+  before a backward runs, the nodes it will run are walked and every slot they saved is matched
+  against the writes logged since it was saved (``graph``, ``findings``); then the backward runs
+  as it would have, the recorder passing its ops through. A version-counter or detach error it
+  raises is tied to the finding that explains it, and propagates;
+* ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows: an in-place
+  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory.
+
+Everything is restored on exit. A backward called from inside a backward (a reentrant
+checkpoint recomputing its block) is the outer one's business and is not examined apart.
+"""
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+from torch.autograd.graph import saved_tensors_hooks
+
+from . import torch_private
+from .findings import RAISING, Finding, WriteLog, match
+from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
+from .location import Site, user_frame
+from .memory import tensors_in
+from .modules import ModuleTracker
+from .recorder import DETACHED_ERROR, VERSION_ERROR, Recorder
+
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
+VIEW_OF_LEAF_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation"
+MULTIPLE_VIEWS_ERROR = "is a view and is being modified inplace"  # of split, chunk, unbind...
+
+
+def is_inplace_error(error: BaseException) -> bool:
+    """Is this PyTorch's error about a saved tensor overwritten or detached in place?"""
+    text = str(error)
+    return isinstance(error, RuntimeError) and (VERSION_ERROR in text or "has been detached in-place" in text)
+
+
+def is_refused_write(error: BaseException) -> bool:
+    """Is this PyTorch refusing an in-place write at the write itself: on a leaf that requires
+    grad (facts, section 5), or on one of several views an op returned?"""
+    text = str(error)
+    return isinstance(error, RuntimeError) and any(t in text for t in (LEAF_ERROR, VIEW_OF_LEAF_ERROR, MULTIPLE_VIEWS_ERROR))
+
+
+@dataclass
+class BackwardPass:
+    """One examination: a backward about to run, or the outputs of a program that ran none."""
+
+    number: Optional[int]  # 1, 2, ... for backward passes; None for outputs examined after the program
+    call: Optional[Site]  # the line that called backward
+    ops: int  # aten ops recorded since the previous pass
+    writes: int  # of which in-place writes
+    saved: int  # saved slots inspected
+    nodes: int  # backward nodes that will run
+    findings: List[Finding] = field(default_factory=list)  # this pass's, before removing repeats
+    raised: Optional[str] = None  # the first line of the in-place error this backward raised
+    raised_by: Optional[Finding] = None  # the finding that explains it, when one does
+
+
+class Session:
+    def __init__(self, target: Any = None, track_builds: bool = True):
+        self.modules = ModuleTracker(target)
+        self.recorder = Recorder(self.modules)
+        self.track_builds = track_builds
+        self.passes: List[BackwardPass] = []
+        self.findings: Dict[tuple, Finding] = {}  # key -> the first finding of that bug
+        self.on_pass: Optional[Callable[[BackwardPass], None]] = None  # after each backward that returned
+        self.error: Optional[BaseException] = None  # the in-place error a watched backward raised
+        self.last_nodes: list = []
+        self._depth = 0
+        self._active = False
+        self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
+        self._patched: List[Tuple[Any, str, Any, bool]] = []
+        self._hooks: Optional[saved_tensors_hooks] = None
+        self._finding_of_record: Dict[int, Finding] = {}  # the last pass's, while its records live
+
+    # ---- entering and leaving
+
+    def __enter__(self) -> "Session":
+        self.modules.install(track_builds=self.track_builds)
+        self._patch()
+        self._hooks = saved_tensors_hooks(*self.recorder.hooks)
+        self._hooks.__enter__()
+        self.recorder.__enter__()
+        self._active = True
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._active = False
+        try:
+            self.recorder.resolve_outputs()
+            self.recorder.settle_inputs()
+            self.recorder.__exit__(*exc_info)
+        finally:
+            if self._hooks is not None:
+                self._hooks.__exit__(*exc_info)
+            self._unpatch()
+            self.modules.remove()
+
+    def _patch(self) -> None:
+        recorder = self.recorder
+        original_detach, original_numpy = torch.Tensor.detach_, torch.Tensor.numpy
+        original_detach_function = torch.detach_
+
+        @functools.wraps(original_detach)
+        def detach_(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+            recorder.log_detach(tensor)
+            return original_detach(tensor, *args, **kwargs)
+
+        @functools.wraps(original_detach_function)
+        def detach_function(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+            recorder.log_detach(tensor)
+            return original_detach_function(tensor, *args, **kwargs)
+
+        @functools.wraps(original_numpy)
+        def numpy(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+            recorder.log_numpy(tensor)
+            return original_numpy(tensor, *args, **kwargs)
+
+        self._set(torch.autograd, "backward", self._examined(torch.autograd.backward, _backward_arguments))
+        self._set(torch.autograd, "grad", self._examined(torch.autograd.grad, _grad_arguments))
+        self._set(torch.Tensor, "detach_", detach_)
+        self._set(torch, "detach_", detach_function)
+        self._set(torch.Tensor, "numpy", numpy)
+
+    def _set(self, owner: Any, name: str, value: Any) -> None:
+        own = name in vars(owner)  # torch.Tensor inherits detach_ and numpy: restore by deleting
+        self._patched.append((owner, name, getattr(owner, name), own))
+        setattr(owner, name, value)
+
+    def _unpatch(self) -> None:
+        for owner, name, original, own in reversed(self._patched):
+            if own:
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)
+        self._patched = []
+
+    # ---- backward
+
+    def _examined(self, original: Callable[..., Any],
+                  arguments: Callable[..., Tuple[list, Optional[list]]]) -> Callable[..., Any]:
+        session = self
+
+        @functools.wraps(original)
+        def backward(*args: Any, **kwargs: Any) -> Any:
+            if session._depth or not session._active:
+                return original(*args, **kwargs)
+            roots, inputs = arguments(*args, **kwargs)
+            this_pass = session.examine(roots, inputs, call=user_frame())
+            session._depth += 1
+            session.recorder.paused = True
+            failed_before = len(session.recorder.failed)
+            try:
+                result = original(*args, **kwargs)
+            except RuntimeError as error:
+                if is_inplace_error(error):
+                    session._explain(this_pass, error, session.recorder.failed[failed_before:])
+                raise
+            finally:
+                session._depth -= 1
+                session.recorder.paused = False
+                session.recorder.forget_ops_before(session.recorder.oldest_live_record())
+            if session.on_pass is not None:
+                session.on_pass(this_pass)
+            return result
+
+        return backward
+
+    def examine(self, roots: Sequence[torch.Tensor], inputs: Optional[Sequence[torch.Tensor]] = None,
+                call: Optional[Site] = None) -> BackwardPass:
+        """Match every slot the nodes a backward from roots runs saved; note the new findings."""
+        recorder = self.recorder
+        recorder.resolve_outputs()
+        recorder.settle_inputs()
+        with torch_private.dispatch_disabled():
+            nodes = running_nodes([t.grad_fn for t in roots if t.grad_fn is not None], inputs)
+            frames: set = set()
+            slots = [slot for node in nodes for slot in _readable_slots(node, frames)]
+            log = WriteLog(recorder)
+            matched = [(slot, match(slot, log, recorder.next_index)) for slot in slots]
+        found = [f for _, f in matched if f is not None]
+        number = len(self.passes) + 1 if call is not None else None
+        found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
+        unique: Dict[tuple, Finding] = {}
+        for finding in found:
+            finding.backward = number
+            first = unique.setdefault(finding.key, finding)
+            if first is not finding:
+                first.repeats += 1
+        found = list(unique.values())
+        ops_then, writes_then = self._counted
+        writing = sum(1 for op in recorder.ops if op.writes and op.index >= ops_then)
+        this_pass = BackwardPass(number, call, recorder.next_index - ops_then, writing, len(slots), len(nodes), found)
+        self._counted = (recorder.next_index, writes_then + writing)
+        self._finding_of_record = {id(slot.record): unique[f.key] for slot, f in matched
+                                   if f is not None and slot.record is not None}
+        self.passes.append(this_pass)
+        self.last_nodes = nodes
+        for finding in found:
+            first = self.findings.setdefault(finding.key, finding)
+            if first is not finding:
+                first.repeats += 1 + finding.repeats
+        return this_pass
+
+    def _explain(self, this_pass: BackwardPass, error: RuntimeError, failed: list) -> None:
+        """Tie the error a backward raised to the finding that explains it."""
+        self.error = error
+        this_pass.raised = str(error).strip().splitlines()[0]
+        explained = None
+        for record in failed[:1]:  # PyTorch stops at the first slot it refuses
+            explained = self._finding_of_record.get(id(record))
+            if explained is None:  # a slot the walk could not reach: match it now
+                slot = SavedSlot("a node that backward ran", "a saved tensor", record.tensor, "ours", record)
+                with torch_private.dispatch_disabled():
+                    explained = match(slot, WriteLog(self.recorder), self.recorder.next_index)
+                if explained is not None:
+                    explained.backward = this_pass.number
+                    this_pass.findings.append(explained)
+                    self.findings.setdefault(explained.key, explained)
+        if explained is None:  # PyTorch's own check (a slot saved outside our hooks): backward
+            raising = [f for f in this_pass.findings if f.check in RAISING]  # meets the latest node first
+            explained = max(raising, key=lambda f: f.order, default=None)
+        this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
+
+    # ---- the result
+
+    @property
+    def raised_by(self) -> Optional[Finding]:
+        return next((p.raised_by for p in reversed(self.passes) if p.raised is not None), None)
+
+    def unreached(self, target: Any) -> List[str]:
+        return unreached_parameters(target, self.last_nodes)
+
+
+def _readable_slots(node: Any, frames: set) -> List[SavedSlot]:
+    """The node's slots; none when its saved tensors were freed (a backward already ran it)."""
+    try:
+        return list(slots_of(node, frames))
+    except RuntimeError:
+        return []
+
+
+def _backward_arguments(tensors: Any = None, *args: Any, **kwargs: Any) -> Tuple[list, Optional[list]]:
+    inputs = kwargs.get("inputs", args[4] if len(args) > 4 else None)
+    return tensors_in(tensors), (tensors_in(inputs) if inputs is not None else None)
+
+
+def _grad_arguments(outputs: Any = None, inputs: Any = None, *args: Any, **kwargs: Any) -> Tuple[list, Optional[list]]:
+    return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None)

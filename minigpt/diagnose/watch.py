@@ -1,0 +1,85 @@
+"""``with watch(): ...``: diagnose a training loop where it runs."""
+
+import sys
+from types import TracebackType
+from typing import Optional, TextIO, Type
+
+from .diagnoser import Report, report_of
+from .session import BackwardPass, Session, is_inplace_error
+
+PREFIX = "minigpt.diagnose.watch"
+
+
+class watch:
+    """Diagnose every backward run inside the ``with`` block.
+
+    ::
+
+        with watch() as w:
+            loss = model(x).sum()
+            loss.backward()
+        w.report  # a Report: every finding once, each backward examined
+
+    Each backward (``loss.backward()``, ``torch.autograd.backward``, ``torch.autograd.grad``) is
+    examined just before it runs, then runs as it would without the diagnoser. The findings of a
+    backward are printed as it happens (to ``file``, standard error by default; ``file=None``
+    prints nothing), and a one-line summary when the block ends. If a backward raises PyTorch's
+    in-place error (version counter, or a tensor detached in place), the block ends with a
+    ``RuntimeError`` whose message is the finding that explains it (the write, its line, the fix),
+    raised from PyTorch's error. Modules built inside the block are named at the line that built
+    them.
+    """
+
+    def __init__(self, *, file: Optional[TextIO] = None, quiet: bool = False):
+        self._file = file
+        self._quiet = quiet
+        self._session: Optional[Session] = None
+        self._report: Optional[Report] = None
+
+    @property
+    def report(self) -> Report:
+        """The report so far (inside the block), or of the whole block (after it)."""
+        if self._report is not None:
+            return self._report
+        if self._session is None:
+            raise RuntimeError("watch().report is available once the with block has started")
+        return report_of(self._session)
+
+    def _out(self) -> Optional[TextIO]:
+        return None if self._quiet else (self._file or sys.stderr)
+
+    def __enter__(self) -> "watch":
+        self._report = None
+        self._session = Session(track_builds=True)
+        self._session.on_pass = self._on_pass
+        self._session.__enter__()
+        return self
+
+    def _on_pass(self, this_pass: BackwardPass) -> None:
+        out = self._out()
+        assert self._session is not None
+        new = [f for f in this_pass.findings if self._session.findings.get(f.key) is f]
+        if out is None or not new:
+            return
+        where = f" at {this_pass.call.path}:{this_pass.call.line}" if this_pass.call else ""
+        print(f"{PREFIX}: backward {this_pass.number}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}",
+              file=out)
+        for finding in new:
+            print(finding.describe(), file=out)
+
+    def __exit__(self, kind: Optional[Type[BaseException]], error: Optional[BaseException],
+                 traceback: Optional[TracebackType]) -> None:
+        session = self._session
+        assert session is not None
+        session.__exit__(kind, error, traceback)
+        self._report = report_of(session)
+        if error is not None and is_inplace_error(error) and session.error is error:
+            finding = session.raised_by
+            if finding is not None:
+                raise RuntimeError(f"{finding.headline()}, so backward {finding.backward} raised:\n"
+                                   f"{finding.describe()}") from error
+            return
+        out = self._out()
+        if out is not None and error is None:
+            passes = sum(1 for p in self._report.passes if p.number is not None)
+            print(f"{PREFIX}: {passes} backward pass{'' if passes == 1 else 'es'}; {self._report.summary()}", file=out)
