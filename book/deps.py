@@ -105,17 +105,29 @@ def fingerprint(paths, *extra) -> str:
     return content_fingerprint(paths, REPO, f"torch {version('torch')}", *extra)
 
 
+def example_entries(name: str) -> list[str]:
+    """The manifest entries examples/<name>.py depends on: its own, the summary cases' with
+    "@summary" (their names and verdicts), and those of the examples its `reads` names."""
+    reads = cases.manifest()[name].reads
+    named = [Path(entry).stem for entry in reads if Path(entry).parent.as_posix() == "examples"]
+    summary = [case.name for case in cases.summary_cases()] if SUMMARY in reads else []
+    return list(dict.fromkeys([name, *summary, *(n for n in named if n in cases.manifest())]))
+
+
 def example_fingerprint(name: str) -> str:
     """Changes whenever anything examples/<name>.py depends on does (its outcome's key)."""
-    return fingerprint(example_dependencies(name), cases.entry_text(name))
+    return fingerprint(example_dependencies(name), *(cases.entry_text(e) for e in example_entries(name)))
 
 
-def page_dependencies(names: list) -> set:
+def page_dependencies(names: list[str]) -> set[Path]:
+    """The files a page that loads these examples depends on (its kernel's and theirs)."""
     paths = set(kernel_dependencies())
     for name in names:
         paths |= example_dependencies(name)
     return paths
 
 
-def page_fingerprint(names: list) -> str:
-    return fingerprint(page_dependencies(names), *(cases.entry_text(name) for name in names))
+def page_fingerprint(names: list[str]) -> str:
+    """Changes whenever anything the page depends on does: a file, or one of its examples' entries."""
+    entries = dict.fromkeys(e for name in names for e in example_entries(name))
+    return fingerprint(page_dependencies(names), *(cases.entry_text(e) for e in entries))

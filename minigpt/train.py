@@ -166,10 +166,15 @@ def cached_runs(cache):
     return Path(cache) / "runs"
 
 
-def run_key(config, settings, data):
-    """What a run depends on: its configs, its data, this package's code and the torch release."""
+# The modules a training run executes (this one and what it imports): a run's cache key reads them.
+RUN_SOURCES = ("train.py", "model.py", "data.py", "experiment.py", "__init__.py")
+
+
+def run_key(config: GPTConfig, settings: TrainConfig, data) -> str:
+    """What a run depends on: its configs, its data, the code that trains it and the torch release."""
     package = Path(__file__).parent
-    return fingerprint(package.rglob("*.py"), package, json.dumps([asdict(config), asdict(settings), torch.__version__]),
+    return fingerprint([package / name for name in RUN_SOURCES], package,
+                       json.dumps([asdict(config), asdict(settings), torch.__version__]),
                        repr(data.vocab), data.train.numpy().tobytes(), data.test.numpy().tobytes())
 
 

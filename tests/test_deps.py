@@ -19,7 +19,10 @@ EXECUTED = {"breaks/25-inplace-autograd", "breaks/25-inplace-safe", "compatibili
 
 @pytest.mark.parametrize("name", list(cases.manifest()))
 def test_every_file_an_example_opens_is_declared(example_results, name):
-    declared = {p.relative_to(REPO).as_posix() for p in deps.example_dependencies(name)}
+    """What the example opens, its hidden checks and the judging around it included, is among what
+    a page that loads it depends on (the example's files and the kernel's). The manifest is read
+    whole, but a page depends on its examples' entries only (deps.example_entries)."""
+    declared = {p.relative_to(REPO).as_posix() for p in deps.page_dependencies([name])} | {"examples/cases.toml"}
     opened = set(example_results[name]["opened"])
     assert opened, "the audit saw nothing: it is not watching"
     assert opened <= declared, f"{name} read files it does not declare: {sorted(opened - declared)}"
@@ -69,6 +72,20 @@ def test_editing_one_manifest_entry_re_executes_only_the_pages_that_load_its_exa
     monkeypatch.setattr(cases, "entry_text", lambda name: entry(name) + (" edited" if name == "theory04_stale" else ""))
     after = {page: deps.page_fingerprint(loaded(page)) for page in EXECUTED}
     assert {page for page in EXECUTED if before[page] != after[page]} == {"theory/04-autograd-tape-walk-mini-gpt"}
+
+
+def test_a_training_runs_cache_key_reads_every_module_the_training_runs():
+    from minigpt import train
+
+    package = REPO / "minigpt"
+    assert {p.relative_to(package).as_posix() for p in deps.closure({package / "train.py"})} <= set(train.RUN_SOURCES)
+
+
+def test_an_example_depends_on_the_entries_it_reads():
+    assert deps.example_entries("theory04_stale") == ["theory04_stale"]
+    summary = [case.name for case in cases.summary_cases()]
+    assert deps.example_entries("safe_summary") == ["safe_summary", *summary]
+    assert {"fix", "errata", *summary} <= set(deps.example_entries("compat_tables"))
 
 
 def test_the_fingerprint_follows_contents_paths_and_extras(tmp_path):

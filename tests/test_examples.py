@@ -159,7 +159,7 @@ def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch)
         kernel.check("safe_counter_leaf", namespace={})
 
 
-def test_a_publisher_check_that_fails_names_its_line_and_example(monkeypatch):
+def test_a_hidden_check_that_fails_names_its_line_and_example(monkeypatch):
     from book import store
 
     monkeypatch.setattr(store, "_memory", {})
@@ -167,8 +167,8 @@ def test_a_publisher_check_that_fails_names_its_line_and_example(monkeypatch):
     kernel.remember_error(None)
     namespace = dict(cases.execute("symptom_forward").namespace)
     namespace["logits_b"] = namespace["logits_b"] + 1  # as if run B's forward had changed
-    with pytest.raises(kernel.CheckFailed, match=r"^book/publish/breaks.py:\d+, the publisher of "
-                                                 r"examples/symptom_forward.py, checks what the prose says: the page says"):
+    with pytest.raises(kernel.CheckFailed, match=r"^examples/symptom_forward.py:\d+, a hidden check of what the "
+                                                 r"prose says: the page says the forward outputs are bitwise equal"):
         kernel.check("symptom_forward", namespace=namespace)
 
 

@@ -12,7 +12,7 @@ starts executing, one when it ends).
 
 import pytest
 
-from book import pages
+from book import config, pages
 from conftest import build, copy_repository, execution_report
 from test_build_output import STARTED  # the line a page that starts executing prints
 
@@ -68,7 +68,7 @@ def test_only_code_changes_execute_pages_and_only_fresh_files_are_published(buil
     kinds = [e.split(":")[0] for e in one["experiments"]]
     assert "experiment" not in kinds and "training" not in kinds, "the mini-GPT did not change: reused"
     loaded = sum(pages.EXAMPLE in c.metadata for page in one["executed"]
-                 for c in pages.notebook(repo / "docs" / "en" / f"{page}.md").cells)
+                 for c in pages.notebook(config.DOCS / "en" / f"{page}.md").cells)  # this checkout's twin
     assert kinds.count("case") == loaded, "each loaded example ran once, in its own cell"
 
     manifest = repo / "examples" / "cases.toml"

@@ -532,7 +532,7 @@ def test_why_the_safe_ones_are_safe():
 
 
 def test_summary_table_verdicts():
-    found = {name: cases.run(name) for name in SAFE + UNSAFE}
+    found = {name: cases.execute(name).outcome for name in SAFE + UNSAFE}
     for language in ("es", "en"):
         rows = summary.rows(language, found)
         words = summary.WORDS[language]
@@ -570,7 +570,7 @@ def test_an_output_of_split_is_refused_at_the_op_as_in_the_attention_block():
 
 
 def test_summary_says_when_a_case_differs_from_the_manifest():
-    found = {name: cases.run(name) for name in SAFE + UNSAFE}
+    found = {name: cases.execute(name).outcome for name in SAFE + UNSAFE}
     found[SAFE[0]] = cases.Outcome(SAFE[0], False, seen="same is False")
     rows = summary.rows("en", found)
     assert rows[0][1] == "differs from examples/cases.toml: same is False"

@@ -1,54 +1,54 @@
-"""The GitHub Actions workflow: release matrices in step with noxfile.py and records/, on pull
-requests and weekly, uploading the behaviour records and deploying the site from main. (It runs on
-GitHub, not here: this checks what it says.)"""
+"""The GitHub Actions workflow: its release matrices read from book/config.py (the one list, in
+pyproject.toml's [tool.book]), records of every listed release, the jobs it must run, and the
+ecosystem's linters (actionlint, zizmor) clean. (It runs on GitHub, not here: this checks what
+it says.)"""
 
-import ast
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
-from packaging.requirements import Requirement
 
-from drift import claims, record
+from book import config
+from drift import record
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = config.REPO
 WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"
-
-
-def nox_releases():
-    """RECORDED_RELEASES of noxfile.py (read, not imported: nox is not installed here)."""
-    tree = ast.parse((REPO / "noxfile.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "RECORDED_RELEASES":
-            return ast.literal_eval(node.value)
-    raise AssertionError("noxfile.py has no RECORDED_RELEASES")
 
 
 def workflow():
     return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
 
 
-def matrix(job):
-    return workflow()["jobs"][job]["strategy"]["matrix"]["torch"]
+def config_answer(question):
+    """What the workflow's `releases` job reads: `python3 book/config.py <question>`, run by a bare
+    Python (no project installed, as on the runner before anything is installed)."""
+    done = subprocess.run([sys.executable, "-I", str(REPO / "book" / "config.py"), question], capture_output=True,
+                          text=True, check=True)
+    return done.stdout.strip()
 
 
-def test_the_record_matrix_is_noxs_list_and_each_release_has_its_record():
-    """Every listed release has a committed record, and no record exists of an unlisted one."""
-    listed = nox_releases()
-    assert matrix("record") == listed
+def test_each_recorded_release_has_its_record_and_no_record_is_unlisted():
+    listed = json.loads(config_answer("releases"))
+    assert listed == config.RECORDED_RELEASES
     assert listed == sorted(listed, key=record.release_key) and len(set(listed)) == len(listed)
     records = {p.stem.removeprefix("torch-") for p in (REPO / "records").glob("torch-*.json")}
     assert records == set(listed), f"no record: {set(listed) - records}; not listed: {records - set(listed)}"
     assert all(record.load(REPO / "records" / f"torch-{r}.json")["release"] == r for r in listed)
 
 
-def test_the_book_matrix_is_the_listed_releases_in_pyprojects_range():
-    """noxfile.py derives BOOK_RELEASES with packaging; drift's own reading of the range agrees."""
-    specifier = Requirement(claims.supported_range()).specifier
-    in_range = [r for r in nox_releases() if specifier.contains(r)]
-    assert matrix("book") == in_range
-    assert [r for r in nox_releases() if claims.supported(r)] == in_range
-    assert "BOOK_RELEASES = [r for r in RECORDED_RELEASES if TORCH_REQUIREMENT.specifier.contains(r)]" in \
-        (REPO / "noxfile.py").read_text(encoding="utf-8")
+def test_the_matrices_are_read_from_book_config_not_written_in_the_workflow():
+    flow = workflow()
+    read = " ".join(step.get("run", "") for step in flow["jobs"]["releases"]["steps"])
+    for output, question in (("recorded", "releases"), ("book", "book-releases"), ("default", "default-torch")):
+        assert f"{output}=$(python3 book/config.py {question})" in read
+    assert flow["jobs"]["record"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.recorded) }}"
+    assert flow["jobs"]["book"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.book) }}"
+    book = json.loads(config_answer("book-releases"))
+    assert book == [r for r in config.RECORDED_RELEASES if config.supported(r)] and config.DEFAULT_TORCH in book
+    assert config_answer("default-torch") == config.DEFAULT_TORCH
 
 
 def test_triggers_pull_requests_weekly_and_main():
@@ -56,7 +56,7 @@ def test_triggers_pull_requests_weekly_and_main():
     assert "pull_request" in on and on["schedule"] and on["push"]["branches"] == ["main"]
 
 
-def test_steps_record_check_build_and_deploy():
+def test_jobs_record_check_build_test_and_deploy():
     flow = workflow()
     runs = lambda job: " ".join(step.get("run", "") for step in flow["jobs"][job]["steps"])  # noqa: E731
     uses = lambda job: [step.get("uses", "") for step in flow["jobs"][job]["steps"]]  # noqa: E731
@@ -64,8 +64,32 @@ def test_steps_record_check_build_and_deploy():
     assert any(u.startswith("actions/upload-artifact") for u in uses("record"))
     assert "nox -s docs" in runs("book") and "drift" not in runs("book")
     assert any(u.startswith("actions/upload-pages-artifact") for u in uses("book"))
-    assert flow["jobs"]["deploy"]["needs"] == "book"
-    assert flow["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages")
-    assert "refs/heads/main" in flow["jobs"]["deploy"]["if"]
     build = next(step for step in flow["jobs"]["book"]["steps"] if step.get("run") == "nox -s docs")
     assert build["env"]["BOOK_TORCH"] == "${{ matrix.torch }}"
+    assert "bash .ci/run" in runs("test")
+    assert set(flow["jobs"]["deploy"]["needs"]) == {"book", "test"}
+    assert flow["jobs"]["deploy"]["steps"][0]["uses"].startswith("actions/deploy-pages")
+    assert "refs/heads/main" in flow["jobs"]["deploy"]["if"]
+
+
+def test_actions_are_pinned_by_commit():
+    flow = workflow()
+    used = [step["uses"] for job in flow["jobs"].values() for step in job["steps"] if "uses" in step]
+    assert used and all(len(u.split("@")[1]) == 40 for u in used), used
+
+
+def tool(name):
+    """The linter installed beside this Python (pyproject.toml's test extra)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent))
+    assert found, f"{name} is not installed beside {sys.executable}: pip install -e '.[test]'"
+    return found
+
+
+def test_actionlint_finds_nothing():
+    done = subprocess.run([tool("actionlint"), str(WORKFLOW)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_zizmor_finds_nothing():
+    done = subprocess.run([tool("zizmor"), "--offline", str(WORKFLOW.parent)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
