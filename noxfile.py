@@ -39,6 +39,7 @@ def install(session, extras="", torch=None):
 def tests(session):
     """Every test but the end-to-end ones (docs too: the page and example tests read the pages)."""
     install(session, "test,docs")
+    session.run("mypy")  # the packages pyproject.toml's [tool.mypy] names
     session.run("pytest", "-m", "not e2e", *session.posargs)
 
 

@@ -7,18 +7,20 @@ Every figure is also given in run-A units: the wall time of one `minigpt train i
 many after, the median taken, so the ratios hold on a shared, noisy machine (one slow run, while
 something else ran, would flatter every ratio). On a scratch copy of the repository with an empty
 build folder:
-- a cold build of both languages (Spanish, then English, as docs/build.py does);
+- a cold build of both languages (`python -m book build`: each page executed once, then Sphinx
+  builds Spanish, then English);
 - a no-change rebuild, a prose-edit rebuild and the rebuild after editing one example of the
-  safe-cases page, with the pages and cells each executed (docs/_build/execution/<lang>.json);
+  safe-cases page, with the pages and cells each executed (docs/_build/execution.json);
 - on a second scratch copy that keeps this checkout's build state, brought up to date first (the
   copy's new paths make Sphinx read every page again; untimed, as a contributor runs the tests
   after `nox -s docs`), what `nox -s tests` runs (pytest -m "not e2e"), twice (the second run is
   the warm one), and what `nox -s e2e` runs.
 
-Targets (issue 11): cold build <= 8 units; rebuild after one safe-page example <= 3 units;
+Targets (issues 11 and 20): cold build <= 8 units; rebuild after one safe-page example <= 3 units;
 tests, warm, <= 23 units; tests and end-to-end tests together <= 45 units.
 """
 
+import json
 import statistics
 import subprocess
 import sys
@@ -26,9 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "docs"))
-import build as docs_build  # noqa: E402
+from book import config
+from book.build import copy_repository
 
 PROSE_EDIT = "\nA sentence added by the benchmark: prose only.\n"
 CODE_EDIT = "\n# a comment added by the benchmark\n"
@@ -56,10 +57,10 @@ def run_a_units(scratch):
 
 
 def build(repo):
-    """(wall seconds of both languages, {language: execution report})."""
-    seconds, _ = timed([sys.executable, str(repo / "docs" / "build.py")], repo)
-    return seconds, {language: docs_build.execution_report(language, repo / "docs")
-                     for language in docs_build.LANGUAGES}
+    """(wall seconds of both languages, the build's execution report)."""
+    seconds, _ = timed([sys.executable, "-m", "book", "build"], repo)
+    report = repo / config.EXECUTION_REPORT.relative_to(config.REPO)
+    return seconds, json.loads(report.read_text(encoding="utf-8"))
 
 
 def append(path, text):
@@ -71,14 +72,14 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-docs-") as folder:
         folder = Path(folder)
         units = run_a_units(folder)
-        repo = docs_build.copy_repository(folder / "repo", keep_build=False)
+        repo = copy_repository(folder / "repo", keep_build=False)
         results = {"cold build, both languages": build(repo), "no-change rebuild": build(repo)}
-        for language in docs_build.LANGUAGES:
+        for language in config.LANGUAGES:
             append(repo / "docs" / language / BREAK_PAGE, PROSE_EDIT)
         results["prose-edit rebuild"] = build(repo)
         append(repo / SAFE_EXAMPLE, CODE_EDIT)
         results["one safe-page example edited"] = build(repo)
-        checkout = docs_build.copy_repository(folder / "tests")
+        checkout = copy_repository(folder / "tests")
         build(checkout)  # its site up to date (untimed), as after nox -s docs
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m"]
         tests = [timed([*pytest, "not e2e"], checkout)[0] for _ in range(2)]
@@ -88,10 +89,10 @@ def main():
     unit = statistics.median(units)
     print(f"run-A unit (`minigpt train inplace=false`, 150 steps): {', '.join(f'{u:.1f}' for u in units)} s, "
           f"median {unit:.1f} s\n")
-    print(f"{'what':<32} {'seconds':>8} {'units':>6}   executed (es / en)")
-    for name, (seconds, reports) in results.items():
-        executed = " / ".join(f"{len(r['executed'])} pages, {r['cells_executed']} cells, "
-                              f"{len(r['experiments'])} computed" for r in reports.values())
+    print(f"{'what':<32} {'seconds':>8} {'units':>6}   executed (once for both languages)")
+    for name, (seconds, report) in results.items():
+        executed = (f"{len(report['executed'])} pages, {report['cells_executed']} cells, "
+                    f"{len(report['experiments'])} computed")
         print(f"{name:<32} {seconds:8.1f} {seconds / unit:6.1f}   {executed}")
     print(f"{'tests (nox -s tests), cold':<32} {tests[0]:8.1f} {tests[0] / unit:6.1f}")
     print(f"{'tests (nox -s tests), warm':<32} {tests[1]:8.1f} {tests[1] / unit:6.1f}")

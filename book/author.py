@@ -61,9 +61,10 @@ def page(target: str) -> int:
     except build.BuildFailed as failed:
         print(f"book: {failed}", file=sys.stderr)
         return 1
-    problems = build.execute(notebooks, [docname])
-    if problems:
-        print("\n" + "\n\n".join(problems), file=sys.stderr)
+    try:
+        build.execute(notebooks, [docname])
+    except build.BuildFailed as failed:
+        print(f"\n{failed}", file=sys.stderr)
         return 1
     return 0
 

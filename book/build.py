@@ -35,7 +35,12 @@ CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 
 
 class BuildFailed(Exception):
-    """The build stopped: its message is the report (one problem per paragraph)."""
+    """The build stopped: problems is the report (one paragraph each), summary its last line."""
+
+    def __init__(self, problems: list[str] | str, summary: str = "the build failed"):
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.summary = summary
+        super().__init__("\n\n".join(self.problems))
 
 
 def say(line: str) -> None:
@@ -122,14 +127,14 @@ def _execute(docname: str, notebook_json: str, cwd: str) -> tuple:
     return docname, nbformat.writes(notebook), result.time, error
 
 
-def execute(notebooks: dict, stale: list) -> list:
-    """Execute the stale pages (two at a time, LAST_PAGES after the others) into the cache;
-    returns the problems found."""
+def execute(notebooks: dict, stale: list) -> None:
+    """Execute the stale pages (two at a time, LAST_PAGES after the others) into the cache, or
+    BuildFailed with a paragraph per page that failed."""
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
     if not stale:
-        return []
+        return
     start = time.perf_counter()
     say(f"computing the shared experiments ({WORKERS} processes) ...")
     from . import experiments
@@ -137,11 +142,11 @@ def execute(notebooks: dict, stale: list) -> list:
     with ProcessPoolExecutor(WORKERS) as pool:
         list(pool.map(experiments.compute_shared, range(len(experiments.SHARED))))
     say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
-    cache, problems = _cache(), []
+    cache, problems, skipped = _cache(), [], []
     first = [d for d in stale if d not in config.LAST_PAGES]
     for group in (first, [d for d in stale if d in config.LAST_PAGES]):
-        if problems and group is not first:
-            problems += [f"{d}: not executed, because the pages above failed" for d in group]
+        if problems:
+            skipped = group
             break
         with ProcessPoolExecutor(WORKERS) as pool:
             jobs = []
@@ -162,7 +167,10 @@ def execute(notebooks: dict, stale: list) -> list:
                 cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(executed, as_version=4), uri,
                                                           data={"execution_seconds": seconds}),
                                             check_validity=False, overwrite=True)
-    return problems
+    if problems:
+        not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
+        raise BuildFailed(problems, f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; "
+                                    "the site was not updated")
 
 
 def explain(docname: str, notebook, error) -> str:
@@ -242,9 +250,7 @@ def build(languages: tuple = tuple(config.LANGUAGES)) -> None:
     kernel_environment()
     notebooks = check_sources()
     stale = stale_pages(notebooks)
-    problems = execute(notebooks, stale)
-    if problems:
-        raise BuildFailed("\n\n".join(problems))
+    execute(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
     twice = sorted({e for e in computed if computed.count(e) > 1})
     if twice:
@@ -289,6 +295,18 @@ def stale_record_note() -> None:
             f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\"")
 
 
+# What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
+NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
+
+
+def copy_repository(destination: Path, keep_build: bool = True, repository: Path = config.REPO) -> Path:
+    """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
+    is False)."""
+    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
+    shutil.copytree(repository, destination, ignore=ignore)
+    return Path(destination)
+
+
 def main(arguments: list) -> int:
     unknown = [a for a in arguments if a not in config.LANGUAGES]
     if unknown:
@@ -298,8 +316,8 @@ def main(arguments: list) -> int:
     try:
         build(tuple(arguments) or tuple(config.LANGUAGES))
     except BuildFailed as failed:
-        import torch
+        from importlib.metadata import version
 
-        print(f"\ndocs: the build failed (torch {torch.__version__}):\n{failed}", file=sys.stderr)
+        print(f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary} (torch {version('torch')})", file=sys.stderr)
         return 1
     return 0

@@ -23,6 +23,7 @@ An example file is what its cell shows, then, from a line starting with CHECKS o
 checks (book.checks), which the guard runs after judging the cell: `split` parts the two.
 """
 
+import ast
 import builtins
 import contextlib
 import io
@@ -161,6 +162,14 @@ def _own_frame(error: BaseException, source: str):
     return frames[-1] if frames else None
 
 
+def _assigned_at(source: str, name: str) -> int | None:
+    """The line of the last top-level statement of source that assigns name (None if none does)."""
+    lines = [node.lineno for node in ast.parse(source).body
+             if any(isinstance(target, ast.Name) and target.id == name
+                    for target in getattr(node, "targets", [getattr(node, "target", None)]))]
+    return lines[-1] if lines else None
+
+
 def judge(case: Case, error: BaseException | None, namespace: dict) -> Outcome:
     """Outcome of one run of case: error is what it raised (None if it completed), namespace the
     globals it left behind."""
@@ -178,7 +187,8 @@ def judge(case: Case, error: BaseException | None, namespace: dict) -> Outcome:
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising")
     if case.holds and namespace.get(case.holds) is not True:
-        return Outcome(case.name, False, seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}")
+        return Outcome(case.name, False, seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}",
+                       lineno=_assigned_at(split(case.path)[0], case.holds))
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
 
 

@@ -7,6 +7,8 @@ the same way, through book.cases.execute). The checks see the names the example 
 - glue what depends on the language once per language, as `<key>_es` and `<key>_en`: words,
   numbers (the Spanish decimal comma), tables and figures. The cells stay identical in both
   languages, so one execution serves both pages;
+- choose the words of a phrase whose truth depends on a measured value (the model's size, say)
+  from that value (`glue_by_value`), rather than assert a fixed phrase;
 - assert what the prose states in words: a failed assertion fails the build, naming its line.
 `raised()` is what the example raised, as its manifest entry expects (None if it completed).
 """
@@ -14,7 +16,7 @@ the same way, through book.cases.execute). The checks see the names the example 
 import contextlib
 import io
 
-from .config import LANGUAGES
+from .config import LANGUAGES  # noqa: F401 - the hidden checks' languages, in build order
 
 _running = {"glue": lambda key, value: None, "error": None}
 
@@ -60,6 +62,18 @@ def glue_words(key, words):
         raise ValueError(f"{key}: words for {sorted(words)}, need {list(LANGUAGES)}")
     for language in LANGUAGES:
         glue(f"{key}_{language}", words[language])
+
+
+def glue_by_value(key: str, value: float, scale: list) -> dict:
+    """Glue, as `<key>_<language>`, the words that fit a measured value: scale is [(upper bound,
+    {"es": ..., "en": ...}), ...] in increasing order, and the first bound above value wins (the
+    last may be math.inf). Returns those words. For "a few tenths of a percent" / "about one
+    percent": a phrase chosen from what this build measured, never asserted with fixed bounds."""
+    for bound, words in scale:
+        if value < bound:
+            glue_words(key, words)
+            return words
+    raise ValueError(f"{key}: {value!r} is above every bound of its scale; add a last bound of math.inf")
 
 
 def glue_figure(key, draw):

@@ -23,7 +23,9 @@ for name, r in results.items():
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt.compare import median_error, worst_row
-from book.checks import glue, glue_figure, glue_number
+import math
+
+from book.checks import LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
 
 RUN_NAMES = {"es": {"A": "ejecución A", "B": "ejecución B"}, "en": {"A": "run A", "B": "run B"}}
 
@@ -62,22 +64,45 @@ def _training_figure(results, language):
         ax_acc.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}".replace(".", ",")))
     return fig
 
+LN_GAINS = {"es": "las ganancias de las LayerNorm", "en": "the LayerNorm gains"}
+WHY_GAINS = {"es": ", justo los parámetros cuyo gradiente lee la entrada sobrescrita,",
+             "en": ", exactly the parameters whose gradient reads the overwritten input,"}
+PARAMETER = {"es": "el parámetro", "en": "the parameter"}
 assert all(r.status == "completed" for r in results.values()), "the page says every run trains to the end"
-final = {name: r.test_accuracy[-1] for name, r in results.items()}
-for key in ("hooks", "ctx"):  # "off by a few tenths of a percent; tens of percent for the LayerNorm gains"
+for key in ("hooks", "ctx"):
     found = rows[f"B, bypass={key}"]
-    worst, median = worst_row(found), median_error(found)
-    assert 0.001 <= median < 0.01, f"{key}: median {median:.2%} is not a few tenths of a percent"
-    assert 0.1 <= worst.rel_error < 1 and ".ln" in worst.name, f"{key}: worst {worst.name} {worst.rel_error:.2%}"
-    glue_number(f"median_{key}", median, ".2%")
+    worst = worst_row(found)
+    glue_number(f"median_{key}", median_error(found), ".2%")
     glue_number(f"worst_{key}", worst.rel_error, ".0%")
+    gain = ".ln" in worst.name and worst.name.endswith(".weight")  # a LayerNorm gain reads the saved input
+    glue_words(f"worst_{key}_what", {  # the reason is given once, with the first bypass
+        language: (LN_GAINS[language] + (WHY_GAINS[language] if key == "hooks" else "")) if gain
+        else f"{PARAMETER[language]} {worst.name}" for language in LANGUAGES})
 data_rows = rows["B, bypass=data"]
 glue("data_no_gradient", sum(r.note == "no gradient in B" for r in data_rows))
 glue("param_count", len(data_rows))
-same = [key for key in ("hooks", "ctx") if final[f"B, bypass={key}"] == final["A"]]
-assert same == ["hooks", "ctx"], "the page says hooks and ctx reach run A's test accuracy exactly"
-assert final["B, bypass=data"] < final["A"] - 0.2, "the page says bypass=data fails in the open"
+
+final = {name: r.test_accuracy[-1] for name, r in results.items()}
 for key, name in (("a", "A"), ("hooks", "B, bypass=hooks"), ("ctx", "B, bypass=ctx"), ("data", "B, bypass=data")):
     glue_number(f"acc_{key}", final[name], ".1%")
-glue_number("gap_data", 100 * (final["A"] - final["B, bypass=data"]), ".1f")
+points = {key: 100 * (final["A"] - final[f"B, bypass={key}"]) for key in ("hooks", "ctx", "data")}
+for key, gap in points.items():  # each run B's test accuracy against run A's, in words
+    size = {language: number(abs(gap), language, ".1f") for language in LANGUAGES}
+    glue_words(f"effect_{key}", {"es": f"{size['es']} puntos {'menos' if gap > 0 else 'más'} que A",
+                                 "en": f"{size['en']} points {'less' if gap > 0 else 'more'} than run A"}
+               if gap else {"es": "la misma exactitud que A", "en": "the same score as run A"})
+glue_by_value("accuracy_lesson", max(abs(points["hooks"]), abs(points["ctx"])), [
+    (1e-9, {"es": "Unos gradientes un poco equivocados aún pueden llevar a un modelo pequeño a la misma exactitud "
+                  "en una tarea fácil, así que una buena exactitud no demuestra nada sobre los gradientes.",
+            "en": "Gradients wrong by a little can still train a small model to the same score on an easy task, "
+                  "so a good accuracy proves nothing about the gradients."}),
+    (1.0, {"es": "Unos gradientes un poco equivocados aún pueden llevar a un modelo pequeño casi a la misma "
+                 "exactitud en una tarea fácil, así que una buena exactitud no demuestra nada sobre los gradientes.",
+           "en": "Gradients wrong by a little can still train a small model to nearly the same score on an easy "
+                 "task, so a good accuracy proves nothing about the gradients."}),
+    (math.inf, {"es": "Aquí los gradientes equivocados sí cuestan exactitud, pero cuánto depende del modelo y de la "
+                      "tarea: la exactitud es una mala alarma.",
+                "en": "Here the wrong gradients do cost accuracy, but how much depends on the model and the task: "
+                      "accuracy is a poor alarm."}),
+])
 glue_figure("training_curves", lambda language: _training_figure(results, language))

@@ -71,7 +71,7 @@ print(f"\nafter the forward, h is at version {h_a._version} in A and {h_b._versi
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue, glue_words
+from book.checks import LANGUAGES, glue, glue_words
 
 assert same_slots, "the page says A and B save the same slots"
 in_h_a = [e["module"] for e in log_a if e["memory_of_h"]]
@@ -88,4 +88,4 @@ joined = {"es": " y ", "en": " and "}
 glue_words("t02_b_h_slots", {
     language: joined[language].join(f"{e['module']} ({slot[language].format(i=i, v=e['version'])})"
                                     for i, e in in_h)
-    for language in ("es", "en")})
+    for language in LANGUAGES})

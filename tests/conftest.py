@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from book import config
+from book.build import copy_repository  # noqa: F401 - the tests build in copies
 from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
@@ -29,16 +30,6 @@ FEW_STEPS = 3
 SUBPROCESS_TIMEOUT_S = 300
 SITE = config.SITE
 BUILD = [sys.executable, "-m", "book", "build"]  # run in the repository (or copy) to build
-# What a scratch copy of the repository leaves out (tests and the benchmark build in copies).
-NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
-
-
-def copy_repository(destination, keep_build=True, repository=REPO):
-    """A scratch copy of this repository, or of another copy (with the docs build state unless
-    keep_build is False)."""
-    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
-    shutil.copytree(repository, destination, ignore=ignore)
-    return Path(destination)
 
 
 def build(repo, *languages, timeout=1800):

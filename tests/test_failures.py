@@ -1,0 +1,87 @@
+"""A failing build says what failed in its last lines (book.build): the page (both languages),
+the example file and line, the one-line reason (what was declared, what happened) and what to do;
+no Sphinx error wall, no kernel message, no traceback.
+
+The end-to-end test breaks three things at once in a copy of the cold build (`cold_build`,
+tests/conftest.py), each on a page of its own so that each page stops at its own failure:
+a safe case made unsafe (the safe page), a check of what the prose says that no longer holds
+(theory 04), and an expected error that the manifest declares wrongly (theory 02).
+"""
+
+import re
+
+import pytest
+
+from book import cases
+from conftest import build, copy_repository
+
+LAST_LINES = 15
+
+
+def insert_before_checks(path, line):
+    """Add a line to what the page shows of an example (at its end, above its hidden checks if any)."""
+    text = path.read_text(encoding="utf-8")
+    at = text.find(cases.CHECKS) if cases.CHECKS in text else len(text)
+    path.write_text(text[:at] + line + "\n\n\n" + text[at:], encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def broken(cold_build, tmp_path_factory):
+    """(repo, the last lines of what its failed build printed, the whole output)."""
+    repo, _ = cold_build
+    repo = copy_repository(tmp_path_factory.mktemp("broken") / "repo", repository=repo)
+    insert_before_checks(repo / "examples" / "safe_relu_linear.py", "same = False  # the case no longer holds")
+    insert_before_checks(repo / "examples" / "theory04_walk.py", "accumulate = accumulate[1:]  # the prose no longer holds")
+    manifest = repo / "examples" / "cases.toml"
+    text = manifest.read_text(encoding="utf-8")
+    entry = '[phase08_caught]\nexpect = "raises"\nerror = "RuntimeError"'
+    assert entry in text
+    manifest.write_text(text.replace(entry, entry.replace("RuntimeError", "ValueError")), encoding="utf-8")
+    done = build(repo)
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    printed = (done.stdout + done.stderr).rstrip("\n")
+    return repo, "\n".join(printed.split("\n")[-LAST_LINES:]), printed
+
+
+def paragraph(last, page):
+    """The lines of the failure report about one page (from its name to the next blank line)."""
+    found = re.search(rf"^{re.escape(page)} \(es, en\) · (.+?)(?:\n\n|\Z)", last, re.M | re.S)
+    assert found, f"{page} is not named in the last {LAST_LINES} lines:\n{last}"
+    return found.group(0)
+
+
+def test_a_safe_case_made_unsafe_names_the_page_the_example_and_its_entry(broken):
+    repo, last, _ = broken
+    report = paragraph(last, "breaks/25-inplace-safe")
+    line = len((repo / "examples" / "safe_relu_linear.py").read_text("utf-8").rstrip("\n").split("\n"))
+    assert f"examples/safe_relu_linear.py:{line}" in report, "the line that made the case false"
+    assert "must complete with same true (examples/cases.toml), but same is False" in report
+    assert "→ the example no longer does what its entry declares" in report
+
+
+def test_a_prose_check_that_no_longer_holds_names_its_line_and_says_to_edit_the_sentence(broken):
+    repo, last, _ = broken
+    report = paragraph(last, "theory/04-autograd-tape-walk-mini-gpt")
+    line = next(i for i, text in enumerate((repo / "examples" / "theory04_walk.py").read_text("utf-8").split("\n"), 1)
+                if "one AccumulateGrad per parameter" in text)
+    assert f"examples/theory04_walk.py:{line}" in report
+    assert "a hidden check of what the prose says: the page says one AccumulateGrad per parameter" in report
+    assert "→ what the prose says no longer holds: edit the sentence in both languages" in report
+
+
+def test_a_wrong_expected_error_says_what_was_declared_and_what_was_raised(broken):
+    _, last, _ = broken
+    report = paragraph(last, "theory/02-autograd-engine")
+    assert re.search(r"examples/phase08_caught\.py:\d+", report), report
+    assert "examples/phase08_caught.py must raise ValueError containing 'modified by an inplace operation' " \
+           "(examples/cases.toml), but it raised RuntimeError: one of the variables needed" in report
+    assert "→ the example no longer does what its entry declares: fix the example, or its entry " \
+           "[phase08_caught] in examples/cases.toml" in report
+
+
+def test_the_report_blames_no_release_and_hides_no_wall_of_errors(broken):
+    _, last, printed = broken
+    assert "docs: the build failed" in printed and "docs: 3 pages failed" in last
+    assert "no longer holds on torch" not in printed, "an example's failure is not torch's"
+    for noise in ("Traceback", "Sphinx parallel build error", "ExecutionError", "Kernel", "sphinx-err-"):
+        assert noise not in printed, noise

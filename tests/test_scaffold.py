@@ -1,0 +1,64 @@
+"""`nox -s new-page -- <slug>` (python -m book new-page): a new page in both languages, with one
+executed example that raises, its manifest entry and both tables of contents. The page builds and
+passes the tests as written (end-to-end, in a copy of the cold build); bad names are refused with
+one line, and nothing is written."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from book import config
+from conftest import build, copy_repository, execution_report
+
+SLUG = "breaks/26-scaffolded"
+
+
+def new_page(repo, *arguments):
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    return subprocess.run([sys.executable, "-m", "book", "new-page", *arguments], cwd=repo, env=env,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("slug,problem", [
+    ("Breaks/Bad Name", "is not a page name"),
+    ("breaks/25-inplace-safe", "docs/es/breaks/25-inplace-safe.md exists already"),
+    ("index", "exists already"),
+])
+def test_a_bad_or_taken_name_is_refused_in_one_line_and_nothing_is_written(tmp_path, snapshot, slug, problem):
+    repo = copy_repository(tmp_path / "repo", keep_build=False)
+    before = snapshot(repo)
+    done = new_page(repo, slug)
+    assert done.returncode == 2 and problem in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert snapshot(repo) == before
+
+
+@pytest.fixture(scope="module")
+def scaffolded(cold_build, tmp_path_factory):
+    repo, _ = cold_build
+    repo = copy_repository(tmp_path_factory.mktemp("scaffolded") / "repo", repository=repo)
+    done = new_page(repo, SLUG)
+    assert done.returncode == 0, done.stderr
+    return repo, done, build(repo)
+
+
+def test_the_new_page_builds_in_both_languages_executing_only_itself(scaffolded):
+    repo, _, done = scaffolded
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert execution_report(repo)["executed"] == [SLUG]
+    for language in config.LANGUAGES:
+        page = (repo / "docs" / "_build" / "html" / language / f"{SLUG}.html").read_text(encoding="utf-8")
+        assert "modified by an inplace operation" in page, "its example raises, and the page shows the error"
+        index = (repo / "docs" / "_build" / "html" / language / "index.html").read_text(encoding="utf-8")
+        assert f"{SLUG}.html" in index, "the page is in the table of contents"
+
+
+def test_the_new_page_passes_the_tests_as_written(scaffolded):
+    repo, _, _ = scaffolded
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not e2e",
+                           "tests/test_examples.py", "tests/test_deps.py", "tests/test_glossary.py"],
+                          cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:]
