@@ -37,7 +37,7 @@ CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 class BuildFailed(Exception):
     """The build stopped: problems is the report (one paragraph each), summary its last line."""
 
-    def __init__(self, problems: list[str] | str, summary: str = "the build failed"):
+    def __init__(self, problems: list[str] | str, summary: str = "the site was not updated"):
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         self.summary = summary
         super().__init__("\n\n".join(self.problems))

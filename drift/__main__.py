@@ -68,7 +68,7 @@ def measure_into(command, flag, args):
         raise UsageError(f"{flag} {folder}: not a folder")
     print(f"drift: {command}: torch {record.torch.__version__}")
     if not claims.supported():
-        print(f"drift: torch {record.release()} is outside the releases the book is built on "
+        print(f"drift: torch {claims.release()} is outside the releases the book is built on "
               f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break")
     new, outcomes = measured()
     return new, outcomes, record.path_for(new["release"], folder)

@@ -19,6 +19,7 @@ no promise there, and a record is history, not a failure.
 import ast
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def supported(release_name: str | None = None) -> bool:
 class Claim:
     name: str
     statement: str
-    check: object  # () -> (holds, seen)
+    check: Callable[[], tuple[bool, str]]  # () -> (holds, what was seen)
     required: bool = True  # the prose relies on it on every release; else only recorded per release
     # evaluated while the book builds (the compatibility page); else only by `python -m drift` and
     # the tests: the torch.compile claims, as inductor compiles C++ (slow on a cold cache)
@@ -60,7 +61,7 @@ class Outcome:
     name: str
     holds: bool
     seen: str
-    release: str = None  # where it was measured (default: the installed torch)
+    release: str | None = None  # where it was measured (default: the installed torch)
 
     @property
     def applicable(self):
@@ -80,7 +81,7 @@ class ClaimBroken(AssertionError):
     """One or more claims no longer hold on the installed torch."""
 
 
-CLAIMS = {}
+CLAIMS: dict[str, Claim] = {}
 
 
 def claim(name, statement, required=True, in_book=True):
@@ -177,7 +178,8 @@ def residual_adds() -> list:
     block = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Block")
     forward = next(n for n in block.body if isinstance(n, ast.FunctionDef) and n.name == "forward")
     return sorted(node.lineno for node in ast.walk(forward) if isinstance(node, ast.Call)
-                  and getattr(node.func, "attr", None) == "add_" and getattr(node.func.value, "id", None) == "h")
+                  and isinstance(node.func, ast.Attribute) and node.func.attr == "add_"
+                  and getattr(node.func.value, "id", None) == "h")
 
 
 def anomaly_points_at(warnings: list) -> str | None:

@@ -35,8 +35,8 @@ RAISES_WITH_ANOMALY, RAISES_WITHOUT_ANOMALY = "b-raises-with-anomaly", "b-raises
 @dataclass(frozen=True)
 class Thing:
     kind: str  # MESSAGE, COMPILE or CLAIM
-    name: str  # the message part, the compile field (None: whether the backend runs), the claim
-    backend: str = None  # COMPILE only
+    name: str | None  # the message part, the compile field (None: whether the backend runs), the claim
+    backend: str | None = None  # COMPILE only
 
     @property
     def what(self):
@@ -50,14 +50,14 @@ class Thing:
 @dataclass(frozen=True)
 class Seen:
     value: object  # what a record says: a part's text (None: the message has no such part), HOLDS...
-    detail: str = None  # why not applicable (compared), or what a failing check saw (not compared)
+    detail: str | None = None  # why not applicable (compared), or what a failing check saw (not compared)
 
 
 @dataclass(frozen=True)
 class Span:
     value: object
     releases: tuple  # consecutive measured releases with this value, oldest first
-    detail: str = None  # the first release's
+    detail: str | None = None  # the first release's
 
     @property
     def start(self):
@@ -150,7 +150,7 @@ def _same(span, seen):
 def spans(records, observe_one):
     """Spans of the releases of records (oldest first) on which observe_one(record) agrees; a
     release where it returns None is skipped."""
-    found = []
+    found: list[Span] = []
     for release in ordered(records):
         seen = observe_one(records[release])
         if seen is None:
@@ -172,7 +172,7 @@ def history(records, claim_names=()):
 def compress(releases, recorded):
     """["2.10.0", "2.11.0", "2.13.0"] -> [("2.10.0", "2.11.0"), ("2.13.0", "2.13.0")]: runs of
     releases consecutive among recorded (all the releases, oldest first)."""
-    runs = []
+    runs: list[tuple[str, str]] = []
     for release in sorted(releases, key=release_key):
         i = recorded.index(release)
         if runs and recorded.index(runs[-1][1]) == i - 1:
@@ -265,9 +265,12 @@ def draft_findings(records, seed=None, names=None):
     """[Finding] for each thing the draft quotes about run B's error, from records."""
     seed = seed or draft_quotes()
     names = names or size_names()
-    dims = re.search(r"\[([\d, ]+)\]\]$", seed["shape"]).group(1)  # the draft's input and width
-    quoted = {k: v for k, v in zip(("output_of", "version_now", "version_expected"), re.search(
-        r"output \d+ of (\w+), is at version (\d+); expected version (\d+)", seed["message"]).groups())}
+    shape = re.search(r"\[([\d, ]+)\]\]$", seed["shape"])
+    parts = re.search(r"output \d+ of (\w+), is at version (\d+); expected version (\d+)", seed["message"])
+    if shape is None or parts is None:
+        raise ValueError("examples/errata.py: SEED's shape or message is not the draft's error")
+    dims = shape.group(1)  # the draft's input and width
+    quoted = dict(zip(("output_of", "version_now", "version_expected"), parts.groups()))
     tries = range(1, 1 + max(int(n) for n in re.findall(r"\d+", seed["message"])))  # n_layer: 2·n_layer ≥ n_layer
 
     def prints(sentence, parts):

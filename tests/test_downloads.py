@@ -1,6 +1,6 @@
-"""The downloads of the executed pages (book/sphinxext/markdown.py, book/sphinxext/downloads.py).
+"""The downloads of the executed pages (book/sphinxext/downloads.py).
 
-- The Markdown rules and the notebook and script transformations, on small inputs (no build).
+- The Markdown rules and the notebook and script transformations, on small resolved pages (no build).
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
   its script in the page's language, from a menu whose links resolve; the notebook is the page's
   (its title, its code, no hidden cell of the book, no MyST syntax left, no path of the machine).
@@ -41,86 +41,92 @@ LANGUAGES = ("es", "en")
 WORKERS = 2  # the machine's cores: two runs side by side
 RUN_TIMEOUT_S = 900
 
+from docutils import nodes as docutils_nodes
+
 from book import config
 from book.build import executed_pages, kernel_config
-from book.sphinxext import markdown as downloads
-from book.sphinxext.markdown import DownloadError, Page
+from book.sphinxext import downloads
 
 PAGES = list(executed_pages("en"))
 
 
 # ---------------------------------------------------------------- the rules, on small inputs
 
-GLUE = {"count": {"text/plain": "4"}, "ratio": {"text/plain": "0.6612"}, "word": {"text/plain": "'blocks.1.ln2'"},
-        "table_en": {"text/html": "<table><tr><td>x</td></tr></table>", "text/plain": "<HTML>"},
-        "curve_en": {"image/png": "iVBORw0KGgo=", "text/plain": "<Image>"},
-        downloads.STAMP_KEY: {"text/html": "<div>⚙ 2026-01-01 10:00 UTC</div>", "text/plain": "<HTML>"}}
-LINKS = {("ref", "sec-a"): ("Section A", "#sec-a"),
-         ("term", "saved tensor"): ("saved tensor", "https://example.org/en/glossary.html#term-saved-tensor")}
+URL = "https://example.org/en/breaks/page.html"
 
 
-def page(tmp_path=".", language="en"):
-    return Page(language, glue=dict(GLUE), resolve=lambda role, target: LINKS.get((role, target)),
-                extlinks={"phase": ("https://example.org/phases/%s/", "phase %s")}, source_dir=tmp_path)
+def doctree(rest):
+    """A resolved page: reST parsed by docutils, each paragraph "CELL n" made the code cell of the
+    notebook's cell n (as MyST-NB leaves it in the doctree)."""
+    from docutils.core import publish_doctree
+
+    tree = publish_doctree(rest, settings_overrides={"report_level": 5, "doctitle_xform": False})
+    for paragraph in list(tree.findall(docutils_nodes.paragraph)):
+        if paragraph.astext().startswith("CELL "):
+            cell = docutils_nodes.container(nb_element="cell_code", cell_index=int(paragraph.astext()[5:]))
+            paragraph.replace_self(cell)
+    return tree
 
 
-def convert(text, **kwargs):
-    return downloads.markdown(page(**kwargs), text)
+def render(rest, srcdir="."):
+    return downloads.Markdown(URL, Path(srcdir)).render(doctree(rest))
 
 
-def test_glued_values_are_pasted_as_text_with_their_format():
-    assert convert("{glue:text}`word` at {glue:text}`count`, {glue:text}`ratio:.1%`") == "blocks.1.ln2 at 4, 66.1%"
-    assert convert("{glue}`count` and {glue:}`word`") == "4 and blocks.1.ln2"
+def test_inline_markup_links_and_code():
+    page = render("A *word*, a **strong** one, ``h.add_(x)``, a `link <../glossary.html#term-x>`_, "
+                  "`an anchor`_ and 2 * 3 < [4].\n\n.. _an anchor:\n\nHere.")
+    assert page.cells == ["A *word*, a **strong** one, `h.add_(x)`, a "
+                          "[link](https://example.org/en/glossary.html#term-x), [an anchor](#an-anchor) and "
+                          "2 \\* 3 \\< \\[4\\].\n\n<a id=\"an-anchor\"></a>\n\nHere."]
 
 
-def test_a_glued_value_no_cell_glued_stops_the_download():
-    with pytest.raises(DownloadError, match="missing_key"):
-        convert("{glue:text}`missing_key`")
+def test_sections_lists_and_definition_lists():
+    page = render("Title\n=====\n\nPart\n----\n\n- one\n- two, on\n  two lines\n\n1. first\n\n"
+                  "``term``\n    Its definition.\n")
+    assert page.cells == ["# Title\n\n## Part\n\n- one\n\n- two, on\n  two lines\n\n1. first\n\n"
+                          "- **`term`**: Its definition."]
 
 
-def test_cross_references_and_terms_become_links_and_code_stays_code():
-    text = convert("See {ref}`sec-a`, {ref}`the first part <sec-a>`, a {term}`saved tensor`,\n"
-                   "{term}`tensors saved <saved tensor>`, {phase}`8` and `{ref}`not-a-role``.")
-    assert text == ("See [Section A](#sec-a), [the first part](#sec-a), a "
-                    "[saved tensor](https://example.org/en/glossary.html#term-saved-tensor),\n"
-                    "[tensors saved](https://example.org/en/glossary.html#term-saved-tensor), "
-                    "[phase 8](https://example.org/phases/8/) and `{ref}`not-a-role``.")
-    assert convert("{ref}`unknown-label` and {sub-ref}`today`") == "unknown-label and today"
-
-
-def test_labels_become_anchors_and_definition_lists_bullets():
-    text = convert("(sec-a)=\n## A\n\n`tensor`\n: The saved tensor,\n  on two lines.\n\n`hint`\n: The hint.")
-    assert text == ('<a id="sec-a"></a>\n## A\n\n- **`tensor`**: The saved tensor,\n  on two lines.\n\n'
-                    "- **`hint`**: The hint.")
+def test_code_cells_cut_the_markdown_and_know_their_section():
+    page = render("Title\n=====\n\nBefore.\n\nCELL 2\n\nPart\n----\n\nCELL 5\n\nAfter.")
+    assert page.cells == ["# Title\n\nBefore.", 2, "## Part", 5, "After."]
+    assert page.headings == {2: "Title", 5: "Part"}
 
 
 def test_admonitions_dropdowns_and_tabs_degrade_to_plain_markdown():
-    text = convert(":::{admonition} Errata, on {glue:text}`count`\n:class: warning\n\n- one\n- two\n:::\n\n"
-                   ":::{note}\nA note.\n:::\n\n"
-                   ":::{dropdown} The whole `Block.forward`\nHidden {term}`saved tensor`.\n:::\n\n"
-                   "::::{tabs}\n:::{tab} Run A\nFirst.\n:::\n:::{tab} Run B\nSecond.\n:::\n::::")
-    assert text == ("> **Errata, on 4**\n>\n> - one\n> - two\n\n> **Note**\n>\n> A note.\n\n"
-                    "<details><summary>The whole <code>Block.forward</code></summary>\n\n"
-                    "Hidden [saved tensor](https://example.org/en/glossary.html#term-saved-tensor).\n\n</details>\n\n"
-                    "**Run A**\n\nFirst.\n\n**Run B**\n\nSecond.")
-    assert convert(":::{tip}\nShort.\n:::", language="es") == "> **Consejo**\n>\n> Short."
+    tree = doctree(".. note::\n\n   A note.\n\n.. admonition:: In *short*\n\n   - one\n   - two\n\nEnd.")
+    dropdown = docutils_nodes.Element()
+    dropdown.tagname = "dropdown_main"
+    dropdown += docutils_nodes.Element("", docutils_nodes.Text("The whole "), docutils_nodes.literal(text="Block.forward"))
+    dropdown += docutils_nodes.paragraph(text="Hidden.")
+    tabs = docutils_nodes.container(classes=["sphinx-tabs"])
+    tablist = docutils_nodes.Element()
+    for title in ("Run A", "Run B"):
+        button = docutils_nodes.Element("", docutils_nodes.Text(title))
+        button.tagname = "button"
+        tablist += button
+    tabs += tablist
+    tabs += [docutils_nodes.container("", docutils_nodes.paragraph(text=text), classes=["sphinx-tabs-panel"])
+             for text in ("First.", "Second.")]
+    tree += [dropdown, tabs]
+    assert downloads.Markdown(URL, Path(".")).render(tree).cells == [
+        "> **Note**\n>\n> A note.\n\n> **In *short***\n>\n> - one\n>\n> - two\n\nEnd.\n\n"
+        "<details><summary>The whole <code>Block.forward</code></summary>\n\nHidden.\n\n</details>\n\n"
+        "**Run A**\n\nFirst.\n\n**Run B**\n\nSecond."]
 
 
-def test_literalinclude_pastes_the_code_it_names(tmp_path):
-    (tmp_path / "model.py").write_text("class Block:\n    def forward(self, h):\n        return h + 1\n\n\nx = 2\n")
-    text = convert("```{literalinclude} model.py\n:language: python\n:pyobject: Block.forward\n:dedent:\n```",
-                   tmp_path=tmp_path)
-    assert text == "```python\ndef forward(self, h):\n    return h + 1\n```"
-
-
-def test_glued_figures_become_attachments_tables_html_and_the_stamp_goes():
-    where = page()
-    text = downloads.markdown(where, "# T\n\n```{glue:} book_stamp\n```\n\n```{glue:figure} curve_en\n"
-                                     ":alt: A [loss] curve.\n:name: fig-a\n\nThe loss, {glue:text}`count` runs.\n```\n\n"
-                                     "```{glue:} table_en\n```\n\n```python\n{ref}`kept` in code\n```")
-    assert text == ('# T\n\n<a id="fig-a"></a>\n\n![A (loss) curve.](attachment:curve_en.png)\n\nThe loss, 4 runs.\n\n'
-                    "<table><tr><td>x</td></tr></table>\n\n```python\n{ref}`kept` in code\n```")
-    assert where.attachments == {"curve_en.png": {"image/png": "iVBORw0KGgo="}}
+def test_figures_become_attachments_html_stays_and_the_stamp_goes(tmp_path):
+    (tmp_path / "curve.png").write_bytes(b"png bytes")
+    tree = doctree(".. image:: curve.png\n   :alt: A [loss] curve.\n\n.. raw:: html\n\n   <table><tr><td>x</td></tr></table>"
+                   "\n\nCode::\n\n   print(1)\n\nCELL 1\n\n.. image:: curve.png\n")
+    stamp = docutils_nodes.container("", docutils_nodes.raw("", "<div>2026-01-01</div>", format="html"),
+                                     classes=["no-search"])
+    tree.insert(0, stamp)
+    page = downloads.Markdown(URL, tmp_path).render(tree)
+    assert page.cells == ["![A (loss) curve.](attachment:curve.png)\n\n<table><tr><td>x</td></tr></table>\n\n"
+                          "Code:\n\n```\nprint(1)\n```", 1, "![](attachment:curve.png)"]
+    encoded = {"curve.png": {"image/png": "cG5nIGJ5dGVz"}}
+    assert page.attachments == {0: encoded, 2: encoded}
 
 
 def executed(cells):
@@ -138,43 +144,47 @@ def executed(cells):
     return notebook
 
 
+GLUE_PREFIX = "application/papermill.record/"  # MyST-NB's glue outputs
+
+
 def glue_output(key, value):
-    return nbformat.v4.new_output("display_data", data={downloads.GLUE_PREFIX + "text/plain": value},
-                                  metadata={"scrapbook": {"name": key, "mime_prefix": downloads.GLUE_PREFIX}})
+    return nbformat.v4.new_output("display_data", data={GLUE_PREFIX + "text/plain": value},
+                                  metadata={"scrapbook": {"name": key, "mime_prefix": GLUE_PREFIX}})
 
 
 PRINTED = nbformat.v4.new_output("stream", name="stdout", text="4\n")
-BOOK_NOTEBOOK = [
-    ("markdown", "(top)=\n# The title", [], []),
+BOOK_NOTEBOOK = [  # the page's notebook: its own Markdown cells are not used (the doctree is)
+    ("markdown", "# The title", [], []),
     ("code", "import book.kernel as _book\n_book.stamp()", ["remove-cell"], []),
-    ("markdown", "```{glue:} book_stamp\n```\n\nIt printed {glue:text}`n`.", [], []),
-    ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED]),
+    ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED, glue_output("n", "4")]),
     ("code", '_book.check("example")', ["remove-cell"], [glue_output("n", "4")]),
     ("code", 'message = """first line\nsecond line"""\nraise ValueError(message.splitlines()[1])',
      ["raises-exception"], [nbformat.v4.new_output("error", ename="ValueError", evalue="second line", traceback=[])]),
     ("code", "print('quiet')", ["remove-output"], [PRINTED]),
-    ("markdown", "## Next\n\nEnd.", [], []),
     ("code", "print(n + 1)", [], [PRINTED]),
 ]
+BOOK_PAGE = ("The title\n=========\n\nIt printed 4.\n\nCELL 2\n\nCELL 4\n\nCELL 5\n\n"
+             "Next\n----\n\nEnd.\n\nCELL 6\n")
 
 
 def test_the_notebook_keeps_what_a_reader_sees_and_runs():
-    notebook = executed(BOOK_NOTEBOOK)
-    text = downloads.notebook_download(notebook, Page("en"), "https://example.org/en/p.html")
-    assert text == downloads.notebook_download(executed(BOOK_NOTEBOOK), Page("en"), "https://example.org/en/p.html")
+    def made():
+        return downloads.notebook_download(render(BOOK_PAGE), executed(BOOK_NOTEBOOK), "The title", "en")
+
+    text = made()
+    assert text == made()
     out = nbformat.reads(text, as_version=4)
     nbformat.validate(out)
-    assert [c.cell_type for c in out.cells] == ["markdown", "markdown", "markdown", "code", "code", "code", "markdown", "code"]
-    assert out.cells[0].source == '<a id="top"></a>\n# The title'
-    assert "https://example.org/en/p.html" in out.cells[1].source
-    assert out.cells[2].source == "It printed 4."
+    assert [c.cell_type for c in out.cells] == ["markdown", "markdown", "code", "code", "code", "markdown", "code"]
+    assert out.cells[0].source == "# The title\n\nIt printed 4."
+    assert "[The title](https://example.org/en/breaks/page.html)" in out.cells[1].source
     code = [c for c in out.cells if c.cell_type == "code"]
     assert "_book" not in "".join(c.source for c in code)
     assert [c.metadata for c in code] == [{"tags": ["hide-input"]}, {"tags": ["raises-exception"]},
                                          {"tags": ["remove-output"]}, {}]
-    assert [len(c.outputs) for c in code] == [1, 1, 0, 1]
-    assert [c.execution_count for c in code] == [3, 5, 6, 8]  # the build's: tracebacks name them
-    assert [c.id for c in out.cells] == [f"cell-{i}" for i in range(1, 9)]
+    assert [len(c.outputs) for c in code] == [1, 1, 0, 1]  # no glue record, no output where the page hides it
+    assert [c.execution_count for c in code] == [2, 4, 5, 6]  # the build's: tracebacks name them
+    assert [c.id for c in out.cells] == [f"cell-{i}" for i in range(1, 8)]
     assert out.metadata == {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 
 
@@ -190,15 +200,15 @@ def test_streams_are_merged_whatever_their_chunks():
 
 
 def test_the_script_runs_on_past_an_expected_error(tmp_path):
-    script = downloads.script_download(executed(BOOK_NOTEBOOK), Page("en"), "https://example.org/en/p.html")
+    script = downloads.script_download(render(BOOK_PAGE), executed(BOOK_NOTEBOOK), "The title", "en")
     assert "_book" not in script and "# %% The title\nn = 4" in script and "# %% Next\nprint(n + 1)" in script
     assert '    message = """first line\nsecond line"""' in script  # a string's lines are not indented
     (tmp_path / "page.py").write_text(script, encoding="utf-8")
     done = subprocess.run([sys.executable, "page.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "4\nExpected error: ValueError: second line\nquiet\n5\n"
-    quiet = downloads.script_download(executed([("markdown", "# T", [], []), ("code", "x = 1", ["raises-exception"], [])]),
-                                      Page("es"), "u")
+    quiet = downloads.script_download(render("T\n=\n\nCELL 0"), executed([("code", "x = 1", ["raises-exception"], [])]),
+                                      "T", "es")
     (tmp_path / "quiet.py").write_text(quiet, encoding="utf-8")
     done = subprocess.run([sys.executable, "quiet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.stdout == downloads.TEXT["es"]["not_raised"] + "\n"
@@ -220,8 +230,7 @@ def html_title(html):
     import html as entities
 
     found = re.search(r'<h1>([^\n]*?)<a class="headerlink"', html)
-    # (Sphinx's smart quotes typeset the apostrophe that the source and the notebook keep straight)
-    return entities.unescape(re.sub(r"<[^>]+>", "", found.group(1))).replace("\u2019", "'").strip()
+    return entities.unescape(re.sub(r"<[^>]+>", "", found.group(1))).strip()
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -289,12 +298,14 @@ def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
         notebook = read_download(site, language, page)
         nbformat.validate(notebook)
         html = (site / language / f"{page}.html").read_text(encoding="utf-8")
-        assert downloads.plain(downloads.title(notebook)).replace("`", "") == html_title(html)
-        assert not any(downloads.REMOVE_CELL in downloads.tags(c) for c in notebook.cells)
+        title = notebook.cells[0].source.split("\n# ", 1)[-1].split("\n")[0].removeprefix("# ")
+        assert downloads.plain(title) == html_title(html)
+        assert not any("remove-cell" in downloads.tags(c) for c in notebook.cells)
         prose = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
         assert LEFT_OVER_MYST.findall(prose) == []
         source = page_notebook(DOCS / language / f"{page}.md")
-        kept = [(c.source, downloads.tags(c)) for c in downloads.kept_cells(source) if c.cell_type == "code"]
+        kept = [(c.source, downloads.tags(c)) for c in source.cells
+                if c.cell_type == "code" and "remove-cell" not in downloads.tags(c)]
         code[language] = [(c.source, downloads.tags(c)) for c in notebook.cells if c.cell_type == "code"]
         assert code[language] == kept  # the page's code, every cell a reader sees, tags and all
         assert all(c.outputs for c in notebook.cells
