@@ -1,0 +1,28 @@
+# The diagnoser on that script, as a learner runs it in a terminal, in the
+# script's folder:
+#     python -m minigpt.diagnose gated_mlp.py
+# Here the same command runs from Python, on the book's copy of the script.
+import subprocess
+import sys
+
+from book.config import EXAMPLES
+
+done = subprocess.run([sys.executable, "-m", "minigpt.diagnose", "gated_mlp.py"],
+                      cwd=EXAMPLES, capture_output=True, text=True)
+print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+script = (EXAMPLES / "gated_mlp.py").read_text(encoding="utf-8").split("\n")
+built = next(n for n, line in enumerate(script, 1) if "nn.ReLU(inplace=True)" in line)
+called = next(n for n, line in enumerate(script, 1) if "self.gate(x)" in line)
+assert done.returncode == 1, "the page says the command exits with status 1 when it finds something"
+assert f"built at:   gated_mlp.py:{built}:" in done.stdout, "the page says the finding names where the ReLU was built"
+assert f"written at: gated_mlp.py:{called}" in done.stdout, "the page says it names the call line too"
+assert "SigmoidBackward0._saved_result" in done.stdout, "the page says the sigmoid's saved output was overwritten"
+assert "check:      backward raises" in done.stdout, "the page says PyTorch catches this one"
+glue("gated_built_line", built)
+glue("gated_call_line", called)

@@ -1,0 +1,48 @@
+# In a notebook or a training loop: watch() examines every backward run inside
+# the with block. Here the RNN's loop is fixed (h = h + ..., a new tensor at each
+# step), and the diagnoser finds nothing.
+import torch
+import torch.nn as nn
+
+from minigpt.diagnose import watch
+
+torch.manual_seed(0)
+cell = nn.RNNCell(input_size=4, hidden_size=8)
+readout = nn.Linear(8, 1)
+xs, target = torch.randn(5, 2, 4), torch.randn(2, 1)
+
+with watch() as watched:
+    h = torch.zeros(2, 8)
+    for x_t in xs:
+        h = h + cell(x_t, h)
+    loss = nn.functional.mse_loss(readout(h), target)
+    loss.backward()
+print(f"loss {loss.item():.4f}; gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+from minigpt.diagnose import diagnose
+
+assert not watched.report.findings, "the page says the fixed loop has no finding"
+glue("rnn_fixed_norm", f"{cell.weight_hh.grad.norm():.4f}")
+
+
+def broken_loop():
+    h = torch.zeros(2, 8)
+    for x_t in xs:
+        h += cell(x_t, h)
+    nn.functional.mse_loss(readout(h), target).backward()
+
+
+raised = None
+try:
+    with watch(quiet=True):
+        broken_loop()
+except RuntimeError as error:
+    raised = error
+assert raised is not None and "overwrote" in str(raised) and "h += cell(x_t, h)" in str(raised), \
+    "the page says the error raised inside watch() carries the finding"
+assert "modified by an inplace operation" in str(raised.__cause__), "the page says PyTorch's error is chained below"
+assert diagnose(broken_loop).findings, "the page says diagnose(fn) finds it in a function that runs backward"
