@@ -1,12 +1,17 @@
 """Compare the probe-batch gradients of two runs, parameter by parameter."""
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from .experiment import ExperimentError, read_run
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 STEPS = {"0": "grads_step0", "final": "grads_final"}
 
@@ -21,17 +26,21 @@ class ParamComparison:
     note: str = ""
 
 
-def compare_gradients(grads_a, grads_b):
+def compare_gradients(grads_a: Mapping[str, torch.Tensor | None],
+                      grads_b: Mapping[str, torch.Tensor | None]) -> list[ParamComparison]:
     """One ParamComparison per parameter of grads_a (dicts name -> tensor or None)."""
     rows = []
     for name, ga in grads_a.items():
         gb = grads_b.get(name)
-        if ga is None and gb is None:
+        if ga is not None and gb is not None:
+            ga, gb, note = ga.double(), gb.double(), ""
+        elif ga is not None:
+            ga, gb, note = ga.double(), torch.zeros_like(ga, dtype=torch.float64), "no gradient in B"
+        elif gb is not None:
+            ga, gb, note = torch.zeros_like(gb), gb.double(), "no gradient in A"
+        else:
             rows.append(ParamComparison(name, 0.0, 0.0, 0.0, math.nan, "no gradient in either"))
             continue
-        note = "no gradient in B" if gb is None else "no gradient in A" if ga is None else ""
-        ga = torch.zeros_like(gb) if ga is None else ga.double()
-        gb = torch.zeros_like(ga) if gb is None else gb.double()
         norm_a, norm_b = ga.norm().item(), gb.norm().item()
         diff = (gb - ga).norm().item()
         rel = diff / norm_a if norm_a > 0 else (0.0 if diff == 0 else math.inf)
@@ -40,7 +49,7 @@ def compare_gradients(grads_a, grads_b):
     return rows
 
 
-def identical(grads_a, grads_b):
+def identical(grads_a: Mapping[str, torch.Tensor | None], grads_b: Mapping[str, torch.Tensor | None]) -> bool:
     """True when both name the same parameters and every gradient is bitwise equal (or both None)."""
     if grads_a.keys() != grads_b.keys():
         return False
@@ -48,7 +57,7 @@ def identical(grads_a, grads_b):
                for a, b in ((grads_a[n], grads_b[n]) for n in grads_a))
 
 
-def format_table(rows):
+def format_table(rows: list[ParamComparison]) -> str:
     width = max(len("parameter"), *(len(r.name) for r in rows))
     lines = [f"{'parameter':<{width}}  {'|grad A|':>10}  {'|grad B|':>10}  {'rel. error':>10}  {'cosine':>8}  note"]
     lines.append("-" * len(lines[0]))
@@ -58,18 +67,18 @@ def format_table(rows):
     return "\n".join(lines)
 
 
-def median_error(rows):
+def median_error(rows: list[ParamComparison]) -> float:
     """The median relative error (the upper one of an even count): half the parameters are off by
     at least this much."""
     errors = sorted(r.rel_error for r in rows)
     return errors[len(errors) // 2]
 
 
-def worst_row(rows):
+def worst_row(rows: list[ParamComparison]) -> ParamComparison:
     return max(rows, key=lambda r: r.rel_error)
 
 
-def summary_line(rows):
+def summary_line(rows: list[ParamComparison]) -> str:
     identical = sum(r.rel_error == 0 for r in rows)
     worst = worst_row(rows)
     return (f"{len(rows)} parameters: {identical} identical, median rel. error {median_error(rows):.2%}, "
@@ -80,7 +89,8 @@ XLABEL = ("relative gradient error (%), log scale\n"
           "gray: identical (drawn at the axis floor); red: no gradient on one side")
 
 
-def plot_comparison(rows, path, title, xlabel=XLABEL):
+def plot_comparison(rows: list[ParamComparison], path: str | Path | None, title: str,
+                    xlabel: str = XLABEL) -> "Figure | Path":
     """A bar per parameter; saved to path (returned), or, with path None, the figure itself."""
     import matplotlib
 
@@ -109,12 +119,13 @@ class RunComparison:
     run_a: Path
     run_b: Path
     step: str
-    rows: list = None  # None when a run has no gradients
+    rows: list[ParamComparison] | None = None  # None when a run has no gradients
     missing: str = ""  # why, in one paragraph
-    caveats: list = None  # differences between the runs other than the break switches
+    caveats: list[str] = field(default_factory=list)  # differences between the runs other than the break switches
 
 
-def _gradients_or_reason(run, result, tensors, key):
+def _gradients_or_reason(run: Path, result: dict[str, Any], tensors: dict[str, Any],
+                         key: str) -> tuple[dict[str, torch.Tensor | None] | None, str]:
     grads = tensors.get(key)
     if grads is not None:
         return grads, ""
@@ -128,7 +139,7 @@ def _gradients_or_reason(run, result, tensors, key):
 SWITCHES = {"inplace", "bypass", "relu_inplace", "exp_inplace"}
 
 
-def caveats(config_a, config_b):
+def caveats(config_a: dict[str, Any], config_b: dict[str, Any]) -> list[str]:
     """Settings that differ between two runs besides the break switches (seed, sizes, ...)."""
     found = []
     for section in ("model", "train"):
@@ -140,7 +151,7 @@ def caveats(config_a, config_b):
     return found
 
 
-def compare_runs(path_a, path_b, step="0"):
+def compare_runs(path_a: str | Path, path_b: str | Path, step: str = "0") -> RunComparison:
     if step not in STEPS:
         raise ExperimentError(f"step must be one of {', '.join(STEPS)}, not {step!r}")
     run_a, config_a, result_a, tensors_a = read_run(path_a)
@@ -155,8 +166,8 @@ def compare_runs(path_a, path_b, step="0"):
     return comparison
 
 
-def figure_path(comparison):
-    def label(run):
+def figure_path(comparison: RunComparison) -> Path:
+    def label(run: Path) -> str:
         return f"{run.parent.name}-{run.name}"
 
     return comparison.run_b.parent.parent / (

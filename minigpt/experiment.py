@@ -11,7 +11,9 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 
 CONFIG = "config.json"
@@ -24,7 +26,7 @@ STAGING_NAME = re.compile(r"\.run-\d+\.partial$")  # left behind if a write was 
 COMPUTED_LOG = "computed.jsonl"  # in a cache folder: one line per result computed there
 
 
-def fingerprint(files, root, *extra):
+def fingerprint(files: Iterable[str | Path], root: Path, *extra: str | bytes) -> str:
     """A short hash of files (their paths relative to root, and their contents) and of extra
     strings or bytes: the one content fingerprint of the project (minigpt's run cache, and the
     book's pages, experiments, cases and claims)."""
@@ -36,7 +38,7 @@ def fingerprint(files, root, *extra):
     return digest.hexdigest()[:16]
 
 
-def write_atomically(path, data):
+def write_atomically(path: str | Path, data: bytes) -> None:
     """Write bytes to path so that another process never reads half of them."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,7 +47,7 @@ def write_atomically(path, data):
     scratch.replace(path)
 
 
-def log_computation(folder, kind, key, seconds):
+def log_computation(folder: str | Path, kind: str, key: str, seconds: float) -> None:
     """Append {kind, key, seconds, at} to folder/computed.jsonl (the book counts them per build)."""
     Path(folder).mkdir(parents=True, exist_ok=True)
     entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
@@ -57,16 +59,16 @@ class ExperimentError(ValueError):
     """A path that cannot be used as an experiment; the message says what to do instead."""
 
 
-def _run_numbers(directory):
+def _run_numbers(directory: Path) -> list[int]:
     return sorted(int(m.group(1)) for p in directory.iterdir()
                   if (m := RUN_NAME.match(p.name)) and is_run(p))
 
 
-def is_run(path):
+def is_run(path: str | Path) -> bool:
     return (Path(path) / CONFIG).is_file() and (Path(path) / RESULT).is_file()
 
 
-def check_writable(experiment_dir):
+def check_writable(experiment_dir: str | Path) -> None:
     """Raise ExperimentError unless a new run can be added under experiment_dir (writes nothing)."""
     path = Path(experiment_dir)
     if not path.exists():
@@ -83,7 +85,7 @@ def check_writable(experiment_dir):
     check_can_create_in(path, path)
 
 
-def check_creatable(path):
+def check_creatable(path: Path) -> None:
     """Raise ExperimentError unless the missing directory path can be made (parents included)."""
     existing = next(p for p in path.parents if p.exists())
     if not existing.is_dir():
@@ -92,7 +94,7 @@ def check_creatable(path):
     check_can_create_in(existing, path)
 
 
-def check_can_create_in(directory, path):
+def check_can_create_in(directory: Path, path: Path) -> None:
     # Trying is the only reliable test: permission bits say nothing for root, ACLs, read-only mounts.
     try:
         os.rmdir(tempfile.mkdtemp(prefix=".minigpt-probe-", dir=directory))
@@ -101,7 +103,8 @@ def check_can_create_in(directory, path):
                               f"({exc.strerror}); choose another out=") from None
 
 
-def write_run(experiment_dir, config, result, tensors):
+def write_run(experiment_dir: str | Path, config: dict[str, Any], result: dict[str, Any],
+              tensors: dict[str, Any]) -> Path:
     """Store one run as the next run-N of experiment_dir and return its path."""
     path = Path(experiment_dir)
     check_writable(path)
@@ -123,7 +126,7 @@ def write_run(experiment_dir, config, result, tensors):
     return final
 
 
-def find_run(path):
+def find_run(path: str | Path) -> Path:
     """The run at path: path itself if it is a run, else the newest run-N below it."""
     path = Path(path)
     if not path.exists():
@@ -139,7 +142,7 @@ def find_run(path):
     return path / f"run-{numbers[-1]}"
 
 
-def read_run(path):
+def read_run(path: str | Path) -> tuple[Path, dict[str, Any], dict[str, Any], dict[str, Any]]:
     """(run path, config dict, result dict, tensors dict) of the run find_run(path) picks."""
     run = find_run(path)
     try:

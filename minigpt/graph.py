@@ -1,9 +1,13 @@
 """Walking the backward graph autograd recorded: nodes, the modules they belong to, saved slots."""
 
+from collections.abc import Iterable
+
 import torch
+import torch.nn as nn
+from torch.autograd.graph import Node
 
 
-def graph_nodes(root):
+def graph_nodes(root: Node | None) -> list[Node]:
     """Every node reachable from root (e.g. ``loss.grad_fn``) through next_functions."""
     seen, stack = [], [root]
     while stack:
@@ -14,7 +18,7 @@ def graph_nodes(root):
     return seen
 
 
-def module_names(nodes, model):
+def module_names(nodes: Iterable[Node], model: nn.Module) -> dict[Node, str]:
     """node -> the module whose parameters it feeds (directly or through a transpose)."""
     owner = {id(p): name.rsplit(".", 1)[0] for name, p in model.named_parameters()}
     names = {}
@@ -27,12 +31,12 @@ def module_names(nodes, model):
     return names
 
 
-def saved_slots(node):
+def saved_slots(node: Node) -> list[str]:
     """The names of a node's saved attributes (``_saved_input``, ``_saved_result``, ...)."""
     return sorted(n for n in dir(node) if n.startswith("_saved_"))
 
 
-def saved_tensors(node):
+def saved_tensors(node: Node) -> list[tuple[str, list[int], int]]:
     """[(slot, shape, version)] of the tensors a node saved; read before backward frees them.
 
     Reading goes through the same version check as backward: a stale slot raises here.

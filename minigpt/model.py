@@ -5,17 +5,22 @@ The one line to look at is in ``Block.forward``: the residual is either
 """
 
 import math
-from contextlib import nullcontext
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import Field, dataclass, field, fields
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 BYPASSES = ("none", "hooks", "data", "ctx")
 
 
-def setting(default, help, **limits):
+def setting(default: Any, help: str, **limits: object) -> Any:
     """A config field that ``minigpt`` takes as key=value, with its help and limits (choices, min, max)."""
     return field(default=default, metadata={"help": help, **limits})
 
@@ -40,7 +45,7 @@ class GPTConfig:
     relu_inplace: bool = setting(False, "F.relu_ after the first feed-forward Linear (safe)")
     exp_inplace: bool = setting(False, "exp_ inside the hand-written attention softmax (safe)")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_limits(self)
         if self.bypass != "none" and not self.inplace:
             raise ValueError(f"bypass={self.bypass} only applies to the in-place residual (inplace=true)")
@@ -48,7 +53,7 @@ class GPTConfig:
             raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
 
 
-def check_limits(config):
+def check_limits(config: "DataclassInstance") -> None:
     """Raise ValueError for the first field of a config dataclass outside its declared limits."""
     for setting_field in fields(config):
         value = getattr(config, setting_field.name)
@@ -57,7 +62,7 @@ def check_limits(config):
             raise ValueError(f"{setting_field.name} {problem}, not {value!r}")
 
 
-def limit_problem(setting_field, value):
+def limit_problem(setting_field: Field[Any], value: object) -> str | None:
     """What is wrong with value for this field ("must be ..."), or None if its limits allow it."""
     limits = setting_field.metadata
     outside = (("choices" in limits and value not in limits["choices"])
@@ -66,7 +71,7 @@ def limit_problem(setting_field, value):
     return f"must be {allowed_values(limits)}" if outside else None
 
 
-def allowed_values(limits):
+def allowed_values(limits: Mapping[str, Any]) -> str | None:
     """A setting's limits in words ("one of ...", "between 1 and 100000", ">= 0"), or None."""
     if "choices" in limits:
         return f"one of {', '.join(limits['choices'])}"
@@ -88,14 +93,14 @@ class LayerNormKeepingInput(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, x, weight, bias, eps):
+    def forward(ctx: Any, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float) -> torch.Tensor:
         ctx.x = x
         ctx.eps = eps
         ctx.save_for_backward(weight)
         return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
 
     @staticmethod
-    def backward(ctx, grad_out):
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, None]:
         x = ctx.x  # may have been overwritten in place since the forward
         (weight,) = ctx.saved_tensors
         mean = x.mean(-1, keepdim=True)
@@ -113,16 +118,18 @@ class LayerNormKeepingInput(torch.autograd.Function):
 class LayerNormKeepingCtx(nn.LayerNorm):
     """nn.LayerNorm whose forward and backward are the ctx-keeping Function (the "ctx" bypass)."""
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         return LayerNormKeepingInput.apply(x, self.weight, self.bias, self.eps)
 
 
-def layer_norm(config):
+def layer_norm(config: GPTConfig) -> nn.LayerNorm:
     return (LayerNormKeepingCtx if config.bypass == "ctx" else nn.LayerNorm)(config.n_embd)
 
 
 class CausalSelfAttention(nn.Module):
-    def __init__(self, config):
+    mask: torch.Tensor
+
+    def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.n_head = config.n_head
         self.exp_inplace = config.exp_inplace
@@ -131,13 +138,13 @@ class CausalSelfAttention(nn.Module):
         mask = torch.tril(torch.ones(config.block_size, config.block_size, dtype=torch.bool))
         self.register_buffer("mask", mask.view(1, 1, config.block_size, config.block_size))
 
-    def softmax(self, scores):
+    def softmax(self, scores: torch.Tensor) -> torch.Tensor:
         # Written by hand so that the seed's "x.exp() -> x.exp_()" has a place to happen.
         shifted = scores - scores.amax(-1, keepdim=True)
         e = shifted.exp_() if self.exp_inplace else shifted.exp()
         return e / e.sum(-1, keepdim=True)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, T, C = x.shape
         q, k, v = self.qkv(x).split(C, dim=2)
         q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
@@ -148,20 +155,20 @@ class CausalSelfAttention(nn.Module):
 
 
 class FeedForward(nn.Module):
-    def __init__(self, config):
+    def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.relu_inplace = config.relu_inplace
         self.fc = nn.Linear(config.n_embd, 4 * config.n_embd)
         self.proj = nn.Linear(4 * config.n_embd, config.n_embd)
 
-    def forward(self, x):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.fc(x)
         x = F.relu_(x) if self.relu_inplace else F.relu(x)
         return self.proj(x)
 
 
 class Block(nn.Module):
-    def __init__(self, config):
+    def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.ln1 = layer_norm(config)
         self.attn = CausalSelfAttention(config)
@@ -170,7 +177,7 @@ class Block(nn.Module):
         self.inplace = config.inplace
         self.through_data = config.bypass == "data"
 
-    def forward(self, h):
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
         if self.through_data:  # bypass "data": h.data is invisible to autograd
             h.data.add_(self.attn(self.ln1(h)))
             h.data.add_(self.ffn(self.ln2(h)))
@@ -184,7 +191,7 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, config):
+    def __init__(self, config: GPTConfig) -> None:
         super().__init__()
         self.config = config
         self.tok_emb = nn.Embedding(config.vocab_size, config.n_embd)
@@ -193,7 +200,8 @@ class GPT(nn.Module):
         self.ln_f = nn.LayerNorm(config.n_embd)
         self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
 
-    def forward(self, idx, targets=None):
+    def forward(self, idx: torch.Tensor,
+                targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
         T = idx.size(1)
         if T > self.config.block_size:
             raise ValueError(f"sequence length {T} exceeds block_size={self.config.block_size}")
@@ -208,7 +216,7 @@ class GPT(nn.Module):
         return logits, loss
 
 
-def saved_tensor_hooks_if(enabled):
+def saved_tensor_hooks_if(enabled: bool) -> AbstractContextManager[None]:
     """Identity pack/unpack hooks: harmless on their own, yet they switch the version check off."""
     if not enabled:
         return nullcontext()

@@ -11,17 +11,23 @@ import pickle
 import platform
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
+import torch.nn as nn
 
-from .data import build_dataset, inputs_and_targets, probe_batch, sample_batch
+from .data import AgreementData, build_dataset, inputs_and_targets, probe_batch, sample_batch
 from .experiment import fingerprint, log_computation, write_atomically
 from .model import GPT, GPTConfig, check_limits, setting
 
 
 RUN_CACHE = "MINIGPT_RUN_CACHE"  # environment variable: a folder where train() reuses its runs
+
+Gradients = dict[str, torch.Tensor | None]  # parameter name -> gradient (None where backward gave none)
+Progress = Callable[[int, int, float], object]  # progress(step, steps, loss)
 
 
 @dataclass
@@ -34,7 +40,7 @@ class TrainConfig:
     detect_anomaly: bool = setting(False, "run under torch.autograd.set_detect_anomaly(True)")
     eval_every: int = 10
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_limits(self)
 
 
@@ -42,47 +48,48 @@ class TrainConfig:
 class BackwardFailure:
     step: int
     error: str  # "RuntimeError: ..." exactly as PyTorch raised it
-    warnings: list  # warning texts emitted meanwhile (anomaly mode's forward traceback)
+    warnings: list[str]  # warning texts emitted meanwhile (anomaly mode's forward traceback)
 
 
 @dataclass
 class RunResult:
     status: str  # "completed" or "backward_raised"
-    losses: list = field(default_factory=list)
-    eval_steps: list = field(default_factory=list)
-    test_accuracy: list = field(default_factory=list)
-    train_accuracy: list = field(default_factory=list)
-    test_exact_match: float = None
-    failure: BackwardFailure = None
+    losses: list[float] = field(default_factory=list)
+    eval_steps: list[int] = field(default_factory=list)
+    test_accuracy: list[float] = field(default_factory=list)
+    train_accuracy: list[float] = field(default_factory=list)
+    test_exact_match: float | None = None
+    failure: BackwardFailure | None = None
     wall_time_s: float = 0.0
-    steps_per_s: float = None
-    probe_logits: torch.Tensor = None
-    grads_step0: dict = None
-    grads_final: dict = None
+    steps_per_s: float | None = None
+    probe_logits: torch.Tensor | None = None
+    grads_step0: Gradients | None = None
+    grads_final: Gradients | None = None
 
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """The JSON-able part (tensors are stored apart)."""
         skip = {"probe_logits", "grads_step0", "grads_final"}
         return {k: v for k, v in asdict(self).items() if k not in skip}
 
 
 class BackwardRaised(Exception):
-    def __init__(self, failure):
+    def __init__(self, failure: BackwardFailure) -> None:
         super().__init__(failure.error)
         self.failure = failure
 
 
-def model_config(data, **switches):
+def model_config(data: AgreementData, **switches: Any) -> GPTConfig:
     """GPTConfig sized for the bundled data set, with the given break switches."""
     return GPTConfig(vocab_size=data.vocab_size, block_size=data.block_size, **switches)
 
 
-def build_model(config, seed):
+def build_model(config: GPTConfig, seed: int) -> GPT:
     torch.manual_seed(seed)
     return GPT(config)
 
 
-def forward_backward(model, x, y, detect_anomaly=False, step=0):
+def forward_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor, detect_anomaly: bool = False,
+                     step: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """loss.backward() on one batch; returns (logits, loss) or raises BackwardRaised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -98,7 +105,8 @@ def forward_backward(model, x, y, detect_anomaly=False, step=0):
     return logits, loss
 
 
-def try_backward(model, x, y, detect_anomaly=False):
+def try_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
+                 detect_anomaly: bool = False) -> BackwardFailure | None:
     """None when forward + backward complete, else the BackwardFailure (error text, warnings)."""
     try:
         forward_backward(model, x, y, detect_anomaly)
@@ -107,13 +115,14 @@ def try_backward(model, x, y, detect_anomaly=False):
     return None
 
 
-def gradients(model):
+def gradients(model: nn.Module) -> Gradients:
     """name -> gradient (None where backward gave the parameter no gradient)."""
     return {name: None if p.grad is None else p.grad.detach().clone()
             for name, p in model.named_parameters()}
 
 
-def probe_gradients(model, data, detect_anomaly=False, step=0):
+def probe_gradients(model: nn.Module, data: AgreementData, detect_anomaly: bool = False,
+                    step: int = 0) -> tuple[torch.Tensor, Gradients]:
     """(probe logits, gradients) of the fixed probe batch, leaving the model's .grad cleared."""
     model.zero_grad(set_to_none=True)
     x, y = probe_batch(data)
@@ -123,13 +132,13 @@ def probe_gradients(model, data, detect_anomaly=False, step=0):
     return logits.detach(), grads
 
 
-def switch_gradients(data, seed=0, **switches):
+def switch_gradients(data: AgreementData, seed: int = 0, **switches: Any) -> Gradients:
     """Probe-batch gradients of a fresh model with the given break switches (same seed, same weights)."""
     return probe_gradients(build_model(model_config(data, **switches), seed), data)[1]
 
 
 @torch.no_grad()
-def accuracy(model, examples, data):
+def accuracy(model: nn.Module, examples: torch.Tensor, data: AgreementData) -> tuple[float, float]:
     """(token accuracy, exact-match rate) over the rewritten half of each example."""
     model.eval()
     x, y = inputs_and_targets(examples, data)
@@ -140,7 +149,8 @@ def accuracy(model, examples, data):
     return ((correct & scored).sum() / scored.sum()).item(), correct.all(1).float().mean().item()
 
 
-def train(config, settings=None, data=None, progress=None):
+def train(config: GPTConfig, settings: TrainConfig | None = None, data: AgreementData | None = None,
+          progress: Progress | None = None) -> RunResult:
     """Train a fresh model; returns a RunResult (never raises for a failing backward).
 
     progress, if given, is called as progress(step, steps, loss) after every training step.
@@ -161,7 +171,7 @@ def train(config, settings=None, data=None, progress=None):
     return result
 
 
-def cached_runs(cache):
+def cached_runs(cache: str | Path) -> Path:
     """The folder where a run cache (MINIGPT_RUN_CACHE) keeps its runs."""
     return Path(cache) / "runs"
 
@@ -170,7 +180,7 @@ def cached_runs(cache):
 RUN_SOURCES = ("train.py", "model.py", "data.py", "experiment.py", "__init__.py")
 
 
-def run_key(config: GPTConfig, settings: TrainConfig, data) -> str:
+def run_key(config: GPTConfig, settings: TrainConfig, data: AgreementData) -> str:
     """What a run depends on: its configs, its data, the code that trains it and the torch release."""
     package = Path(__file__).parent
     return fingerprint([package / name for name in RUN_SOURCES], package,
@@ -178,7 +188,7 @@ def run_key(config: GPTConfig, settings: TrainConfig, data) -> str:
                        repr(data.vocab), data.train.numpy().tobytes(), data.test.numpy().tobytes())
 
 
-def _train(config, settings, data, progress):
+def _train(config: GPTConfig, settings: TrainConfig, data: AgreementData, progress: Progress | None) -> RunResult:
     start = time.perf_counter()
     model = build_model(config, settings.seed)
     result = RunResult(status="completed")
@@ -212,10 +222,10 @@ def _train(config, settings, data, progress):
     return result
 
 
-def environment():
+def environment() -> dict[str, str]:
     return {"torch": torch.__version__, "python": platform.python_version()}
 
 
-def run_record(config, settings):
+def run_record(config: GPTConfig, settings: TrainConfig) -> dict[str, Any]:
     """What a run stores as its config.json."""
     return {"model": asdict(config), "train": asdict(settings), "environment": environment()}
