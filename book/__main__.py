@@ -9,7 +9,7 @@
 import sys
 
 
-def main(argv: list) -> int:
+def main(argv: list[str]) -> int:
     commands = {"build": "build", "run": "author", "page": "author", "new-page": "scaffold"}
     if not argv or argv[0] not in commands:
         print(f"usage: python -m book {{{','.join(commands)}}} ...", file=sys.stderr)

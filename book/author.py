@@ -33,17 +33,19 @@ def run(name: str) -> int:
         print(f"book: {cases.check_failure(cases.manifest()[name], failed)}\n  → edit the sentence in both "
               "languages, or the check", file=sys.stderr)
         return 1
+    outcome = done.outcome
+    assert outcome is not None, "cases.execute judges every run"
     sys.stdout.write(done.stdout)
     if done.error is not None:
         print(f"[{type(done.error).__name__}: {str(done.error).splitlines()[0][:200]}]")
     for key, value in done.glued.items():
         shown = str(value).replace("\n", " ")
         print(f"glued {key} = {shown[:70]}{'…' if len(shown) > 70 else ''}")
-    if not done.outcome.ok:
-        print(f"book: {done.outcome.failure()}\n  → fix the example, or its entry [{name}] in examples/cases.toml",
+    if not outcome.ok:
+        print(f"book: {outcome.failure()}\n  → fix the example, or its entry [{name}] in examples/cases.toml",
               file=sys.stderr)
         return 1
-    print(f"book: ok, examples/{name}.py {done.outcome.seen} ({time.perf_counter() - start:.1f} s)")
+    print(f"book: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
     return 0
 
 
@@ -69,7 +71,7 @@ def page(target: str) -> int:
     return 0
 
 
-def main(command: str, arguments: list) -> int:
+def main(command: str, arguments: list[str]) -> int:
     if len(arguments) != 1:
         print(f"usage: python -m book {command} {'EXAMPLE' if command == 'run' else 'PAGE'}", file=sys.stderr)
         return 2

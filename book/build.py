@@ -25,9 +25,15 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import TYPE_CHECKING
+
+from nbformat import NotebookNode
 
 from . import cases, config, pages, store
 from .sphinxext.bilingual import mirror_problems
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
 
 WORKERS = 2
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -37,7 +43,7 @@ CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 class BuildFailed(Exception):
     """The build stopped: problems is the report (one paragraph each), summary its last line."""
 
-    def __init__(self, problems: list[str] | str, summary: str = "the site was not updated"):
+    def __init__(self, problems: list[str] | str, summary: str = "the site was not updated") -> None:
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         self.summary = summary
         super().__init__("\n\n".join(self.problems))
@@ -47,21 +53,21 @@ def say(line: str) -> None:
     print(f"docs: {line}", flush=True)
 
 
-def executed_pages(language: str) -> dict:
+def executed_pages(language: str) -> dict[str, Path]:
     """docname -> source path of the pages of one language that execute code."""
     tree = config.DOCS / language
     return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*.md"))
             if "_build" not in p.parts and pages.is_executed(p.read_text("utf-8"))}
 
 
-def check_sources() -> dict:
+def check_sources() -> dict[str, dict[str, NotebookNode]]:
     """docname -> {language: notebook} of every executed page, or BuildFailed."""
     problems = [f"the es/en trees differ: {p}" for p in mirror_problems(config.DOCS, config.LANGUAGES)]
     try:
         cases.manifest()
     except cases.ManifestError as exc:
         raise BuildFailed(f"{exc}\n  → fix that entry of examples/cases.toml (book/cases.py lists the keys)") from None
-    notebooks: dict = {}
+    notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
         for docname, path in executed_pages(language).items():
             try:
@@ -95,9 +101,10 @@ def _cache():
     return get_cache(str(config.EXECUTION_CACHE))
 
 
-def stale_pages(notebooks: dict) -> list:
+def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
     """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
-    cache, stale = _cache(), []
+    cache = _cache()
+    stale: list[str] = []
     for docname, by_language in notebooks.items():
         try:
             cache.match_cache_notebook(next(iter(by_language.values())))
@@ -106,7 +113,7 @@ def stale_pages(notebooks: dict) -> list:
     return stale
 
 
-def kernel_config(sockets):
+def kernel_config(sockets: str | Path) -> "Config":
     """nbclient's configuration: the kernel listens on IPC sockets in the folder `sockets` (over
     TCP, ipykernel 7 warns that it runs without encryption); the path must be absolute, as the
     kernel starts in the page's folder."""
@@ -115,7 +122,7 @@ def kernel_config(sockets):
     return Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
 
 
-def _execute(docname: str, notebook_json: str, cwd: str) -> tuple:
+def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
     """(docname, executed notebook as JSON, seconds, error or None), in a worker process."""
     import nbformat
     from jupyter_cache.executors.utils import single_nb_execution
@@ -127,7 +134,7 @@ def _execute(docname: str, notebook_json: str, cwd: str) -> tuple:
     return docname, nbformat.writes(notebook), result.time, error
 
 
-def execute(notebooks: dict, stale: list) -> None:
+def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
     """Execute the stale pages (two at a time, LAST_PAGES after the others) into the cache, or
     BuildFailed with a paragraph per page that failed."""
     import nbformat
@@ -142,7 +149,9 @@ def execute(notebooks: dict, stale: list) -> None:
     with ProcessPoolExecutor(WORKERS) as pool:
         list(pool.map(experiments.compute_shared, range(len(experiments.SHARED))))
     say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
-    cache, problems, skipped = _cache(), [], []
+    cache = _cache()
+    problems: list[str] = []
+    skipped: list[str] = []
     first = [d for d in stale if d not in config.LAST_PAGES]
     for group in (first, [d for d in stale if d in config.LAST_PAGES]):
         if problems:
@@ -173,7 +182,7 @@ def execute(notebooks: dict, stale: list) -> None:
                                     "the site was not updated")
 
 
-def explain(docname: str, notebook, error) -> str:
+def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
     ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
     failing = next((c for c in notebook.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))
@@ -209,7 +218,7 @@ def explain(docname: str, notebook, error) -> str:
     return f"{where}: a hidden cell failed: {ename}: {evalue.strip()[:300]}"
 
 
-def store_outcome(name: str):
+def store_outcome(name: str) -> cases.Outcome | None:
     try:
         return store.load("case", cases.outcome_key(name))
     except KeyError:
@@ -245,7 +254,7 @@ def sphinx(language: str, outdir: Path) -> None:
             + "\n  → fix the page source named above (and its twin in the other language)")
 
 
-def build(languages: tuple = tuple(config.LANGUAGES)) -> None:
+def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     started = time.time()
     kernel_environment()
     notebooks = check_sources()
@@ -272,7 +281,7 @@ def build(languages: tuple = tuple(config.LANGUAGES)) -> None:
     stale_record_note()
 
 
-def publish(fresh: Path, languages: tuple) -> None:
+def publish(fresh: Path, languages: tuple[str, ...]) -> None:
     """The fresh site replaces the published one: all of it, or the languages built (and the root)."""
     if set(languages) == set(config.LANGUAGES) or not config.SITE.is_dir():
         shutil.rmtree(config.SITE, ignore_errors=True)
@@ -307,7 +316,7 @@ def copy_repository(destination: Path, keep_build: bool = True, repository: Path
     return Path(destination)
 
 
-def main(arguments: list) -> int:
+def main(arguments: list[str]) -> int:
     unknown = [a for a in arguments if a not in config.LANGUAGES]
     if unknown:
         print(f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}",

@@ -31,9 +31,11 @@ import json
 import sys
 import tomllib
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from . import config
 
@@ -57,9 +59,9 @@ class Case:
     holds: str | None = None
     verdict: str | None = None
     raised_at: str | None = None
-    title: dict = field(default_factory=dict)  # language -> name in the summary
-    checks: dict = field(default_factory=dict)  # language -> what `holds` being True means
-    reads: tuple = ()
+    title: dict[str, str] = field(default_factory=dict)  # language -> name in the summary
+    checks: dict[str, str] = field(default_factory=dict)  # language -> what `holds` being True means
+    reads: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -78,7 +80,7 @@ class Case:
         return "complete" + (f" with {self.holds} true" if self.holds else "")
 
 
-def _problem(name: str, entry: dict) -> str | None:
+def _problem(name: str, entry: dict[str, Any]) -> str | None:
     languages = set(config.LANGUAGES)
     raises = entry.get("expect") == "raises"
     checks = [
@@ -97,7 +99,7 @@ def _problem(name: str, entry: dict) -> str | None:
     return next((problem for failed, problem in checks if failed), None)
 
 
-def load(path: Path = config.MANIFEST) -> dict:
+def load(path: Path = config.MANIFEST) -> dict[str, Case]:
     """name -> Case, in the manifest's order."""
     try:
         entries = tomllib.loads(Path(path).read_text("utf-8"))
@@ -106,7 +108,7 @@ def load(path: Path = config.MANIFEST) -> dict:
     return {name: entry_case(name, entry, Path(path).name) for name, entry in entries.items()}
 
 
-def entry_case(name: str, entry: dict, manifest_name: str = "cases.toml") -> Case:
+def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.toml") -> Case:
     """The Case of one manifest entry, or ManifestError naming it."""
     problem = _problem(name, entry)
     if problem:
@@ -117,7 +119,7 @@ def entry_case(name: str, entry: dict, manifest_name: str = "cases.toml") -> Cas
 
 
 @cache
-def manifest() -> dict:
+def manifest() -> dict[str, Case]:
     return load()
 
 
@@ -127,7 +129,7 @@ def entry_text(name: str) -> str:
     return json.dumps(tomllib.loads(config.MANIFEST.read_text("utf-8"))[name], sort_keys=True)
 
 
-def summary_cases() -> list:
+def summary_cases() -> list[Case]:
     """The cases of the safe-case summary: the safe ones, then the unsafe ones, in manifest order."""
     found = manifest().values()
     return [c for c in found if c.verdict == "safe"] + [c for c in found if c.verdict == "unsafe"]
@@ -151,7 +153,7 @@ class Outcome:
         return f"examples/{self.name}.py must {case.expected()} (examples/cases.toml), but {self.seen}"
 
 
-def _own_frame(error: BaseException, source: str):
+def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | None:
     """The innermost frame of the example's own code in the error's traceback: a line of its source,
     in a file that is not an installed package's nor this repository's modules (a notebook cell
     runs the example under a name of its own)."""
@@ -170,7 +172,7 @@ def _assigned_at(source: str, name: str) -> int | None:
     return lines[-1] if lines else None
 
 
-def judge(case: Case, error: BaseException | None, namespace: dict) -> Outcome:
+def judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
     """Outcome of one run of case: error is what it raised (None if it completed), namespace the
     globals it left behind."""
     if error is not None:
@@ -192,7 +194,7 @@ def judge(case: Case, error: BaseException | None, namespace: dict) -> Outcome:
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
 
 
-def split(path: Path) -> tuple:
+def split(path: Path) -> tuple[str, str]:
     """(what the page shows, the hidden checks with blank lines in front, so that their line numbers
     are the file's) of an example file; no checks: ""."""
     lines = Path(path).read_text("utf-8").split("\n")
@@ -200,7 +202,8 @@ def split(path: Path) -> tuple:
     return "\n".join(lines[:at]).rstrip("\n") + "\n", "\n" * at + "\n".join(lines[at:])
 
 
-def run_checks(case: Case, namespace: dict, glue, error: BaseException | None) -> None:
+def run_checks(case: Case, namespace: dict[str, Any], glue: Callable[[str, Any], object],
+               error: BaseException | None) -> None:
     """The example's hidden checks, on a copy of the names it left (nothing leaks into the page's
     later cells), with glue(key, value). A failed check raises AssertionError."""
     from . import checks
@@ -224,9 +227,9 @@ def check_failure(case: Case, failed: Exception) -> str:
 @dataclass
 class Run:
     error: BaseException | None  # what the example raised, or None
-    namespace: dict  # the globals it left
+    namespace: dict[str, Any]  # the globals it left
     stdout: str
-    glued: dict  # myst_nb.glue key -> value
+    glued: dict[str, Any]  # myst_nb.glue key -> value
     outcome: Outcome | None = None  # the run judged against the manifest
 
 

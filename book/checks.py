@@ -15,14 +15,19 @@ the same way, through book.cases.execute). The checks see the names the example 
 
 import contextlib
 import io
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from .config import LANGUAGES  # noqa: F401 - the hidden checks' languages, in build order
 
-_running = {"glue": lambda key, value: None, "error": None}
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+_running: dict[str, Any] = {"glue": lambda key, value: None, "error": None}
 
 
 @contextlib.contextmanager
-def running(glue, error):
+def running(glue: Callable[[str, Any], object], error: BaseException | None) -> Iterator[None]:
     """Run an example's checks with this glue(key, value) and the error the example raised."""
     before = dict(_running)
     _running.update(glue=glue, error=error)
@@ -32,15 +37,15 @@ def running(glue, error):
         _running.update(before)
 
 
-def glue(key, value):
+def glue(key: str, value: Any) -> None:
     _running["glue"](key, value)
 
 
-def raised():
+def raised() -> BaseException | None:
     return _running["error"]
 
 
-def number(value, language, spec=""):
+def number(value: float, language: str, spec: str = "") -> str:
     """value formatted with spec, as a reader of language writes it: 97.3% / 97,3 %, 0.25 / 0,25."""
     text = format(value, spec)
     if language == "es":
@@ -50,13 +55,13 @@ def number(value, language, spec=""):
     return text
 
 
-def glue_number(key, value, spec=""):
+def glue_number(key: str, value: float, spec: str = "") -> None:
     """Glue value as `<key>_es` and `<key>_en`, each written as its language writes numbers."""
     for language in LANGUAGES:
         glue(f"{key}_{language}", number(value, language, spec))
 
 
-def glue_words(key, words):
+def glue_words(key: str, words: dict[str, str]) -> None:
     """Glue words[language] as `<key>_<language>` (words: {"es": ..., "en": ...})."""
     if set(words) != set(LANGUAGES):
         raise ValueError(f"{key}: words for {sorted(words)}, need {list(LANGUAGES)}")
@@ -64,7 +69,7 @@ def glue_words(key, words):
         glue(f"{key}_{language}", words[language])
 
 
-def glue_by_value(key: str, value: float, scale: list) -> dict:
+def glue_by_value(key: str, value: float, scale: list[tuple[float, dict[str, str]]]) -> dict[str, str]:
     """Glue, as `<key>_<language>`, the words that fit a measured value: scale is [(upper bound,
     {"es": ..., "en": ...}), ...] in increasing order, and the first bound above value wins (the
     last may be math.inf). Returns those words. For "a few tenths of a percent" / "about one
@@ -76,7 +81,7 @@ def glue_by_value(key: str, value: float, scale: list) -> dict:
     raise ValueError(f"{key}: {value!r} is above every bound of its scale; add a last bound of math.inf")
 
 
-def glue_figure(key, draw):
+def glue_figure(key: str, draw: Callable[[str], "Figure"]) -> None:
     """Glue draw(language) (a matplotlib figure) as a PNG image `<key>_<language>`."""
     import matplotlib.pyplot as plt
     from IPython.display import Image
@@ -89,7 +94,7 @@ def glue_figure(key, draw):
         glue(f"{key}_{language}", Image(data=buffer.getvalue()))
 
 
-def glue_html(key, render):
+def glue_html(key: str, render: Callable[[str], str]) -> None:
     """Glue render(language) (an HTML string) as `<key>_<language>`."""
     from IPython.display import HTML
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import torch
 
-from minigpt.data import probe_batch
+from minigpt.data import AgreementData, probe_batch
 from minigpt.diagnose.torch_private import NOT_APPLICABLE
-from minigpt.train import build_model, gradients, model_config
+from minigpt.train import Gradients, build_model, gradients, model_config
 
 from . import message
 
@@ -40,20 +40,20 @@ COMPILERS = ("g++", "c++", "clang++")  # what inductor can call on Linux when CX
 class Compiled:
     backend: str
     inplace: bool  # run B (the in-place residual) or run A
-    not_applicable: str = None  # "not applicable: ..." where this torch cannot run the backend
-    raised_at: str = None  # None (it completed), COMPILE or BACKWARD
-    error_type: str = None  # the exception raised, qualified: "torch._dynamo.exc.BackendCompilerFailed"
-    wraps: str = None  # the type of the exception it wraps, when it wraps the error below
-    error: str = None  # "RuntimeError: one of the variables ..." (the wrapped one's text when wrapped)
-    gradients: dict = None  # name -> gradient, when forward and backward completed
+    not_applicable: str | None = None  # "not applicable: ..." where this torch cannot run the backend
+    raised_at: str | None = None  # None (it completed), COMPILE or BACKWARD
+    error_type: str | None = None  # the exception raised, qualified: "torch._dynamo.exc.BackendCompilerFailed"
+    wraps: str | None = None  # the type of the exception it wraps, when it wraps the error below
+    error: str | None = None  # "RuntimeError: one of the variables ..." (the wrapped one's text when wrapped)
+    gradients: Gradients | None = None  # name -> gradient, when forward and backward completed
     seconds: float = 0.0  # the first call (compiling) and backward, together
 
     @property
-    def raises(self):
+    def raises(self) -> bool:
         return self.raised_at is not None
 
 
-def unavailable(backend):
+def unavailable(backend: str) -> str | None:
     """Why this torch cannot run backend on this machine ("not applicable: ..."), or None."""
     if not hasattr(torch, "compile"):
         return f"{NOT_APPLICABLE}torch.compile is missing from torch {torch.__version__}"
@@ -70,20 +70,20 @@ def unavailable(backend):
     return None
 
 
-def _qualified(kind):
+def _qualified(kind: type) -> str:
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
-def _causes(exc):
+def _causes(exc: BaseException | None) -> list[BaseException]:
     """exc and every exception it wraps (inner_exception, __cause__, __context__), outermost first."""
-    seen = []
+    seen: list[BaseException] = []
     while exc is not None and exc not in seen:
         seen.append(exc)
         exc = getattr(exc, "inner_exception", None) or exc.__cause__ or exc.__context__
     return seen
 
 
-def _failure(backend, inplace, stage, exc, seconds):
+def _failure(backend: str, inplace: bool, stage: str, exc: BaseException, seconds: float) -> Compiled:
     chain = _causes(exc)
     inner = next((e for e in reversed(chain) if message.CORE in str(e)), exc)  # the innermost that says it
     return Compiled(backend, inplace, raised_at=stage, error_type=_qualified(type(exc)),
@@ -91,7 +91,7 @@ def _failure(backend, inplace, stage, exc, seconds):
                     error=f"{type(inner).__name__}: {inner}", seconds=seconds)
 
 
-def measure(backend, inplace, data):
+def measure(backend: str, inplace: bool, data: AgreementData) -> Compiled:
     """Compiled: a fresh model (seed 0) compiled with backend, one forward call and backward."""
     missing = unavailable(backend)
     if missing:

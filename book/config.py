@@ -32,8 +32,9 @@ LAST_PAGES: list[str] = list(_BOOK["last-pages"])
 
 DEPENDENCIES: list[str] = list(_PYPROJECT["project"]["dependencies"])
 TORCH_REQUIREMENT: str = next(d for d in DEPENDENCIES if re.match(r"torch\b", d))
-DEFAULT_TORCH: str = re.search(r"^torch==(\S+)", (REPO / "constraints.txt").read_text(encoding="utf-8"),
-                               re.M).group(1)
+_TORCH_PIN = re.search(r"^torch==(\S+)", (REPO / "constraints.txt").read_text(encoding="utf-8"), re.M)
+assert _TORCH_PIN is not None, "constraints.txt pins no torch release (torch==...)"
+DEFAULT_TORCH: str = _TORCH_PIN.group(1)
 
 # Where things live
 DOCS = REPO / "docs"

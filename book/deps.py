@@ -11,6 +11,7 @@ example opens.
 """
 
 import ast
+from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -42,10 +43,10 @@ def _module_name(path: Path) -> str:
 
 
 @cache
-def _imports(path: Path, mtime_ns: int) -> frozenset:
+def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
     """The module names a file imports anywhere in it (functions included), relative ones resolved."""
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
@@ -59,10 +60,11 @@ def _imports(path: Path, mtime_ns: int) -> frozenset:
     return frozenset(found)
 
 
-def closure(paths: set) -> set:
+def closure(paths: set[Path]) -> set[Path]:
     """The files of these modules and of every repository module they import, transitively
     (a package's __init__.py counts: importing a.b runs a/__init__.py)."""
-    seen, todo = set(), [Path(p) for p in paths]
+    seen: set[Path] = set()
+    todo = [Path(p) for p in paths]
     while todo:
         path = todo.pop()
         if path in seen:
@@ -76,7 +78,7 @@ def closure(paths: set) -> set:
     return seen
 
 
-def _read_paths(entry: str) -> set:
+def _read_paths(entry: str) -> set[Path]:
     if entry == SUMMARY:
         return {p for case in cases.summary_cases() for p in example_dependencies(case.name)}
     path = REPO / entry
@@ -86,7 +88,7 @@ def _read_paths(entry: str) -> set:
 
 
 @cache  # one build, one answer: the files do not change while a build reads them
-def example_dependencies(name: str) -> frozenset:
+def example_dependencies(name: str) -> frozenset[Path]:
     """Every file examples/<name>.py depends on (absolute paths); its manifest entry aside."""
     case = cases.manifest()[name]
     paths = closure({case.path})
@@ -95,12 +97,12 @@ def example_dependencies(name: str) -> frozenset:
     return frozenset(p for p in paths if p.is_file())
 
 
-def kernel_dependencies() -> set:
+def kernel_dependencies() -> set[Path]:
     """What every executed page's kernel runs around its cells (book.kernel and its imports)."""
     return closure({REPO / "book" / "kernel.py"})
 
 
-def fingerprint(paths, *extra) -> str:
+def fingerprint(paths: Iterable[Path], *extra: str) -> str:
     """The fingerprint of these repository files, of extra strings and of the installed torch."""
     return content_fingerprint(paths, REPO, f"torch {version('torch')}", *extra)
 

@@ -7,21 +7,25 @@ backend (book.compiled). The build computes the SHARED ones first, in two proces
 page runs; anything else is computed where it is first needed.
 """
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from minigpt.data import build_dataset, probe_batch
-from minigpt.train import BackwardRaised, TrainConfig, build_model, model_config, switch_gradients, train, try_backward
+from minigpt.data import AgreementData, build_dataset, probe_batch
+from minigpt.train import (BackwardFailure, BackwardRaised, Gradients, RunResult, TrainConfig, build_model,
+                           model_config, switch_gradients, train, try_backward)
 
 from . import compiled as compiling, deps, store
 from .config import REPO
 
-BYPASSES = {"hooks": {"inplace": True, "bypass": "hooks"}, "ctx": {"inplace": True, "bypass": "ctx"},
-            "data": {"inplace": True, "bypass": "data"}}
+BYPASSES: dict[str, dict[str, Any]] = {"hooks": {"inplace": True, "bypass": "hooks"},
+                                       "ctx": {"inplace": True, "bypass": "ctx"},
+                                       "data": {"inplace": True, "bypass": "data"}}
 
 
 @cache
-def data():
+def data() -> AgreementData:
     return build_dataset()
 
 
@@ -30,25 +34,25 @@ def _fingerprint() -> str:
     return deps.fingerprint(deps.closure({Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py"}))
 
 
-def _memoized(name: str, compute, **arguments):
+def _memoized(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
     described = ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
     return store.memoized("experiment", f"{name}({described})-{_fingerprint()}", compute)
 
 
-def run_b(anomaly: bool):
+def run_b(anomaly: bool) -> BackwardFailure | None:
     """BackwardFailure of run B's first backward on the probe batch (None if it completed)."""
-    def compute():
+    def compute() -> BackwardFailure | None:
         x, y = probe_batch(data())
         return try_backward(build_model(model_config(data(), inplace=True), seed=0), x, y, anomaly)
 
     return _memoized("run_b", compute, anomaly=anomaly)
 
 
-def gradients(**switches) -> dict:
+def gradients(**switches: Any) -> Gradients:
     """Probe-batch gradients of a fresh model with these switches (seed 0: run A's weights).
 
     Raises BackwardRaised when that backward raises (run B without a bypass)."""
-    def compute():
+    def compute() -> Gradients | BackwardRaised:
         try:
             return switch_gradients(data(), **switches)
         except BackwardRaised as raised:
@@ -60,14 +64,14 @@ def gradients(**switches) -> dict:
     return result
 
 
-def compiled(backend: str, inplace: bool):
+def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     """book.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     return _memoized("compiled", lambda: compiling.measure(backend, inplace, data()), backend=backend,
                      inplace=inplace)
 
 
-def training(**switches):
+def training(**switches: Any) -> RunResult:
     """The RunResult of training a model with these switches with the default TrainConfig.
 
     Kept by minigpt's own run cache (MINIGPT_RUN_CACHE, set by the build), which the reproducer's
@@ -76,16 +80,16 @@ def training(**switches):
 
 
 @cache
-def _training(switches: tuple):
+def _training(switches: tuple[tuple[str, Any], ...]) -> RunResult:
     return train(model_config(data(), **dict(switches)), TrainConfig(), data())
 
 
 # What the build computes before any page runs (two processes share the list): what several
 # pages and the claims read, and the training runs, the longest first.
-SHARED = ([(training, {}), *((training, switches) for switches in BYPASSES.values())]
-          + [(run_b, {"anomaly": anomaly}) for anomaly in (False, True)]
-          + [(gradients, switches) for switches in ({}, *BYPASSES.values(), {"relu_inplace": True},
-                                                    {"exp_inplace": True})])
+SHARED: list[tuple[Callable[..., Any], dict[str, Any]]] = [
+    (training, {}), *((training, switches) for switches in BYPASSES.values()),
+    *((run_b, {"anomaly": anomaly}) for anomaly in (False, True)),
+    *((gradients, switches) for switches in ({}, *BYPASSES.values(), {"relu_inplace": True}, {"exp_inplace": True}))]
 
 
 def compute_shared(index: int) -> None:

@@ -14,16 +14,21 @@ the traceback of a cell that raises keeps the frames of the reader's code and fo
 Python and Jupyter into a line that counts them; no path of the build machine is shown.
 """
 
+import builtins
 import datetime
 import platform
 import sys
 import warnings
+from typing import TYPE_CHECKING, Any
 
 from . import cases, config, store, tracebacks
 
-_last: dict = {"error": None}
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+_last: dict[str, BaseException | None] = {"error": None}
 CELL_OUTPUT_FLUSH_S = 24 * 3600  # longer than any cell: ipykernel flushes a cell's output when it ends
-_outcomes: dict = {}  # example name -> Outcome, for the cases checked in this kernel
+_outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
 class CheckFailed(AssertionError):
@@ -38,7 +43,7 @@ def remember_error(error: BaseException | None) -> None:
     _last["error"] = error
 
 
-def install(shell) -> None:
+def install(shell: "InteractiveShell") -> None:
     """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
     (for check); show a cell's error and the warnings it emits through book.tracebacks."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
@@ -74,20 +79,23 @@ def _show_exception(shell, places, etype, value, tb):
     shell._showtraceback(etype, value, stb)
 
 
-try:
-    install(get_ipython())  # noqa: F821 - defined inside IPython
-except NameError:
-    pass
+def _ipython() -> "InteractiveShell | None":
+    """The IPython shell running this code, or None: IPython puts its get_ipython among the builtins."""
+    get_ipython = getattr(builtins, "get_ipython", None)
+    return None if get_ipython is None else get_ipython()
 
 
-def _namespace() -> dict:
-    try:
-        return get_ipython().user_ns  # noqa: F821
-    except NameError:
-        return vars(sys.modules["__main__"])
+_shell = _ipython()
+if _shell is not None:
+    install(_shell)
 
 
-def check(name: str, namespace: dict | None = None) -> cases.Outcome:
+def _namespace() -> dict[str, Any]:
+    shell = _ipython()
+    return vars(sys.modules["__main__"]) if shell is None else shell.user_ns
+
+
+def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail the
     build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
     for the claims, in the build's store. Then the example's hidden checks glue what the prose
@@ -108,12 +116,12 @@ def check(name: str, namespace: dict | None = None) -> cases.Outcome:
     return outcome
 
 
-def outcomes() -> dict:
+def outcomes() -> dict[str, cases.Outcome]:
     """name -> Outcome of every case checked in this kernel so far."""
     return dict(_outcomes)
 
 
-def versions() -> dict:
+def versions() -> dict[str, str]:
     import torch
 
     return {"torch": torch.__version__, "python": platform.python_version()}

@@ -7,6 +7,7 @@ others readable and is reported as a change of that part alone.
 """
 
 import re
+from collections.abc import Iterable
 
 CORE = "modified by an inplace operation"
 PARTS = {
@@ -19,18 +20,18 @@ PARTS = {
 ANOMALY_NODE = re.compile(r"Error detected in (\w+)\.")
 
 
-def parts(message):
+def parts(message: str) -> dict[str, str | None]:
     """part name -> text (None where the message no longer has that part)."""
     found = {name: pattern.search(message) for name, pattern in PARTS.items()}
     return {name: match.group(1).strip() if match else None for name, match in found.items()}
 
 
-def before_hint(message):
+def before_hint(message: str) -> str:
     """The message without its closing Hint (the part that anomaly mode leaves alone)."""
     return message.split(" Hint: ")[0]
 
 
-def anomaly_node(warning_texts):
+def anomaly_node(warning_texts: Iterable[str]) -> str | None:
     """The backward node named by anomaly mode's "Error detected in <Node>." warning, or None."""
     for text in warning_texts:
         found = ANOMALY_NODE.search(text)
@@ -39,12 +40,12 @@ def anomaly_node(warning_texts):
     return None
 
 
-def forward_frame(warning_texts, filename):
+def forward_frame(warning_texts: Iterable[str], filename: str) -> tuple[int, str] | None:
     """(line number, code) of the last frame in ``filename`` that the anomaly traceback shows, or None.
 
     The traceback's frames read ``File ".../filename", line N, in f`` followed by the code.
     """
-    found = None
+    found: tuple[int, str] | None = None
     for text in warning_texts:
         lines = text.splitlines()
         for i, line in enumerate(lines[:-1]):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
+from nbformat import NotebookNode
 
 from . import cases, config, deps
 
@@ -46,7 +47,7 @@ GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", '_book.check("
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 
 
-def _read(text: str, path):
+def _read(text: str, path: str | Path) -> NotebookNode:
     config_ = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
     try:
         return read_myst_markdown_notebook(text, config=config_, add_source_map=True, path=path)
@@ -54,9 +55,10 @@ def _read(text: str, path):
         raise PageError(f"{Path(path).name}: {exc}") from None
 
 
-def loaded_examples(text: str, path) -> list:
+def loaded_examples(text: str, path: str | Path) -> list[tuple[int, str]]:
     """[(line index of the cell's opening fence, example name)] of every cell that loads an example."""
-    read, found = _read(text, path), []
+    read = _read(text, path)
+    found: list[tuple[int, str]] = []
     for cell, start in zip(read.cells, read.metadata["source_map"]):
         if cell.cell_type != "code" or "load" not in cell.metadata:
             continue
@@ -72,7 +74,7 @@ def loaded_examples(text: str, path) -> list:
     return found
 
 
-def _closing_fence(lines: list, opening: int) -> tuple:
+def _closing_fence(lines: list[str], opening: int) -> tuple[int, str]:
     fence = lines[opening][:len(lines[opening]) - len(lines[opening].lstrip("`"))]
     for i in range(opening + 1, len(lines)):
         if lines[i].strip() == fence:
@@ -80,7 +82,7 @@ def _closing_fence(lines: list, opening: int) -> tuple:
     raise PageError(f"unclosed code cell at line {opening + 1}")
 
 
-def _example_cell(lines: list, opening: int, closing: int, name: str) -> list:
+def _example_cell(lines: list[str], opening: int, closing: int, name: str) -> list[str]:
     """The cell's lines: its options (`:load:` made `:example: <name>`, the raises-exception tag where
     the manifest says it raises), then what the page shows of the example."""
     options = [line for line in lines[opening + 1:closing] if line.startswith(":")]
@@ -98,7 +100,7 @@ def _example_cell(lines: list, opening: int, closing: int, name: str) -> list:
     return [lines[opening], *options, *shown, lines[closing]]
 
 
-def with_cases(text: str, path) -> tuple:
+def with_cases(text: str, path: str | Path) -> tuple[str, list[str]]:
     """(the page's text with its setup cell, tags and guards, the examples it loads)."""
     examples = loaded_examples(text, path)
     names = [name for _, name in examples]
@@ -119,7 +121,7 @@ def is_executed(text: str) -> bool:
     return is_myst_markdown_notebook(text)
 
 
-def notebook(path):
+def notebook(path: str | Path) -> NotebookNode:
     """The page as the book executes it (manifest additions included), read by MyST-NB's reader."""
     text = Path(path).read_text("utf-8")
     if is_myst_markdown_notebook(text):

@@ -8,6 +8,7 @@ builds and passes the tests as it is written; AUTHORING.md says what to change n
 
 import re
 import sys
+from pathlib import Path
 
 from . import config
 from .pages import FRONT_MATTER
@@ -60,7 +61,7 @@ def problem(slug: str) -> str | None:
     return None
 
 
-def add_to_toctree(index, slug: str) -> None:
+def add_to_toctree(index: Path, slug: str) -> None:
     """The page goes last in the index's toctree, before the glossary, compatibility and status pages."""
     lines = index.read_text("utf-8").split("\n")
     start = next(i for i, line in enumerate(lines) if line.startswith("```{toctree}"))
@@ -70,7 +71,7 @@ def add_to_toctree(index, slug: str) -> None:
     index.write_text("\n".join(lines), "utf-8")
 
 
-def main(command: str, arguments: list) -> int:
+def main(command: str, arguments: list[str]) -> int:
     if len(arguments) != 1:
         print("usage: python -m book new-page SLUG   (e.g. breaks/26-my-break)", file=sys.stderr)
         return 2

@@ -21,32 +21,34 @@ from minigpt.experiment import COMPUTED_LOG, log_computation, write_atomically
 
 from .config import STORE_ENV
 
-_memory: dict = {}
+_memory: dict[tuple[str, str], Any] = {}
 
 
 def folder() -> Path | None:
     return Path(os.environ[STORE_ENV]) if os.environ.get(STORE_ENV) else None
 
 
-def _path(kind: str, key: str) -> Path:
-    return folder() / kind / f"{key}.pickle"
+def _path(store: Path, kind: str, key: str) -> Path:
+    return store / kind / f"{key}.pickle"
 
 
 def load(kind: str, key: str) -> Any:
     """The stored value, or KeyError."""
     if (kind, key) not in _memory:
-        if folder() is None or not _path(kind, key).is_file():
+        store = folder()
+        if store is None or not _path(store, kind, key).is_file():
             raise KeyError((kind, key))
-        _memory[(kind, key)] = pickle.loads(_path(kind, key).read_bytes())
+        _memory[(kind, key)] = pickle.loads(_path(store, kind, key).read_bytes())
     return _memory[(kind, key)]
 
 
 def save(kind: str, key: str, value: Any, seconds: float = 0.0) -> None:
     """Keep value under (kind, key), and log its computation."""
     _memory[(kind, key)] = value
-    if folder() is not None:
-        write_atomically(_path(kind, key), pickle.dumps(value))
-        log_computation(folder(), kind, key, seconds)
+    store = folder()
+    if store is not None:
+        write_atomically(_path(store, kind, key), pickle.dumps(value))
+        log_computation(store, kind, key, seconds)
 
 
 def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:
@@ -60,7 +62,7 @@ def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:
         return value
 
 
-def computed_since(started: float, store: Path | None = None) -> list:
+def computed_since(started: float, store: Path | None = None) -> list[dict[str, Any]]:
     """[{kind, key, seconds, at}] logged at or after `started` (a time.time() value)."""
     log = Path(store or folder() or "") / COMPUTED_LOG
     if not log.is_file():

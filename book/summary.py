@@ -14,28 +14,30 @@ WORDS = {
 }
 
 
-def outcomes():
+def outcomes() -> dict[str, cases.Outcome]:
     """name -> Outcome of every summary case: as its guard recorded it in this kernel, else
     from the build's store, else run now (the page run outside the book)."""
     seen = kernel.outcomes()
     return {c.name: seen.get(c.name) or cases.outcome(c.name) for c in cases.summary_cases()}
 
 
-def rows(language, found=None):
+def rows(language: str, found: dict[str, cases.Outcome] | None = None) -> list[tuple[str, str, str]]:
     """[(case, verdict, how it was checked)] as plain text, in the summary's order."""
     words, found = WORDS[language], found or outcomes()
     table = []
     for case in cases.summary_cases():
+        assert case.verdict is not None, f"{case.name} is in the summary without a verdict"
         outcome = found[case.name]
         verdict = words[case.verdict] if outcome.ok else f"{words['differs']}: {outcome.seen}"
         if case.verdict == "unsafe" and outcome.ok:
+            assert outcome.raised_at is not None, f"{case.name} is unsafe but raised nothing"
             verdict += f" ({words[outcome.raised_at]})"
         how = f"{case.checks[language]} ({case.holds} = True)" if case.holds else f"{outcome.line}\n{outcome.raised}"
         table.append((case.title[language], verdict, how))
     return table
 
 
-def table_html(language, found=None):
+def table_html(language: str, found: dict[str, cases.Outcome] | None = None) -> str:
     words = WORDS[language]
     head = "".join(f"<th>{words[k]}</th>" for k in ("case", "verdict", "how"))
     body = "".join("<tr>" + "".join(f"<td>{html.escape(cell).replace(chr(10), '<br>')}</td>" for cell in row)

@@ -29,8 +29,10 @@ import sys
 import sysconfig
 import textwrap
 import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from types import CodeType, TracebackType
+from typing import Callable, NamedTuple, TextIO
 
 JUPYTER = {"IPython", "ipykernel", "ipykernel_launcher", "ipython_pygments_lexers", "jupyter_client",
            "jupyter_core", "tornado", "zmq", "traitlets", "comm", "debugpy", "nbclient"}  # as "Jupyter"
@@ -48,7 +50,7 @@ MOST_LINES = 5  # of the statement that ran, when it spans several
 RULE = "-" * 75
 
 
-def _stdlib_dirs():
+def _stdlib_dirs() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     return tuple(sorted({os.path.normpath(paths[k]) for k in ("stdlib", "platstdlib")}, key=len, reverse=True))
 
@@ -61,14 +63,14 @@ class Places:
     ("Cell In[6]"), None for any other file (IPython's `shell.compile.format_code_name`)."""
 
     repo: str
-    cell_label: Callable = lambda path: None
-    stdlib: tuple = _stdlib_dirs()
+    cell_label: Callable[[str], str | None] = lambda path: None
+    stdlib: tuple[str, ...] = _stdlib_dirs()
 
-    def _in_repo(self, path):
+    def _in_repo(self, path: str) -> bool:
         path = os.path.normpath(path)
         return path.startswith(os.path.normpath(self.repo) + os.sep)
 
-    def origin(self, path):
+    def origin(self, path: str) -> str:
         """"cell", "project", or what the code belongs to: "torch", "Python", "Jupyter", a package."""
         if self.cell_label(path) is not None:
             return "cell"
@@ -85,11 +87,11 @@ class Places:
             return "Python"
         return "other code"
 
-    def is_ours(self, path):
+    def is_ours(self, path: str) -> bool:
         """The reader's code: a cell of the page, or a file of the repository."""
         return self.origin(path) in ("cell", "project")
 
-    def display(self, path):
+    def display(self, path: str) -> str:
         """The path as the reader names it: relative to the repository, to site-packages, to the
         standard library or to torch's source tree; a cell by its label."""
         label = self.cell_label(path)
@@ -109,19 +111,19 @@ class Places:
         return path
 
 
-def default_places():
+def default_places() -> Places:
     """The places of this repository, with no notebook cells."""
     from .config import REPO
 
     return Places(repo=str(REPO))
 
 
-def shorten_paths(text, places):
+def shorten_paths(text: str, places: Places) -> str:
     """Every absolute path in text as places.display names it."""
     return ABSOLUTE.sub(lambda m: places.display(m.group()), text)
 
 
-def fold_line(origins, indent=""):
+def fold_line(origins: list[str], indent: str = "") -> str:
     """The line standing for frames left out, origins being each one's (e.g. ["torch", "torch"])."""
     names = list(dict.fromkeys(origins))  # in order of appearance, once
     where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -132,10 +134,11 @@ def fold_line(origins, indent=""):
 # --- tracebacks inside a text (a warning's message, the output of a command)
 
 
-def _frames_in_text(lines):
+def _frames_in_text(lines: list[str]) -> list[tuple[int, int, re.Match[str]]]:
     """[(start, end, match)] of each frame of a Python traceback in lines: its File line and the
     more indented lines under it (its source line, the carets)."""
-    found, i = [], 0
+    found: list[tuple[int, int, re.Match[str]]] = []
+    i = 0
     while i < len(lines):
         match = FRAME_LINE.match(lines[i])
         if not match:
@@ -151,11 +154,13 @@ def _frames_in_text(lines):
     return found
 
 
-def fold_text(text, places):
+def fold_text(text: str, places: Places) -> str:
     """text with the frames of its Python tracebacks that are not the reader's code folded into
     one line per run, and the reader's frames named as places.display names them."""
     lines = text.split("\n")
-    out, last, run, run_indent = [], 0, [], ""
+    out: list[str] = []
+    run: list[str] = []
+    last, run_indent = 0, ""
     for start, end, match in _frames_in_text(lines):
         if start != last and run:  # text between two tracebacks ends a run
             out.append(fold_line(run, run_indent))
@@ -182,13 +187,13 @@ def fold_text(text, places):
     return "\n".join(out)
 
 
-def brief(text, places=None):
+def brief(text: str, places: Places | None = None) -> str:
     """text (a warning, a command's output) with foreign frames folded and no machine paths."""
     places = places or default_places()
     return shorten_paths(fold_text(text, places), places)
 
 
-def excerpt(text, head, tail):
+def excerpt(text: str, head: int, tail: int) -> str:
     """text's first head and last tail lines, with a line saying how many were left out between
     (text itself when that would not be shorter)."""
     lines = text.split("\n")
@@ -198,7 +203,8 @@ def excerpt(text, head, tail):
     return "\n".join([*lines[:head], f"[... {left_out} lines left out ...]", *lines[len(lines) - tail:]])
 
 
-def format_warning(message, category, filename, lineno, line=None, places=None):
+def format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                   line: str | None = None, places: Places | None = None) -> str:
     """A warning as `warnings.showwarning` prints it, briefly: where it was raised only when that
     is the reader's code (else it is a line of torch or Python), the message through `brief`."""
     places = places or default_places()
@@ -211,11 +217,12 @@ def format_warning(message, category, filename, lineno, line=None, places=None):
     return f"{places.display(filename)}:{lineno}: {text}{source}"
 
 
-def warning_printer(places):
+def warning_printer(places: Places) -> Callable[..., None]:
     """A replacement for `warnings.showwarning` printing warnings with format_warning, flushed at
     once (in a notebook, before what the cell prints next)."""
 
-    def show(message, category, filename, lineno, file=None, line=None):
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
         file = sys.stderr if file is None else file
         if file is None:
             return
@@ -237,11 +244,11 @@ class Frame(NamedTuple):
     path: str
     line: int
     function: str  # qualified: Tensor.backward, <module>
-    args: tuple = ()  # parameter names, as in its signature ("self", "*args")
-    end_line: int = None  # the last line of the statement that ran, when it spans several
+    args: tuple[str, ...] = ()  # parameter names, as in its signature ("self", "*args")
+    end_line: int | None = None  # the last line of the statement that ran, when it spans several
 
 
-def frames_of(tb):
+def frames_of(tb: TracebackType | None) -> list[Frame]:
     """The Frames of a traceback object, outermost first."""
     frames = []
     while tb is not None:
@@ -259,7 +266,7 @@ def frames_of(tb):
     return frames
 
 
-def _statement_end(code, lasti, lineno, most=MOST_LINES):
+def _statement_end(code: CodeType, lasti: int, lineno: int, most: int = MOST_LINES) -> int:
     """The last line of the expression that was running (a call spread over a few lines)."""
     if lasti < 0 or not hasattr(code, "co_positions"):
         return lineno
@@ -269,13 +276,14 @@ def _statement_end(code, lasti, lineno, most=MOST_LINES):
     return lineno
 
 
-def _numbered(number, code, current, width=7):
+def _numbered(number: int | str, code: str, current: bool, width: int = 7) -> str:
     if current:
         number = "-" * (width - len(str(number)) - 2) + "> " + str(number)
     return f"{number:>{width}} {code}".rstrip()
 
 
-def format_frame(frame, places, getline=linecache.getline, context=CONTEXT):
+def format_frame(frame: Frame, places: Places, getline: Callable[[str, int], str] = linecache.getline,
+                 context: int = CONTEXT) -> str:
     """One kept frame as IPython shows it: where, then the lines that ran with a few above (their
     common indentation removed)."""
     label = places.cell_label(frame.path)
@@ -292,10 +300,12 @@ def format_frame(frame, places, getline=linecache.getline, context=CONTEXT):
     return "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code))]) + "\n"
 
 
-def format_frames(frames, places, getline=linecache.getline, context=CONTEXT):
+def format_frames(frames: Iterable[Frame], places: Places, getline: Callable[[str, int], str] = linecache.getline,
+                  context: int = CONTEXT) -> list[str]:
     """[entry] of a traceback's frames: each frame of the reader's code, and one fold line for
     each run of frames of torch, Python or Jupyter between them."""
-    entries, run = [], []
+    entries: list[str] = []
+    run: list[str] = []
     for frame in frames:
         if places.is_ours(frame.path):
             if run:
@@ -313,9 +323,10 @@ CAUSE = "The above exception was the direct cause of the following exception:\n"
 CONTEXT_MESSAGE = "During handling of the above exception, another exception occurred:\n"
 
 
-def _chain(value):
+def _chain(value: BaseException | None) -> list[tuple[BaseException, str | None]]:
     """[(exception, the message that introduces the next one)] oldest first, as Python prints."""
-    chain, seen = [], set()
+    chain: list[tuple[BaseException, str | None]] = []
+    seen: set[int] = set()
     while value is not None and id(value) not in seen:
         seen.add(id(value))
         if value.__cause__ is not None:
@@ -331,14 +342,16 @@ def _chain(value):
     return [(exc, chain[i + 1][1] if i + 1 < len(chain) else None) for i, (exc, _) in enumerate(chain)]
 
 
-def exception_entries(etype, value, frames, places, getline=linecache.getline):
+def exception_entries(etype: type[BaseException], value: BaseException, frames: Iterable[Frame], places: Places,
+                      getline: Callable[[str, int], str] = linecache.getline) -> list[str]:
     """[entry] of one exception: the header, its frames (folded), the error line(s)."""
     header = f"{RULE}\n{etype.__name__:<42}Traceback (most recent call last)"
     error = "".join(traceback.format_exception_only(etype, value)).rstrip("\n")
     return [header, *format_frames(frames, places, getline), shorten_paths(error, places)]
 
 
-def structured_traceback(value, places, tb=None, skip=0, getline=linecache.getline):
+def structured_traceback(value: BaseException, places: Places, tb: TracebackType | None = None, skip: int = 0,
+                         getline: Callable[[str, int], str] = linecache.getline) -> list[str]:
     """IPython's structured traceback (a list of strings) of value, briefly: for it and each
     exception it was raised from or while handling. tb: value's traceback if not
     value.__traceback__; skip: how many of its outermost frames are the shell's own."""
@@ -353,6 +366,6 @@ def structured_traceback(value, places, tb=None, skip=0, getline=linecache.getli
     return entries
 
 
-def format_exception(value, places=None, skip=0):
+def format_exception(value: BaseException, places: Places | None = None, skip: int = 0) -> str:
     """The text of structured_traceback (what the book's kernel shows for value)."""
     return "\n".join(structured_traceback(value, places or default_places(), skip=skip))

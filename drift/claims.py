@@ -107,7 +107,7 @@ def _evaluate_now(name):
 
 @functools.cache
 def _code_fingerprint():
-    return deps.fingerprint(deps.closure({deps.module_file("drift.claims")}))
+    return deps.fingerprint(deps.closure({Path(__file__)}))
 
 
 def evaluate(name):
@@ -389,8 +389,8 @@ def compiled_gradients(backend):
     run = compiled(backend, inplace=False)
     if run.not_applicable:
         return None, run.not_applicable
-    if run.raises:
-        return None, f"run A raised at {run.raised_at}: {run.error_type}: {run.error[:200]}"
+    if run.raises or run.gradients is None:
+        return None, f"run A raised at {run.raised_at}: {run.error_type}: {(run.error or '')[:200]}"
     eager = gradients()
     if identical(eager, run.gradients):
         return "bitwise", 0.0
@@ -418,7 +418,7 @@ def _compiled_b(backend, raised_at, error_type):
         run = compiled(backend, inplace=True)
         if run.not_applicable:
             return False, run.not_applicable
-        if not run.raises:
+        if not run.raises or run.error is None:
             return False, "forward and backward completed"
         parts = message.parts(run.error)
         says = message.CORE in run.error and parts["version_now"] and parts["version_expected"]

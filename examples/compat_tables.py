@@ -330,7 +330,7 @@ def compile_value(section, field):
 from book import store
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
-if store.folder() is not None:  # docs/build.py says so when the committed record is stale
+if store.folder() is not None:  # book/build.py says so when the committed record is stale
     record.write(dict(live, stale=stale and {"release": live["release"], "what": [w for w, *_ in stale]}),
                  path=store.folder() / "live-record.json")
 
@@ -372,6 +372,12 @@ assert claims.supported(live["release"]), "the page says this build's release is
 glue("compat_range", claims.config.TORCH_REQUIREMENT)
 glue("compat_book_releases", ", ".join(book))
 glue_words("compat_record_only", {language: ", ".join(record_only) or RELEASES[language]["none"]
+                                        for language in RELEASES})
+
+# --- where minigpt.diagnose works
+works = [r for r in releases if records[r]["claims"].get("diagnose-works", {}).get("holds")]
+assert live["release"] in works, "the diagnose page runs on this build's release"
+glue_words("compat_diagnose_releases", {language: releases_text(works, releases, language, history.compress)
                                         for language in RELEASES})
 
 # --- the evidence, release by release

@@ -7,11 +7,16 @@
 """
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import bilingual, cases, downloads, status
 
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
 
-def copy_mystnb_stylesheet(app):
+
+def copy_mystnb_stylesheet(app: "Sphinx") -> None:
     """Sphinx links a stylesheet with a checksum only when the file is already in the output folder
     as it writes a page; MyST-NB copies its own at the end. Copied first, every build links it alike."""
     if app.builder.format != "html":
@@ -22,7 +27,7 @@ def copy_mystnb_stylesheet(app):
     add_global_html_resources(app, None)
 
 
-def setup(app):
+def setup(app: "Sphinx") -> "ExtensionMetadata":
     for part in (bilingual, cases, downloads, status):
         part.setup(app)
     app.connect("builder-inited", copy_mystnb_stylesheet)

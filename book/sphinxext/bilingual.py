@@ -14,13 +14,21 @@
 
 import posixpath
 import re
+from collections.abc import Collection, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 from xml.sax.saxutils import escape, quoteattr
 
 from docutils import nodes
 from sphinx.util import logging
 
 from .. import config
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.builders.html import StandaloneHTMLBuilder
+    from sphinx.domains.std import StandardDomain
+    from sphinx.environment import BuildEnvironment
 
 logger = logging.getLogger(__name__)
 GENERATED_PAGES = {"genindex", "search", "py-modindex"}
@@ -40,16 +48,16 @@ LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)  # MyST target: (label
 NAME_OPTION = re.compile(r"^\s*:name:\s*(\S+)\s*$", re.MULTILINE)  # directive :name: option
 
 
-def page_sources(tree):
+def page_sources(tree: str | Path) -> dict[str, Path]:
     """page name -> source file of every page of one language's tree."""
     tree = Path(tree)
     return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*"))
             if p.suffix in PAGE_SUFFIXES and not {"_build", ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
 
 
-def labels(tree):
+def labels(tree: str | Path) -> dict[str, str]:
     """label -> page name, for every explicit label in the tree's page sources."""
-    found = {}
+    found: dict[str, str] = {}
     for page, path in page_sources(tree).items():
         text = path.read_text(encoding="utf-8")
         for label in LABEL.findall(text) + NAME_OPTION.findall(text):
@@ -57,11 +65,11 @@ def labels(tree):
     return found
 
 
-def mirror_problems(docs_dir, languages):
+def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
     """Differences between the language trees, one line each (empty when they mirror)."""
     pages = {lang: set(page_sources(Path(docs_dir) / lang)) for lang in languages}
     found = {lang: labels(Path(docs_dir) / lang) for lang in languages}
-    problems = set()
+    problems: set[str] = set()
     for lang in languages:
         for other in (o for o in languages if o != lang):
             problems.update(f"page {lang}/{page} has no counterpart {other}/{page}" for page in pages[lang] - pages[other])
@@ -73,47 +81,49 @@ def mirror_problems(docs_dir, languages):
     return sorted(problems)
 
 
-def other_languages(app):
+def other_languages(app: "Sphinx") -> list[str]:
     return [lang for lang in config.LANGUAGES if lang != app.config.language]
 
 
-def relocate_execution_folder(app):
-    app.env.mystnb_config = app.env.mystnb_config.copy(
+def relocate_execution_folder(app: "Sphinx") -> None:
+    env: Any = app.env  # MyST-NB adds its mystnb_config to the environment
+    env.mystnb_config = env.mystnb_config.copy(
         output_folder=str(config.BUILD / "jupyter_execute" / app.config.language))
 
 
-def check_mirror(app, env):
+def check_mirror(app: "Sphinx", env: "BuildEnvironment") -> None:
     for problem in mirror_problems(config.DOCS, config.LANGUAGES):
         logger.warning(f"es/en mirror: {problem}", type="bilingual", subtype="mirror")
 
 
-def counterpart_exists(app, language, pagename):
+def counterpart_exists(app: "Sphinx", language: str, pagename: str) -> bool:
     if pagename in GENERATED_PAGES:
         return True
     tree = Path(app.srcdir).parent / language
     return any((tree / f"{pagename}{suffix}").is_file() for suffix in (".md", ".ipynb", ".rst"))
 
 
-def shared_anchors(env, pagename):
+def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
     """The ids of the page's explicit labels: the mirror check keeps them on the same page in both
     languages, unlike the ids made from a heading's words."""
-    anchors = {labelid for docname, labelid in env.get_domain("std").anonlabels.values()
+    std = cast("StandardDomain", env.get_domain("std"))
+    anchors = {labelid for docname, labelid in std.anonlabels.values()
                if docname == pagename and labelid}
     return " ".join(sorted(anchors))
 
 
-def alternates(pagename, suffix=".html"):
+def alternates(pagename: str, suffix: str = ".html") -> list[tuple[str, str]]:
     """[(hreflang, absolute URL)] of one page: each language's version, then x-default (the root
     page, which sends a reader to their language)."""
     base = config.SITE_URL
     return [(lang, f"{base}{lang}/{pagename}{suffix}") for lang in config.LANGUAGES] + [("x-default", base)]
 
 
-def alternate_tags(links, slash=" /"):
+def alternate_tags(links: Iterable[tuple[str, str]], slash: str = " /") -> str:
     return "\n".join(f'<link rel="alternate" hreflang="{lang}" href="{escape(url)}"{slash}>' for lang, url in links)
 
 
-def sitemap(pagenames, suffix=".html"):
+def sitemap(pagenames: Iterable[str], suffix: str = ".html") -> str:
     """sitemap.xml: the root page and every page of every language, each with all its alternates
     (Google's hreflang format). No lastmod: two builds of one commit write the same file."""
     # the root page first: the x-default of the languages' home pages
@@ -130,7 +140,7 @@ def sitemap(pagenames, suffix=".html"):
     return "".join(out)
 
 
-def write_site_root(app, exception):
+def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
     """The site root (beside es/ and en/): the language chooser, with its hreflang alternates, and
     sitemap.xml. Each language's build writes the same two files: the mirror check keeps the
     pages of both languages the same."""
@@ -142,19 +152,22 @@ def write_site_root(app, exception):
     chooser = chooser.replace(ROOT_ALTERNATES_MARK, alternate_tags(alternates("index"), slash="").replace("\n", "\n  "))
     (root / "index.html").write_text(chooser, encoding="utf-8")
     pages = sorted(app.env.found_docs) + SITEMAP_GENERATED
-    (root / "sitemap.xml").write_text(sitemap(pages, app.builder.out_suffix), encoding="utf-8")
+    suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
+    (root / "sitemap.xml").write_text(sitemap(pages, suffix), encoding="utf-8")
 
 
-def add_switcher(app, pagename, templatename, context, doctree):
+def add_switcher(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
+                 doctree: nodes.document | None) -> None:
     # from this page's folder up to the site root (which holds es/ and en/)
     up = "../" * (pagename.count("/") + 1)
+    suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
     links = []
     for lang in other_languages(app):
         if not counterpart_exists(app, lang, pagename):
             logger.warning(f"page {pagename} has no {lang} counterpart", type="bilingual", subtype="mirror")
             continue
-        links.append((lang, posixpath.join(up, lang, pagename + app.builder.out_suffix)))
-    tags = alternate_tags(alternates(pagename, app.builder.out_suffix))
+        links.append((lang, posixpath.join(up, lang, pagename + suffix)))
+    tags = alternate_tags(alternates(pagename, suffix))
     context["metatags"] = context.get("metatags", "") + "\n" + tags
     if links:
         lang, url = links[0]
@@ -163,7 +176,7 @@ def add_switcher(app, pagename, templatename, context, doctree):
                        book_shared_anchors=shared_anchors(app.env, pagename))
 
 
-def check_stamp(app, doctree, docname):
+def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     from myst_nb.sphinx_ import NbMetadataCollector
 
     if NbMetadataCollector.get_exec_data(app.env, docname) is None:
@@ -175,7 +188,7 @@ def check_stamp(app, doctree, docname):
                        location=docname, type="bilingual", subtype="stamp")
 
 
-def setup(app):
+def setup(app: "Sphinx") -> None:
     app.connect("builder-inited", relocate_execution_folder, priority=900)
     app.connect("env-check-consistency", check_mirror)
     app.connect("html-page-context", add_switcher)

@@ -5,12 +5,17 @@ case manifest (examples/cases.toml) implies, and Sphinx learns which files the p
 the outputs from the execution cache: only the build's first step executes.)
 """
 
+from typing import TYPE_CHECKING
+
 from sphinx.errors import ExtensionError
 
 from .. import config, deps, pages
 
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
-def add_cases(app, docname, source):
+
+def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
     try:
@@ -21,6 +26,6 @@ def add_cases(app, docname, source):
         app.env.note_dependency(str(dependency))
 
 
-def setup(app):
+def setup(app: "Sphinx") -> None:
     app.add_config_value("book_torch", "", "env")  # sphinxext.config sets the installed release
     app.connect("source-read", add_cases)

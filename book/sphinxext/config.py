@@ -6,6 +6,7 @@
 
 import platform
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from .. import config
 from ..pages import MYST_EXTENSIONS
@@ -22,7 +23,7 @@ WORDS = {
 }
 
 
-def build_versions() -> dict:
+def build_versions() -> dict[str, str]:
     """The versions the status page shows: the build's environment, which the kernels inherit."""
     found = {"python": platform.python_version()}
     for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
@@ -33,7 +34,7 @@ def build_versions() -> dict:
     return found
 
 
-def configure(language: str) -> dict:
+def configure(language: str) -> dict[str, Any]:
     words = WORDS[language]
     return dict(
         project=config.TITLES[language],

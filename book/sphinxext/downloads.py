@@ -281,20 +281,20 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str) 
                 new.attachments = page.attachments[position]
         else:
             source = notebook.cells[cell]
-            metadata = {"tags": tags(source)} if tags(source) else {}
             outputs = [] if REMOVE_OUTPUT in tags(source) else merged_streams(
                 [o for o in source.get("outputs", []) if not o.get("metadata", {}).get("scrapbook")])
-            new = nbformat.v4.new_code_cell(source.source, metadata=metadata, outputs=outputs,
+            new = nbformat.v4.new_code_cell(source.source, metadata={"tags": tags(source)} if tags(source) else {},
+                                            outputs=outputs,
                                             execution_count=source.get("execution_count"))
         cells.append(new)
     note = TEXT[language]["note"].format(title=title, url=page.page_url)
     cells.insert(1 if cells and cells[0].cell_type == "markdown" else 0, nbformat.v4.new_markdown_cell(note))
     for number, cell in enumerate(cells, 1):
         cell.id = f"cell-{number}"
-    kernelspec = dict(notebook.metadata.get("kernelspec", {}), language="python")
-    metadata = {"kernelspec": kernelspec, **({"language_info": dict(notebook.metadata["language_info"])}
-                                             if "language_info" in notebook.metadata else {})}
-    out = nbformat.v4.new_notebook(cells=cells, metadata=metadata)
+    about: dict[str, Any] = {"kernelspec": dict(notebook.metadata.get("kernelspec", {}), language="python")}
+    if "language_info" in notebook.metadata:
+        about["language_info"] = dict(notebook.metadata["language_info"])
+    out = nbformat.v4.new_notebook(cells=cells, metadata=about)
     out.nbformat_minor = max(out.nbformat_minor, NBFORMAT_MINOR)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
@@ -355,7 +355,7 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
 
     if NbMetadataCollector.get_exec_data(app.env, pagename) is None:
         return None
-    settings = app.env.mystnb_config
+    settings = app.env.mystnb_config  # type: ignore[attr-defined] # MyST-NB sets it at run time
     path = Path(app.outdir).parent.joinpath(settings.output_folder, *f"{pagename}.ipynb".split("/"))
     try:
         _, merged = get_cache(settings.execution_cache_path).merge_match_into_notebook(
@@ -373,7 +373,7 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
     if notebook is None:
         return
     language = app.config.language
-    url = config.SITE_URL + f"{language}/{pagename}{app.builder.out_suffix}"
+    url = config.SITE_URL + f"{language}/{pagename}.html"
     page = Markdown(url, Path(app.srcdir)).render(doctree)
     title = plain(page.inline(doctree.next_node(nodes.title)))
     folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent

@@ -11,16 +11,22 @@
 
 import datetime
 import posixpath
+from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+
 ALWAYS_READ = ("status", "glossary")
 
 
-def always_read(app, env, added, changed, removed):
+def always_read(app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str],
+                removed: set[str]) -> list[str]:
     return [doc for doc in ALWAYS_READ if doc in env.found_docs]
 
 
@@ -37,21 +43,21 @@ class ExecutionTableNode(nodes.General, nodes.Element):
 
 
 class ExecutionTable(SphinxDirective):
-    def run(self):
+    def run(self) -> list[nodes.Node]:
         from myst_nb.sphinx_ import NbMetadataCollector
 
         NbMetadataCollector.set_doc_data(self.env, self.env.docname, HAS_EXECUTION_TABLE, True)
         return [ExecutionTableNode()]
 
 
-def _row(*cells):
+def _row(*cells: str | nodes.paragraph) -> nodes.row:
     row = nodes.row()
     for cell in cells:
         row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else nodes.paragraph(text=cell))
     return row
 
 
-def execution_table(env, here, language):
+def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.table:
     from myst_nb.sphinx_ import NbMetadataCollector
 
     words = TABLE_WORDS[language]
@@ -77,12 +83,12 @@ def execution_table(env, here, language):
 class FillExecutionTable(SphinxPostTransform):
     default_priority = 8  # before the references are resolved (10)
 
-    def run(self, **kwargs):
+    def run(self, **kwargs: Any) -> None:
         for node in list(self.document.findall(ExecutionTableNode)):
             node.replace_self(execution_table(self.env, self.env.docname, self.config.language))
 
 
-def setup(app):
+def setup(app: "Sphinx") -> None:
     app.connect("env-get-outdated", always_read)
     app.add_node(ExecutionTableNode)
     app.add_directive("book-execution-table", ExecutionTable)
