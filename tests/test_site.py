@@ -70,6 +70,18 @@ def test_mirror_check_reports_a_missing_page_and_label(tmp_path):
     assert any("'only-es'" in p for p in problems)
 
 
+def test_mirror_check_reports_a_section_or_a_figure_in_one_language_only(tmp_path):
+    page = "# T\n\n## A\n\n```python\n# a comment, not a heading\n```\n\n```{glue:figure} curve_LANG\n```\n"
+    for lang in ("es", "en"):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "p.md").write_text(page.replace("LANG", lang))
+    assert mirror_problems(tmp_path, ["es", "en"]) == []
+    (tmp_path / "en" / "p.md").write_text(page.replace("LANG", "en") + "\n### B\n\n```{glue:figure} other_en\n```\n")
+    problems = mirror_problems(tmp_path, ["es", "en"])
+    assert "page p: its sections differ between es and en (heading levels [1, 2] and [1, 2, 3])" in problems
+    assert "page p: 1 figure(s) in es, 2 in en" in problems
+
+
 def test_published_tree_has_both_languages_and_only_the_downloads_as_notebooks(site):
     assert (site / "index.html").is_file()
     for lang in ("es", "en"):

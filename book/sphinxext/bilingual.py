@@ -7,7 +7,7 @@
   pyproject.toml [tool.book]): one per language and x-default, the root page that chooses the language;
 - at the site root, beside es/ and en/: the language chooser (docs/root/index.html, with the same
   alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
-- the build fails (a warning under -W) when a page or label exists in one tree only;
+- the build fails (a warning under -W) when a page, a label, a section or a figure exists in one tree only;
 - MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
 - every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
 """
@@ -65,6 +65,26 @@ def labels(tree: str | Path) -> dict[str, str]:
     return found
 
 
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+FIGURE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
+
+
+def outline(path: Path) -> tuple[list[int], int]:
+    """(the levels of a page's headings, in order; how many figures it shows), code blocks aside:
+    what the two languages of a page must share besides their labels."""
+    levels, figures, fence = [], 0, None
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        figures += bool(FIGURE.match(line))
+        opening = FENCE.match(line)
+        if fence is None and opening:  # a code block or a cell (``` or ~~~)
+            fence = opening.group(1)
+        elif fence is not None:
+            fence = None if line.strip() == fence else fence
+        elif line.startswith("#"):
+            levels.append(len(line) - len(line.lstrip("#")))
+    return levels, figures
+
+
 def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
     """Differences between the language trees, one line each (empty when they mirror)."""
     pages = {lang: set(page_sources(Path(docs_dir) / lang)) for lang in languages}
@@ -78,6 +98,16 @@ def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[st
             for label in set(found[lang]) & set(found[other]):
                 if found[lang][label] != found[other][label]:
                     problems.add(f"label {label!r} is on {lang}/{found[lang][label]} but on {other}/{found[other][label]}")
+    first, *others = languages
+    for page in set.intersection(*pages.values()):
+        shape = {lang: outline(Path(docs_dir) / lang / f"{page}.md") for lang in languages
+                 if (Path(docs_dir) / lang / f"{page}.md").is_file()}
+        for lang in others:
+            if lang in shape and first in shape and shape[lang][0] != shape[first][0]:
+                problems.add(f"page {page}: its sections differ between {first} and {lang} "
+                             f"(heading levels {shape[first][0]} and {shape[lang][0]})")
+            if lang in shape and first in shape and shape[lang][1] != shape[first][1]:
+                problems.add(f"page {page}: {shape[first][1]} figure(s) in {first}, {shape[lang][1]} in {lang}")
     return sorted(problems)
 
 
