@@ -57,7 +57,7 @@ def executed_pages(language: str) -> dict[str, Path]:
     """docname -> source path of the pages of one language that execute code."""
     tree = config.DOCS / language
     return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*.md"))
-            if "_build" not in p.parts and pages.is_executed(p.read_text("utf-8"))}
+            if config.BUILD.name not in p.parts and pages.is_executed(p.read_text("utf-8"))}
 
 
 def check_sources() -> dict[str, dict[str, NotebookNode]]:
@@ -311,7 +311,7 @@ NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pyte
 def copy_repository(destination: Path, keep_build: bool = True, repository: Path = config.REPO) -> Path:
     """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
     is False)."""
-    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else ("_build",)))
+    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
     shutil.copytree(repository, destination, ignore=ignore)
     return Path(destination)
 

@@ -52,7 +52,7 @@ def page_sources(tree: str | Path) -> dict[str, Path]:
     """page name -> source file of every page of one language's tree."""
     tree = Path(tree)
     return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*"))
-            if p.suffix in PAGE_SUFFIXES and not {"_build", ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
+            if p.suffix in PAGE_SUFFIXES and not {config.BUILD.name, ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
 
 
 def labels(tree: str | Path) -> dict[str, str]:

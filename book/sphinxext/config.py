@@ -45,7 +45,7 @@ def configure(language: str) -> dict[str, Any]:
                     "book.sphinxext"],
         extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", words["phase"])},
         templates_path=[f"{SHARED}/_templates"],
-        exclude_patterns=["_build", "**.ipynb_checkpoints"],
+        exclude_patterns=[config.BUILD.name, "**.ipynb_checkpoints"],
         nitpicky=True,
         myst_enable_extensions=list(MYST_EXTENSIONS),
         myst_substitutions=build_versions(),  # {{ torch }}, {{ sphinx }}, ... on the status page
