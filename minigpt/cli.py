@@ -16,8 +16,8 @@
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass, fields
-from typing import NamedTuple
+from dataclasses import Field, dataclass, fields
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from .compare import STEPS, compare_runs, figure_path, format_table, plot_comparison, summary_line
 from .data import build_dataset, probe_batch
@@ -42,7 +42,7 @@ class GradientsToCompare:
     step: str = setting("0", "which probe gradients: 0 (before any update: same weights) or final",
                         choices=tuple(STEPS))
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_limits(self)
 
 
@@ -52,10 +52,10 @@ class UsageError(Exception):
 
 class Key(NamedTuple):
     owner: type  # the dataclass that declares the key
-    field: object  # its dataclasses.Field
+    field: Field  # its dataclasses.Field
 
 
-def keys_of(owner, only=None):
+def keys_of(owner: type, only: Optional[Sequence[str]] = None) -> Dict[str, Key]:
     """The keys owner declares: its fields made with setting() (those that carry a help text)."""
     return {f.name: Key(owner, f) for f in fields(owner)
             if "help" in f.metadata and (only is None or f.name in only)}
@@ -66,30 +66,30 @@ COMPARE_KEYS = keys_of(GradientsToCompare)
 DIAGNOSE_KEYS = keys_of(GPTConfig) | keys_of(TrainConfig, only=("seed",))
 
 
-def parse_bool(text):
+def parse_bool(text: str) -> bool:
     value = {"true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}.get(text.lower())
     if value is None:
         raise ValueError("expected true or false")
     return value
 
 
-def parse_int(text):
+def parse_int(text: str) -> int:
     try:
         return int(text)
     except ValueError:
         raise ValueError("expected a whole number") from None
 
 
-def parse_text(text):
+def parse_text(text: str) -> str:
     if not text:
         raise ValueError("expected a value")
     return text
 
 
-PARSERS = {bool: parse_bool, int: parse_int, str: parse_text}
+PARSERS: Dict[Any, Callable[[str], Any]] = {bool: parse_bool, int: parse_int, str: parse_text}
 
 
-def parse_value(key, text):
+def parse_value(key: Key, text: str) -> Any:
     """The value of key=text, as its field's type and within its field's limits."""
     value = PARSERS[key.field.type](text)
     problem = limit_problem(key.field, value)
@@ -98,13 +98,16 @@ def parse_value(key, text):
     return value
 
 
-def parse_keys(args, keys, command):
+Given = Dict[type, Dict[str, Any]]  # owner dataclass -> {name: value} of the keys given
+
+
+def parse_keys(args: Sequence[str], keys: Dict[str, Key], command: str) -> Tuple[Given, List[str]]:
     """({owner dataclass: {name: value}} of the keys given, the other arguments).
 
     Keys not given are left out: their owner's own defaults apply. Each key may be given once.
     """
-    given = defaultdict(dict)
-    positional = []
+    given: Given = defaultdict(dict)
+    positional: List[str] = []
     for arg in args:
         if "=" not in arg:
             positional.append(arg)
@@ -122,14 +125,17 @@ def parse_keys(args, keys, command):
     return given, positional
 
 
-def keys_only(args, keys, command):
+def keys_only(args: Sequence[str], keys: Dict[str, Key], command: str) -> Given:
     given, positional = parse_keys(args, keys, command)
     if positional:
         raise UsageError(f"{command} takes key=value arguments only, not {positional[0]!r}")
     return given
 
 
-def configured(make, *args, **kwargs):
+Made = TypeVar("Made")
+
+
+def configured(make: Callable[..., Made], *args: Any, **kwargs: Any) -> Made:
     """make(...) of a config dataclass, its own validation errors (ValueError) as usage errors."""
     try:
         return make(*args, **kwargs)
@@ -137,11 +143,11 @@ def configured(make, *args, **kwargs):
         raise UsageError(str(exc)) from None
 
 
-def switches_of(config):
+def switches_of(config: GPTConfig) -> Dict[str, Any]:
     return {name: getattr(config, name) for name in keys_of(GPTConfig)}
 
 
-def default_out(config):
+def default_out(config: GPTConfig) -> str:
     name = "25-B" if config.inplace else "25-A"
     if config.bypass != "none":
         name += f"-{config.bypass}"
@@ -152,12 +158,12 @@ def default_out(config):
 class ProgressLines:
     """train()'s progress callback: "step k/n, loss, elapsed" at most once per every_s seconds."""
 
-    def __init__(self, stream, every_s, clock=time.monotonic):
+    def __init__(self, stream: TextIO, every_s: float, clock: Callable[[], float] = time.monotonic):
         self.stream, self.every_s, self.clock = stream, every_s, clock
         self.start = clock()
         self.next_line_at = self.start + every_s  # quiet for runs shorter than every_s
 
-    def __call__(self, step, steps, loss):
+    def __call__(self, step: int, steps: int, loss: float) -> None:
         now = self.clock()
         if now < self.next_line_at or step == steps:  # the last step has the summary line
             return
@@ -165,12 +171,12 @@ class ProgressLines:
         print(f"step {step}/{steps}, loss {loss:.4f}, {now - self.start:.0f} s", file=self.stream, flush=True)
 
 
-def progress_for(stream):
+def progress_for(stream: TextIO) -> Optional[ProgressLines]:
     """Progress lines on a terminal only, as git does: captured output stays the same on any machine."""
     return ProgressLines(stream, PROGRESS_EVERY_S) if stream.isatty() else None
 
 
-def cmd_train(args):
+def cmd_train(args: List[str]) -> int:
     given = keys_only(args, TRAIN_KEYS, "train")
     data = build_dataset()
     config = configured(model_config, data, **given[GPTConfig])
@@ -197,13 +203,13 @@ def cmd_train(args):
     return 0
 
 
-def cmd_grad_compare(args):
+def cmd_grad_compare(args: List[str]) -> int:
     given, positional = parse_keys(args, COMPARE_KEYS, "grad-compare")
     if len(positional) != 2:
         raise UsageError("grad-compare takes two experiment directories, e.g. "
                          "`minigpt grad-compare experiments/25-A experiments/25-B`")
     step = configured(GradientsToCompare, **given[GradientsToCompare]).step
-    comparison = compare_runs(*positional, step=step)
+    comparison = compare_runs(positional[0], positional[1], step=step)
     print(f"A: {comparison.run_a}\nB: {comparison.run_b}\nprobe gradients at step {comparison.step}")
     for caveat in comparison.caveats:
         print(f"note: {caveat}")
@@ -223,7 +229,7 @@ def cmd_grad_compare(args):
     return 0
 
 
-def cmd_diagnose(args):
+def cmd_diagnose(args: List[str]) -> int:
     """One forward of the probe batch under minigpt.diagnose: which in-place write overwrote what.
 
     Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
@@ -246,19 +252,19 @@ def cmd_diagnose(args):
     return 0
 
 
-def as_typed(value):
+def as_typed(value: Any) -> str:
     """A value as one types it after key= (true, not True)."""
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def describe(key):
+def describe(key: Key) -> str:
     """A key's line of `minigpt help`: help; the values it takes; its default."""
     takes = allowed_values(key.field.metadata) or ("true or false" if key.field.type is bool else None)
     default = None if key.field.default is None else f"default {as_typed(key.field.default)}"
     return "; ".join(part for part in (key.field.metadata["help"], takes, default) if part)
 
 
-def cmd_help(args):
+def cmd_help(args: List[str]) -> int:
     print(__doc__.strip())
     for command, keys in (("train", TRAIN_KEYS), ("grad-compare DIR_A DIR_B", COMPARE_KEYS),
                           ("diagnose", DIAGNOSE_KEYS)):
@@ -268,10 +274,10 @@ def cmd_help(args):
     return 0
 
 
-COMMANDS = {"train": cmd_train, "grad-compare": cmd_grad_compare, "diagnose": cmd_diagnose, "help": cmd_help}
+COMMANDS: Dict[str, Callable[[List[str]], int]] = {"train": cmd_train, "grad-compare": cmd_grad_compare, "diagnose": cmd_diagnose, "help": cmd_help}
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
         return cmd_help([]) if argv else _fail(USAGE)
@@ -287,6 +293,6 @@ def main(argv=None):
         return 130
 
 
-def _fail(message):
+def _fail(message: str) -> int:
     print(f"minigpt: error: {message}", file=sys.stderr)
     return 2

@@ -1,6 +1,9 @@
 """minigpt.diagnose: the runtime diagnosis over a battery of harmful and safe in-place writes,
-the static scanner, the `minigpt diagnose` command, and the probes of the private PyTorch APIs
-the diagnosis relies on (minigpt/diagnose/torch_private.py).
+the static scanner, the `minigpt diagnose` command (on the mini-GPT and on any script), watch()
+and diagnose(fn), what PyTorch does with checkpoints, optimizer steps and in-place metadata ops
+(the diagnoser must say the same), CUDA, the cost (digests, not copies), and the probes of the
+private PyTorch APIs the diagnosis relies on (minigpt/diagnose/torch_private.py). The bugs as
+people write them are in tests/diagnose_battery/ (test_diagnose_battery.py).
 
 Expected lines are never written down: each battery model marks its lines with comments
 (``# WRITE``: the in-place write; ``# SAVE``: where the overwritten tensor was saved), and the
@@ -8,6 +11,7 @@ tests look the marks up in the source. The same goes for the lines of minigpt/mo
 Where the battery says what PyTorch's version check does, the test also runs a real backward.
 """
 
+import contextlib
 import functools
 import inspect
 import math
@@ -27,7 +31,7 @@ from torch.autograd.graph import saved_tensors_hooks
 import minigpt.model
 from minigpt import cli
 from minigpt import diagnose as dg
-from minigpt.diagnose import torch_private
+from minigpt.diagnose import runner, torch_private
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
 from minigpt.train import build_model, model_config
@@ -567,6 +571,7 @@ MISSING_API = {
     "diagnose-api:dispatch-mode": ("torch.utils._python_dispatch", "TorchDispatchMode"),
     "diagnose-api:dispatch-after-autograd": ("torch._C._autograd", "_get_sequence_nr"),
     "diagnose-api:disable-dispatch": ("torch._C", "_DisableTorchDispatch"),
+    "diagnose-api:innermost-dispatch-mode": ("torch.utils._python_dispatch", "_get_current_dispatch_mode"),
     "diagnose-api:custom-function-node": ("torch.autograd.function", "BackwardCFunction"),
     "diagnose-works": ("torch._C", "_DisableTorchDispatch"),
 }
@@ -624,3 +629,416 @@ def test_display_path_is_relative_to_the_working_directory_or_to_sys_path(tmp_pa
     assert display_path(str(module)) == "pkg/mod.py"  # the entry that holds it most closely
     monkeypatch.setattr("sys.path", [])
     assert display_path(str(module)) == str(module)
+
+
+# The command for any script (python -m minigpt.diagnose, minigpt diagnose) -------------------------
+
+GATED = '''\
+import sys
+import torch
+import torch.nn as nn
+
+
+class Gated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.value = nn.Linear(8, 16)
+        self.gate = nn.Sequential(nn.Linear(8, 16), nn.Sigmoid(), nn.ReLU(inplace=True))  # BUILT
+        self.out = nn.Linear(16, 1)
+
+    def forward(self, x):
+        return self.out(self.value(x) * self.gate(x))  # CALL
+
+
+if __name__ == "__main__":
+    print("arguments", sys.argv[1:])
+    torch.manual_seed(0)
+    model = Gated()
+    for step in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
+        print("step", step, flush=True)
+        loss = model(torch.randn(4, 8)).pow(2).mean()
+        loss.backward()  # BACKWARD
+'''
+
+
+def script(tmp_path, source, name="train.py"):
+    path = tmp_path / name
+    path.write_text(source, encoding="utf-8")
+    return path
+
+
+def marked_line(source, mark):
+    return next(n for n, line in enumerate(source.splitlines(), 1) if line.rstrip().endswith(mark))
+
+
+@pytest.mark.parametrize("command", [["python", "-m", "minigpt.diagnose"], ["minigpt", "diagnose"]])
+def test_command_runs_a_script_as_it_is_and_names_the_line_that_built_the_module(
+        tmp_path, tool_env, subprocess_timeout, command):
+    path = script(tmp_path, GATED)
+    program = sys.executable if command[0] == "python" else shutil.which("minigpt", path=tool_env["PATH"])
+    proc = subprocess.run([program, *command[1:], path.name, "5"], cwd=tmp_path, env=tool_env, capture_output=True,
+                          text=True, timeout=subprocess_timeout)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr == ""
+    out = proc.stdout
+    assert "arguments ['5']" in out and "step 0" in out and "step 1" not in out  # stopped after backward 1
+    assert f"written at: train.py:{marked_line(GATED, '# CALL')} in Gated.gate.2 (ReLU)" in out
+    assert f"built at:   train.py:{marked_line(GATED, '# BUILT')}:" in out
+    assert "SigmoidBackward0._saved_result" in out and "check:      backward raises" in out
+    assert f"backward 1 at train.py:{marked_line(GATED, '# BACKWARD')}" in out
+    assert "fix:        build that nn.ReLU without inplace=True" in out
+
+
+def test_cli_entry_point_hands_a_script_to_the_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, GATED.replace("nn.ReLU(inplace=True)", "nn.ReLU()"))
+    assert cli.main(["diagnose", "--steps", "2", "train.py", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "step 1" in out and "step 2" not in out and "0 findings" in out
+
+
+def run_command(capsys, *argv):
+    status = runner.main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("files, argv, message", [
+    ({}, ["missing.py"], "no such file: 'missing.py'"),
+    ({}, ["missing"], "no such file: 'missing'"),
+    ({"folder/x.py": ""}, ["folder"], "'folder' is a folder, not a Python script (.py)"),
+    ({"notes.txt": "hello"}, ["notes.txt"], "'notes.txt' is not a Python script (.py)"),
+    ({"bad.py": "x = (\n"}, ["bad.py"], "cannot compile bad.py: SyntaxError"),
+    ({"early.py": "import torch\nx = torch.ones(3)\nraise ValueError('bad shape')\n"}, ["early.py"],
+     "early.py failed before its first backward: ValueError: bad shape (early.py:3)"),
+    ({"quits.py": "import sys\nsys.exit(3)\n"}, ["quits.py"], "quits.py exited with status 3 before its first backward"),
+    ({"ok.py": ""}, ["--steps", "0", "ok.py"], "--steps takes a number of backward passes (1 or more) or all, not '0'"),
+    ({"ok.py": ""}, ["--fast", "ok.py"], "unknown option '--fast'"),
+    ({}, [], "no script given"),
+])
+def test_command_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, files, argv, message):
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        script(tmp_path, text, name)
+    status, out, err = run_command(capsys, *argv)
+    assert status == 2
+    assert err.startswith("minigpt: error: ") and err.count("\n") == 1 and message in err, err
+    assert "Traceback" not in out + err
+
+
+def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import sys\nsys.path.append('added')\nimport torch\nx = torch.ones(2, requires_grad=True)\n"
+                     "(x * 2).sum().backward()\n")
+    argv, path, main = list(sys.argv), list(sys.path), sys.modules["__main__"]
+    assert run_command(capsys, "train.py")[0] == 0
+    assert (sys.argv, sys.path, sys.modules["__main__"]) == (argv, path, main)
+    assert torch.Tensor.backward.__module__ == "torch._tensor" and torch.autograd.backward.__module__ == "torch.autograd"
+
+
+def test_command_steps(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, GATED.replace("nn.ReLU(inplace=True)", "nn.ReLU()"))
+    for steps, ran in (([], 1), (["--steps", "2"], 2), (["--steps=all"], 3)):
+        status, out, _ = run_command(capsys, *steps, "train.py")
+        assert status == 0 and out.count("\nstep ") == ran, out
+        assert ("stopped train.py after backward" in out) == (ran < 3)
+
+
+GRADIENT_PENALTY = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+critic = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+x = torch.randn(8, 2, requires_grad=True)
+score = critic(x)
+(grad,) = torch.autograd.grad(score.sum(), x, create_graph=True)
+penalty = (grad.norm(dim=1) - 1).pow(2).mean()
+h = torch.tanh(score)
+h.mul_(2.0)  # WRITE
+loss = h.mean() + penalty
+loss.backward()
+'''
+
+
+def test_a_gradient_penalty_is_not_the_step_the_command_stops_at(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, GRADIENT_PENALTY)
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1, out
+    assert f"written at: train.py:{marked_line(GRADIENT_PENALTY, '# WRITE')}" in out
+
+
+@pytest.mark.parametrize("code, refusal", [
+    ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "a leaf Variable that requires grad"),
+    ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "cannot resize variables that require grad"),
+])
+def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, code, refusal):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\n" + code)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 1 and err == ""
+    assert f"PyTorch refused an in-place write at train.py:3: {refusal}" in out
+
+
+def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
+                     "raise KeyError('later')\n")
+    status, out, err = run_command(capsys, "--steps", "all", "train.py")
+    assert status == 2 and "0 findings" in out
+    assert err == "minigpt: error: train.py raised KeyError: 'later' (train.py:4)\n"
+
+
+# watch() and diagnose(fn) ----------------------------------------------------------------------------
+
+def gated_train(steps):
+    """A training function as users write them: builds its model and calls backward itself."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Sigmoid(), nn.ReLU(inplace=True), nn.Linear(16, 1))  # BUILT
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(steps):
+        loss = model(torch.randn(4, 8)).pow(2).mean()  # CALL
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def test_diagnose_of_a_function_that_runs_backward_itself():
+    report = dg.diagnose(lambda: gated_train(steps=1))
+    assert len(report.findings) == 1 and report.raised is not None, str(report)
+    finding = report.findings[0]
+    assert (finding.node, finding.check, finding.backward) == ("SigmoidBackward0", dg.RAISES, 1)
+    assert finding.write.location.line == line_of(gated_train, "# CALL")
+    assert finding.write.location.built.line == line_of(gated_train, "# BUILT")  # built inside the target
+
+
+def test_watch_replaces_pytorch_error_with_the_finding_chained(capsys):
+    with pytest.raises(RuntimeError) as raised:
+        with dg.watch() as watched:
+            gated_train(steps=2)
+    message = str(raised.value)
+    assert message.startswith("backward 1 raised PyTorch's in-place error")
+    assert "overwrote SigmoidBackward0._saved_result" in message
+    assert f"built at:   {Path(__file__).name}:{line_of(gated_train, '# BUILT')}" in message.replace("tests/", "")
+    assert INPLACE_ERROR in str(raised.value.__cause__)
+    assert watched.report.raised is not None and len(watched.report.findings) == 1
+    assert torch.autograd.backward.__module__ == "torch.autograd"  # restored on the way out
+
+
+def test_watch_reports_each_backward_and_changes_nothing(capsys):
+    def train(model, steps):
+        torch.manual_seed(1)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        for _ in range(steps):
+            h = torch.tanh(model(torch.randn(4, 8)))
+            h.data.mul_(0.5)  # a silent write: backward runs, with wrong gradients
+            opt.zero_grad()
+            h.pow(2).mean().backward()
+            opt.step()
+        return [p.detach().clone() for p in model.parameters()]
+
+    torch.manual_seed(0)
+    plain = train(nn.Linear(8, 8), 3)
+    torch.manual_seed(0)
+    model = nn.Linear(8, 8)
+    with dg.watch() as watched:
+        diagnosed = train(model, 3)
+    assert all(torch.equal(a, b) for a, b in zip(plain, diagnosed))
+    err = capsys.readouterr().err
+    assert "minigpt.diagnose.watch: backward 1" in err and "aten.mul_.Tensor overwrote TanhBackward0" in err
+    assert "3 backward passes; 1 finding: 0 caught by PyTorch's version check at backward, 1 silent" in err
+    report = watched.report
+    assert [f.check for f in report.findings] == [dg.COUNTER_BLIND] and report.findings[0].repeats == 2
+
+
+def test_watch_lets_other_errors_through():
+    with pytest.raises(ValueError, match="not ours"):
+        with dg.watch(quiet=True):
+            raise ValueError("not ours")
+
+
+# Checkpoints, optimizers, in-place metadata ops: as PyTorch behaves ---------------------------------
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_checkpoint_runs_its_block_as_often_as_without_the_diagnoser(use_reentrant):
+    from torch.utils.checkpoint import checkpoint
+
+    def run():
+        calls = []
+
+        def block(t):
+            calls.append(1)
+            return torch.tanh(fc(t))
+
+        torch.manual_seed(0)
+        fc, head = nn.Linear(8, 8), nn.Linear(8, 1)
+        x = torch.randn(4, 8, requires_grad=True)
+        y = checkpoint(block, checkpoint(block, x, use_reentrant=use_reentrant), use_reentrant=use_reentrant)
+        head(y).sum().backward()
+        return len(calls), x.grad
+
+    plain_calls, plain_grad = run()
+    with dg.watch(quiet=True) as watched:
+        calls, grad = run()
+    assert (calls, plain_calls) == (4, 4) and torch.equal(grad, plain_grad)
+    assert watched.report.findings == [] and watched.report.raised is None
+
+
+TWO_BACKWARD = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.{optimizer}(model.parameters(), lr=0.1, {flag}=True)
+out = model(torch.randn(32, 8))
+out.pow(2).mean().backward(retain_graph=True)
+opt.step()
+out.abs().mean().backward()
+'''
+
+
+@pytest.mark.parametrize("flag", ["foreach", "fused"])
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW"])
+def test_optimizer_steps_are_labelled_as_pytorch_behaves(optimizer, flag):
+    """An optimizer step between two backward passes of one forward: foreach steps bump the
+    version counters (PyTorch raises), fused ones do not (silently wrong gradients)."""
+    code = compile(TWO_BACKWARD.format(optimizer=optimizer, flag=flag), "two_backward.py", "exec")
+
+    def run():
+        namespace = {}
+        try:
+            exec(code, namespace)
+            error = None
+        except RuntimeError as exc:
+            error = exc
+        model = namespace["model"]
+        return error, [(p._version, p.detach().clone(), p.grad.clone()) for p in model.parameters()]
+
+    plain_error, plain_state = run()
+    with pytest.raises(RuntimeError) if plain_error else contextlib.nullcontext():
+        with dg.watch(quiet=True) as watched:
+            error, state = run()
+            if error is not None:
+                raise error
+    assert [v for v, _, _ in state] == [v for v, _, _ in plain_state]  # the same version counters
+    assert all(torch.equal(a, b) and torch.equal(ga, gb) for (_, a, ga), (_, b, gb) in zip(state, plain_state))
+    checks = {f.check for f in watched.report.findings}
+    assert checks == ({dg.RAISES} if plain_error else {dg.COUNTER_BLIND}), str(watched.report)
+    step_line = TWO_BACKWARD.splitlines().index("opt.step()") + 1
+    assert all(f.write.location.line == step_line for f in watched.report.findings)
+
+
+@pytest.mark.parametrize("write, label", [
+    ("mask.detach_()", None),  # not a tensor of the graph: nothing to cut
+    ("s.detach_()", None),  # saved only as sigmoid's result, whose values stay: PyTorch lets it be
+    ("h.detach_()", dg.DETACHED), ("torch.detach_(h)", dg.DETACHED),
+    ("mask.resize_(4, 8)", dg.RAISES), ("mask.resize_(64, 8)", dg.RAISES), ("h.t_()", dg.RAISES),
+    ("h.unsqueeze_(0)", dg.RAISES), ("h.as_strided_((8, 8), (1, 8))", dg.RAISES),
+    ("mask.set_(torch.zeros(8, 8))", dg.RAISES), ("mask.data.zero_()", dg.COUNTER_BLIND),
+])
+def test_inplace_metadata_ops_on_saved_tensors(write, label):
+    """detach_, resize_, t_, set_...: each labelled as PyTorch then behaves at backward."""
+    def run():
+        torch.manual_seed(0)
+        fc, head = nn.Linear(8, 8), nn.Linear(8, 1)
+        mask = (torch.rand(8, 8) > 0.5).float()
+        x = torch.randn(8, 8)
+        h, s = torch.tanh(fc(x)), torch.sigmoid(fc(x))
+        loss = (head(h) * mask[:, :1]).pow(2).mean() + s.sum()
+        exec(write, {"torch": torch, "h": h, "s": s, "mask": mask})
+        loss.backward()
+        return fc.weight.grad
+
+    try:
+        expected = run()
+    except RuntimeError as exc:
+        expected = exc
+    report = dg.diagnose(run)
+    if label is None:
+        assert report.findings == [] and not isinstance(expected, RuntimeError)
+        return
+    assert label in {f.check for f in report.findings}, str(report)
+    assert (report.raised is not None) == isinstance(expected, RuntimeError) == (label in dg.findings.RAISING)
+    if label == dg.DETACHED:
+        assert "detached in-place" in report.raised and "detached in-place" in str(expected)
+
+
+# CUDA: the same as on the CPU ----------------------------------------------------------------------
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")
+@pytest.mark.parametrize("name", ["relu_after_tanh", "gan_step_between", "fused_adam_between", "data_write",
+                                  "checkpoint_input_mutated", "safe_checkpoint_output_relu",
+                                  "safe_optimizer_step_after_backward"])
+def test_battery_cases_on_cuda(name, monkeypatch):
+    """Battery cases run with CUDA as the default device: the same labels, and the same behaviour
+    as without the diagnoser, as on the CPU."""
+    import test_diagnose_battery as battery
+
+    case = battery.load(name)
+    monkeypatch.chdir(battery.BATTERY)
+    torch.set_default_device("cuda")
+    try:
+        plain = battery.run_plain(case.source, case.path)
+        outcome = runner.run_script(runner.Options(str(case.path), [], steps=None))
+    finally:
+        torch.set_default_device(None)
+    expected = {dg.RAISES} if plain.error else set() if case.kind == "harmless" else {battery.LABELS[case.kind]}
+    assert {f.check for f in outcome.report.findings} == expected, str(outcome.report)
+    assert (outcome.report.raised is None) == (plain.error is None)
+    diagnosed = battery.run_of(outcome.namespace, None)
+    assert battery.same_tensors(plain.grads, diagnosed.grads, exact=True)
+    assert battery.same_tensors(plain.values, diagnosed.values, exact=True)
+
+
+# The cost: digests, not copies ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda: torch.randn(1000), lambda: torch.randn(600, 700),  # one number, several (> CHUNK elements)
+    lambda: torch.randn(64, 48).t(), lambda: torch.randn(8, 8, dtype=torch.float64),
+    lambda: torch.randn(40, 40).to(torch.bfloat16), lambda: torch.randint(0, 9, (500,)),
+    lambda: torch.rand(300) > 0.5, lambda: torch.randn(50, dtype=torch.complex64),
+])
+def test_a_digest_sees_any_single_changed_element(make):
+    from minigpt.diagnose.digest import digest, same_digest
+
+    tensor = make()
+    before = digest(tensor)
+    assert same_digest(before, digest(tensor.clone()))
+    flat = tensor.view(-1) if tensor.is_contiguous() else None
+    generator = torch.Generator().manual_seed(0)
+    for index in torch.randint(0, tensor.numel(), (20,), generator=generator).tolist():
+        changed = tensor.clone().reshape(-1)
+        changed[index] = ~changed[index] if changed.dtype == torch.bool else changed[index] + 1
+        assert not same_digest(before, digest(changed.reshape(tensor.shape))), index
+    assert flat is None or not same_digest(before, digest(flat.flip(0).reshape(tensor.shape))) or \
+        torch.equal(flat, flat.flip(0))  # a permutation shows too
+
+
+def test_the_recorder_keeps_digests_not_copies(data):
+    """Every saved tensor is kept as an alias of the program's own (same memory), and what the
+    recorder adds, its digests, is a tiny fraction of the saved activations."""
+    from minigpt.diagnose.session import Session
+
+    model = build_model(model_config(data), 0)
+    session = Session(model)
+    with session:
+        loss = model(*probe_batch(data))[1]
+        records = list(session.recorder.records)
+        aliases = all(r.tensor.data_ptr() == r.memory.storage + r.memory.offset for r in records if r.memory)
+        saved = sum(r.tensor.numel() * r.tensor.element_size() for r in records)
+        held = session.recorder.held_bytes()
+    assert records and aliases
+    assert 0 < held < saved / 100, (held, saved)
+    del loss
+
+
+def test_a_module_of_ours_with_an_inplace_flag_is_not_taken_for_torchs_inplace_modules(gpt_report):
+    """The mini-GPT's Block keeps config.inplace as .inplace, but writes in its own code: the fix
+    is at the write, not at the line that built the block."""
+    for finding in gpt_report(inplace=True).findings:
+        assert finding.write.location.inplace_class == "" and finding.write.location.built is None
+        assert finding.fix.startswith("use the out-of-place add: h = h.add(")

@@ -1,6 +1,6 @@
 """Precise in-place diagnosis: which op overwrote which saved tensor, at which line.
 
-Two tools, the two ends of the diagnostic ladder:
+The tools, from the "grep" end of the diagnostic ladder to the precise one:
 
 ``find_inplace_calls(paths_or_module)`` (``scan``)
     The "grep" step done mechanically: parse Python source with ``ast`` and list every
@@ -22,9 +22,9 @@ Two tools, the two ends of the diagnostic ladder:
 
 How (``session``): while the program runs,
 
-* a dispatch mode logs every aten op: its name, the user source line (``location``) and the
-  running module (``modules``), which memory it writes (mutating ops, read from the op schema;
-  ``memory``) and the tensors it reads and returns (``recorder``);
+* a dispatch mode sees every aten op and logs each in-place one: its name, the user source line
+  (``location``), the running module and, for one made with ``inplace=True``, the line that
+  built it (``modules``), and which memory it writes (read from the op schema; ``memory``);
 * a ``saved_tensors_hooks`` pack hook logs every tensor saved for backward: the version at
   save time, when and where it was saved, the bytes it covered, and a digest of its values
   (``digest``: a few numbers, not a copy);
@@ -37,7 +37,9 @@ against the writes logged after it was saved, by memory: same storage, overlappi
 counter cannot see: writes through ``.data`` and fused optimizer steps, tensors saved under
 someone else's ``saved_tensors_hooks`` (PyTorch then skips its check) and ``ctx.x`` kept outside
 ``save_for_backward``. Comparing digests finds writes made behind PyTorch's back (through NumPy,
-a custom kernel). Then the backward runs as it would have without the diagnoser.
+a custom kernel). Then the backward runs as it would have without the diagnoser (the dispatch
+mode steps aside while it runs; foreach optimizer steps, which under a dispatch mode leave
+version counters alone on torch 2.13, have them bumped as without one).
 
 Every private PyTorch API this relies on is reached through ``torch_private``, whose ``PROBES``
 check each one on the installed torch.

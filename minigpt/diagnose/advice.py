@@ -35,9 +35,10 @@ def _what_to_write(finding: "Finding") -> str:
     assert write is not None
     location = write.location
     code = location.code if location else ""
-    if location is not None and location.built is not None:
-        return (f"build that module without inplace=True, at {display_path(location.built.path)}:"
-                f"{location.built.line} (e.g. nn.ReLU() instead of nn.ReLU(inplace=True))")
+    if location is not None and location.inplace_class:
+        where = f", at {display_path(location.built.path)}:{location.built.line}" if location.built else ""
+        name = location.inplace_class
+        return f"build that {name} without inplace=True{where}: leave inplace=True out of the {name}(...) call"
     if _optimizer_step(finding):
         return ("call backward on every loss that uses these parameters before optimizer.step(), or run "
                 "the forward again after the step (the step writes the parameters in place)")

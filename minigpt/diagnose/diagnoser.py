@@ -8,6 +8,8 @@ from .location import display_path
 from .memory import tensors_in
 from .session import BackwardPass, Session
 
+SHOWN_PASSES = 8  # a report lists at most this many backward passes
+
 
 @dataclass
 class Report:
@@ -37,13 +39,17 @@ class Report:
         return text
 
     def __str__(self) -> str:
-        backward = [p for p in self.passes if p.number is not None]
-        if backward:
-            lines = [_pass_line(p) for p in backward]
-            lines += [_pass_line(p) for p in self.passes if p.number is None]
+        numbered = [p for p in self.passes if p.number is not None]
+        if len(numbered) > SHOWN_PASSES:  # a long run: its first and last passes
+            lines = [_pass_line(p) for p in numbered[:SHOWN_PASSES - 2]]
+            lines.append(f"... {len(numbered) - SHOWN_PASSES + 1} more backward passes ...")
+            lines.append(_pass_line(numbered[-1]))
         else:
-            lines = [f"one forward: {self.ops} aten ops, {self.writes} of them in-place writes; "
-                     f"{self.saved} saved tensors in {self.nodes} backward nodes"]
+            lines = [_pass_line(p) for p in numbered]
+        lines += [_pass_line(p) for p in self.passes if p.number is None]
+        if not self.passes:
+            lines = [f"no backward ran and no graph was left to examine: {self.ops} aten ops recorded, "
+                     f"{self.writes} of them in-place writes"]
         for i, finding in enumerate(self.findings, 1):
             lines.append(f"\n[{i}] {finding.describe()}")
         for text in self.refused:
@@ -61,7 +67,7 @@ class Report:
 
 def _pass_line(p: BackwardPass) -> str:
     if p.number is None:
-        head = "after the program, the graphs of the tensors it left"
+        head = "the graphs of the tensors the program returned or left"
     else:
         where = f" at {display_path(p.call.path)}:{p.call.line} ({p.call.code})" if p.call else ""
         head = f"backward {p.number}{where}"
@@ -73,8 +79,9 @@ def _pass_line(p: BackwardPass) -> str:
 
 
 def report_of(session: Session, target: Any = None) -> Report:
-    ops = sum(p.ops for p in session.passes) or session.recorder.next_index
-    writes = sum(p.writes for p in session.passes)
+    """The report of a session so far."""
+    ops = session.recorder.next_index
+    writes = session.writes
     return Report(list(session.findings.values()), ops, writes,
                   sum(p.saved for p in session.passes), sum(p.nodes for p in session.passes),
                   session.unreached(target), list(session.passes))
@@ -84,20 +91,25 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
     """Run ``target(*args, **kwargs)`` under the diagnoser and report the in-place writes over
     saved tensors.
 
-    ``target`` is a model (called with the batch) or any callable. Every tensor it returns (a
-    loss, ``(logits, loss)``, ...) is a root of the backward graph that is inspected, as if
-    backward were about to run from it: no backward is needed, and none is run.
+    What the target must do: run the forward itself, inside this call (a write made before the
+    call, or a graph built before it, is not seen), and then either
 
-    If ``target`` calls backward itself (``diagnose(lambda: train(steps=1))``), each backward is
-    inspected just before it runs, and then runs as it would without the diagnoser (so gradients
-    and optimizer steps are what they would be). If one raises PyTorch's in-place error, the
-    target stops there and the report holds the finding that explains it (``report.raised``
-    has the error's first line); the error is not re-raised. Any other error propagates. When a
-    backward ran, the returned tensors are not inspected again (their graph is usually freed).
+    * return what backward would start from: a loss, ``(logits, loss)``, any tensors. Their
+      graphs are inspected as if backward were about to run from them; no backward is run. A
+      model called with its batch, ``diagnose(model, x, y)``, is this case; or
+    * call backward itself: ``diagnose(lambda: train(steps=1))``. Each backward
+      (``loss.backward()``, ``torch.autograd.backward``, ``torch.autograd.grad``) is inspected
+      just before it runs, then runs as it would without the diagnoser, so gradients and
+      optimizer steps are what they would be. A write that breaks only a later backward (an
+      optimizer step between two backward passes) needs a target that runs that later backward.
 
-    Returns a ``Report``; the outputs themselves are dropped.
+    If a backward raises PyTorch's in-place error, the target stops there and the report holds
+    the finding that explains it (``report.raised`` has the error's first line); the error is not
+    re-raised. Any other error propagates. Modules the target builds are named at the line that
+    built them (for one made with ``inplace=True``). Returns a ``Report``; the target's return
+    value is dropped.
     """
-    session = Session(target, track_builds=False)
+    session = Session(target)
     outputs: Any = None
     with session:
         try:

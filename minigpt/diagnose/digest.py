@@ -14,23 +14,41 @@ never 0 modulo 2**32: a single changed element always shows; several go unseen o
 changes cancel exactly (about one chance in 4 billion).
 """
 
-from typing import Optional
+import functools
+from typing import Dict, Optional
 
 import torch
 
-CHUNK = 1 << 16  # elements per number of the digest (the weights: 256 KiB, once)
-BLOCK_ROWS = 8  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
+CHUNK = 1 << 18  # elements per number of the digest (the weights: 1 MiB, once)
+BLOCK_ROWS = 2  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
 _WEIGHTS = torch.randint(0, 1 << 30, (CHUNK,), dtype=torch.int32,
                          generator=torch.Generator().manual_seed(25)) * 2 + 1
-_ON_DEVICE: dict = {}
+_ON_DEVICE: Dict[torch.device, torch.Tensor] = {}
+_FOUR_BYTES = (torch.float32, torch.int32)
+
+
+def _in_memory_order(tensor: torch.Tensor) -> torch.Tensor:
+    """The tensor flat, in the order of its bytes in memory: a view for a contiguous tensor or a
+    permutation of one (a transposed weight), a copy otherwise. The same tensor always gives the
+    same order, which is all a digest needs."""
+    if not tensor.is_contiguous():
+        strides = tensor.stride()
+        order = sorted(range(tensor.dim()), key=lambda d: -strides[d])
+        permuted = tensor.permute(order)
+        if permuted.is_contiguous():
+            return permuted.view(-1)
+        return tensor.reshape(-1)
+    return tensor.view(-1)
 
 
 def _bits(tensor: torch.Tensor) -> torch.Tensor:
-    """The tensor's bytes as a flat int32 tensor (narrower types widened), in element order."""
-    flat = tensor.detach().reshape(-1)  # a copy only when the tensor is not contiguous
+    """The tensor's bytes as a flat int32 tensor (narrower types widened)."""
+    flat = _in_memory_order(tensor)
+    if flat.dtype in _FOUR_BYTES:
+        return flat.view(torch.int32)
     if flat.dtype == torch.bool:
         flat = flat.view(torch.uint8)
-    if flat.dtype.is_complex:
+    elif flat.dtype.is_complex:
         flat = torch.view_as_real(flat).reshape(-1)
     size = flat.element_size()
     if size >= 4:
@@ -39,22 +57,28 @@ def _bits(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def digest(tensor: torch.Tensor) -> Optional[torch.Tensor]:
-    """An int32 vector that changes when the tensor's values change; None for a tensor whose
+    """An int32 tensor that changes when the tensor's values change; None for a tensor whose
     bytes cannot be read (sparse, meta, a tensor subclass without storage)."""
     try:
-        bits = _bits(tensor)
+        bits = _bits(tensor.detach() if tensor.requires_grad else tensor)
     except (RuntimeError, NotImplementedError, TypeError):
         return None
-    weights = _WEIGHTS if bits.device.type == "cpu" else _weights_on(bits.device)
     n = bits.numel()
-    if n <= CHUNK and bits.device.type == "cpu":
-        return torch.dot(bits, weights[:n]).reshape(1)
+    if n <= CHUNK and bits.is_cpu:  # one number; integer dot is CPU-only
+        return torch.dot(bits, _weights_for(n))
+    weights = _WEIGHTS if bits.is_cpu else _weights_on(bits.device)
     full = n - n % CHUNK
     parts = [(bits[start:min(start + BLOCK_ROWS * CHUNK, full)].view(-1, CHUNK) * weights).sum(1, dtype=torch.int32)
              for start in range(0, full, BLOCK_ROWS * CHUNK)]
     if full < n:
         parts.append((bits[full:] * weights[:n - full]).sum(dtype=torch.int32).reshape(1))
     return torch.cat(parts)
+
+
+@functools.lru_cache(maxsize=1024)
+def _weights_for(n: int) -> torch.Tensor:
+    """The first n weights (a view): sizes recur from step to step."""
+    return _WEIGHTS[:n]
 
 
 def _weights_on(device: torch.device) -> torch.Tensor:

@@ -1,6 +1,6 @@
 """Matching saved slots with the writes logged after them: what was overwritten, and who notices."""
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -14,7 +14,7 @@ from .recorder import Op, Recorder
 # How PyTorch's own checks treat a saved slot that was overwritten.
 RAISES = "backward raises PyTorch's version-counter RuntimeError"
 DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
-COUNTER_BLIND = "silent: the version counter did not see the write (e.g. a write through .data)"
+COUNTER_BLIND = "silent: the version counter did not see the write (through .data, or a fused optimizer step)"
 HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
 CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
 UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
@@ -66,8 +66,12 @@ class Finding:
         lines = [self.headline()]
         if self.write and self.write.location:
             lines.append(f"  written at: {self.write.location}")
-            if self.write.location.built is not None:
-                lines.append(f"  built at:   {self.write.location.built} (a module made with inplace=True)")
+            location = self.write.location
+            if location.built is not None:
+                lines.append(f"  built at:   {location.built} ({location.inplace_class}, made with inplace=True)")
+            elif location.inplace_class:
+                lines.append(f"  built:      {location.inplace_class}, made with inplace=True before the diagnoser "
+                             "started (build the model under it to see the line)")
         if self.through is not None:
             lines.append(f"  through:    a NumPy array of the same memory, made at {self.through}")
         if self.replaced:
@@ -80,8 +84,9 @@ class Finding:
             lines.append("  note:       the write hit other bytes of the same storage: the saved values are "
                          "intact, but views share one version counter")
         if self.later_writes:
-            where = ", ".join(f"{display_path(w.location.path)}:{w.location.line}" for w in self.later_writes
-                              if w.location is not None)
+            sites = Counter(f"{display_path(w.location.path)}:{w.location.line}" for w in self.later_writes
+                            if w.location is not None)
+            where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
             lines.append(f"  then written {len(self.later_writes)} more time(s): {where}")
         if self.repeats:
             lines.append(f"  repeated:   {self.repeats} more saved tensor(s) overwritten the same way "
@@ -161,7 +166,8 @@ def _check(slot: SavedSlot, saved_version: Optional[int]) -> str:
 
 
 def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Optional[Finding]:
-    """The Finding for one saved slot, or None when nothing overwrote it."""
+    """The Finding for one saved slot, or None when nothing overwrote it. Call it with dispatch
+    disabled (``torch_private.dispatch_disabled``): its digest is not the program's op."""
     after_op, saved_version, saved_at = _when_saved(slot, log.ops, next_index)
     record = slot.record
     memory = record.memory if record is not None and record.memory is not None else Memory.of(slot.tensor)
@@ -188,8 +194,7 @@ def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Optional[Finding]:
         return found(detaches, DETACHED)
     if record.digest is not None:
         replaced = read is not record.tensor and Memory.of(read) != record.memory
-        with torch_private.dispatch_disabled():
-            unchanged = same_digest(record.digest, digest(read))
+        unchanged = same_digest(record.digest, digest(read))
         if not unchanged or replaced:  # written where neither the counter nor the dispatcher looks
             views = [op for op in log.numpy_views if any(memory.overlaps(m) for m in op.writes)]
             since = [op for op in views if op.index >= after_op] or views

@@ -3,12 +3,15 @@
 import linecache
 import os
 import sys
-from typing import NamedTuple, Optional
+import sysconfig
+from types import FrameType
+from typing import Dict, NamedTuple, Optional
 
 import torch
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_STDLIB_DIR = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
 
 
 class Site(NamedTuple):
@@ -30,6 +33,7 @@ class Location(NamedTuple):
     line: int
     module: str  # the innermost nn.Module running at the time ("" outside any module)
     built: Optional[Site] = None  # where that module was built, when the diagnoser saw it built
+    inplace_class: str = ""  # that module's class ("nn.ReLU"), when torch's and made with inplace=True
 
     @property
     def code(self) -> str:
@@ -57,19 +61,29 @@ def display_path(path: str) -> str:
     return os.path.relpath(absolute, max(holding, key=len)) if holding else path
 
 
-_INTERNAL: dict = {}  # filename -> inside torch or this package (cached: asked at every op)
+_INTERNAL: Dict[str, bool] = {}  # filename -> is_internal (cached: asked at every saved tensor)
 
 
 def is_internal(filename: str) -> bool:
+    """Is the file torch's, this package's or Python's own library (not the user's code)?"""
     if filename not in _INTERNAL:
+        absolute = os.path.abspath(filename)
+        standard = absolute.startswith(_STDLIB_DIR) and not any(
+            part in ("site-packages", "dist-packages") for part in absolute.split(os.sep))
         _INTERNAL[filename] = (filename.startswith(_TORCH_DIR) or filename.startswith("<frozen ")
-                               or os.path.abspath(filename).startswith(_PACKAGE_DIR))
+                               or absolute.startswith(_PACKAGE_DIR) or standard)
     return _INTERNAL[filename]
 
 
 def user_frame() -> Site:
     """(file, line) of the innermost Python frame outside torch and outside this package."""
-    frame = sys._getframe(1)
-    while frame is not None and is_internal(frame.f_code.co_filename):
+    frame: Optional[FrameType] = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        internal = _INTERNAL.get(filename)
+        if internal is None:
+            internal = is_internal(filename)
+        if not internal:
+            break
         frame = frame.f_back
     return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)

@@ -39,7 +39,7 @@ class Memory:
             if t.layout != torch.strided or t.numel() == 0 or t.is_meta:
                 return None
             size = t.element_size()
-            return cls(torch_private.storage_address(t), t.storage_offset() * size, tuple(t.shape),
+            return cls(torch_private.storage_address(t), int(t.storage_offset()) * size, tuple(t.shape),
                        tuple(s * size for s in t.stride()), size, str(t.device))
         except (RuntimeError, NotImplementedError):
             return None

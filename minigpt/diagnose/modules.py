@@ -3,25 +3,34 @@
 Global module hooks keep a stack of the running modules. Names come from the model given to
 ``diagnose`` (``blocks.0.ln1``) or, for a program run as it is, from the first module called
 with no module running (the root): its class name, then the path of each submodule below it
-(``Net.body.2``). While ``track_builds`` is on, ``nn.Module.__init__`` is wrapped to note the
-line that built each module: for a module made with ``inplace=True`` (``nn.ReLU(inplace=True)``
+(``Net.body.2``). ``nn.Module.__init__`` is wrapped to note the line that built each module
+while the tracker is installed: for a module made with ``inplace=True`` (``nn.ReLU(inplace=True)``
 inside an ``nn.Sequential``) the write happens inside torch, so the line to change is that one.
 """
 
 import sys
 import weakref
-from typing import Any, List
+from types import FrameType
+from typing import Any, List, NamedTuple, Optional
 
 import torch
 
 from .location import Location, Site, is_internal, user_frame
 
 
+class Running(NamedTuple):
+    """A module whose forward is running."""
+
+    module: torch.nn.Module
+    name: str
+    inplace_class: str  # "nn.ReLU" for a torch module made with inplace=True, else ""
+
+
 class ModuleTracker:
     def __init__(self, target: Any = None):
         self.names: "weakref.WeakKeyDictionary[torch.nn.Module, str]" = weakref.WeakKeyDictionary()
         self.built: "weakref.WeakKeyDictionary[torch.nn.Module, Site]" = weakref.WeakKeyDictionary()
-        self.running: List[torch.nn.Module] = []
+        self.running: List[Running] = []
         if isinstance(target, torch.nn.Module):
             self._name_tree(target, type(target).__name__, prefix="")
         self._handles: list = []
@@ -50,35 +59,40 @@ class ModuleTracker:
     def location(self, path: str, line: int) -> Location:
         if not self.running:
             return Location(path, line, "")
-        module = self.running[-1]
-        built = self.built.get(module) if getattr(module, "inplace", False) is True else None
-        return Location(path, line, self.name(module), built)
+        top = self.running[-1]
+        if not top.inplace_class:
+            return Location(path, line, top.name)
+        return Location(path, line, top.name, self.built.get(top.module), top.inplace_class)
 
     # ---- hooks
 
     def _enter(self, module: torch.nn.Module, args: Any) -> None:
-        self.name(module)  # a root is named before it is on the stack
-        self.running.append(module)
+        name = self.name(module)  # a root is named before it is on the stack
+        kind = type(module)
+        # A torch module made with inplace=True (nn.ReLU, nn.Dropout...) writes inside torch's code:
+        # the user's line is the call, and the line to change is the one that built it. (A user's
+        # module with an inplace attribute writes in the user's own code, named by the line.)
+        inside_torch = getattr(module, "inplace", False) is True and kind.__module__.startswith("torch.nn.")
+        self.running.append(Running(module, name, f"nn.{kind.__name__}" if inside_torch else ""))
 
     def _leave(self, module: torch.nn.Module, args: Any, output: Any) -> None:
         if self.running:
             self.running.pop()
 
-    def install(self, track_builds: bool = False) -> None:
+    def install(self) -> None:
         hooks = torch.nn.modules.module
         self._handles = [hooks.register_module_forward_pre_hook(self._enter),
                          hooks.register_module_forward_hook(self._leave, always_call=True)]
-        if track_builds:
-            original = self._init = torch.nn.Module.__init__
-            built = self.built
+        original = self._init = torch.nn.Module.__init__
+        built = self.built
 
-            def init(module: torch.nn.Module, *args: Any, **kwargs: Any) -> None:
-                original(module, *args, **kwargs)
-                if module not in built:
-                    built[module] = _building_line(module)
+        def init(module: torch.nn.Module, *args: Any, **kwargs: Any) -> None:
+            original(module, *args, **kwargs)
+            if module not in built:
+                built[module] = _building_line(module)
 
-            init.__wrapped__ = original  # type: ignore[attr-defined]
-            torch.nn.Module.__init__ = init  # type: ignore[method-assign]
+        init.__wrapped__ = original  # type: ignore[attr-defined]
+        torch.nn.Module.__init__ = init  # type: ignore[assignment, method-assign]
 
     def remove(self) -> None:
         for handle in self._handles:
@@ -93,7 +107,7 @@ class ModuleTracker:
 def _building_line(module: torch.nn.Module) -> Site:
     """The user's line that built the module: the innermost frame outside torch, this package
     and the module's own ``__init__`` chain (a user's subclass calls ``super().__init__()``)."""
-    frame = sys._getframe(2)
+    frame: Optional[FrameType] = sys._getframe(2)
     while frame is not None and (is_internal(frame.f_code.co_filename)
                                  or (frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module)):
         frame = frame.f_back

@@ -11,9 +11,11 @@ itself, with the same outcome: a backward under the diagnoser raises where it wo
 without it, and computes what it would have computed.
 """
 
+import bisect
+import contextlib
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import torch
 
@@ -64,6 +66,9 @@ class SavedRecord:
         return original if original is not None else self.tensor
 
 
+_OP_FACTS: Dict[Any, Tuple[str, Tuple[Tuple[int, str], ...], bool]] = {}  # see Recorder._op_facts
+
+
 class InplaceError(RuntimeError):
     """What our unpack hook raises where PyTorch's own check would have raised."""
 
@@ -73,8 +78,12 @@ class Recorder(torch_private.DispatchMode):
 
     def __init__(self, modules: ModuleTracker):
         super().__init__()
+        # Only the ops the matching reads are kept: writes, pseudo-ops, and the ops that may save
+        # outside our pack hook (see others_may_save). Every op still takes an index.
         self.ops: List[Op] = []
-        self.first_index = 0  # ops[0].index: older ops are dropped once no saved tensor needs them
+        self.next_index = 0  # the index the next op takes
+        self.writes = 0  # ops that wrote a tensor argument, so far
+        self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: List[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
         self.paused = False  # inside backward: pass ops through, keep records light
@@ -83,15 +92,16 @@ class Recorder(torch_private.DispatchMode):
         self.records: "weakref.WeakSet[SavedRecord]" = weakref.WeakSet()  # those still held by a graph
         self.failed: List[SavedRecord] = []  # slots our unpack hook refused, in the order it met them
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
-        self._facts: Dict[Any, Tuple[str, tuple, bool]] = {}
 
-    @property
-    def next_index(self) -> int:
-        return self.first_index + len(self.ops)
+    def _new_op(self, name: str, writes: List[Memory], **details: Any) -> Op:
+        self.last_sequence_nr = torch_private.sequence_nr()
+        op = Op(self.next_index, name, self.last_sequence_nr, writes, **details)
+        self.next_index += 1
+        return op
 
     # ---- the dispatch mode: every aten op
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         kwargs = kwargs or {}
         name, written_arguments, foreach = self._op_facts(func)
         if self.paused:
@@ -105,16 +115,18 @@ class Recorder(torch_private.DispatchMode):
         if self.unresolved is not None:
             self.resolve_outputs()
         written = list(_written(written_arguments, args, kwargs)) if written_arguments else []
-        op = Op(self.next_index, name, torch_private.sequence_nr(),
-                writes=[m for t in written if (m := Memory.of(t)) is not None])
         # The line, and the versions of what the op reads and returns, are needed for writes and
-        # to place tensors saved outside our pack hook. Elsewhere they are skipped, for speed.
+        # to place tensors saved outside our pack hook. Other ops only take an index, for speed.
         detailed = bool(written) or self.others_may_save()
         if detailed:
-            op.location = self.location()
-            op.inputs = {a: torch_private.version(t) for t in tensors_in((args, kwargs))
-                         if (a := alias_of(t)) is not None}
-        self.ops.append(op)
+            self.writes += bool(written)
+            op = self._new_op(name, [m for t in written if (m := Memory.of(t)) is not None], location=self.location(),
+                              inputs={a: torch_private.version(t) for t in tensors_in((args, kwargs))
+                                      if (a := alias_of(t)) is not None})
+            self.ops.append(op)
+        else:
+            self.last_sequence_nr = torch_private.sequence_nr()
+            self.next_index += 1
         before = [torch_private.version(t) for t in written] if foreach else []
         out = func(*args, **kwargs)
         if foreach:
@@ -125,11 +137,13 @@ class Recorder(torch_private.DispatchMode):
             self.unresolved = (op, tensors_in(out))
         return out
 
-    def _op_facts(self, func) -> Tuple[str, tuple, bool]:
-        known = self._facts.get(func)
+    @staticmethod
+    def _op_facts(func: Any) -> Tuple[str, Tuple[Tuple[int, str], ...], bool]:
+        """(name, written arguments, is an in-place foreach op) of an aten op, read once per process."""
+        known = _OP_FACTS.get(func)
         if known is None:
-            known = self._facts[func] = (str(func), torch_private.written_arguments(func),
-                                           torch_private.is_foreach_op(func) and bool(torch_private.written_arguments(func)))
+            written = torch_private.written_arguments(func)
+            known = _OP_FACTS[func] = (str(func), written, torch_private.is_foreach_op(func) and bool(written))
         return known
 
     def others_may_save(self) -> bool:
@@ -163,15 +177,13 @@ class Recorder(torch_private.DispatchMode):
         if self.paused or not isinstance(tensor, torch.Tensor):
             return
         self.resolve_outputs()
-        self.ops.append(Op(self.next_index, "Tensor.detach_", torch_private.sequence_nr(), [],
-                           self.location(), target=weakref.ref(tensor)))
+        self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
 
     def log_numpy(self, tensor: torch.Tensor) -> None:
         """A NumPy array sharing the tensor's memory is being made: writes through it are unseen."""
         memory = Memory.of(tensor) if not self.paused and isinstance(tensor, torch.Tensor) else None
         if memory is not None:
-            self.numpy_views.append(Op(self.next_index, "Tensor.numpy", torch_private.sequence_nr(), [memory],
-                                       self.location()))
+            self.numpy_views.append(self._new_op("Tensor.numpy", [memory], location=self.location()))
 
     # ---- the saved-tensor hooks: every tensor saved for backward
 
@@ -193,7 +205,7 @@ class Recorder(torch_private.DispatchMode):
         self.records.add(record)
         # What counts as "the saved values" is what that op left: BatchNorm, e.g., updates the
         # running stats it saves. A node saves its inputs before its op runs and its results after.
-        if self.ops and now == self.ops[-1].sequence_nr:
+        if now == self.last_sequence_nr:
             self.settle(record)  # no node was created since the last op: a result of that op
         else:
             self.unsettled.append(record)  # a new node: an input of the op about to run
@@ -219,14 +231,27 @@ class Recorder(torch_private.DispatchMode):
             raise InplaceError(DETACHED_ERROR)
         return tensor
 
+    @contextlib.contextmanager
+    def paused_for_backward(self) -> Iterator[None]:
+        """Pass the ops of a backward through unrecorded. When this mode is the innermost one it
+        leaves the mode stack meanwhile, so that backward's ops do not pay for a Python call each."""
+        self.paused = True
+        innermost = torch_private.is_innermost_dispatch_mode(self)
+        if innermost:
+            self.__exit__(None, None, None)
+        try:
+            yield
+        finally:
+            if innermost:
+                self.__enter__()
+            self.paused = False
+
     # ---- keeping the log short
 
     def forget_ops_before(self, index: int) -> None:
         """Drop the ops older than index: no live saved tensor was saved before it."""
-        drop = min(max(index - self.first_index, 0), len(self.ops))
-        if drop:
-            del self.ops[:drop]
-            self.first_index += drop
+        keep = bisect.bisect_left(self.ops, index, key=lambda op: op.index)
+        del self.ops[:keep]
         self.numpy_views = [op for op in self.numpy_views if op.index >= index]
 
     def oldest_live_record(self) -> int:

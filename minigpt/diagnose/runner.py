@@ -3,17 +3,20 @@
 The script runs unmodified as ``__main__`` (``sys.argv`` is the script and its arguments, its
 folder is first on ``sys.path``, as ``python SCRIPT.py`` would have them) under a diagnosing
 session, until its first backward has run (``--steps N``: its N-th; ``all``: its end). Each
-backward is examined just before it runs. Then the findings are printed, each with its fix.
+backward is examined just before it runs, then runs as it would without the diagnoser. A
+gradient taken with ``create_graph=True`` (a gradient penalty) is examined too, but is not
+counted as a step. Then the findings are printed, each with its fix.
 
 If the script ends before any backward, the graphs of the tensors its global variables hold
 (``loss``, ``out``, ...) are examined as if backward were about to run from them: what a
 backward would have met. A function's locals are gone by then, so a script that keeps its
 tensors inside functions has nothing left to examine, and the report says so.
 
-Exit status: 0 nothing found, 1 something found (a write over a saved tensor, or an in-place
-write PyTorch refused), 2 bad input (no such file, not a .py file, a script that does not
-compile, or one that fails with another error, or exits with a non-zero status, before it
-gives anything to report). Bad input is one ``minigpt: error: ...`` line on standard error.
+Exit status: 0 nothing found; 1 something found (a write over a saved tensor, or an in-place
+write PyTorch refused); 2 bad input: no such file, not a .py file, a script that does not
+compile, or a script that fails with an error of its own (or exits with a non-zero status)
+while nothing was found. Bad input is one ``minigpt: error: ...`` line on standard error, with
+no traceback.
 """
 
 import os
@@ -21,12 +24,13 @@ import sys
 import traceback
 import types
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import torch
 
 from .diagnoser import Report, report_of
 from .location import display_path, is_internal
+from .memory import tensors_in
 from .session import BackwardPass, Session, is_inplace_error, is_refused_write
 
 PROG = "python -m minigpt.diagnose"
@@ -49,7 +53,8 @@ class Options:
     steps: Optional[int]  # backward passes to run; None: to the end
 
 
-def parse(argv: Sequence[str]) -> Options:
+def parse(argv: Sequence[str], prog: str = PROG) -> Options:
+    """The options of the command line; UsageError for bad input."""
     steps: Optional[int] = 1
     argv = list(argv)
     while argv and argv[0].startswith("-"):
@@ -65,14 +70,12 @@ def parse(argv: Sequence[str]) -> Options:
         elif option == "--":
             break
         else:
-            raise UsageError(f"unknown option {option!r}; usage: {PROG} {USAGE}")
+            raise UsageError(f"unknown option {option!r}; usage: {prog} {USAGE}")
     if not argv:
-        raise UsageError(f"no script given; usage: {PROG} {USAGE}")
+        raise UsageError(f"no script given; usage: {prog} {USAGE}")
     path, args = argv[0], argv[1:]
     if not os.path.exists(path):
-        if path.endswith(".py"):
-            raise UsageError(f"no such file: {path!r}")
-        raise UsageError(f"{path!r} is neither key=value nor a Python script (no such file)")
+        raise UsageError(f"no such file: {path!r}")
     if os.path.isdir(path):
         raise UsageError(f"{path!r} is a folder, not a Python script (.py)")
     if not path.endswith(".py"):
@@ -80,27 +83,139 @@ def parse(argv: Sequence[str]) -> Options:
     return Options(path, args, steps)
 
 
+def compiled(options: Options) -> types.CodeType:
+    """The script's code; UsageError when it cannot be read or does not compile."""
+    path = os.path.abspath(options.path)
+    try:
+        with open(path, "rb") as source:
+            return compile(source.read(), path, "exec")
+    except (OSError, SyntaxError, ValueError) as error:
+        raise UsageError(f"cannot compile {options.path}: {type(error).__name__}: {error}") from None
+
+
 @dataclass
 class Outcome:
     report: Report
     status: int  # the exit status
-    failure: Optional[str] = None  # how the script failed, when it did with another error
-    namespace: dict = field(default_factory=dict)  # the script's global variables, as it left them
+    failure: Optional[str] = None  # how the script failed, when it did with an error of its own
+    namespace: Dict[str, Any] = field(default_factory=dict)  # the script's global variables, as it left them
 
 
-def _where(error: BaseException, path: str) -> str:
-    """ "script.py:12" of the innermost user frame of the error's traceback ("" if none)."""
+def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outcome:
+    """Run the script under a session, as ``__main__``; restores sys.argv, sys.path and __main__."""
+    path = os.path.abspath(options.path)
+    code = compiled(options) if code is None else code
+    session = Session()
+
+    def stop_after_enough(this_pass: BackwardPass) -> None:
+        if options.steps is not None and len(_steps(session.passes)) >= options.steps:
+            raise StopScript()
+
+    session.on_pass = stop_after_enough
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __builtins__=__builtins__, __spec__=None, __cached__=None)
+    saved_argv, saved_path, saved_main = sys.argv, list(sys.path), sys.modules.get("__main__")
+    sys.argv = [options.path, *options.args]
+    sys.path.insert(0, os.path.dirname(path))
+    sys.modules["__main__"] = module
+    failure: Optional[BaseException] = None
+    stopped = False
+    try:
+        with session:
+            try:
+                exec(code, module.__dict__)
+            except StopScript:
+                stopped = True
+            except SystemExit as exit_:
+                if exit_.code not in (None, 0):
+                    failure = exit_
+            except KeyboardInterrupt:
+                raise
+            except BaseException as error:  # the script's own error: reported, not a traceback
+                failure = error
+            if not _steps(session.passes) and failure is None:
+                left = _left_tensors(module.__dict__)
+                if left:
+                    session.examine(left)
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+    report = report_of(session)
+    _note_how_it_ended(report, options, module.__dict__, stopped, failure is None)
+    status = 1 if report.findings else 0
+    if failure is None:
+        return Outcome(report, status, None, module.__dict__)
+    status, failure_line = _judge_failure(failure, session, report, options.path)
+    return Outcome(report, status, failure_line, module.__dict__)
+
+
+def _steps(passes: List[BackwardPass]) -> List[BackwardPass]:
+    """The backward passes that count as training steps: not a gradient made part of a larger
+    graph (``create_graph=True``: a gradient penalty, an inner loop), which the step goes on after."""
+    return [p for p in passes if p.number is not None and not p.create_graph]
+
+
+def _note_how_it_ended(report: Report, options: Options, namespace: Dict[str, Any], stopped: bool,
+                       ended_well: bool) -> None:
+    script = display_path(options.path)
+    steps = _steps(report.passes)
+    if stopped:
+        hint = ("; a write that breaks only a later backward (an optimizer step between a forward and a "
+                "second backward) shows with --steps 2 or more" if len(steps) == 1 and not report.findings else "")
+        report.notes.append(f"stopped {script} after backward {len(steps)}{hint}")
+    elif not steps and ended_well:
+        held = [name for name, value in namespace.items() if not name.startswith("__")
+                and isinstance(value, torch.Tensor) and value.grad_fn is not None]
+        shown = ", ".join(held[:6]) + (", ..." if len(held) > 6 else "")
+        report.notes.append(f"{script} ended before any backward; " + (
+            f"examined the graphs of the tensors its global variables hold ({shown}) as if backward were about "
+            "to run from them" if report.passes else
+            "none of its global variables holds a tensor with a graph, so there was nothing to examine"))
+
+
+def _judge_failure(failure: BaseException, session: Session, report: Report, path: str) -> "tuple[int, Optional[str]]":
+    """(exit status, the error line to print or None) for a script that failed."""
+    script = display_path(path)
+    if is_inplace_error(failure) and session.error is failure:
+        return 1, None  # a finding explains it
+    if isinstance(failure, SystemExit):
+        line = f"{script} exited with status {failure.code}"
+    else:
+        text = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
+        where = _where(failure)
+        if is_refused_write(failure):
+            report.refused.append(
+                f"PyTorch refused an in-place write at {where}: {text}\n"
+                "  fix:        write out of place (x = x + 1, x = x.relu()), or, to change a parameter, "
+                "inside torch.no_grad()")
+            return 1, None
+        line = f"{script} raised {type(failure).__name__}" + (f": {text}" if text else "") + \
+            (f" ({where})" if where else "")
+    if is_inplace_error(failure):  # raised where no examined backward was running
+        report.notes.append(f"{line}, outside any backward the diagnoser examined")
+        return 1, None
+    if "saved tensor hooks" in str(failure):
+        line += ("; the diagnoser records saved tensors through saved-tensor hooks, which this refuses "
+                 "(torch.func transforms do): diagnose the part of the program without it")
+    if report.findings:
+        report.notes.append(f"then {line}")
+        return 1, None
+    if not _steps(report.passes):
+        line = line.replace(" raised ", " failed before its first backward: ", 1) if " raised " in line \
+            else f"{line} before its first backward"
+    return 2, line
+
+
+def _where(error: BaseException) -> str:
+    """ "script.py:12": the innermost frame of the error's traceback in the user's own code ("" if none)."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not is_internal(f.filename)]
-    in_script = [f for f in frames if os.path.abspath(f.filename) == os.path.abspath(path)]
-    frame = (frames or in_script or [None])[-1]  # the innermost frame of the user's own code
-    return f"{display_path(frame.filename)}:{frame.lineno}" if frame is not None else ""
+    return f"{display_path(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
 
 
-def _left_tensors(namespace: dict) -> List[torch.Tensor]:
+def _left_tensors(namespace: Dict[str, Any]) -> List[torch.Tensor]:
     """The tensors with a graph among a finished script's global variables (and their tuples,
     lists and dicts), each once."""
-    from .memory import tensors_in
-
     seen, found = set(), []
     for name, value in namespace.items():
         if name.startswith("__"):
@@ -112,114 +227,19 @@ def _left_tensors(namespace: dict) -> List[torch.Tensor]:
     return found
 
 
-def compiled(options: Options) -> types.CodeType:
-    path = os.path.abspath(options.path)
-    try:
-        with open(path, "rb") as source:
-            return compile(source.read(), path, "exec")
-    except (OSError, SyntaxError, ValueError) as error:
-        raise UsageError(f"cannot compile {options.path}: {type(error).__name__}: {error}") from None
-
-
-def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outcome:
-    """Run the script under a session, as ``__main__``; restores sys.argv, sys.path and __main__."""
-    path = os.path.abspath(options.path)
-    code = compiled(options) if code is None else code
-    session = Session(track_builds=True)
-    steps = options.steps
-
-    def stop_after_enough(this_pass: BackwardPass) -> None:
-        if steps is not None and this_pass.number is not None and this_pass.number >= steps:
-            raise StopScript()
-
-    session.on_pass = stop_after_enough
-    module = types.ModuleType("__main__")
-    module.__dict__.update(__file__=path, __builtins__=__builtins__, __spec__=None, __cached__=None)
-    saved = sys.argv, list(sys.path), sys.modules.get("__main__")
-    sys.argv = [options.path, *options.args]
-    sys.path.insert(0, os.path.dirname(path))
-    sys.modules["__main__"] = module
-    failure: Optional[BaseException] = None
-    ended = "end"
-    try:
-        with session:
-            try:
-                exec(code, module.__dict__)
-            except StopScript:
-                ended = "stopped"
-            except SystemExit as exit_:
-                if exit_.code not in (None, 0):
-                    failure = exit_
-            except KeyboardInterrupt:
-                raise
-            except BaseException as error:  # the script's own error: reported, not a traceback
-                failure = error
-            numbered = [p for p in session.passes if p.number is not None]
-            left = _left_tensors(module.__dict__) if not numbered and failure is None else []
-            if left:
-                session.examine(left)
-    finally:
-        sys.argv, sys.path[:], restored = saved[0], saved[1], saved[2]
-        if restored is not None:
-            sys.modules["__main__"] = restored
-    report = report_of(session)
-    numbered = [p for p in session.passes if p.number is not None]
-    script = display_path(options.path)
-    if ended == "stopped":
-        report.notes.append(f"stopped {script} after backward {len(numbered)}"
-                            + ("; a write that breaks only a later backward (an optimizer step between a forward "
-                               "and a second backward) shows with --steps 2 or more" if len(numbered) == 1 and
-                               not report.findings else ""))
-    elif not numbered and failure is None:
-        shown = [name for name, value in module.__dict__.items() if not name.startswith("__")
-                 and isinstance(value, torch.Tensor) and value.grad_fn is not None]
-        report.notes.append(f"{script} ended before any backward; " + (
-            f"examined the graphs of the tensors its global variables hold ({', '.join(shown[:6])}"
-            f"{', ...' if len(shown) > 6 else ''}) as if backward were about to run from them" if report.passes else
-            "none of its global variables holds a tensor with a graph, so there was nothing to examine"))
-    status = 1 if report.findings else 0
-    failure_line = None
-    if failure is not None:
-        if isinstance(failure, SystemExit):
-            failure_line = f"{script} exited with status {failure.code}"
-        else:
-            where = _where(failure, options.path)
-            text = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
-            failure_line = f"{script} raised {type(failure).__name__}" + (f": {text}" if text else "") + \
-                (f" ({where})" if where else "")
-        if is_inplace_error(failure) and session.error is failure:
-            failure_line = None  # the finding explains it
-            status = 1
-        elif is_refused_write(failure):
-            report.refused.append(
-                f"PyTorch refused an in-place write at {_where(failure, options.path)}: {text}\n"
-                "  fix:        write out of place (x = x + 1), or, to change a parameter, inside torch.no_grad()")
-            failure_line, status = None, 1
-        elif is_inplace_error(failure):  # raised where no watched backward was running
-            report.notes.append(f"{failure_line}, outside any backward the diagnoser watched")
-            failure_line, status = None, 1
-        elif not report.findings:
-            status = 2
-            if not numbered:
-                failure_line = failure_line.replace(" raised ", " failed before its first backward: ", 1) \
-                    if " raised " in failure_line else f"{failure_line} before its first backward"
-        else:
-            report.notes.append(f"then {failure_line}")
-    return Outcome(report, status, failure_line, module.__dict__)
-
-
 def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
+    """The command: parse, run the script, print the report; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["-h"], ["--help"]):
-        print(f"usage: {prog} {USAGE}\n\n{__doc__.split(chr(10) + chr(10), 1)[1].strip()}")
+        description = (__doc__ or "").split("\n\n", 1)[1].strip().replace("``", "")
+        print(f"usage: {prog} {USAGE}\n\n{description}")
         return 0
     try:
-        options = parse(argv)
+        options = parse(argv, prog)
         code = compiled(options)
-        print(f"minigpt diagnose: running {display_path(options.path)} "
-              + ("to its end" if options.steps is None else
-                 "until its first backward" if options.steps == 1 else f"for {options.steps} backward passes"),
-              flush=True)
+        until = ("to its end" if options.steps is None else "until its first backward" if options.steps == 1
+                 else f"for {options.steps} backward passes")
+        print(f"minigpt diagnose: running {display_path(options.path)} {until}", flush=True)
         outcome = run_script(options, code)
     except UsageError as error:
         print(f"minigpt: error: {error}", file=sys.stderr)
@@ -228,11 +248,10 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
         print("minigpt: interrupted", file=sys.stderr)
         return 130
     sys.stdout.flush()
-    if outcome.status == 2 and outcome.failure and not outcome.report.passes:
+    if outcome.status == 2 and not outcome.report.passes:  # nothing to report but the failure
         print(f"minigpt: error: {outcome.failure}", file=sys.stderr)
         return 2
-    print(outcome.report)
+    print(outcome.report, flush=True)
     if outcome.failure:
         print(f"minigpt: error: {outcome.failure}", file=sys.stderr)
     return outcome.status
-

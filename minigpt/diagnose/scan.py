@@ -2,8 +2,11 @@
 
 import ast
 import inspect
+import os
+import types
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator, List, Set, Tuple, Union
 
 from .location import display_path
 
@@ -15,8 +18,12 @@ class Candidate:
     kind: str
     code: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{display_path(self.path)}:{self.line}: {self.kind}: {self.code}"
+
+
+Source = Union[str, "os.PathLike[str]", types.ModuleType]
+Sources = Union[Source, List[Source], Tuple[Source, ...], Set[Source]]
 
 
 def _is_inplace_name(name):
@@ -76,11 +83,15 @@ class _Scanner(ast.NodeVisitor):
             self.add(target, "augmented assignment")
 
 
-def _source_files(paths_or_module):
-    items = paths_or_module if isinstance(paths_or_module, (list, tuple, set)) else [paths_or_module]
+def _source_files(paths_or_module: Sources) -> Iterator[Path]:
+    items: List[Source] = list(paths_or_module) if isinstance(paths_or_module, (list, tuple, set)) \
+        else [paths_or_module]
     for item in items:
-        if inspect.ismodule(item):
-            yield Path(inspect.getsourcefile(item))
+        if isinstance(item, types.ModuleType):
+            source = inspect.getsourcefile(item)
+            if source is None:
+                raise FileNotFoundError(f"no source file for module {item.__name__}")
+            yield Path(source)
         elif Path(item).is_dir():
             yield from sorted(Path(item).rglob("*.py"))
         elif Path(item).is_file():
@@ -89,7 +100,7 @@ def _source_files(paths_or_module):
             raise FileNotFoundError(f"no such file or directory: {item}")
 
 
-def find_inplace_calls(paths_or_module):
+def find_inplace_calls(paths_or_module: Sources) -> List[Candidate]:
     """Candidate in-place writes in Python source (files, directories or modules), by line.
 
     Lists calls of ``_``-suffixed methods and functions, augmented assignments, writes through
@@ -97,7 +108,7 @@ def find_inplace_calls(paths_or_module):
     so it cannot know types or whether a backward node saved the overwritten tensor: it lists
     safe and harmful writes alike (use ``diagnose`` to tell them apart).
     """
-    found = []
+    found: List[Candidate] = []
     for path in _source_files(paths_or_module):
         source = path.read_text(encoding="utf-8")
         scanner = _Scanner(str(path), source.splitlines())

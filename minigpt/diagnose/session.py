@@ -8,8 +8,9 @@ While a session is entered:
 * ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are wrapped:
   before a backward runs, the nodes it will run are walked and every slot they saved is matched
   against the writes logged since it was saved (``graph``, ``findings``); then the backward runs
-  as it would have, the recorder passing its ops through. A version-counter or detach error it
-  raises is tied to the finding that explains it, and propagates;
+  as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
+  version-counter or detach error it raises is tied to the finding that explains it, and
+  propagates;
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows: an in-place
   detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory.
 
@@ -30,11 +31,15 @@ from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
 from .location import Site, user_frame
 from .memory import tensors_in
 from .modules import ModuleTracker
-from .recorder import DETACHED_ERROR, VERSION_ERROR, Recorder
+from .recorder import VERSION_ERROR, Recorder
 
-LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation"
-VIEW_OF_LEAF_ERROR = "a view of a leaf Variable that requires grad is being used in an in-place operation"
-MULTIPLE_VIEWS_ERROR = "is a view and is being modified inplace"  # of split, chunk, unbind...
+# PyTorch's refusals of an in-place op at the op itself, before any backward.
+REFUSALS = (
+    "a leaf Variable that requires grad is being used in an in-place operation",
+    "a view of a leaf Variable that requires grad is being used in an in-place operation",
+    "is a view and is being modified inplace",  # one of several views (split, chunk, unbind...)
+    "cannot resize variables that require grad",  # resize_ of a tensor in a graph
+)
 
 
 def is_inplace_error(error: BaseException) -> bool:
@@ -44,10 +49,11 @@ def is_inplace_error(error: BaseException) -> bool:
 
 
 def is_refused_write(error: BaseException) -> bool:
-    """Is this PyTorch refusing an in-place write at the write itself: on a leaf that requires
-    grad (facts, section 5), or on one of several views an op returned?"""
+    """Is this PyTorch refusing an in-place op at the op itself: a write to a leaf that requires
+    grad (facts, section 5) or to one of several views an op returned, a resize of a tensor in a
+    graph?"""
     text = str(error)
-    return isinstance(error, RuntimeError) and any(t in text for t in (LEAF_ERROR, VIEW_OF_LEAF_ERROR, MULTIPLE_VIEWS_ERROR))
+    return isinstance(error, RuntimeError) and any(refusal in text for refusal in REFUSALS)
 
 
 @dataclass
@@ -63,13 +69,13 @@ class BackwardPass:
     findings: List[Finding] = field(default_factory=list)  # this pass's, before removing repeats
     raised: Optional[str] = None  # the first line of the in-place error this backward raised
     raised_by: Optional[Finding] = None  # the finding that explains it, when one does
+    create_graph: bool = False  # a gradient that is part of a larger graph (a gradient penalty): not a step
 
 
 class Session:
-    def __init__(self, target: Any = None, track_builds: bool = True):
+    def __init__(self, target: Any = None):
         self.modules = ModuleTracker(target)
         self.recorder = Recorder(self.modules)
-        self.track_builds = track_builds
         self.passes: List[BackwardPass] = []
         self.findings: Dict[tuple, Finding] = {}  # key -> the first finding of that bug
         self.on_pass: Optional[Callable[[BackwardPass], None]] = None  # after each backward that returned
@@ -85,7 +91,7 @@ class Session:
     # ---- entering and leaving
 
     def __enter__(self) -> "Session":
-        self.modules.install(track_builds=self.track_builds)
+        self.modules.install()
         self._patch()
         self._hooks = saved_tensors_hooks(*self.recorder.hooks)
         self._hooks.__enter__()
@@ -147,27 +153,28 @@ class Session:
     # ---- backward
 
     def _examined(self, original: Callable[..., Any],
-                  arguments: Callable[..., Tuple[list, Optional[list]]]) -> Callable[..., Any]:
+                  arguments: Callable[..., Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]]
+                  ) -> Callable[..., Any]:
         session = self
 
         @functools.wraps(original)
         def backward(*args: Any, **kwargs: Any) -> Any:
             if session._depth or not session._active:
                 return original(*args, **kwargs)
-            roots, inputs = arguments(*args, **kwargs)
+            roots, inputs, create_graph = arguments(*args, **kwargs)
             this_pass = session.examine(roots, inputs, call=user_frame())
+            this_pass.create_graph = create_graph
             session._depth += 1
-            session.recorder.paused = True
             failed_before = len(session.recorder.failed)
             try:
-                result = original(*args, **kwargs)
+                with session.recorder.paused_for_backward():
+                    result = original(*args, **kwargs)
             except RuntimeError as error:
                 if is_inplace_error(error):
                     session._explain(this_pass, error, session.recorder.failed[failed_before:])
                 raise
             finally:
                 session._depth -= 1
-                session.recorder.paused = False
                 session.recorder.forget_ops_before(session.recorder.oldest_live_record())
             if session.on_pass is not None:
                 session.on_pass(this_pass)
@@ -197,10 +204,10 @@ class Session:
             if first is not finding:
                 first.repeats += 1
         found = list(unique.values())
-        ops_then, writes_then = self._counted
-        writing = sum(1 for op in recorder.ops if op.writes and op.index >= ops_then)
-        this_pass = BackwardPass(number, call, recorder.next_index - ops_then, writing, len(slots), len(nodes), found)
-        self._counted = (recorder.next_index, writes_then + writing)
+        writing = recorder.writes - self._counted[1]
+        this_pass = BackwardPass(number, call, recorder.next_index - self._counted[0], writing, len(slots), len(nodes),
+                                 found)
+        self._counted = (recorder.next_index, recorder.writes)
         self._finding_of_record = {id(slot.record): unique[f.key] for slot, f in matched
                                    if f is not None and slot.record is not None}
         self.passes.append(this_pass)
@@ -234,6 +241,11 @@ class Session:
     # ---- the result
 
     @property
+    def writes(self) -> int:
+        """In-place writes recorded so far."""
+        return self.recorder.writes
+
+    @property
     def raised_by(self) -> Optional[Finding]:
         return next((p.raised_by for p in reversed(self.passes) if p.raised is not None), None)
 
@@ -249,10 +261,15 @@ def _readable_slots(node: Any, frames: set) -> List[SavedSlot]:
         return []
 
 
-def _backward_arguments(tensors: Any = None, *args: Any, **kwargs: Any) -> Tuple[list, Optional[list]]:
-    inputs = kwargs.get("inputs", args[4] if len(args) > 4 else None)
-    return tensors_in(tensors), (tensors_in(inputs) if inputs is not None else None)
+def _backward_arguments(tensors: Any = None, grad_tensors: Any = None, retain_graph: Any = None,
+                        create_graph: bool = False, grad_variables: Any = None, inputs: Any = None,
+                        *rest: Any, **others: Any) -> Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]:
+    """(roots, inputs, create_graph) of a call of ``torch.autograd.backward``."""
+    return tensors_in(tensors), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
 
 
-def _grad_arguments(outputs: Any = None, inputs: Any = None, *args: Any, **kwargs: Any) -> Tuple[list, Optional[list]]:
-    return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None)
+def _grad_arguments(outputs: Any = None, inputs: Any = None, grad_outputs: Any = None, retain_graph: Any = None,
+                    create_graph: bool = False, *rest: Any,
+                    **others: Any) -> Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]:
+    """(roots, inputs, create_graph) of a call of ``torch.autograd.grad``."""
+    return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)

@@ -15,7 +15,7 @@ lacks any of these APIs (``diagnose`` then fails when called, and the probes say
 """
 
 import importlib
-from typing import NamedTuple
+from typing import Any, Callable, ContextManager, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 
@@ -25,13 +25,14 @@ SEQUENCE_NR = "torch._C._autograd._get_sequence_nr"
 HOOKS_STACK = "torch._C._autograd._top_saved_tensors_default_hooks"
 DISABLE_DISPATCH = "torch._C._DisableTorchDispatch"
 DISPATCH_MODE = "torch.utils._python_dispatch.TorchDispatchMode"
+CURRENT_DISPATCH_MODE = "torch.utils._python_dispatch._get_current_dispatch_mode"
 CUSTOM_FUNCTION_NODE = "torch.autograd.function.BackwardCFunction"
 UNTYPED_STORAGE = "torch.Tensor.untyped_storage"
 SAVED_TENSOR_DATA = "torch._C._autograd.SavedTensor.data"
 SAVED_TENSOR = "torch._C._autograd.SavedTensor"
 
 
-def _resolve(dotted):
+def _resolve(dotted: str) -> Any:
     """The object at a dotted path (``torch.x.y``), or None when the installed torch lacks it."""
     parts = dotted.split(".")
     found = importlib.import_module(parts[0])
@@ -46,9 +47,9 @@ def _resolve(dotted):
     return found
 
 
-def _missing_base(dotted):
+def _missing_base(dotted: str) -> type:
     class Missing:
-        def __init__(self, *args, **kwargs):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
             raise RuntimeError(f"minigpt.diagnose needs {dotted}, which torch {torch.__version__} lacks")
 
     return Missing
@@ -59,15 +60,22 @@ def _missing_base(dotted):
 
 # The base class of a mode that sees every aten op: while an instance is entered (``with``),
 # its ``__torch_dispatch__(func, types, args, kwargs)`` runs each op, below autograd.
-DispatchMode = _resolve(DISPATCH_MODE) or _missing_base(DISPATCH_MODE)
+DispatchMode: type = _resolve(DISPATCH_MODE) or _missing_base(DISPATCH_MODE)
 
 
-def dispatch_disabled():
+def dispatch_disabled() -> ContextManager[None]:
     """A context in which ops bypass every entered dispatch mode (``torch._C._DisableTorchDispatch``)."""
     return torch._C._DisableTorchDispatch()
 
 
-def written_arguments(op):
+def is_innermost_dispatch_mode(mode: object) -> bool:
+    """Is mode the innermost dispatch mode entered, the one the next op meets first
+    (``torch.utils._python_dispatch._get_current_dispatch_mode``)? False where torch lacks it."""
+    current = _resolve(CURRENT_DISPATCH_MODE)
+    return current is not None and current() is mode
+
+
+def written_arguments(op: Any) -> Tuple[Tuple[int, str], ...]:
     """((position, name), ...) of the arguments an aten op writes, ``Tensor(a!)`` in its schema.
 
     Relies on ``OpOverload._schema``: ``is_mutable`` and each argument's ``alias_info.is_write``.
@@ -83,7 +91,7 @@ def written_arguments(op):
 # Tensors: versions and memory
 
 
-def version(tensor):
+def version(tensor: torch.Tensor) -> int:
     """The tensor's version counter (``tensor._version``): in-place writes bump it, views share it.
 
     Inference tensors have none: 0 for them (nothing can check them).
@@ -93,14 +101,14 @@ def version(tensor):
     return tensor._version
 
 
-def bump_version(tensor):
+def bump_version(tensor: torch.Tensor) -> None:
     """Move the tensor's version counter on by one, as an in-place op does
     (``torch.autograd.graph.increment_version``; a no-op for inference tensors)."""
     if not tensor.is_inference():
         torch.autograd.graph.increment_version(tensor)
 
 
-def is_foreach_op(op):
+def is_foreach_op(op: Any) -> bool:
     """Is the aten op one of the foreach family (``aten._foreach_add_.List``, ...)?
 
     Relies on their overload names starting with ``aten._foreach_``. Under any dispatch mode,
@@ -110,16 +118,16 @@ def is_foreach_op(op):
     return str(op).startswith("aten._foreach_")
 
 
-def storage_address(tensor):
+def storage_address(tensor: torch.Tensor) -> int:
     """Address of the tensor's storage (``untyped_storage().data_ptr()``): one for all its views.
 
     Computed as ``data_ptr() - storage_offset() * element_size()``, which is the same number
     (probe ``diagnose-api:storage-address``) without making a Python storage object at every op.
     """
-    return tensor.data_ptr() - tensor.storage_offset() * tensor.element_size()
+    return tensor.data_ptr() - int(tensor.storage_offset()) * tensor.element_size()
 
 
-def data_address(tensor):
+def data_address(tensor: torch.Tensor) -> int:
     """Address of the tensor's first element (``data_ptr()``): storage address + byte offset."""
     return tensor.data_ptr()
 
@@ -128,7 +136,7 @@ def data_address(tensor):
 # Autograd: sequence numbers, saved-tensor hooks, the nodes of the graph
 
 
-def sequence_nr():
+def sequence_nr() -> int:
     """Autograd's next sequence number (``torch._C._autograd._get_sequence_nr``).
 
     Each backward node created takes the current number and moves it on by one, so it tells
@@ -137,12 +145,12 @@ def sequence_nr():
     return torch._C._autograd._get_sequence_nr()
 
 
-def node_sequence_nr(node):
+def node_sequence_nr(node: Any) -> int:
     """The sequence number a backward node took when created (``node._sequence_nr()``)."""
     return node._sequence_nr()
 
 
-def innermost_saved_tensors_hooks():
+def innermost_saved_tensors_hooks() -> Optional[Tuple[Callable[..., Any], Callable[..., Any]]]:
     """(pack, unpack) of the innermost ``saved_tensors_hooks`` in force, or None outside any.
 
     Relies on ``torch._C._autograd._top_saved_tensors_default_hooks(ignore_is_tracing=False)``.
@@ -150,7 +158,7 @@ def innermost_saved_tensors_hooks():
     return torch._C._autograd._top_saved_tensors_default_hooks(False)
 
 
-def is_custom_function_node(node):
+def is_custom_function_node(node: Any) -> bool:
     """Is the node a custom ``autograd.Function``'s backward (``BackwardCFunction``), i.e. its ctx?"""
     return isinstance(node, torch.autograd.function.BackwardCFunction)
 
@@ -164,17 +172,17 @@ class RawSaved(NamedTuple):
     unpack_hook: object  # the unpack hook (None without hooks); never called here: it may run user code
 
 
-_RAW_NAMES = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
+_RAW_NAMES: Dict[type, List[str]] = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
 
 
-def _raw_names(node):
+def _raw_names(node: Any) -> List[str]:
     kind = type(node)
     if kind not in _RAW_NAMES:
         _RAW_NAMES[kind] = [n for n in dir(node) if n.startswith("_raw_saved_")]
     return _RAW_NAMES[kind]
 
 
-def raw_saved(node):
+def raw_saved(node: Any) -> Iterator[RawSaved]:
     """Every saved slot of a backward node, as ``RawSaved``.
 
     Relies on each saved tensor ``x`` of a built-in node being ``_raw_saved_x`` (a ``SavedTensor``
@@ -193,7 +201,7 @@ def raw_saved(node):
             yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, raw.unpack_hook)
 
 
-def raw_saved_tensor(saved):
+def raw_saved_tensor(saved: Any) -> Tuple[object, bool, object]:
     """``RawSaved`` fields (packed, hooked, unpack_hook) of one ``torch._C._autograd.SavedTensor``."""
     return saved.data, saved.unpack_hook is not None, saved.unpack_hook
 
@@ -201,7 +209,7 @@ def raw_saved_tensor(saved):
 CHECKPOINT_FRAME = "torch.utils.checkpoint._CheckpointFrame"
 
 
-def checkpoint_frame(unpack_hook):
+def checkpoint_frame(unpack_hook: object) -> Any:
     """The non-reentrant checkpoint frame an unpack hook belongs to, or None.
 
     ``torch.utils.checkpoint(..., use_reentrant=False)`` saves nothing of its block: its pack hook
@@ -224,13 +232,13 @@ def checkpoint_frame(unpack_hook):
     return None
 
 
-def checkpoint_saved_inputs(frame):
+def checkpoint_saved_inputs(frame: Any) -> List[Tuple[int, Any]]:
     """[(index, SavedTensor)] of the tensors a checkpoint frame saved of its block's inputs."""
     saved_type = _resolve(SAVED_TENSOR)
     return [(i, arg) for i, arg in enumerate(frame.saved_args) if saved_type is not None and isinstance(arg, saved_type)]
 
 
-def ctx_tensors(node):
+def ctx_tensors(node: Any) -> List[Tuple[str, torch.Tensor]]:
     """(name, tensor) for each tensor a custom Function kept as a ctx attribute, ``ctx.name = t``.
 
     Relies on a custom Function's backward node being its ctx (``BackwardCFunction``), so that
@@ -241,7 +249,7 @@ def ctx_tensors(node):
     return [(name, value) for name, value in vars(node).items() if isinstance(value, torch.Tensor)]
 
 
-def accumulated_variable(node):
+def accumulated_variable(node: Any) -> Optional[torch.Tensor]:
     """The leaf tensor an ``AccumulateGrad`` node accumulates into (its ``.variable``), else None."""
     return getattr(node, "variable", None)
 
@@ -249,22 +257,23 @@ def accumulated_variable(node):
 # --------------------------------------------------------------------------------------------
 # The probes
 
-PROBES = {}
+Check = Callable[[], Tuple[bool, str]]
+PROBES: Dict[str, Tuple[str, Check]] = {}
 
 
-def _first_missing(names):
+def _first_missing(names: Sequence[str]) -> Optional[str]:
     return next((name for name in names if _resolve(name) is None), None)
 
 
-def _not_applicable(what):
+def _not_applicable(what: str) -> Tuple[bool, str]:
     return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
 
 
-def _probe(name, statement, requires=()):
+def _probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[Check], Check]:
     """Register the decorated check as PROBES[name]; not applicable when a required API is missing."""
 
-    def register(check):
-        def guarded():
+    def register(check: Check) -> Check:
+        def guarded() -> Tuple[bool, str]:
             missing = _first_missing(requires)
             return _not_applicable(missing) if missing else check()
 
@@ -274,19 +283,19 @@ def _probe(name, statement, requires=()):
     return register
 
 
-def _leaf():
+def _leaf() -> torch.Tensor:
     return torch.linspace(-1.0, 1.0, 4, requires_grad=True)
 
 
-def _recording_mode(read_sequence_nr=False):
+def _recording_mode(read_sequence_nr: bool = False) -> Any:
     """A dispatch mode logging (op name, sequence number or None) for every op it sees."""
 
-    class Recording(_resolve(DISPATCH_MODE)):
-        def __init__(self):
+    class Recording(DispatchMode):
+        def __init__(self) -> None:
             super().__init__()
-            self.seen = []
+            self.seen: List[Tuple[str, Optional[int]]] = []
 
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
             self.seen.append((str(func), sequence_nr() if read_sequence_nr else None))
             return func(*args, **(kwargs or {}))
 
@@ -296,14 +305,16 @@ def _recording_mode(read_sequence_nr=False):
 @_probe("diagnose-api:sequence-nr",
         "torch._C._autograd._get_sequence_nr() is the number the next backward node takes, and creating "
         "a node (whose _sequence_nr() is that number) moves it on by one.", requires=[SEQUENCE_NR])
-def _sequence_nr_check():
+def _sequence_nr_check() -> Tuple[bool, str]:
     x = _leaf()
     before = sequence_nr()
     y = x.exp()
     after = sequence_nr()
-    if not hasattr(y.grad_fn, "_sequence_nr"):
-        return _not_applicable(f"{y.grad_fn.name()}._sequence_nr")
-    taken = node_sequence_nr(y.grad_fn)
+    node = y.grad_fn
+    assert node is not None
+    if not hasattr(node, "_sequence_nr"):
+        return _not_applicable(f"{node.name()}._sequence_nr")
+    taken = node_sequence_nr(node)
     return taken == before and after == before + 1, \
         f"next number {before} before exp, {after} after; ExpBackward0 took {taken}"
 
@@ -311,7 +322,7 @@ def _sequence_nr_check():
 @_probe("diagnose-api:saved-tensor-hooks-stack",
         "torch._C._autograd._top_saved_tensors_default_hooks(False) gives the (pack, unpack) pair of the "
         "innermost saved_tensors_hooks in force, and None outside any.", requires=[HOOKS_STACK])
-def _hooks_stack_check():
+def _hooks_stack_check() -> Tuple[bool, str]:
     outer, inner = (lambda t: t, lambda t: t), (lambda t: t, lambda t: t)
     outside = innermost_saved_tensors_hooks()
     with torch.autograd.graph.saved_tensors_hooks(*outer):
@@ -326,7 +337,7 @@ def _hooks_stack_check():
 @_probe("diagnose-api:dispatch-mode",
         "An entered torch.utils._python_dispatch.TorchDispatchMode sees every aten op, in-place ones "
         "included, by its overload name such as aten.add_.Tensor.", requires=[DISPATCH_MODE])
-def _dispatch_mode_check():
+def _dispatch_mode_check() -> Tuple[bool, str]:
     x = torch.ones(3)
     with _recording_mode() as mode:
         x.exp().add_(1.0)
@@ -337,7 +348,7 @@ def _dispatch_mode_check():
 @_probe("diagnose-api:dispatch-after-autograd",
         "A dispatch mode sees an op after autograd created its backward node: the sequence number read "
         "in __torch_dispatch__ is that node's _sequence_nr() plus one.", requires=[DISPATCH_MODE, SEQUENCE_NR])
-def _dispatch_after_autograd_check():
+def _dispatch_after_autograd_check() -> Tuple[bool, str]:
     x = _leaf()
     with _recording_mode(read_sequence_nr=True) as mode:
         y = x.exp()
@@ -350,7 +361,7 @@ def _dispatch_after_autograd_check():
         "Ops run inside torch._C._DisableTorchDispatch() bypass an entered dispatch mode, so the "
         "diagnoser's own detach and clone are not logged as the model's ops.",
         requires=[DISPATCH_MODE, DISABLE_DISPATCH])
-def _disable_dispatch_check():
+def _disable_dispatch_check() -> Tuple[bool, str]:
     x = torch.ones(3)
     with _recording_mode() as mode:
         with dispatch_disabled():
@@ -360,10 +371,32 @@ def _disable_dispatch_check():
     return names == ["aten.neg.default"], f"ops seen: {names} (clone ran with dispatch disabled)"
 
 
+@_probe("diagnose-api:innermost-dispatch-mode",
+        "torch.utils._python_dispatch._get_current_dispatch_mode() is the innermost dispatch mode entered, and "
+        "leaving and re-entering it inside an outer one (as the diagnoser does around each backward) gives the "
+        "ops in between to the outer mode only.", requires=[DISPATCH_MODE, CURRENT_DISPATCH_MODE])
+def _innermost_dispatch_mode_check() -> Tuple[bool, str]:
+    outer, inner = _recording_mode(), _recording_mode()
+    x = torch.ones(3)
+    with outer:
+        with inner:
+            first = is_innermost_dispatch_mode(inner)
+            inner.__exit__(None, None, None)
+            between = is_innermost_dispatch_mode(outer)
+            x.neg()
+            inner.__enter__()
+            again = is_innermost_dispatch_mode(inner)
+            x.exp()
+    seen_inner, seen_outer = [name for name, _ in inner.seen], [name for name, _ in outer.seen]
+    holds = first and between and again and seen_inner == ["aten.exp.default"] and "aten.neg.default" in seen_outer
+    return holds, (f"innermost: the inner mode {first}, the outer one once the inner left {between}, the inner one "
+                   f"again {again}; ops seen by the inner mode {seen_inner}, by the outer one {seen_outer}")
+
+
 @_probe("diagnose-api:op-schema-writes",
         "An aten op's _schema is mutable exactly when the op writes a tensor argument, and marks each "
         "written argument with alias_info.is_write (Tensor(a!)).")
-def _op_schema_check():
+def _op_schema_check() -> Tuple[bool, str]:
     aten = torch.ops.aten
     ops = {"add_.Tensor": aten.add_.Tensor, "add.Tensor": aten.add.Tensor, "add.out": aten.add.out}
     if not all(hasattr(op, "_schema") for op in ops.values()):
@@ -376,7 +409,7 @@ def _op_schema_check():
         "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
         "packed and whose unpack_hook (the hook itself) is set only under saved_tensors_hooks, next to the "
         "unpacking _saved_<name>.", requires=[SAVED_TENSOR_DATA])
-def _raw_saved_check():
+def _raw_saved_check() -> Tuple[bool, str]:
     x = _leaf()
     plain = x.tanh()
     marker, unpacked = object(), torch.zeros(1)
@@ -402,7 +435,7 @@ def _raw_saved_check():
         "A custom autograd.Function's backward node is a BackwardCFunction that is also its ctx: tensors "
         "set as ctx attributes are its instance attributes, and save_for_backward's are in "
         "_raw_saved_tensors.", requires=[CUSTOM_FUNCTION_NODE])
-def _custom_function_check():
+def _custom_function_check() -> Tuple[bool, str]:
     class Twice(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -425,7 +458,7 @@ def _custom_function_check():
 @_probe("diagnose-api:version-counter",
         "tensor._version counts in-place writes, is shared by the views of one tensor, and does not move "
         "for a write through .data.")
-def _version_counter_check():
+def _version_counter_check() -> Tuple[bool, str]:
     t = _leaf() * 1
     first, second = t[:2], t[2:]
     start = version(t)
@@ -441,7 +474,7 @@ def _version_counter_check():
 @_probe("diagnose-api:storage-address",
         "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
         "address plus storage_offset() times element_size().", requires=[UNTYPED_STORAGE])
-def _storage_address_check():
+def _storage_address_check() -> Tuple[bool, str]:
     base = torch.arange(6.0).reshape(2, 3)
     view = base[:, 1:]
     address = base.untyped_storage().data_ptr()
@@ -456,18 +489,30 @@ def _storage_address_check():
 
 @_probe("diagnose-api:accumulate-grad-variable",
         "A leaf's AccumulateGrad node, reached through next_functions, holds that leaf as .variable.")
-def _accumulate_grad_check():
+def _accumulate_grad_check() -> Tuple[bool, str]:
     x = _leaf()
-    node = x.exp().grad_fn.next_functions[0][0]
+    exp_node = x.exp().grad_fn
+    assert exp_node is not None
+    node = exp_node.next_functions[0][0]
     return accumulated_variable(node) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
 
 
 @_probe("diagnose-works",
-        "diagnose() of one forward of run B names every saved LayerNorm input that the in-place residual "
-        "add h.add_(...) overwrote, caught by PyTorch's version check, and finds nothing in run A.",
+        "minigpt.diagnose works end to end: the command names the line that built an nn.ReLU(inplace=True) "
+        "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
+        "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
+        "written, an optimizer step between two backward passes; and diagnose() of one forward of run B names "
+        "every saved LayerNorm input that the in-place residual add h.add_(...) overwrote, and nothing in run A.",
         requires=[SEQUENCE_NR, HOOKS_STACK, DISABLE_DISPATCH, DISPATCH_MODE, CUSTOM_FUNCTION_NODE, UNTYPED_STORAGE,
                   SAVED_TENSOR_DATA])
-def _diagnose_works_check():
+def _diagnose_works_check() -> Tuple[bool, str]:
+    from .selfcheck import on_what_users_write
+
+    parts = [*on_what_users_write(), _run_b_check()]
+    return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)
+
+
+def _run_b_check() -> Tuple[bool, str]:
     from minigpt.data import build_dataset, probe_batch
     from minigpt.train import build_model, model_config
 
@@ -481,7 +526,7 @@ def _diagnose_works_check():
     layernorm = [f for f in run_b.findings
                  if (f.node, f.attribute, f.check) == ("NativeLayerNormBackward0", "_saved_input", RAISES)
                  and f.write is not None and f.write.name == "aten.add_.Tensor"
-                 and f.write.location.code.startswith("h.add_(")]
+                 and f.write.location is not None and f.write.location.code.startswith("h.add_(")]
     holds = len(run_b.findings) == len(layernorm) == expected and not run_a.findings
     return holds, (f"run B: {run_b.summary()}, {len(layernorm)} of the {expected} expected LayerNorm inputs "
                    f"overwritten at h.add_(...); run A: {run_a.summary()}")

@@ -5,6 +5,7 @@ from types import TracebackType
 from typing import Optional, TextIO, Type
 
 from .diagnoser import Report, report_of
+from .location import display_path
 from .session import BackwardPass, Session, is_inplace_error
 
 PREFIX = "minigpt.diagnose.watch"
@@ -50,7 +51,7 @@ class watch:
 
     def __enter__(self) -> "watch":
         self._report = None
-        self._session = Session(track_builds=True)
+        self._session = Session()
         self._session.on_pass = self._on_pass
         self._session.__enter__()
         return self
@@ -61,7 +62,7 @@ class watch:
         new = [f for f in this_pass.findings if self._session.findings.get(f.key) is f]
         if out is None or not new:
             return
-        where = f" at {this_pass.call.path}:{this_pass.call.line}" if this_pass.call else ""
+        where = f" at {display_path(this_pass.call.path)}:{this_pass.call.line}" if this_pass.call else ""
         print(f"{PREFIX}: backward {this_pass.number}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}",
               file=out)
         for finding in new:
@@ -76,8 +77,8 @@ class watch:
         if error is not None and is_inplace_error(error) and session.error is error:
             finding = session.raised_by
             if finding is not None:
-                raise RuntimeError(f"{finding.headline()}, so backward {finding.backward} raised:\n"
-                                   f"{finding.describe()}") from error
+                raise RuntimeError(f"backward {finding.backward} raised PyTorch's in-place error (the cause, "
+                                   f"above); minigpt.diagnose found why:\n{finding.describe()}") from error
             return
         out = self._out()
         if out is not None and error is None:
