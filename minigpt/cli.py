@@ -13,6 +13,7 @@
 # only. model.limit_problem is the one check of a value, made here (to quote the text as typed)
 # and in each dataclass's __post_init__, whose other errors (bypass without inplace) pass through.
 
+import os
 import sys
 import time
 from collections import defaultdict
@@ -291,6 +292,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C during a long training: one line, not a traceback
         print("minigpt: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `minigpt help | head`: the reader stopped reading, nothing is wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
 
 
 def _fail(message: str) -> int:
