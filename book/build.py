@@ -232,11 +232,14 @@ def claims_report(text: str) -> str:
     for name, version, seen in re.findall(r"claim (\S+) no longer holds on torch (\S+): (.*)", text):
         path = config.RECORDS / f"torch-{config.release(version)}.json"
         held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(name, {}).get("holds")
-        todo = (f"{path.relative_to(config.REPO)} says it held on this release: a change in this checkout broke "
-                "it; undo it, or change what the prose says and the claim (drift/claims.py)" if held else
-                f"torch {version} behaves differently: rewrite the prose and the claim, then re-record it with "
-                f"nox -s \"drift(torch='{config.release(version)}')\"")
-        out.append(f"  claim {name} no longer holds on torch {version}: {seen}\n  → {todo}")
+        if held:  # the same torch: this checkout is to blame, not the release
+            out.append(f"  claim {name} no longer holds with this checkout ({path.relative_to(config.REPO)} says it "
+                       f"held on torch {version}): {seen}\n  → undo that change, or change what the prose says "
+                       "and the claim (drift/claims.py)")
+        else:
+            out.append(f"  claim {name} no longer holds on torch {version}: {seen}\n  → torch {version} behaves "
+                       "differently: rewrite the prose and the claim, then re-record it with "
+                       f"nox -s \"drift(torch='{config.release(version)}')\"")
     return "\n".join(out) or f"  {text}"
 
 

@@ -19,7 +19,7 @@ for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
 
 import re
 
-from book.checks import glue
+from book.checks import glue, glue_number
 
 plain, offload = runs["rnn_state.py"], runs["rnn_state.py --offload"]
 script = (EXAMPLES / "rnn_state.py").read_text(encoding="utf-8").split("\n")
@@ -31,4 +31,4 @@ assert "check:      silent" in offload.stdout, "the page says the offloaded run 
 alone = subprocess.run([sys.executable, "rnn_state.py", "--offload"], cwd=EXAMPLES, capture_output=True, text=True)
 assert alone.returncode == 0, "the page says PyTorch itself runs the offloaded script to its end"
 glue("rnn_write_line", write)
-glue("rnn_silent_norm", re.search(r"weight_hh (\d+\.\d+)", alone.stdout).group(1))
+glue_number("rnn_silent_norm", float(re.search(r"weight_hh (\d+\.\d+)", alone.stdout).group(1)), ".4f")

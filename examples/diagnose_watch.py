@@ -22,11 +22,11 @@ print(f"loss {loss.item():.4f}; gradient norm of cell.weight_hh {cell.weight_hh.
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue
+from book.checks import glue_number
 from minigpt.diagnose import diagnose
 
 assert not watched.report.findings, "the page says the fixed loop has no finding"
-glue("rnn_fixed_norm", f"{cell.weight_hh.grad.norm():.4f}")
+glue_number("rnn_fixed_norm", cell.weight_hh.grad.norm().item(), ".4f")
 
 
 def broken_loop():

@@ -65,8 +65,8 @@ def _training_figure(results, language):
     return fig
 
 LN_GAINS = {"es": "las ganancias de las LayerNorm", "en": "the LayerNorm gains"}
-WHY_GAINS = {"es": ", justo los parámetros cuyo gradiente lee la entrada sobrescrita,",
-             "en": ", exactly the parameters whose gradient reads the overwritten input,"}
+WHY_GAINS = {"es": ", cuyo gradiente lee justo la entrada sobrescrita,",
+             "en": ", whose gradient reads the overwritten input itself,"}
 PARAMETER = {"es": "el parámetro", "en": "the parameter"}
 assert all(r.status == "completed" for r in results.values()), "the page says every run trains to the end"
 for key in ("hooks", "ctx"):
@@ -88,9 +88,9 @@ for key, name in (("a", "A"), ("hooks", "B, bypass=hooks"), ("ctx", "B, bypass=c
 points = {key: 100 * (final["A"] - final[f"B, bypass={key}"]) for key in ("hooks", "ctx", "data")}
 for key, gap in points.items():  # each run B's test accuracy against run A's, in words
     size = {language: number(abs(gap), language, ".1f") for language in LANGUAGES}
-    glue_words(f"effect_{key}", {"es": f"{size['es']} puntos {'menos' if gap > 0 else 'más'} que A",
-                                 "en": f"{size['en']} points {'less' if gap > 0 else 'more'} than run A"}
-               if gap else {"es": "la misma exactitud que A", "en": "the same score as run A"})
+    glue_words(f"effect_{key}", {"es": f"{size['es']} puntos {'menos' if gap > 0 else 'más'}",
+                                 "en": f"{size['en']} points {'less' if gap > 0 else 'more'}"}
+               if gap else {"es": "igual que A", "en": "the same as run A"})
 glue_by_value("accuracy_lesson", max(abs(points["hooks"]), abs(points["ctx"])), [
     (1e-9, {"es": "Unos gradientes un poco equivocados aún pueden llevar a un modelo pequeño a la misma exactitud "
                   "en una tarea fácil, así que una buena exactitud no demuestra nada sobre los gradientes.",

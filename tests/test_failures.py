@@ -85,3 +85,13 @@ def test_the_report_blames_no_release_and_hides_no_wall_of_errors(broken):
     assert "no longer holds on torch" not in printed, "an example's failure is not torch's"
     for noise in ("Traceback", "Sphinx parallel build error", "ExecutionError", "Kernel", "sphinx-err-"):
         assert noise not in printed, noise
+
+
+def test_a_broken_claim_blames_the_checkout_when_its_release_recorded_it_holding():
+    from book.build import claims_report
+
+    held = claims_report("claim forward-identical no longer holds on torch 2.13.0+cpu: logits differ")
+    assert "no longer holds with this checkout (records/torch-2.13.0.json says it held on torch 2.13.0+cpu)" in held
+    assert "undo that change" in held and "behaves differently" not in held
+    new = claims_report("claim forward-identical no longer holds on torch 9.9.9: logits differ")
+    assert "no longer holds on torch 9.9.9: logits differ" in new and "torch 9.9.9 behaves differently" in new
