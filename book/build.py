@@ -3,12 +3,13 @@
 1. Check the sources: the es/en trees mirror each other, the manifest reads, every executed page
    loads declared examples, and both languages of a page run the same code.
 2. Execute every page whose fingerprint changed since it last ran (book.pages): first the shared
-   experiments (book.experiments.SHARED) in two processes, then the pages in two processes, the
-   pages in LAST_PAGES (whose claims read what the others' cases saved) after the others. Each
-   execution serves both languages: it goes into MyST-NB's execution cache, keyed on the cells.
-3. Sphinx builds each language, one after the other, into a fresh folder, and takes every page's
-   outputs from that cache; the finished site replaces docs/_build/html, so it never holds a
-   file this build did not write.
+   experiments (book.experiments.SHARED) in two processes, then the pages in two processes, each
+   as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
+   the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
+   cache, keyed on the cells.
+3. Sphinx builds each language (side by side) into a fresh folder, and takes every page's outputs
+   from that cache; the finished site replaces docs/_build/html, so it never holds a file this
+   build did not write.
 
 A failure ends the build with the page, the example file and line, the reason in one line, and
 what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
@@ -22,14 +23,14 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, config, pages, store
+from . import cases, config, deps, pages, store
 from .sphinxext.bilingual import mirror_problems
 
 if TYPE_CHECKING:
@@ -134,9 +135,23 @@ def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, floa
     return docname, nbformat.writes(notebook), result.time, error
 
 
+def loaded(notebook: NotebookNode) -> list[str]:
+    """The examples a page's notebook loads, in order."""
+    return [c.metadata[pages.EXAMPLE] for c in notebook.cells if pages.EXAMPLE in c.metadata]
+
+
+def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> dict[str, set[str]]:
+    """docname -> the other stale pages it must run after: those that load an example whose outcome
+    its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
+    loads = {d: loaded(next(iter(notebooks[d].values()))) for d in stale}
+    return {d: {other for other in stale if other != d and set(loads[other])
+                & {e for name in loads[d] for e in deps.example_entries(name)}} for d in stale}
+
+
 def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
-    """Execute the stale pages (two at a time, LAST_PAGES after the others) into the cache, or
-    BuildFailed with a paragraph per page that failed."""
+    """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
+    outcomes it reads are done (waits_for), the biggest first; or BuildFailed with a paragraph per
+    page that failed."""
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
@@ -149,34 +164,43 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
     with ProcessPoolExecutor(WORKERS) as pool:
         list(pool.map(experiments.compute_shared, range(len(experiments.SHARED))))
     say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
-    cache = _cache()
-    problems: list[str] = []
-    skipped: list[str] = []
-    first = [d for d in stale if d not in config.LAST_PAGES]
-    for group in (first, [d for d in stale if d in config.LAST_PAGES]):
-        if problems:
-            skipped = group
-            break
-        with ProcessPoolExecutor(WORKERS) as pool:
-            jobs = []
-            for docname in group:
+    cache, problems = _cache(), []
+    done: set[str] = set()
+    needs = waits_for(notebooks, stale)
+    waiting = dict(needs)  # the pages not started yet
+    cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
+    with ProcessPoolExecutor(WORKERS) as pool:
+        running: dict = {}
+        while waiting or running:
+            # the pages that waited for others first (they end the build), then the biggest
+            ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
+            for docname in ready[:WORKERS - len(running)]:  # "executing" means it runs now
+                del waiting[docname]
                 language, notebook = next(iter(notebooks[docname].items()))
                 say(f"executing {docname} ...")
                 cwd = str((config.DOCS / language / docname).parent)
-                jobs.append(pool.submit(_execute, docname, nbformat.writes(notebook), cwd))
-            for job in jobs:
+                running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
+            if not running:  # what is left waits for a page that failed
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for job in finished:
+                del running[job]
                 docname, executed, seconds, error = job.result()
                 if error:
                     say(f"{docname} failed after {seconds:.1f} s")
                     problems.append(error)
                     continue
-                cells = sum(c.cell_type == "code" for c in next(iter(notebooks[docname].values())).cells)
-                say(f"{docname} executed in {seconds:.1f} s ({cells} cells)")
+                done.add(docname)
+                say(f"{docname} executed in {seconds:.1f} s ({cells[docname]} cells)")
                 uri = str(config.DOCS / next(iter(notebooks[docname])) / f"{docname}.md")
+                for old in cache.list_cache_records():  # the page's earlier executions: no longer used
+                    if old.uri == uri:
+                        cache.remove_cache(old.pk)
                 cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(executed, as_version=4), uri,
                                                           data={"execution_seconds": seconds}),
                                             check_validity=False, overwrite=True)
     if problems:
+        skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
         raise BuildFailed(problems, f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; "
                                     "the site was not updated")
@@ -257,6 +281,12 @@ def sphinx(language: str, outdir: Path) -> None:
             + "\n  → fix the page source named above (and its twin in the other language)")
 
 
+def timed_sphinx(language: str, outdir: Path) -> float:
+    start = time.perf_counter()
+    sphinx(language, outdir)
+    return time.perf_counter() - start
+
+
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     started = time.time()
     kernel_environment()
@@ -270,10 +300,10 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
                           "  → add it to book.experiments.SHARED, which the build computes before the pages")
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    for language in languages:
-        start = time.perf_counter()
-        sphinx(language, fresh)
-        say(f"{language} built in {time.perf_counter() - start:.1f} s")
+    with ThreadPoolExecutor(len(languages)) as pool:  # one Sphinx process per language, side by side
+        built = {language: pool.submit(timed_sphinx, language, fresh) for language in languages}
+        for language, job in built.items():
+            say(f"{language} built in {job.result():.1f} s")
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
     report = {"executed": stale, "cells_executed": cells, "experiments": computed,

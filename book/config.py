@@ -28,7 +28,6 @@ SECOND_RELEASE: str = _BOOK["second-release"]
 SITE_URL: str = _BOOK["site-url"].rstrip("/") + "/"
 REPOSITORY: str = _BOOK["repository"].rstrip("/")
 COURSE_URL: str = _BOOK["course-url"]
-LAST_PAGES: list[str] = list(_BOOK["last-pages"])
 
 DEPENDENCIES: list[str] = list(_PYPROJECT["project"]["dependencies"])
 TORCH_REQUIREMENT: str = next(d for d in DEPENDENCIES if re.match(r"torch\b", d))
