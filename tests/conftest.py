@@ -7,14 +7,17 @@ number of steps: the step-0 probe gradients, for example, are taken before the f
 The end-to-end run spreads over two workers (pytest-xdist; see E2E_WORKERS below).
 """
 
+import contextlib
 import fcntl
+import functools
+import http.server
 import json
 import re
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
@@ -30,6 +33,32 @@ FEW_STEPS = 3
 SUBPROCESS_TIMEOUT_S = 300
 SITE = config.SITE
 BUILD = [sys.executable, "-m", "book", "build"]  # run in the repository (or copy) to build
+CHROMIUM = "/usr/bin/chromium"  # Debian's (apt-get install -y chromium), driven by Playwright
+
+
+def needs(reason):
+    """A tool the test needs is missing: a failure in CI, which must install it; a skip elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder):
+    """A local HTTP server of `folder` (as a static host serves it): yields its address."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
 
 
 def build(repo, *languages, timeout=1800):
@@ -246,6 +275,21 @@ def site():
             lock.truncate()
             lock.write(run or "")
     return SITE
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, through Playwright (never a downloaded browser)."""
+    if not Path(CHROMIUM).exists():
+        needs(f"{CHROMIUM} is missing: `apt-get install -y chromium` (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield browser
+        browser.close()
 
 
 @pytest.fixture(scope="session")

@@ -3,15 +3,10 @@ machine, and a real browser (Debian's Chromium): the header buttons on a phone, 
 desktop, no sideways scroll on a phone, the switcher keeping the reader's place, the root page
 remembering the reader's language, print, and axe-core in light and dark mode."""
 
-import functools
-import http.server
 import json
-import os
 import re
 import subprocess
-import sys
 import tempfile
-import threading
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -20,10 +15,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 BREAK_PAGE = "breaks/25-inplace-autograd.html"
-CHROMIUM = "/usr/bin/chromium"
 AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked at on purpose
 
 from book.config import SITE_URL
+from conftest import needs, serve
 from book.sphinxext.bilingual import labels, mirror_problems, page_sources
 from book.sphinxext.status import TABLE_WORDS
 
@@ -45,13 +40,6 @@ def browse(server, path):
     """A page of every_page in the browser. The root page sends the reader on to a language unless
     asked to show its choice (?choose)."""
     return f"{server}/{path}" + ("?choose" if path == "index.html" else "")
-
-
-def needs(reason):
-    """A tool the test needs is missing: a failure in CI, which must install it; a skip elsewhere."""
-    if os.environ.get("CI"):
-        pytest.fail(reason)
-    pytest.skip(reason)
 
 
 def test_source_trees_mirror_each_other():
@@ -244,33 +232,10 @@ def test_spanish_prose_writes_the_decimal_comma(site):
 
 # ---------------------------------------------------------------- real browser
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(site):
-    handler = functools.partial(QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        needs(f"{CHROMIUM} is missing: `apt-get install -y chromium` (.ci/run does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
-        browser.close()
+    with serve(site) as address:
+        yield address
 
 
 def test_browser_switch_language_tabs_and_hints(server, browser, site):
