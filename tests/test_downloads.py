@@ -33,7 +33,7 @@ from urllib.parse import urljoin
 import nbformat
 import pytest
 
-from test_site import MACHINE_PATHS, browser, html_pages, server, watch  # noqa: F401 - fixtures, shared
+from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
