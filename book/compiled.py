@@ -1,6 +1,7 @@
 """Run A and run B under torch.compile, one backend at a time: whether it raises, when, and with what.
 
-The backends that run on a CPU machine with nothing to download:
+The three backends measured (each runs on a CPU machine with nothing to download; torch has more,
+mostly debugging variants of these):
 
 - ``eager``: TorchDynamo captures the forward as a graph and runs it with PyTorch's own kernels;
   autograd records the same graph as without compiling;

@@ -70,6 +70,18 @@ VALUES = {  # drift.history's values that are words; None: measured, and the mes
     "en": {"holds": "✓ holds", "fails": "✗ fails", "n/a": "n/a", "available": "available", None: "(none)"},
 }
 
+MEASURED = {  # the words a record's torch.compile fields hold, as each language's table writes them
+    "es": {"bitwise": "idénticos bit a bit", "close": "próximos", "differ": "distintos", "None": "(ninguno)",
+           "True": "sí", "False": "no", "n/a": "no aplica", "compile": "al compilar", "backward": "en backward()"},
+    "en": {"None": "(none)", "True": "yes", "False": "no", "compile": "at compile", "backward": "at backward()"},
+}
+
+
+def record_word(value, language):
+    """A record's word (bitwise, None, ...) as the page's language writes it; other text as it is."""
+    return MEASURED[language].get(value, value)
+
+
 WHY = {  # why "n/a", from what drift.history.reason keeps of a check's words
     "es": {"missing": "falta {}", "refused": "torch rechaza torch.compile en este Python: {}",
            "compiler": "no hay compilador de C++ para inductor"},
@@ -163,6 +175,8 @@ def shown(history, thing, span, language, previous=None):
         return text
     if span.value is None:
         return html.escape(words[None])
+    if str(span.value) in MEASURED[language]:
+        return html.escape(record_word(str(span.value), language))
     return long_value(span.value, previous and previous.value, history.excerpt)
 
 def label(thing):
@@ -305,7 +319,7 @@ def table(language, kind, releases, live_release, rows, excerpt):
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
             text = "—" if value is None else long_value(value, values[i - 1] if changed else None, excerpt) \
-                if len(str(value)) > SHORT else html.escape(str(value))
+                if len(str(value)) > SHORT else html.escape(record_word(str(value), language))
             cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
         body.append(f"<tr><th><code>{html.escape(name)}</code></th>{''.join(cells)}</tr>")
     return (f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'

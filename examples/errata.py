@@ -15,6 +15,9 @@ SEED = {  # quoted from the draft, verbatim
     "producer": "NativeLayerNormBackward",
     "torch": "PyTorch ≥ 1.5",
     "accuracy": "3-10%",
+    "accuracy_sentence": "La precisión en test es peor que la baseline en 3-10%",
+    # the draft's words about run B's "variant 2", one line so that the quote stays whole
+    "variant2": "Ejecución B (variante 2, sin detección de anomalías): puede computar en silencio gradientes erróneos (si un tensor guardado era la entrada de la op in-place) o crashear con un error menos informativo.",  # noqa: E501
     "breaks": "F.relu(x) → F.relu_(x), x.exp() → x.exp_()",
 }
 

@@ -64,7 +64,7 @@ def _training_figure(results, language):
         ax_acc.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}".replace(".", ",")))
     return fig
 
-LN_GAINS = {"es": "las ganancias de las LayerNorm", "en": "the LayerNorm gains"}
+LN_GAINS = {"es": "los pesos de las LayerNorm", "en": "the LayerNorm weights"}
 WHY_GAINS = {"es": ", cuyo gradiente lee justo la entrada sobrescrita,",
              "en": ", whose gradient reads the overwritten input itself,"}
 PARAMETER = {"es": "el parámetro", "en": "the parameter"}

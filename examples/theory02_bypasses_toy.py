@@ -1,4 +1,4 @@
-# Three ways to overwrite a saved tensor without PyTorch noticing. The forward is y = exp(a),
+# Four ways to overwrite a saved tensor without PyTorch noticing. The forward is y = exp(a),
 # whose backward multiplies by the saved y; after the forward, y is doubled in place.
 # The right gradient of y.sum() is exp(a); a backward that reads the doubled y returns 2 exp(a).
 import torch
@@ -29,6 +29,8 @@ def run(variant):
     loss = y.sum()
     if variant == ".data":
         y.data.mul_(2)  # a write the version counter does not see
+    elif variant == "NumPy alias":
+        y.detach().numpy()[:] *= 2  # NumPy writes the memory; torch never hears of it
     else:
         y.mul_(2)
     try:
@@ -39,13 +41,13 @@ def run(variant):
     return "no error; a.grad / exp(a) = " + ", ".join(f"{r:g}" for r in ratio)
 
 
-for variant in ("y.mul_(2)", ".data", "saved_tensors_hooks", "ctx attribute"):
+for variant in ("y.mul_(2)", ".data", "NumPy alias", "saved_tensors_hooks", "ctx attribute"):
     print(f"{variant:<20} {run(variant)}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 assert run("y.mul_(2)").startswith("RuntimeError"), "the page says the plain in-place write is caught"
-for variant in (".data", "saved_tensors_hooks", "ctx attribute"):
+for variant in (".data", "NumPy alias", "saved_tensors_hooks", "ctx attribute"):
     assert run(variant) == "no error; a.grad / exp(a) = 2, 2, 2, 2, 2", \
         f"the page says {variant} returns twice the right gradient without an error"

@@ -198,6 +198,29 @@ def test_no_visible_output_is_longer_than_a_screenful(site):
     assert long == []
 
 
+def test_code_and_outputs_on_spanish_pages_say_they_are_english(site):
+    """Code and outputs stay English (one execution for both languages): on a Spanish page each
+    block carries lang="en", so that a screen reader does not read it with Spanish sounds."""
+    blocks = unmarked = 0
+    for path in html_pages(site, "es"):
+        for tag in re.findall(r'<div [^>]*class="(?:highlight-|cell_output)[^>]*>', path.read_text(encoding="utf-8")):
+            blocks += 1
+            unmarked += 'lang="en"' not in tag
+    assert blocks > 50 and unmarked == 0, f"{unmarked} of {blocks} code or output blocks without lang=\"en\""
+
+
+def test_every_image_opens_full_size(site):
+    """A figure too small to read on a phone opens on a tap: each image links to itself."""
+    images = 0
+    for page in every_page(site):
+        html = (site / page).read_text(encoding="utf-8")
+        for match in re.finditer(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"', html):
+            images += 1
+            link = html[:match.start()].rsplit("<a ", 1)[-1]
+            assert "</a>" not in link and f'href="{match.group(1)}"' in link, f"{page}: {match.group(1)} opens nowhere"
+    assert images >= 4, f"only {images} images: is the site complete?"
+
+
 def test_every_image_has_alt_text_in_its_page_language(site):
     alts = {}
     for language in ("es", "en"):
@@ -342,6 +365,74 @@ def test_no_page_scrolls_sideways_on_a_phone(server, browser, site):
     page.close()
     assert wide == {}
     assert problems == []
+
+
+# Every output block with its details opened: those whose text runs past the box's right edge
+# (what the reader cannot see without scrolling it), with the start of their widest line.
+OVERFLOWING_OUTPUTS = """() => {
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
+  return [...document.querySelectorAll("div.cell_output div.output pre")]
+    .filter((pre) => pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1)
+    .map((pre) => pre.innerText.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 60));
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_output_runs_past_its_box(server, browser, site, width):
+    """An output's verdict is often at the end of its line: every output wraps to its box, on a
+    desktop and on a phone (docs/_static/outputs.css)."""
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    found, outputs = {}, 0
+    for path in every_page(site):
+        page.goto(browse(server, path))
+        outputs += page.locator("div.cell_output div.output pre").count()
+        if overflowing := page.evaluate(OVERFLOWING_OUTPUTS):
+            found[path] = overflowing
+    page.close()
+    assert outputs > 30, f"only {outputs} output blocks found: is the site complete?"
+    assert found == {}, f"outputs wider than their box at {width} px (page: the start of the widest line): {found}"
+
+
+SEARCH_SUMMARY = {"es": r"^Búsqueda terminada: \d+ páginas coinciden", "en": r"^Search finished, found \d+ pages"}
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_search_says_how_many_pages_it_found_in_the_page_language(server, browser, language):
+    """The search page ends with a summary in its language (Sphinx's Spanish catalog leaves it
+    empty: book.sphinxext.bilingual fills it from docs/locale)."""
+    page = browser.new_page()
+    page.goto(f"{server}/{language}/search.html?q=version")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:  # the summary comes once every result is shown
+        page.wait_for_function("() => (document.querySelector('#search-results p.search-summary') || {})"
+                               ".innerText", timeout=30_000)
+        text = page.locator("#search-results p.search-summary").inner_text()
+    except PlaywrightTimeout:
+        text = ""
+    page.close()
+    assert re.search(SEARCH_SUMMARY[language], text), (
+        f"the search summary reads {text!r}: if it is empty, the language's JavaScript catalog "
+        "(_static/translations.js) lacks the string; add it to docs/locale/<language>/LC_MESSAGES/sphinx.po")
+
+
+PAGE_WEIGHT_LIMIT = 1_200_000  # bytes the break page loads, uncompressed (a reader on a phone)
+LOADED_BYTES = """() => [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")]
+  .reduce((total, entry) => total + entry.decodedBodySize, 0)"""
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_break_page_is_light(server, browser, language):
+    """What the break page loads (HTML, styles, scripts, fonts, figures) stays under the limit:
+    book.sphinxext drops the scripts the theme loads that the pages do not use."""
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(browse(server, f"{language}/{BREAK_PAGE}"))
+    page.wait_for_load_state("networkidle")
+    weight = page.evaluate(LOADED_BYTES)
+    loaded = page.evaluate("() => performance.getEntriesByType('resource').map((e) => [e.decodedBodySize, e.name])")
+    page.close()
+    heaviest = sorted(loaded, reverse=True)[:5]
+    assert weight <= PAGE_WEIGHT_LIMIT, f"the break page loads {weight:,} bytes; the heaviest: {heaviest}"
 
 
 def test_switcher_carries_the_section_in_view(server, browser):
@@ -511,6 +602,48 @@ def test_axe_finds_no_serious_violations_in_light_and_dark_mode(server, browser,
         + json.dumps(new, indent=1, ensure_ascii=False))
     known = {v for v in KNOWN_VIOLATIONS if v[1] in axe_pages(site, language)}
     assert known <= found.keys(), f"fixed, to remove from KNOWN_VIOLATIONS: {known - found.keys()}"
+
+
+def squeezed(text):
+    """text without white space and with ligatures undone (the PDF's text spaces inline code
+    apart from the punctuation after it, and writes "fi" as one glyph), to compare with the page."""
+    import unicodedata
+
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def pdf_text(pdf):
+    """(number of pages, the PDF's text, squeezed)."""
+    import io
+
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(pdf))
+    return len(reader.pages), squeezed(" ".join(p.extract_text() or "" for p in reader.pages))
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_the_pdf_holds_every_tab_every_dropdown_and_the_first_compatibility_table(server, browser, language):
+    """page.pdf() as a reader's Ctrl+P (without the beforeprint event that book.js answers): run
+    B's line from the second tab, the last hint from its closed dropdown, and the compatibility
+    page's first table (its header and its first row's label) are in the PDF's text."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{server}/{language}/{BREAK_PAGE}")
+    run_b = squeezed(page.locator(".sphinx-tabs-panel").nth(1).locator("pre").text_content() or "")
+    hint = squeezed(page.locator("#phase-25-hints details.sd-dropdown").nth(2).locator(".sd-summary-content")
+                    .text_content() or "")
+    pages, text = pdf_text(page.pdf(format="A4"))
+    assert run_b.startswith("h.add_(") and run_b in text, f"run B's tab is not printed: {run_b!r}"
+    assert hint[:60] in text, f"the third hint, closed, is not printed: {hint[:60]!r}"
+    page.goto(f"{server}/{language}/compatibility.html")
+    table = page.locator(".bd-article table").first
+    header = [squeezed(c) for c in table.locator("thead th").all_text_contents()]
+    first_label = squeezed(table.locator("tbody tr").first.locator("th, td").first.text_content() or "")
+    compat_pages, compat_text = pdf_text(page.pdf(format="A4"))
+    page.close()
+    assert header and all(h in compat_text for h in header), f"the table's header is not printed whole: {header}"
+    assert first_label and first_label in compat_text, f"its first row is not printed: {first_label!r}"
+    assert pages < 60 and compat_pages < 60, f"{pages} and {compat_pages} pages: is print laying out a page per line?"
 
 
 # A remembered language, one book in two languages for search engines, and print (issue 12)

@@ -12,6 +12,7 @@
 - every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
 """
 
+import json
 import posixpath
 import re
 from collections.abc import Collection, Iterable
@@ -206,6 +207,49 @@ def add_switcher(app: "Sphinx", pagename: str, templatename: str, context: dict[
                        book_shared_anchors=shared_anchors(app.env, pagename))
 
 
+CODE_LANGUAGE = "en"  # code, identifiers and outputs stay English in every language's pages
+CODE_BLOCK = re.compile(r'<div class="((?:highlight-|cell_output)[^"]*)"')
+
+
+def mark_code_language(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
+                       doctree: nodes.document | None) -> None:
+    """On a page in another language, each code block and cell output says it is English
+    (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English."""
+    if app.config.language != CODE_LANGUAGE and "body" in context:
+        context["body"] = CODE_BLOCK.sub(rf'<div lang="{CODE_LANGUAGE}" class="\1"', context["body"])
+
+
+JS_TRANSLATIONS = "_static/translations.js"
+JS_CATALOG = re.compile(r"(?s)Documentation\.addTranslations\((\{.*\})\);")
+
+
+def complete_js_translations(app: "Sphinx", exception: Exception | None) -> None:
+    """Sphinx's JavaScript catalog of the page language, with the strings it leaves empty taken
+    from docs/locale's catalog (its Spanish one has no search summary: the search page said
+    nothing after its results)."""
+    if exception or app.builder.format != "html" or app.config.language == CODE_LANGUAGE:
+        return
+    from babel.messages.pofile import read_po
+
+    po = config.DOCS / "locale" / app.config.language / "LC_MESSAGES" / "sphinx.po"
+    js = Path(app.builder.outdir) / JS_TRANSLATIONS
+    if not (po.exists() and js.exists()):
+        return
+    with po.open("rb") as source:
+        catalog = read_po(source)
+    text = js.read_text(encoding="utf-8")
+    found = JS_CATALOG.search(text)
+    assert found, f"{js}: not the catalog Sphinx writes (Documentation.addTranslations({{...}}))"
+    data = json.loads(found.group(1))
+    for message in catalog:
+        key = message.id[0] if isinstance(message.id, tuple) else message.id
+        translated = list(message.string) if isinstance(message.string, tuple) else message.string or ""
+        if key in data["messages"] and not any(data["messages"][key]) and any(translated):
+            data["messages"][key] = translated
+    filled = json.dumps(data, ensure_ascii=False, indent=4, sort_keys=True)
+    js.write_text(text[:found.start(1)] + filled + text[found.end(1):], encoding="utf-8")
+
+
 def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     from myst_nb.sphinx_ import NbMetadataCollector
 
@@ -222,5 +266,7 @@ def setup(app: "Sphinx") -> None:
     app.connect("builder-inited", relocate_execution_folder, priority=900)
     app.connect("env-check-consistency", check_mirror)
     app.connect("html-page-context", add_switcher)
+    app.connect("html-page-context", mark_code_language)
     app.connect("doctree-resolved", check_stamp)
     app.connect("build-finished", write_site_root)
+    app.connect("build-finished", complete_js_translations)

@@ -82,11 +82,11 @@ function nameByVisibleText() {
     .forEach((element) => element.removeAttribute("aria-label"));
 }
 
-// A wide table scrolls in its own box: a keyboard must reach the box to scroll it (axe:
+// A wide or long table scrolls in its own box: a keyboard must reach the box to scroll it (axe:
 // scrollable-region-focusable), as the theme does for code blocks and cell outputs.
 function tabStopsOnScrollingTables() {
   const update = () => document.querySelectorAll(".book-compat-scroll").forEach((box) => {
-    box.tabIndex = box.scrollWidth > box.clientWidth ? 0 : -1;
+    box.tabIndex = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight ? 0 : -1;
   });
   window.addEventListener("resize", update);
   update();

@@ -1,0 +1,46 @@
+# What "output 0 of ..." names when the saved tensor is not an op's input:
+# two ops that save their own output, then a saved view.
+import torch
+
+x = torch.randn(4, requires_grad=True)
+
+
+def named_op(forward):
+    try:
+        forward().sum().backward()
+    except RuntimeError as exc:
+        return str(exc).split("output 0 of ")[1].split(",")[0]
+
+
+def tanh_then_relu_():
+    y = torch.tanh(x)  # tanh saves its output y
+    return y.relu_()  # relu_ writes y
+
+
+def exp_then_mul_():
+    y = x.exp()  # exp saves its output y
+    return y.mul_(2)  # mul_ writes y
+
+
+def view_then_add_():
+    h = x * 1
+    v = h.view(2, 2)
+    y = v * v  # mul saves v, a view of h
+    h.add_(1)  # add_ writes h, and so v
+    return y
+
+
+for forward in (tanh_then_relu_, exp_then_mul_, view_then_add_):
+    print(f"{forward.__name__:<16} output 0 of {named_op(forward)}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+named = {f.__name__: named_op(f) for f in (tanh_then_relu_, exp_then_mul_, view_then_add_)}
+assert named["tanh_then_relu_"].lower().startswith("tanh"), "the page says tanh's saved output is named tanh"
+assert named["exp_then_mul_"].lower().startswith("exp"), "the page says exp's saved output is named exp"
+assert not any(w in n.lower() for n in named.values() for w in ("relu", "mul", "add")), \
+    "the page says the op that wrote the saved tensor is not named"
+glue("view_name", named["view_then_add_"])
