@@ -216,7 +216,7 @@ def mark_code_language(app: "Sphinx", pagename: str, templatename: str, context:
     """On a page in another language, each code block and cell output says it is English
     (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English."""
     if app.config.language != CODE_LANGUAGE and "body" in context:
-        context["body"] = CODE_BLOCK.sub(rf'<div lang="{CODE_LANGUAGE}" class="\1"', context["body"])
+        context["body"] = CODE_BLOCK.sub(rf'<div class="\1" lang="{CODE_LANGUAGE}"', context["body"])
 
 
 JS_TRANSLATIONS = "_static/translations.js"
