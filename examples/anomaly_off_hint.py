@@ -2,14 +2,17 @@
 from book import message
 from book.experiments import run_b
 
-runs = {anomaly: run_b(anomaly) for anomaly in (False, True)}  # one forward + backward of B each
+# one forward + backward of B each
+runs = {anomaly: run_b(anomaly) for anomaly in (False, True)}
 for anomaly, failure in runs.items():
     print(f"detect_anomaly={anomaly}: backward raised: {failure is not None}; "
-          f"forward-traceback warnings: {len(failure.warnings) if failure else 0}")
+          "forward-traceback warnings: "
+          f"{len(failure.warnings) if failure else 0}")
 
 off, on = (message.parts(runs[anomaly].error) for anomaly in (False, True))
 print("message identical up to 'Hint:':",
-      message.before_hint(runs[False].error) == message.before_hint(runs[True].error))
+      message.before_hint(runs[False].error)
+      == message.before_hint(runs[True].error))
 print("Hint, anomaly off:", off["hint"])
 print("Hint, anomaly on: ", on["hint"])
 failing = message.anomaly_node(runs[True].warnings)

@@ -34,7 +34,8 @@ for name, node, version in backward_order:
         verdict = "stale" if stale else "stale: backward raises here"
         stale.append(name)
     print(f"{name:<14} saved h at version {version}, now {now}: {verdict}")
-print(f"stale: {len(stale)} of {len(saved)} LayerNorms; backward meets {stale[0]} first")
+print(f"stale: {len(stale)} of {len(saved)} LayerNorms; "
+      f"backward meets {stale[0]} first")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

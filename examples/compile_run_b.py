@@ -9,10 +9,12 @@ from minigpt.train import build_model, model_config
 
 data = build_dataset()
 x, y = probe_batch(data)
-raised, warned = {}, {}  # backend -> (where, the error); backend -> warning texts
+# backend -> (where, the error); backend -> warning texts
+raised, warned = {}, {}
 for backend in ("eager", "aot_eager", "inductor"):
     torch._dynamo.reset()  # forget what the previous backend compiled
-    model = torch.compile(build_model(model_config(data, inplace=True), seed=0), backend=backend)
+    model = torch.compile(build_model(model_config(data, inplace=True), seed=0),
+                          backend=backend)
     where = "first call"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

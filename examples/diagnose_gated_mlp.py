@@ -7,8 +7,9 @@ import sys
 
 from book.config import EXAMPLES
 
-done = subprocess.run([sys.executable, "-m", "minigpt.diagnose", "gated_mlp.py"],
-                      cwd=EXAMPLES, capture_output=True, text=True)
+done = subprocess.run(
+    [sys.executable, "-m", "minigpt.diagnose", "gated_mlp.py"],
+    cwd=EXAMPLES, capture_output=True, text=True)
 print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
 
 

@@ -10,7 +10,8 @@ from book.config import EXAMPLES
 runs = {}
 for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
     runs[" ".join(arguments)] = done = subprocess.run(
-        [sys.executable, "-m", "minigpt.diagnose", *arguments], cwd=EXAMPLES, capture_output=True, text=True)
+        [sys.executable, "-m", "minigpt.diagnose", *arguments],
+        cwd=EXAMPLES, capture_output=True, text=True)
     print(f"$ python -m minigpt.diagnose {' '.join(arguments)}")
     print(done.stdout + done.stderr + f"[exit status {done.returncode}]\n")
 

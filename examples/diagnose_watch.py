@@ -1,6 +1,6 @@
 # In a notebook or a training loop: watch() examines every backward run inside
-# the with block. Here the RNN's loop is fixed (h = h + ..., a new tensor at each
-# step), and the diagnoser finds nothing.
+# the with block. Here the RNN's loop is fixed (h = h + ..., a new tensor at
+# each step), and the diagnoser finds nothing.
 import torch
 import torch.nn as nn
 
@@ -17,7 +17,8 @@ with watch() as watched:
         h = h + cell(x_t, h)
     loss = nn.functional.mse_loss(readout(h), target)
     loss.backward()
-print(f"loss {loss.item():.4f}; gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")
+print(f"loss {loss.item():.4f}; "
+      f"gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,5 +1,5 @@
-# The first draft's claims, checked against this PyTorch. The draft's example had
-# one sequence of 8 tokens, so run B is replayed on an input of that shape.
+# The first draft's claims, checked against this PyTorch. The draft's example
+# had one sequence of 8 tokens, so run B is replayed on an input of that shape.
 import torch
 
 from book import message
@@ -15,9 +15,14 @@ SEED = {  # quoted from the draft, verbatim
     "producer": "NativeLayerNormBackward",
     "torch": "PyTorch ≥ 1.5",
     "accuracy": "3-10%",
-    "accuracy_sentence": "La precisión en test es peor que la baseline en 3-10%",
-    # the draft's words about run B's "variant 2", one line so that the quote stays whole
-    "variant2": "Ejecución B (variante 2, sin detección de anomalías): puede computar en silencio gradientes erróneos (si un tensor guardado era la entrada de la op in-place) o crashear con un error menos informativo.",  # noqa: E501
+    "accuracy_sentence": (
+        "La precisión en test es peor que la baseline en 3-10%"),
+    # the draft's words about run B's "variant 2"
+    "variant2": (
+        "Ejecución B (variante 2, sin detección de anomalías): "
+        "puede computar en silencio gradientes erróneos "
+        "(si un tensor guardado era la entrada de la op in-place) "
+        "o crashear con un error menos informativo."),
     "breaks": "F.relu(x) → F.relu_(x), x.exp() → x.exp_()",
 }
 
@@ -27,7 +32,8 @@ x, y = x[:1, :8], y[:1, :8]  # the draft's shape
 
 
 def run_b(anomaly):
-    """Run B's backward failure on the draft-shaped input (None if it completed)."""
+    """Run B's backward failure on the draft-shaped input (None if it
+    completed)."""
     model = build_model(model_config(data, inplace=True), seed=0)
     return try_backward(model, x, y, anomaly)
 
@@ -35,7 +41,8 @@ def run_b(anomaly):
 on, off = run_b(anomaly=True), run_b(anomaly=False)
 parts = message.parts(on.error)
 shape, producer = parts["tensor"], parts["output_of"]
-claim = (f"which is output 0 of {producer}, is at version {parts['version_now']}; "
+claim = (f"which is output 0 of {producer}, "
+         f"is at version {parts['version_now']}; "
          f"expected version {parts['version_expected']} instead.")
 failing_node = message.anomaly_node(on.warnings)
 safe = {switch: identical(gradients(), gradients(**{switch: True}))

@@ -1,4 +1,5 @@
-# Three fixes, each checked against run A's gradients (same weights, same batch).
+# Three fixes, each checked against run A's gradients
+# (same weights, same batch).
 import torch
 
 from minigpt.compare import identical
@@ -8,7 +9,8 @@ from minigpt.train import build_model, model_config
 
 
 class CloneThenAdd(Block):
-    """Still an in-place add, but into a fresh copy that no saved tensor refers to."""
+    """Still an in-place add, but into a fresh copy that no saved tensor
+    refers to."""
 
     def forward(self, h):
         update = self.attn(self.ln1(h))  # ln1 saves h ...
@@ -21,7 +23,8 @@ class CloneThenAdd(Block):
 
 
 class CloneTooEarly(Block):
-    """The tempting one-liner: the clone comes first, and ln1 saves the clone."""
+    """The tempting one-liner: the clone comes first, and ln1 saves the
+    clone."""
 
     def forward(self, h):
         h = h.clone()
@@ -46,7 +49,8 @@ def with_blocks(block_class):
 
 data = build_dataset()
 x, y = probe_batch(data)
-grads_a = gradients(build_model(model_config(data), seed=0))  # fix 1: h = h + ...
+# fix 1: h = h + ...
+grads_a = gradients(build_model(model_config(data), seed=0))
 
 # Fix 2: clone, then add in place.
 clone_then_add = identical(grads_a, gradients(with_blocks(CloneThenAdd)))

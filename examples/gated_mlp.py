@@ -9,7 +9,8 @@ class GatedMLP(nn.Module):
     def __init__(self, width=8, hidden=16):
         super().__init__()
         self.value = nn.Linear(width, hidden)
-        self.gate = nn.Sequential(nn.Linear(width, hidden), nn.Sigmoid(), nn.ReLU(inplace=True))
+        self.gate = nn.Sequential(nn.Linear(width, hidden), nn.Sigmoid(),
+                                  nn.ReLU(inplace=True))
         self.out = nn.Linear(hidden, 1)
 
     def forward(self, x):

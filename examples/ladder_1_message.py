@@ -15,7 +15,8 @@ except RuntimeError as exc:
 now, saved = int(parts["version_now"]), int(parts["version_expected"])
 batch, tokens, width = x.size(0), x.size(1), model.config.n_embd
 print(f"tensor: {parts['tensor']}")
-print(f"  (batch, tokens, n_embd) = ({batch}, {tokens}, {width}): an activation")
+print(f"  (batch, tokens, n_embd) = ({batch}, {tokens}, {width}): "
+      "an activation")
 print(f"output 0 of: {parts['output_of']} (the op that wrote h last)")
 print(f"version now / when saved: {now} / {saved}: "
       f"{now - saved} in-place write(s) since it was saved")

@@ -18,7 +18,8 @@ for switches in ({"inplace": True, "bypass": "hooks"},
                  {"inplace": True, "bypass": "data"},
                  {"relu_inplace": True, "exp_inplace": True}):
     name = ", ".join(f"{k}={v}" for k, v in switches.items())
-    others[name] = diagnose(build_model(model_config(data, **switches), seed=0), x, y)
+    others[name] = diagnose(
+        build_model(model_config(data, **switches), seed=0), x, y)
     print(f"{name}:\n  {others[name].summary()}")
 
 

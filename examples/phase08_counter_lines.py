@@ -1,14 +1,17 @@
-# The version counter, as added to the engine: every line of tapegrad/engine.py marked for it.
+# The version counter, as added to the engine: every line of tapegrad/engine.py
+# marked for it.
 import inspect
 
 import tapegrad.engine
 
 lines, _ = inspect.getsourcelines(tapegrad.engine)
 marked = [(number, line.rstrip()) for number, line in enumerate(lines, 1)
-          if line.rstrip().endswith("# version counter") or "# version counter:" in line]
+          if line.rstrip().endswith("# version counter")
+          or "# version counter:" in line]
 for number, line in marked:
     print(f"engine.py:{number:<4} {line.strip()}")
-print(f"\n{len(marked)} lines; the comparison is made under Tape(check_versions=True)")
+print(f"\n{len(marked)} lines; "
+      "the comparison is made under Tape(check_versions=True)")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,5 +1,5 @@
-# First, the hand-written engine is right: the gradients its tape walk gives for the
-# out-of-place residual block match central finite differences.
+# First, the hand-written engine is right: the gradients its tape walk gives for
+# the out-of-place residual block match central finite differences.
 import numpy as np
 
 from tapegrad.block import finite_differences, init_params, loss_and_gradients
@@ -8,10 +8,12 @@ params = init_params(seed=0)
 loss, grads = loss_and_gradients(params, inplace=False)
 numeric = finite_differences(params)
 print(f"loss = {loss:.6f}")
-print(f"{'parameter':<10}{'shape':<10}max |tape - finite differences| / max |finite differences|")
+print(f"{'parameter':<10}{'shape':<10}"
+      "max |tape - finite differences| / max |finite differences|")
 errors = {}
 for name, grad in grads.items():
-    errors[name] = np.abs(grad - numeric[name]).max() / np.abs(numeric[name]).max()
+    errors[name] = (np.abs(grad - numeric[name]).max()
+                    / np.abs(numeric[name]).max())
     print(f"{name:<10}{str(list(grad.shape)):<10}{errors[name]:.1e}")
 
 

@@ -17,11 +17,13 @@ from book.tracebacks import brief, excerpt
 A = "phase-25-train inplace=false"
 B_ANOMALY = "phase-25-train inplace=true detect_anomaly=true"
 B = "phase-25-train inplace=true detect_anomaly=false"
-COMMANDS = [  # (what follows `just`, the exit status it should have, what it waits for)
+# (what follows `just`, the exit status it should have, what it waits for)
+COMMANDS = [
     (A, 0, ()),
     (B_ANOMALY, 1, ()),
     (B, 1, (B_ANOMALY,)),  # both write experiments/25-B
-    ("phase-25-grad-compare experiments/25-A experiments/25-B", 0, (A, B)),  # the newest run B
+    # the newest run B
+    ("phase-25-grad-compare experiments/25-A experiments/25-B", 0, (A, B)),
     ("phase-25-silent", 0, (A,)),  # compares its run with run A
 ]
 justfile = REPO / "justfile"
@@ -33,15 +35,19 @@ def just(arguments, scratch, after=()):
     for needed in after:
         needed.result()  # wait for the commands this one needs
     done = subprocess.run(
-        ["just", "--justfile", str(justfile), "--working-directory", scratch, *arguments.split()],
+        ["just", "--justfile", str(justfile),
+         "--working-directory", scratch, *arguments.split()],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return done.stdout, done.returncode
 
 
-with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(len(COMMANDS)) as pool:
+with (tempfile.TemporaryDirectory() as scratch,
+      ThreadPoolExecutor(len(COMMANDS)) as pool):
     runs = {}
-    for arguments, _, needs in COMMANDS:  # listed after the commands each one needs
-        runs[arguments] = pool.submit(just, arguments, scratch, [runs[n] for n in needs])
+    # listed after the commands each one needs
+    for arguments, _, needs in COMMANDS:
+        runs[arguments] = pool.submit(just, arguments, scratch,
+                                      [runs[n] for n in needs])
     outputs = {arguments: run.result() for arguments, run in runs.items()}
 statuses = []
 for arguments, _, _ in COMMANDS:

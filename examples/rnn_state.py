@@ -13,10 +13,12 @@ cell = nn.RNNCell(input_size=4, hidden_size=8)
 readout = nn.Linear(8, 1)
 xs, target = torch.randn(5, 2, 4), torch.randn(2, 1)
 
-with torch.autograd.graph.save_on_cpu() if offload else contextlib.nullcontext():
+with (torch.autograd.graph.save_on_cpu() if offload
+      else contextlib.nullcontext()):
     h = torch.zeros(2, 8)
     for x_t in xs:
         h += cell(x_t, h)  # the running state, updated in place
     loss = nn.functional.mse_loss(readout(h), target)
 loss.backward()
-print(f"loss {loss.item():.4f}; gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")
+print(f"loss {loss.item():.4f}; "
+      f"gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")

@@ -1,5 +1,6 @@
-# Unsafe: in place on a leaf that requires grad (a parameter). Refused at the op itself,
-# before any backward: the write would replace the value the gradient is taken with respect to.
+# Unsafe: in place on a leaf that requires grad (a parameter). Refused at the op
+# itself, before any backward: the write would replace the value the gradient
+# is taken with respect to.
 import torch
 
 w = torch.ones(3, requires_grad=True)

@@ -1,6 +1,7 @@
 # Unsafe: in place on an output of split, as in the attention block's
-# q, k, v = self.qkv(x).split(C, dim=2). split returns three views of one tensor, and autograd
-# refuses an in-place write into any of them at the op itself, before any backward.
+# q, k, v = self.qkv(x).split(C, dim=2). split returns three views of one
+# tensor, and autograd refuses an in-place write into any of them at the op
+# itself, before any backward.
 import math
 
 import torch

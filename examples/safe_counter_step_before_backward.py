@@ -1,5 +1,6 @@
-# Unsafe: optimizer.step() between a forward and its backward. The step writes the parameters
-# in place, and the graph of that forward saved them (a Linear keeps its weight).
+# Unsafe: optimizer.step() between a forward and its backward. The step writes
+# the parameters in place, and the graph of that forward saved them (a Linear
+# keeps its weight).
 import torch
 
 from minigpt.data import build_dataset, probe_batch

@@ -1,5 +1,6 @@
-# Safe: in-place dropout on a Linear's output. The Linear saved its input and weight; dropout
-# saves its mask. Same random seed on both sides, so the same units are dropped.
+# Safe: in-place dropout on a Linear's output. The Linear saved its input and
+# weight; dropout saves its mask. Same random seed on both sides, so the same
+# units are dropped.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -21,13 +22,16 @@ def gradients(inplace):
 
 
 def saved(node):
-    return {n.removeprefix("_saved_"): list(getattr(node, n).shape) for n in dir(node)
-            if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)}
+    return {n.removeprefix("_saved_"): list(getattr(node, n).shape)
+            for n in dir(node)
+            if n.startswith("_saved_")
+            and isinstance(getattr(node, n), torch.Tensor)}
 
 
 hidden = F.dropout(fc(x), p=0.2, training=True, inplace=True)
 print("dropout's node:", hidden.grad_fn.name(), "saved", saved(hidden.grad_fn),
-      "(the scaled mask); its input's node:", hidden.grad_fn.next_functions[0][0].name(),
+      "(the scaled mask); its input's node:",
+      hidden.grad_fn.next_functions[0][0].name(),
       "saved", saved(hidden.grad_fn.next_functions[0][0]))
 same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
 print(f"gradients of the input and of both Linears bitwise equal: {same}")

@@ -1,5 +1,6 @@
-# Safe: tok_emb += pos_emb, the mini-GPT's first line written in place. The embedding saved
-# the token indices, not its output; the sum saves nothing. The rest is the mini-GPT's own forward.
+# Safe: tok_emb += pos_emb, the mini-GPT's first line written in place. The
+# embedding saved the token indices, not its output; the sum saves nothing. The
+# rest is the mini-GPT's own forward.
 import torch
 import torch.nn.functional as F
 
@@ -21,22 +22,26 @@ def gradients(inplace):
     for block in model.blocks:
         h = block(h)
     logits = model.head(model.ln_f(h))
-    F.cross_entropy(logits.view(-1, logits.size(-1)), y.reshape(-1), ignore_index=-1).backward()
+    F.cross_entropy(logits.view(-1, logits.size(-1)), y.reshape(-1),
+                    ignore_index=-1).backward()
     grads = {name: p.grad for name, p in model.named_parameters()}
     model.zero_grad(set_to_none=True)
     return grads
 
 
 def saved(node):
-    return {n.removeprefix("_saved_"): list(getattr(node, n).shape) for n in dir(node)
-            if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)}
+    return {n.removeprefix("_saved_"): list(getattr(node, n).shape)
+            for n in dir(node)
+            if n.startswith("_saved_")
+            and isinstance(getattr(node, n), torch.Tensor)}
 
 
 lookup = model.tok_emb(x).grad_fn
 print(lookup.name(), "saved", saved(lookup), "(the token indices)")
 out_of_place, in_place = gradients(False), gradients(True)
 same = identical(out_of_place, in_place)
-print(f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}")
+print(f"mini-GPT probe batch, {len(in_place)} parameter gradients "
+      f"bitwise equal: {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,11 +1,14 @@
-# Safe: exp_ on the attention scores (GPTConfig.exp_inplace, in the softmax written by hand).
-# The tensor it overwrites, scores - max, comes from a subtraction, which saves nothing;
-# exp saves its own result, the tensor exp_ leaves behind.
+# Safe: exp_ on the attention scores (GPTConfig.exp_inplace, in the softmax
+# written by hand). The tensor it overwrites, scores - max, comes from a
+# subtraction, which saves nothing; exp saves its own result, the tensor exp_
+# leaves behind.
 from minigpt.compare import identical
 from minigpt.data import build_dataset
 from minigpt.train import switch_gradients
 
 data = build_dataset()
-out_of_place, in_place = switch_gradients(data), switch_gradients(data, exp_inplace=True)
+out_of_place, in_place = (switch_gradients(data),
+                          switch_gradients(data, exp_inplace=True))
 same = identical(out_of_place, in_place)
-print(f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}")
+print(f"mini-GPT probe batch, {len(in_place)} parameter gradients "
+      f"bitwise equal: {same}")

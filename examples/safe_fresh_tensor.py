@@ -1,5 +1,6 @@
-# Safe: writing in place into a fresh tensor (torch.zeros) that no node has saved; it then
-# joins the graph like any other tensor. Checked against the same sum written out of place.
+# Safe: writing in place into a fresh tensor (torch.zeros) that no node has
+# saved; it then joins the graph like any other tensor. Checked against the same
+# sum written out of place.
 import torch
 
 torch.manual_seed(0)

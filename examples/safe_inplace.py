@@ -4,7 +4,8 @@ import torch
 
 from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
-from minigpt.train import build_model, model_config, probe_gradients, switch_gradients
+from minigpt.train import (build_model, model_config, probe_gradients,
+                           switch_gradients)
 
 data = build_dataset()
 grads_a = switch_gradients(data)

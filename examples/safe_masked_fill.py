@@ -1,5 +1,6 @@
-# Safe: masked_fill_ on the attention scores. The matmul that produced them saved q and k,
-# the division by sqrt(d) saved only the scalar: nothing saved is overwritten.
+# Safe: masked_fill_ on the attention scores. The matmul that produced them
+# saved q and k, the division by sqrt(d) saved only the scalar: nothing saved is
+# overwritten.
 import math
 
 import torch
@@ -24,15 +25,19 @@ def gradients(inplace):
 
 
 def saved(node):
-    return {n.removeprefix("_saved_"): list(getattr(node, n).shape) for n in dir(node)
-            if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)}
+    return {n.removeprefix("_saved_"): list(getattr(node, n).shape)
+            for n in dir(node)
+            if n.startswith("_saved_")
+            and isinstance(getattr(node, n), torch.Tensor)}
 
 
 scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
 division, product = scores.grad_fn, scores.grad_fn.next_functions[0][0]
-while not saved(product):  # past the reshapes, down to the batched matrix product
+# past the reshapes, down to the batched matrix product
+while not saved(product):
     product = product.next_functions[0][0]
-print(division.name(), "saved", saved(division), "|", product.name(), "saved", saved(product))
+print(division.name(), "saved", saved(division), "|",
+      product.name(), "saved", saved(product))
 same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
 print(f"gradients of q, k, v bitwise equal: {same}")
 

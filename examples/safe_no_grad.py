@@ -1,5 +1,6 @@
-# Safe: in-place ops during inference under torch.no_grad(): no graph is recorded, so no
-# tensor is saved for a backward that will never run. Run B's in-place residual, no_grad.
+# Safe: in-place ops during inference under torch.no_grad(): no graph is
+# recorded, so no tensor is saved for a backward that will never run. Run B's
+# in-place residual, no_grad.
 import torch
 
 from minigpt.data import build_dataset, probe_batch
@@ -14,5 +15,5 @@ with torch.no_grad():
     logits_b, _ = model_b(x)
 recorded = logits_b.grad_fn is not None
 same = torch.equal(logits_a, logits_b) and not recorded
-print(f"logits of h.add_ vs h = h + ... bitwise equal: {torch.equal(logits_a, logits_b)}; "
-      f"graph recorded: {recorded}")
+print("logits of h.add_ vs h = h + ... bitwise equal: "
+      f"{torch.equal(logits_a, logits_b)}; graph recorded: {recorded}")

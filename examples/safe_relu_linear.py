@@ -1,10 +1,13 @@
-# Safe: F.relu_ right after a Linear (GPTConfig.relu_inplace). The Linear saved its input and
-# weight, not its output; ReLU saves its own result, which is what relu_ leaves behind.
+# Safe: F.relu_ right after a Linear (GPTConfig.relu_inplace). The Linear saved
+# its input and weight, not its output; ReLU saves its own result, which is what
+# relu_ leaves behind.
 from minigpt.compare import identical
 from minigpt.data import build_dataset
 from minigpt.train import switch_gradients
 
 data = build_dataset()
-out_of_place, in_place = switch_gradients(data), switch_gradients(data, relu_inplace=True)
+out_of_place, in_place = (switch_gradients(data),
+                          switch_gradients(data, relu_inplace=True))
 same = identical(out_of_place, in_place)
-print(f"mini-GPT probe batch, {len(in_place)} parameter gradients bitwise equal: {same}")
+print(f"mini-GPT probe batch, {len(in_place)} parameter gradients "
+      f"bitwise equal: {same}")

@@ -1,6 +1,6 @@
-# Run B under torch.autograd.graph.save_on_cpu(), the memory-saving context built
-# on saved-tensor hooks. Its pack hook keeps tensor.cpu(): for a CPU tensor that
-# is the tensor itself, a reference, as with identity hooks. With
+# Run B under torch.autograd.graph.save_on_cpu(), the memory-saving context
+# built on saved-tensor hooks. Its pack hook keeps tensor.cpu(): for a CPU
+# tensor that is the tensor itself, a reference, as with identity hooks. With
 # pin_memory=True it copies the tensor at save time instead.
 import torch
 

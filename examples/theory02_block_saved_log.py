@@ -1,6 +1,7 @@
-# Log every tensor one block of the mini-GPT saves for backward, with saved_tensors_hooks:
-# which module saved it, for which node, its shape and its version at save time.
-# The same block runs twice from the same weights: h = h + ... (A) and h.add_(...) (B).
+# Log every tensor one block of the mini-GPT saves for backward, with
+# saved_tensors_hooks: which module saved it, for which node, its shape and its
+# version at save time. The same block runs twice from the same weights:
+# h = h + ... (A) and h.add_(...) (B).
 import torch
 from torch.autograd.graph import saved_tensors_hooks
 
@@ -12,15 +13,19 @@ x, _ = probe_batch(data)
 
 
 def saved_log(inplace):
-    """[entry] in save order for blocks[0], and the block's input h after the forward."""
+    """[entry] in save order for blocks[0], and the block's input h after the
+    forward."""
     model = build_model(model_config(data, inplace=inplace), seed=0)
     block = model.blocks[0]
-    h = model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))  # the block's input
+    # the block's input
+    h = model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))
     log, running, read = [], ["block"], {}
 
     def pack(t):  # called once for every tensor a node saves
-        log.append(dict(module=running[-1], shape=list(t.shape), version=t._version, tensor=t,
-                        memory_of_h=t.untyped_storage().data_ptr() == h.untyped_storage().data_ptr()))
+        log.append(dict(module=running[-1], shape=list(t.shape),
+                        version=t._version, tensor=t,
+                        memory_of_h=(t.untyped_storage().data_ptr()
+                                     == h.untyped_storage().data_ptr())))
         return len(log) - 1
 
     def unpack(i):
@@ -39,7 +44,8 @@ def saved_log(inplace):
         module.register_forward_hook(leave)
     with saved_tensors_hooks(pack, unpack):
         out = block(h)
-    # Which node saved each entry: read every _saved_* slot of the graph and see what unpacks.
+    # Which node saved each entry: read every _saved_* slot of the graph and
+    # see what unpacks.
     seen, stack = set(), [out.grad_fn]
     while stack:
         node = stack.pop()
@@ -51,22 +57,27 @@ def saved_log(inplace):
             read.clear()
             getattr(node, slot)
             if "entry" in read:
-                log[read["entry"]]["node"] = f"{node.name()}.{slot.removeprefix('_saved_')}"
+                log[read["entry"]]["node"] = (
+                    f"{node.name()}.{slot.removeprefix('_saved_')}")
     return log, h
 
 
 log_a, h_a = saved_log(inplace=False)
 log_b, h_b = saved_log(inplace=True)
-same_slots = [(e["node"], e["shape"]) for e in log_a] == [(e["node"], e["shape"]) for e in log_b]
+same_slots = ([(e["node"], e["shape"]) for e in log_a]
+              == [(e["node"], e["shape"]) for e in log_b])
 
-print(f"{len(log_a)} tensors saved by one block's forward; the same slots in A and B: {same_slots}\n")
-print(f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'version at save':>15}  memory of h")
+print(f"{len(log_a)} tensors saved by one block's forward; "
+      f"the same slots in A and B: {same_slots}\n")
+print(f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}"
+      f"{'version at save':>15}  memory of h")
 print(f"{'':>2}  {'':<10}{'':<34}{'':<18}{'A':>7}{'B':>8}  {'A':>5}{'B':>6}")
 for i, (a, b) in enumerate(zip(log_a, log_b)):
     mark = lambda e: "yes" if e["memory_of_h"] else "-"
-    print(f"{i:>2}  {a['module']:<10}{a['node']:<34}{str(a['shape']):<18}{a['version']:>7}{b['version']:>8}"
-          f"  {mark(a):>5}{mark(b):>6}")
-print(f"\nafter the forward, h is at version {h_a._version} in A and {h_b._version} in B")
+    print(f"{i:>2}  {a['module']:<10}{a['node']:<34}{str(a['shape']):<18}"
+          f"{a['version']:>7}{b['version']:>8}  {mark(a):>5}{mark(b):>6}")
+print(f"\nafter the forward, h is at version {h_a._version} in A "
+      f"and {h_b._version} in B")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

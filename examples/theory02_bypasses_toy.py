@@ -1,6 +1,7 @@
-# Four ways to overwrite a saved tensor without PyTorch noticing. The forward is y = exp(a),
-# whose backward multiplies by the saved y; after the forward, y is doubled in place.
-# The right gradient of y.sum() is exp(a); a backward that reads the doubled y returns 2 exp(a).
+# Four ways to overwrite a saved tensor without PyTorch noticing. The forward is
+# y = exp(a), whose backward multiplies by the saved y; after the forward, y is
+# doubled in place. The right gradient of y.sum() is exp(a); a backward that
+# reads the doubled y returns 2 exp(a).
 import torch
 from torch.autograd.graph import saved_tensors_hooks
 
@@ -9,7 +10,8 @@ class ExpKeepingCtx(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         y = x.exp()
-        ctx.y = y  # a ctx attribute instead of ctx.save_for_backward(y): never checked
+        # a ctx attribute instead of ctx.save_for_backward(y): never checked
+        ctx.y = y
         return y
 
     @staticmethod
@@ -22,7 +24,8 @@ def run(variant):
     if variant == "ctx attribute":
         y = ExpKeepingCtx.apply(a)
     elif variant == "saved_tensors_hooks":
-        with saved_tensors_hooks(lambda t: t, lambda t: t):  # identity pack/unpack
+        # identity pack/unpack
+        with saved_tensors_hooks(lambda t: t, lambda t: t):
             y = a.exp()
     else:
         y = a.exp()
@@ -30,18 +33,21 @@ def run(variant):
     if variant == ".data":
         y.data.mul_(2)  # a write the version counter does not see
     elif variant == "NumPy alias":
-        y.detach().numpy()[:] *= 2  # NumPy writes the memory; torch never hears of it
+        # NumPy writes the memory; torch never hears of it
+        y.detach().numpy()[:] *= 2
     else:
         y.mul_(2)
     try:
         loss.backward()
     except RuntimeError as exc:
-        return "RuntimeError: ..." + str(exc).split(" inplace operation:")[1].split(" Hint:")[0]
+        return ("RuntimeError: ..."
+                + str(exc).split(" inplace operation:")[1].split(" Hint:")[0])
     ratio = (a.grad / a.detach().exp()).tolist()
     return "no error; a.grad / exp(a) = " + ", ".join(f"{r:g}" for r in ratio)
 
 
-for variant in ("y.mul_(2)", ".data", "NumPy alias", "saved_tensors_hooks", "ctx attribute"):
+for variant in ("y.mul_(2)", ".data", "NumPy alias", "saved_tensors_hooks",
+                "ctx attribute"):
     print(f"{variant:<20} {run(variant)}")
 
 

@@ -1,5 +1,5 @@
-# The check compares versions for inequality, not values: write y in place and write it back
-# exactly as it was, and backward still refuses the saved tensor.
+# The check compares versions for inequality, not values: write y in place and
+# write it back exactly as it was, and backward still refuses the saved tensor.
 import torch
 
 a = torch.linspace(-1.0, 1.0, 5, requires_grad=True)

@@ -1,10 +1,12 @@
-# What a backward node keeps from the forward: its _saved_* attributes, tensors among them.
+# What a backward node keeps from the forward: its _saved_* attributes, tensors
+# among them.
 import torch
 import torch.nn.functional as F
 
 
 def saved_tensors(node):
-    """'name [shape]' for every tensor the node saved (other saved values are sizes, dims...)."""
+    """'name [shape]' for every tensor the node saved (other saved values are
+    sizes, dims...)."""
     found = []
     for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
         value = getattr(node, name)
@@ -32,11 +34,13 @@ outputs = {
 }
 print(f"{'forward':<34}{'backward node':<26}saved tensors")
 for expression, out in outputs.items():
-    print(f"{expression:<34}{out.grad_fn.name():<26}{saved_tensors(out.grad_fn)}")
+    print(f"{expression:<34}{out.grad_fn.name():<26}"
+          f"{saved_tensors(out.grad_fn)}")
 
 # Saving keeps a reference to the same memory, not a copy.
 y = a.exp()
-print("\nexp's saved result is y's memory:", y.grad_fn._saved_result.data_ptr() == y.data_ptr())
+print("\nexp's saved result is y's memory:",
+      y.grad_fn._saved_result.data_ptr() == y.data_ptr())
 print("mul's saved self is a itself:    ", (a * b).grad_fn._saved_self is a)
 
 

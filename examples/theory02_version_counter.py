@@ -1,5 +1,6 @@
-# Every tensor carries a version counter: each in-place write bumps it. A view shares its base's
-# counter, and so does t.detach(); t.data shares the memory but starts a counter of its own.
+# Every tensor carries a version counter: each in-place write bumps it. A view
+# shares its base's counter, and so does t.detach(); t.data shares the memory
+# but starts a counter of its own.
 import torch
 
 t = torch.zeros(4)
@@ -15,12 +16,14 @@ t[0] = 5.0  # indexed assignment is an in-place write too (aten copy_)
 print(f"{'t[0] = 5.0':<28} {t._version}")
 v = t[1:3]  # a view: it shares t's counter
 v.mul_(2)
-print(f"{'v = t[1:3]; v.mul_(2)':<28} {t._version}   (v._version = {v._version})")
+print(f"{'v = t[1:3]; v.mul_(2)':<28} {t._version}   "
+      f"(v._version = {v._version})")
 t.detach().zero_()  # no history, but the same counter
 print(f"{'t.detach().zero_()':<28} {t._version}")
 d = t.data  # the same memory, a new counter that starts at 0
 d.add_(1)
-print(f"{'d = t.data; d.add_(1)':<28} {t._version}   (d._version = {d._version})")
+print(f"{'d = t.data; d.add_(1)':<28} {t._version}   "
+      f"(d._version = {d._version})")
 
 
 def same_memory(a, b):

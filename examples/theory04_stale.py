@@ -1,5 +1,5 @@
-# The same walk for run B (h.add_(...)): read every saved tensor the way backward will, mark
-# the stale ones, and find which one backward meets first.
+# The same walk for run B (h.add_(...)): read every saved tensor the way
+# backward will, mark the stale ones, and find which one backward meets first.
 import re
 
 import torch
@@ -22,35 +22,45 @@ stale, fresh, valid_in_h = [], 0, []
 for node in nodes:
     for slot in saved_slots(node):
         try:
-            value = getattr(node, slot)  # the same checked unpack backward performs
+            # the same checked unpack backward performs
+            value = getattr(node, slot)
         except RuntimeError as exc:
             now, expected = map(int, VERSIONS.search(str(exc)).groups())
-            raw = getattr(node, "_raw" + slot).data  # the tensor itself, without the check
-            stale.append(dict(node=node, slot=slot.removeprefix("_saved_"), shape=list(raw.shape),
-                              saved_at=expected, now=now, memory=raw.untyped_storage().data_ptr()))
+            # the tensor itself, without the check
+            raw = getattr(node, "_raw" + slot).data
+            stale.append(dict(node=node, slot=slot.removeprefix("_saved_"),
+                              shape=list(raw.shape), saved_at=expected, now=now,
+                              memory=raw.untyped_storage().data_ptr()))
             continue
         if isinstance(value, torch.Tensor):
             fresh += 1
             valid_in_h.append((node, slot.removeprefix("_saved_"), value))
 
-stale.sort(key=lambda s: s["node"]._sequence_nr(), reverse=True)  # the engine's order
+# the engine's order
+stale.sort(key=lambda s: s["node"]._sequence_nr(), reverse=True)
 h_memory = {s["memory"] for s in stale}
-valid_in_h = [v for v in valid_in_h if v[2].untyped_storage().data_ptr() in h_memory]
+valid_in_h = [v for v in valid_in_h
+              if v[2].untyped_storage().data_ptr() in h_memory]
 print(f"saved tensors: {fresh} valid, {len(stale)} stale, all {len(stale)} in "
       f"{len(h_memory)} memory block (the residual stream h)\n")
-print(f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}version saved -> now")
+print(f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}"
+      "version saved -> now")
 for i, s in enumerate(stale, 1):
-    print(f"{i:>2}  {modules[s['node']]:<15}{s['node'].name() + '.' + s['slot']:<32}"
+    print(f"{i:>2}  {modules[s['node']]:<15}"
+          f"{s['node'].name() + '.' + s['slot']:<32}"
           f"{str(s['shape']):<14}{s['saved_at']} -> {s['now']}")
 for node, slot, value in valid_in_h:
-    print(f"valid, same memory: {modules[node]} {node.name()}.{slot}, saved at version {value._version}")
+    print(f"valid, same memory: {modules[node]} {node.name()}.{slot}, "
+          f"saved at version {value._version}")
 
-# Why that one first: it was created last among them, and every other stale node lies upstream
-# of it (reachable through its next_functions), so none can run before it has.
+# Why that one first: it was created last among them, and every other stale
+# node lies upstream of it (reachable through its next_functions), so none can
+# run before it has.
 first = stale[0]["node"]
 upstream = graph_nodes(first)
 print(f"\nfirst stale node met by backward: {modules[first]} ({first.name()})")
-print("every other stale node is upstream of it:", all(s["node"] in upstream for s in stale[1:]))
+print("every other stale node is upstream of it:",
+      all(s["node"] in upstream for s in stale[1:]))
 
 # Check against the real backward: the node running when the error is raised.
 running = []
@@ -60,9 +70,10 @@ try:
     loss.backward()
 except RuntimeError as exc:
     message = str(exc)
-done = [n for n in running[:-1] if not hasattr(n, "variable")]  # AccumulateGrad nodes have .variable
-print(f"the real backward raised in: {modules.get(running[-1], '?')} ({running[-1].name()}), "
-      f"after {len(done)} backward functions had run")
+# AccumulateGrad nodes have .variable
+done = [n for n in running[:-1] if not hasattr(n, "variable")]
+print(f"the real backward raised in: {modules.get(running[-1], '?')} "
+      f"({running[-1].name()}), after {len(done)} backward functions had run")
 print("it is the first stale node:", running[-1] is first)
 print(message.split(" Hint:")[0])
 

@@ -1,5 +1,6 @@
-# Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every node in the
-# order the engine executes it, with the tensors it saved (shape, version at save time).
+# Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every
+# node in the order the engine executes it, with the tensors it saved (shape,
+# version at save time).
 from minigpt.data import build_dataset, probe_batch
 from minigpt.graph import graph_nodes, module_names, saved_tensors
 from minigpt.train import build_model, model_config
@@ -14,25 +15,34 @@ nodes = graph_nodes(loss.grad_fn)
 modules = module_names(nodes, model)
 saved = {node: saved_tensors(node) for node in nodes}
 executed = []
-for node in nodes:  # a pre-hook runs just before its node: it records the real order
+# a pre-hook runs just before its node: it records the real order
+for node in nodes:
     node.register_prehook(lambda grad_outputs, node=node: executed.append(node))
 loss.backward()
 
-accumulate = [n for n in executed if n.name() == "torch::autograd::AccumulateGrad"]
+accumulate = [n for n in executed
+              if n.name() == "torch::autograd::AccumulateGrad"]
 functions = [n for n in executed if n not in accumulate]
 n_saved = sum(len(s) for s in saved.values())
 by_sequence = sorted(functions, key=lambda n: n._sequence_nr(), reverse=True)
-print(f"{len(executed)} nodes executed: {len(functions)} backward functions and {len(accumulate)} "
-      f"AccumulateGrad (one per parameter); {n_saved} saved tensors")
-print("functions ran in decreasing sequence number (reverse creation order):", functions == by_sequence)
+print(f"{len(executed)} nodes executed: {len(functions)} backward functions "
+      f"and {len(accumulate)} AccumulateGrad (one per parameter); "
+      f"{n_saved} saved tensors")
+print("functions ran in decreasing sequence number (reverse creation order):",
+      functions == by_sequence)
 parameter = {id(p): name for name, p in model.named_parameters()}
-print(f"\n{'#':>4}  {'node':<30}{'module':<20}saved tensors: slot [shape] @version at save")
+print(f"\n{'#':>4}  {'node':<30}{'module':<20}"
+      "saved tensors: slot [shape] @version at save")
 for node in executed:
-    if node in accumulate:  # saves nothing: adds the incoming gradient into the parameter's .grad
-        print(f"{'':>4}  {'AccumulateGrad':<30}{'-> ' + parameter[id(node.variable)]}")
+    # saves nothing: adds the incoming gradient into the parameter's .grad
+    if node in accumulate:
+        print(f"{'':>4}  {'AccumulateGrad':<30}"
+              f"{'-> ' + parameter[id(node.variable)]}")
         continue
-    slots = ", ".join(f"{slot} {shape} @{version}" for slot, shape, version in saved[node])
-    print(f"{functions.index(node):>4}  {node.name():<30}{modules.get(node, ''):<20}{slots}".rstrip())
+    slots = ", ".join(f"{slot} {shape} @{version}"
+                      for slot, shape, version in saved[node])
+    print((f"{functions.index(node):>4}  {node.name():<30}"
+           f"{modules.get(node, ''):<20}{slots}").rstrip())
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

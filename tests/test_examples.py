@@ -78,6 +78,16 @@ def test_a_raising_example_fails_the_same_way_run_as_a_script():
     assert cases.manifest()["symptom_backward"].match in done.stderr
 
 
+def test_the_code_a_page_shows_fits_in_80_columns():
+    """Readers on a phone see an example's code in a narrow box: a line longer than 80 characters
+    scrolls sideways, and its end (often the point of the line) goes out of sight. Only what the
+    page shows counts, the part above the hidden checks, cut as the book cuts it (cases.split)."""
+    too_long = [f"examples/{path.name}:{number} ({len(line)} characters)"
+                for path in sorted((REPO / "examples").glob("*.py"))
+                for number, line in enumerate(cases.split(path)[0].split("\n"), 1) if len(line) > 80]
+    assert not too_long, "visible lines longer than 80 characters: " + ", ".join(too_long)
+
+
 # --- the judge: it must catch an example that stops raising, raises something else, or whose
 # check turns false
 

@@ -126,10 +126,11 @@ def seed():
 
 
 def test_the_quotes_are_read_from_the_errata_example(seed):
-    source = history.ERRATA.read_text(encoding="utf-8")
+    # a quote too long for one line is split into adjacent string literals: join them again
+    source = re.sub(r'"\s*\n\s*"', "", history.ERRATA.read_text(encoding="utf-8"))
     assert {"message", "shape", "producer", "torch"} <= set(seed)
     for value in seed.values():
-        assert all(piece in source for piece in value.split(", ")), value
+        assert value in source, value
 
 
 def findings(records, seed):
