@@ -21,7 +21,8 @@ for pin_memory in (False, True):
     equal[pin_memory] = identical(grads_a, grads_b)
     like_hooks[pin_memory] = identical(grads_hooks, grads_b)
     print("  gradients bitwise equal to run A's:", equal[pin_memory])
-    print("  gradients bitwise equal to bypass=hooks's:", like_hooks[pin_memory])
+    print("  gradients bitwise equal to bypass=hooks's:",
+          like_hooks[pin_memory])
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
