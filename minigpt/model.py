@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 BYPASSES = ("none", "hooks", "data", "ctx")
+CLONES = ("none", "after", "before")
 
 
 def setting(default: Any, help: str, **limits: object) -> Any:
@@ -41,6 +42,12 @@ class GPTConfig:
     #   "ctx"   - LayerNorm is a custom autograd.Function that keeps ctx.x, not save_for_backward
     bypass: str = setting("none", "how the in-place residual escapes the version check "
                                   "(needs inplace=true)", choices=BYPASSES)
+    # Fix 2 keeps the in-place residual but adds into a copy of h (needs inplace=true):
+    #   "none"   - no copy (run B)
+    #   "after"  - h.clone() after ln1/ln2 saved h: the saved h is never written (the fix)
+    #   "before" - h.clone() before ln1/ln2: they save the copy, and add_ writes it (still breaks)
+    clone: str = setting("none", "where the in-place residual copies h before adding "
+                                 "(needs inplace=true)", choices=CLONES)
     # The seed's other break candidates; both are safe where they sit (tests prove it).
     relu_inplace: bool = setting(False, "F.relu_ after the first feed-forward Linear (safe)")
     exp_inplace: bool = setting(False, "exp_ inside the hand-written attention softmax (safe)")
@@ -49,6 +56,9 @@ class GPTConfig:
         check_limits(self)
         if self.bypass != "none" and not self.inplace:
             raise ValueError(f"bypass={self.bypass} only applies to the in-place residual (inplace=true)")
+        if self.clone != "none" and (not self.inplace or self.bypass != "none"):
+            raise ValueError(f"clone={self.clone} only applies to the in-place residual "
+                             "(inplace=true, bypass=none)")
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
 
@@ -176,11 +186,24 @@ class Block(nn.Module):
         self.ffn = FeedForward(config)
         self.inplace = config.inplace
         self.through_data = config.bypass == "data"
+        self.clone = config.clone
 
     def forward(self, h: torch.Tensor) -> torch.Tensor:
         if self.through_data:  # bypass "data": h.data is invisible to autograd
             h.data.add_(self.attn(self.ln1(h)))
             h.data.add_(self.ffn(self.ln2(h)))
+        elif self.clone == "after":  # fix 2: copy h once ln1/ln2 have saved it
+            update = self.attn(self.ln1(h))
+            h = h.clone()
+            h.add_(update)
+            update = self.ffn(self.ln2(h))
+            h = h.clone()
+            h.add_(update)
+        elif self.clone == "before":  # fix 2 too early: ln1/ln2 save the copy
+            h = h.clone()
+            h.add_(self.attn(self.ln1(h)))
+            h = h.clone()
+            h.add_(self.ffn(self.ln2(h)))
         elif self.inplace:  # run B, the break
             h.add_(self.attn(self.ln1(h)))
             h.add_(self.ffn(self.ln2(h)))

@@ -1,0 +1,10 @@
+# The tempting one-liner: h = h.clone() first, then h.add_(...).
+# ln1 and ln2 now save the clone, and add_ writes into it.
+from minigpt.data import build_dataset, probe_batch
+from minigpt.train import build_model, model_config
+
+data = build_dataset()
+x, y = probe_batch(data)
+model = build_model(model_config(data, inplace=True, clone="before"), seed=0)
+_, loss = model(x, y)
+loss.backward()
