@@ -81,15 +81,22 @@ def glue_by_value(key: str, value: float, scale: list[tuple[float, dict[str, str
     raise ValueError(f"{key}: {value!r} is above every bound of its scale; add a last bound of math.inf")
 
 
+FIGURE_DPI = 150
+# Figures are drawn about this wide (inches) with text of 8 points or more: at FIGURE_DPI a phone
+# 390 px wide shows them at about half size, text about 9 px high, and a tap opens them full size.
+FIGURE_WIDTH = 4.8
+
+
 def glue_figure(key: str, draw: Callable[[str], "Figure"]) -> None:
-    """Glue draw(language) (a matplotlib figure) as a PNG image `<key>_<language>`."""
+    """Glue draw(language) (a matplotlib figure) as a PNG image `<key>_<language>`, at a resolution
+    that stays sharp when a phone scales a figure about 5 inches wide to its screen."""
     import matplotlib.pyplot as plt
     from IPython.display import Image
 
     for language in LANGUAGES:
         figure = draw(language)
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=110, metadata={"Software": None})
+        figure.savefig(buffer, format="png", dpi=FIGURE_DPI, metadata={"Software": None})
         plt.close(figure)
         glue(f"{key}_{language}", Image(data=buffer.getvalue()))
 

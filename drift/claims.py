@@ -172,12 +172,16 @@ def _anomaly_changes_only_the_hint():
 
 
 def residual_adds() -> list:
-    """The line numbers of Block.forward's in-place residual adds (`h.add_(...)`, run B's branch),
-    in source order, read from minigpt/model.py: whatever the block's modules are called."""
+    """The line numbers of Block.forward's in-place residual adds (`h.add_(...)` in run B's branch,
+    `if self.inplace:`), in source order, read from minigpt/model.py: whatever the block's modules
+    are called."""
     tree = ast.parse(Path(model_source.__file__).read_text("utf-8"))
     block = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Block")
     forward = next(n for n in block.body if isinstance(n, ast.FunctionDef) and n.name == "forward")
-    return sorted(node.lineno for node in ast.walk(forward) if isinstance(node, ast.Call)
+    run_b = next(n for n in ast.walk(forward) if isinstance(n, ast.If)
+                 and isinstance(n.test, ast.Attribute) and n.test.attr == "inplace")
+    return sorted(node.lineno for statement in run_b.body for node in ast.walk(statement)
+                  if isinstance(node, ast.Call)
                   and isinstance(node.func, ast.Attribute) and node.func.attr == "add_"
                   and getattr(node.func.value, "id", None) == "h")
 

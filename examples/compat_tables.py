@@ -56,7 +56,7 @@ print("draft quotes some release prints:",
 
 import html
 import re
-from book.checks import glue, glue_figure, glue_html, glue_number, glue_words
+from book.checks import FIGURE_WIDTH, glue, glue_figure, glue_html, glue_number, glue_words
 
 HEADS = {
     "es": {"parts": "parte del mensaje", "claims": "afirmación", "compile": "backend · campo",
@@ -76,7 +76,12 @@ GROUPS = {  # the history table's sections, by drift.history kind
 
 NOT_APPLICABLE = {"es": "no aplica", "en": "n/a"}
 
-STATUS = {"es": {True: "caducado", False: "al día"}, "en": {True: "stale", False: "current"}}
+STATUS = {  # the committed record of the installed release against what this build measured
+    "es": {True: "ha caducado: lo medido ahora solo difiere en la redacción",
+           False: "está al día: coincide con lo medido"},
+    "en": {True: "is stale: what was measured now differs only in wording",
+           False: "is current: it matches what was measured"},
+}
 
 VALUES = {  # drift.history's values that are words; None: measured, and the message has no such part
     "es": {"holds": "✓ se cumple", "fails": "✗ no se cumple", "n/a": "no aplica", "available": "disponible",
@@ -193,11 +198,141 @@ def shown(history, thing, span, language, previous=None):
         return html.escape(record_word(str(span.value), language))
     return long_value(span.value, previous and previous.value, history.excerpt)
 
-def label(thing):
-    """A thing's row name: output_of, eager · b_hint, eager (whether it runs), forward-identical."""
+ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, claims (their ids in a tooltip)
+    "es": {
+        "anomaly_off": "el mensaje, sin detección de anomalías",
+        "anomaly_on": "el mensaje, con detección de anomalías",
+        "tensor": "el tensor nombrado",
+        "output_of": "lo que sigue a «output 0 of»",
+        "version_now": "versión actual",
+        "version_expected": "versión esperada",
+        "hint_off": "la pista, sin detección de anomalías",
+        "hint_on": "la pista, con detección de anomalías",
+        "anomaly_node": "el nodo que nombra el aviso de anomalías",
+        "anomaly_points_at": "la línea a la que apunta el aviso de anomalías",
+        "a_gradients": "ejecución A: gradientes frente a los de eager",
+        "a_raised_at": "ejecución A: dónde falla",
+        "a_error_type": "ejecución A: tipo de error",
+        "b_raised_at": "ejecución B: dónde falla",
+        "b_error_type": "ejecución B: tipo de error",
+        "b_wraps": "ejecución B: error envuelto",
+        "b_message": "ejecución B: mensaje",
+        "b_tensor": "ejecución B: tensor nombrado",
+        "b_output_of": "ejecución B: lo que sigue a «output 0 of»",
+        "b_version_now": "ejecución B: versión actual",
+        "b_version_expected": "ejecución B: versión esperada",
+        "b_hint": "ejecución B: pista",
+        "forward-identical": "A y B: pasos hacia delante idénticos bit a bit",
+        "b-raises-without-anomaly": "B lanza el error sin detección de anomalías",
+        "b-raises-with-anomaly": "B lanza el error con detección de anomalías",
+        "anomaly-changes-only-the-hint": "la detección de anomalías solo cambia la pista",
+        "anomaly-traceback-names-layernorm": "el aviso de anomalías nombra una LayerNorm",
+        "message-names-the-activation": "el mensaje nombra la activación guardada",
+        "bypass-hooks-silent": "bypass hooks: gradientes erróneos sin error",
+        "bypass-ctx-silent": "bypass ctx: gradientes erróneos sin error",
+        "bypass-data-silent": "bypass data: sin error, parámetros sin gradiente",
+        "relu-inplace-safe": "relu_ tras el Linear: inofensivo",
+        "exp-inplace-safe": "exp_ en las puntuaciones: inofensivo",
+        "check-compares-versions-not-values": "la comprobación compara versiones, no valores",
+        "data-write-not-counted": "escribir por .data no cuenta versión",
+        "fixes-give-run-a-gradients": "los arreglos 2 y 3 dan los gradientes de A",
+        "allow-mutation-gives-run-a-gradients": "arreglo 3 (allow_mutation…) da los gradientes de A",
+        "diagnose-api:sequence-nr": "API del diagnosticador: número de secuencia",
+        "diagnose-api:saved-tensor-hooks-stack": "API del diagnosticador: pila de hooks de guardado",
+        "diagnose-api:dispatch-mode": "API del diagnosticador: modo de despacho",
+        "diagnose-api:dispatch-after-autograd": "API del diagnosticador: despacho tras autograd",
+        "diagnose-api:disable-dispatch": "API del diagnosticador: desactivar el despacho",
+        "diagnose-api:innermost-dispatch-mode": "API del diagnosticador: modo de despacho más interno",
+        "diagnose-api:op-schema-writes": "API del diagnosticador: qué argumentos escribe una op",
+        "diagnose-api:raw-saved-slots": "API del diagnosticador: ranuras _raw_saved_*",
+        "diagnose-api:custom-function-node": "API del diagnosticador: nodo de una Function propia",
+        "diagnose-api:version-counter": "API del diagnosticador: contador de versiones",
+        "diagnose-api:storage-address": "API del diagnosticador: dirección del almacenamiento",
+        "diagnose-api:accumulate-grad-variable": "API del diagnosticador: la hoja de AccumulateGrad",
+        "diagnose-works": "minigpt.diagnose funciona de principio a fin",
+        "compile:a": "A compilada ({}): gradientes de eager",
+        "compile:b": "B compilada ({}): el error de eager",
+    },
+    "en": {
+        "anomaly_off": "the message, anomaly detection off",
+        "anomaly_on": "the message, anomaly detection on",
+        "tensor": "the tensor named",
+        "output_of": "what follows \"output 0 of\"",
+        "version_now": "version now",
+        "version_expected": "version expected",
+        "hint_off": "the Hint, anomaly detection off",
+        "hint_on": "the Hint, anomaly detection on",
+        "anomaly_node": "the node anomaly mode's warning names",
+        "anomaly_points_at": "the line anomaly mode's warning points at",
+        "a_gradients": "run A: gradients against eager's",
+        "a_raised_at": "run A: where it fails",
+        "a_error_type": "run A: error type",
+        "b_raised_at": "run B: where it fails",
+        "b_error_type": "run B: error type",
+        "b_wraps": "run B: wrapped error",
+        "b_message": "run B: message",
+        "b_tensor": "run B: tensor named",
+        "b_output_of": "run B: what follows \"output 0 of\"",
+        "b_version_now": "run B: version now",
+        "b_version_expected": "run B: version expected",
+        "b_hint": "run B: Hint",
+        "forward-identical": "A and B: forward passes bitwise equal",
+        "b-raises-without-anomaly": "B raises, anomaly detection off",
+        "b-raises-with-anomaly": "B raises, anomaly detection on",
+        "anomaly-changes-only-the-hint": "anomaly detection changes only the Hint",
+        "anomaly-traceback-names-layernorm": "anomaly mode's warning names a LayerNorm",
+        "message-names-the-activation": "the message names the saved activation",
+        "bypass-hooks-silent": "bypass hooks: wrong gradients, no error",
+        "bypass-ctx-silent": "bypass ctx: wrong gradients, no error",
+        "bypass-data-silent": "bypass data: no error, parameters without gradient",
+        "relu-inplace-safe": "relu_ after the Linear: harmless",
+        "exp-inplace-safe": "exp_ on the scores: harmless",
+        "check-compares-versions-not-values": "the check compares versions, not values",
+        "data-write-not-counted": "a write through .data is not counted",
+        "fixes-give-run-a-gradients": "fixes 2 and 3 give run A's gradients",
+        "allow-mutation-gives-run-a-gradients": "fix 3 (allow_mutation…) gives run A's gradients",
+        "diagnose-api:sequence-nr": "diagnoser API: sequence number",
+        "diagnose-api:saved-tensor-hooks-stack": "diagnoser API: saved-tensor hooks stack",
+        "diagnose-api:dispatch-mode": "diagnoser API: dispatch mode",
+        "diagnose-api:dispatch-after-autograd": "diagnoser API: dispatch after autograd",
+        "diagnose-api:disable-dispatch": "diagnoser API: disabling dispatch",
+        "diagnose-api:innermost-dispatch-mode": "diagnoser API: innermost dispatch mode",
+        "diagnose-api:op-schema-writes": "diagnoser API: which arguments an op writes",
+        "diagnose-api:raw-saved-slots": "diagnoser API: _raw_saved_* slots",
+        "diagnose-api:custom-function-node": "diagnoser API: a custom Function's node",
+        "diagnose-api:version-counter": "diagnoser API: version counter",
+        "diagnose-api:storage-address": "diagnoser API: storage address",
+        "diagnose-api:accumulate-grad-variable": "diagnoser API: AccumulateGrad's leaf",
+        "diagnose-works": "minigpt.diagnose works end to end",
+        "compile:a": "A compiled ({}): eager's gradients",
+        "compile:b": "B compiled ({}): eager's error",
+    },
+}
+
+
+def row_words(name, language):
+    """A row's name in the page's language: a message part, a torch.compile field, or a claim (a safe
+    case by its title in examples/cases.toml); None if ROW_WORDS lacks it."""
+    words = ROW_WORDS[language]
+    backend, dot, field = name.partition(" · ")  # a torch.compile backend's field
+    if dot:
+        return f"{backend} · {words[field]}" if field in words else None
+    kind, _, rest = name.partition(":")
+    if kind in ("safe", "unsafe"):
+        return CASE_TITLES.get(rest, {}).get(language)
+    if kind == "compile":
+        run, _, backend = rest.partition("-")
+        return words[f"compile:{run}"].format(backend)
+    return words.get(name)
+
+
+def label(thing, language):
+    """A thing's row name in words: "the Hint, anomaly detection off", "eager · run B: Hint",
+    "B raises, anomaly detection off", with its id (hint_off, b_hint, ...) as a tooltip."""
     if thing.kind == "compile":
-        return thing.backend if thing.name is None else f"{thing.backend} · {thing.name}"
-    return thing.name
+        name = thing.backend if thing.name is None else row_words(f"{thing.backend} · {thing.name}", language)
+        return f'<span title="{html.escape(thing.name or thing.backend)}">{html.escape(name)}</span>'
+    return f'<span title="{html.escape(thing.name)}">{html.escape(row_words(thing.name, language))}</span>'
 
 def releases_text(releases, recorded, language, compress):
     """Releases in few words: "none", "all 17", or runs "1.13.1–2.12.1, 2.14.1" (consecutive among
@@ -223,7 +358,7 @@ def history_table(history, changed, recorded, language):
             f'<div class="book-history-change"><span class="book-history-release">torch {html.escape(s.start)}</span>'
             f" → {shown(history, h.thing, s, language, previous)}</div>"
             for previous, s in zip(h.spans, h.changes))
-        body.append(f"<tr><th>{code(label(h.thing))}</th><td>{first}</td><td>{steps}</td></tr>")
+        body.append(f"<tr><th>{label(h.thing, language)}</th><td>{first}</td><td>{steps}</td></tr>")
     return (f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
             f"<th>{words['what']}</th><th>{words['first']}</th><th>{words['changes']}</th></tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table></div>")
@@ -241,7 +376,7 @@ def unchanged_list(history, unchanged, recorded, language):
             if list(h.measured) != list(recorded):
                 where = (' <span class="book-why">(' + RELEASES[language]["measured"].format(
                     releases_text(h.measured, recorded, language, history.compress)) + ")</span>")
-            items.append(f"<li>{code(label(h.thing))}: {shown(history, h.thing, h.first, language)}{where}</li>")
+            items.append(f"<li>{label(h.thing, language)}: {shown(history, h.thing, h.first, language)}{where}</li>")
         blocks.append(f"<p><strong>{html.escape(groups[kind])}</strong></p><ul class=\"book-unchanged\">"
                       f"{''.join(items)}</ul>")
     return "".join(blocks)
@@ -282,7 +417,7 @@ def timeline(history, changed, recorded, book, language):
 
     words = FIGURE[language]
     x = {release: i for i, release in enumerate(recorded)}
-    fig, ax = plt.subplots(figsize=(8, 2.2 + 0.27 * max(len(changed), 1)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH, 2.6 + 0.42 * max(len(changed), 1)), layout="constrained")
     for a, b in history.compress(book, recorded):
         ax.axvspan(x[a] - 0.5, x[b] + 0.5, color="tab:green", alpha=0.12, lw=0)
     # one collection per kind of mark (a few artists, not hundreds: drawing stays fast)
@@ -302,13 +437,15 @@ def timeline(history, changed, recorded, book, language):
     if not changed:
         ax.text(0.5, 0.5, words["nothing"], transform=ax.transAxes, ha="center", va="center")
     names = [f"torch.compile {h.thing.backend}" if h.thing.kind == "compile" and h.thing.name is None
-             else label(h.thing) for h in changed]
-    ax.set_yticks(range(len(changed)), names, fontsize=7)
-    ax.set_ylim(len(changed) - 0.5 if changed else 0.5, -0.5)
-    ax.set_xticks(range(len(recorded)), recorded, rotation=60, ha="right", fontsize=8)
+             else html.unescape(re.sub("<[^>]+>", "", label(h.thing, language))) for h in changed]
+    for row, name in enumerate(names):  # each row's name above its line: the full width is the plot's
+        ax.text(-0.45, row - 0.3, name, fontsize=8, va="bottom", ha="left")
+    ax.set_yticks([])
+    ax.set_ylim(len(changed) - 0.5 if changed else 0.5, -0.9)
+    ax.set_xticks(range(len(recorded)), recorded, rotation=90, fontsize=8)
     ax.set_xlim(-0.5, len(recorded) - 0.5)
-    ax.set_xlabel(words["xlabel"])
-    ax.set_title(words["title"])
+    ax.set_xlabel(words["xlabel"], fontsize=9)
+    ax.set_title(words["title"], fontsize=10)
     ax.grid(axis="x", color="0.92")
     kinds = [k for k in COLORS if any(h.thing.kind == k for h in changed)]
     handles = [Line2D([], [], ls="", marker="o", ms=4, color="0.6", label=words["measured"]),
@@ -316,7 +453,7 @@ def timeline(history, changed, recorded, book, language):
     handles += [Line2D([], [], ls="", marker="D", ms=7, color=COLORS[k], mec="black", label=words["change"][k])
                 for k in kinds]
     handles.append(Patch(color="tab:green", alpha=0.12, label=words["book"]))
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=1, fontsize=8, frameon=False)
     return fig
 
 def table(language, kind, releases, live_release, rows, excerpt):
@@ -335,7 +472,8 @@ def table(language, kind, releases, live_release, rows, excerpt):
             text = "—" if value is None else long_value(value, values[i - 1] if changed else None, excerpt) \
                 if len(str(value)) > SHORT else html.escape(record_word(str(value), language))
             cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
-        body.append(f"<tr><th><code>{html.escape(name)}</code></th>{''.join(cells)}</tr>")
+        body.append(f'<tr><th><span title="{html.escape(name)}">{html.escape(row_words(name, language))}</span></th>'
+                    f"{''.join(cells)}</tr>")
     return (f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'
             f"<th>{html.escape(words[kind])}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
 
@@ -355,7 +493,13 @@ def compile_value(section, field):
         return "n/a"
     return str(section.get(field)) if field in section else None
 
-from book import store
+from book import cases, store
+
+CASE_TITLES = {case.name: case.title for case in cases.summary_cases()}
+unnamed = sorted({name for name in [*claims.CLAIMS, *record.MESSAGE_PARTS, *record.COMPILE_FIELDS]
+                  for language in ROW_WORDS if row_words(name, language) is None})
+assert not unnamed, (f"no words for the row {', '.join(unnamed)}: add them to ROW_WORDS in "
+                     "examples/compat_tables.py, in both languages")
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
 if store.folder() is not None:  # book/build.py says so when the committed record is stale

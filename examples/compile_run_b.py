@@ -1,4 +1,4 @@
-# Run B under torch.compile, with each backend that runs on a CPU.
+# Run B under torch.compile, with three of its backends.
 import textwrap
 import warnings
 
@@ -26,8 +26,10 @@ for backend in ("eager", "aot_eager", "inductor"):
             raised[backend] = (where, error)
     warned[backend] = [str(w.message).split(".")[0] for w in caught]
     where, error = raised.get(backend, ("-", "no error"))
+    text, _, hint = str(error).partition("Hint: ")
     print(f"{backend}: {type(error).__name__} at {where}")
-    print(textwrap.indent(textwrap.shorten(str(error), 90), "    "))
+    for line in (text, "Hint: " + hint.split("\n")[0]):
+        print(textwrap.indent(textwrap.shorten(line, 72), "    "))
     print(f"    warnings: {warned[backend]}")
 
 
@@ -40,6 +42,8 @@ from book.experiments import run_b
 
 assert set(raised) == {"eager", "aot_eager", "inductor"}, "the page says every backend raises"
 where, eager = raised["eager"]
+assert str(eager).partition("Hint: ")[2] == message.parts(run_b(False).error)["hint"], \
+    "the cell shows eager's Hint as the one without anomaly mode"
 assert where == "backward()" and isinstance(eager, RuntimeError) and message.CORE in str(eager), \
     "the page says eager raises the version-counter RuntimeError at backward()"
 hint_on = message.parts(run_b(True).error)["hint"]
@@ -51,6 +55,8 @@ for backend in ("aot_eager", "inductor"):
     assert isinstance(inner, RuntimeError) and message.before_hint(str(inner)) == message.before_hint(str(eager)), \
         f"the page says {backend} wraps the same RuntimeError"
     assert message.parts(str(inner))["hint"] == hint_on, f"the page says {backend}'s message carries anomaly mode's hint"
+    assert str(wrapped).partition("Hint: ")[2].split("\n")[0] == hint_on, \
+        f"the cell shows {backend}'s Hint as anomaly mode's"
 assert warned["eager"] == [], "the page says eager prints no anomaly-mode warning"
 assert all(len(warned[b]) == 1 and warned[b][0].startswith("Error detected in") for b in ("aot_eager", "inductor")), \
     "the page says aot_eager and inductor each print anomaly mode's warning"

@@ -19,14 +19,13 @@ for row in sorted(rows, key=lambda r: -r.rel_error)[:4]:
 
 from book.checks import glue, glue_figure, glue_number
 
-from minigpt.compare import plot_comparison
+from minigpt.compare import XLABEL, plot_comparison
 
-titles = {"es": "ejecución B (bypass=hooks) frente a la ejecución A, mismos pesos",
+titles = {"es": "ejecución B (bypass=hooks) frente a la A,\nmismos pesos",
           "en": "run B (bypass=hooks) vs run A, same weights"}
 xlabels = {"es": "error relativo del gradiente (%), escala log.\n"
-                 "gris: idéntico (dibujado en el suelo del eje); rojo: sin gradiente en un lado",
-           "en": "relative gradient error (%), log scale\n"
-                 "gray: identical (drawn at the axis floor); red: no gradient on one side"}
+                 "gris: idéntico (dibujado en el suelo del eje)\nrojo: sin gradiente en un lado",
+           "en": XLABEL}
 glue_figure("grad_compare", lambda language: plot_comparison(
     rows, None, titles[language], xlabel=xlabels[language]))
 glue_number("compare_identical", sum(r.rel_error == 0 for r in rows))

@@ -25,7 +25,7 @@ for name, r in results.items():
 from minigpt.compare import median_error, worst_row
 import math
 
-from book.checks import LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
+from book.checks import FIGURE_WIDTH, LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
 
 RUN_NAMES = {"es": {"A": "ejecución A", "B": "ejecución B"}, "en": {"A": "run A", "B": "run B"}}
 
@@ -50,14 +50,16 @@ def _training_figure(results, language):
     import matplotlib.pyplot as plt
 
     step, loss_label, accuracy_label = AXES[language]
-    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    fig, (ax_loss, ax_acc) = plt.subplots(2, 1, figsize=(FIGURE_WIDTH, 6.4), sharex=True,
+                                          layout="constrained")
     for name, r in results.items():
         label = run_label(name, language)
         ax_loss.plot(range(1, len(r.losses) + 1), r.losses, label=label, **STYLES[name])
         ax_acc.plot(r.eval_steps, [100 * a for a in r.test_accuracy], label=label, **STYLES[name])
-    ax_loss.set(yscale="log", xlabel=step, ylabel=loss_label)
+    ax_loss.set(yscale="log", ylabel=loss_label)
     ax_acc.set(xlabel=step, ylabel=accuracy_label)
-    ax_acc.legend(fontsize=8)
+    handles, labels = ax_loss.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=2, fontsize=8, frameon=False)
     if language == "es":  # decimal comma on the axes
         from matplotlib.ticker import FuncFormatter
 

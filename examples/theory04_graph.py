@@ -58,18 +58,20 @@ for i in sorted(stale):
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue, glue_figure
+from book.checks import FIGURE_WIDTH, glue, glue_figure
 
 GRAPH_WORDS = {
-    "es": {"title": "Grafo de backward del mini-GPT, en orden de ejecución de arriba abajo\n"
+    "es": {"title": "El grafo del paso hacia atrás del mini-GPT,\n"
+                    "en orden de ejecución de arriba abajo\n"
                     "arcos verdes: conexiones residuales\n"
                     "en rojo: entrada guardada caducada en la ejecución B",
-           "first": "  <- caducada en B: aquí falla el paso hacia atrás", "stale": "  <- caducada en B",
+           "first": " <- caducada: aquí falla B", "stale": " <- caducada en B",
            "legend": "nodo"},
-    "en": {"title": "mini-GPT backward graph, execution order top to bottom\n"
+    "en": {"title": "The mini-GPT's backward graph,\n"
+                    "in execution order, top to bottom\n"
                     "green arcs: residual connections\n"
                     "red: saved input stale in run B",
-           "first": "  <- stale in B: the backward pass fails here", "stale": "  <- stale in B",
+           "first": " <- stale: run B fails here", "stale": " <- stale in B",
            "legend": "node"},
 }
 
@@ -91,7 +93,7 @@ def _graph_figure(language):
 
     words = GRAPH_WORDS[language]
     first = first_stale
-    fig, ax = plt.subplots(figsize=(7.2, 0.14 * len(labels) + 1.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(FIGURE_WIDTH + 0.4, 0.16 * len(labels) + 1.4), layout="constrained")
     for a, b in edges:
         top, bottom = min(a, b), max(a, b)
         skip = labels[a] == labels[b] == "Add"  # one residual add feeding the one before it
@@ -103,11 +105,11 @@ def _graph_figure(language):
         important = (label + " ").startswith(("NativeLayerNorm", "Add ", "Addmm", "Mm ", "NllLoss", "Embedding"))
         text_color = "tab:red" if i in stale else ("black" if important else "0.45")
         suffix = words["first"] if i == first else words["stale"] if i in stale else ""
-        ax.text(0.06, i, f"{i:>3}  {label}{suffix}", va="center", fontsize=7, family="monospace",
+        ax.text(0.06, i, f"{i:>3} {label}{suffix}", va="center", fontsize=8, family="monospace",
                 color=text_color, fontweight="bold" if i in stale else "normal")
     ax.legend(handles=[plt.Line2D([], [], marker="o", linestyle="", color=c, label=k.strip())
-                       for k, c in KINDS.items()], loc="center right", bbox_to_anchor=(1, 0.62), fontsize=7,
-              title=words["legend"], title_fontsize=7)
+                       for k, c in KINDS.items()], loc="center right", bbox_to_anchor=(1, 0.62), fontsize=8,
+              title=words["legend"], title_fontsize=8)
     ax.set_xlim(-ARC * max(b - a for a, b in edges) / 2 - 0.05, 3.0)
     ax.set_ylim(len(labels), -1)
     ax.axis("off")

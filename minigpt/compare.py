@@ -86,27 +86,28 @@ def summary_line(rows: list[ParamComparison]) -> str:
 
 
 XLABEL = ("relative gradient error (%), log scale\n"
-          "gray: identical (drawn at the axis floor); red: no gradient on one side")
+          "gray: identical (drawn at the axis floor)\nred: no gradient on one side")
 
 
 def plot_comparison(rows: list[ParamComparison], path: str | Path | None, title: str,
-                    xlabel: str = XLABEL) -> "Figure | Path":
-    """A bar per parameter; saved to path (returned), or, with path None, the figure itself."""
+                    xlabel: str = XLABEL, width: float = 4.8) -> "Figure | Path":
+    """A bar per parameter; saved to path (returned), or, with path None, the figure itself.
+    Narrow (width inches) and tall, so that a phone shows its labels at a readable size."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, max(3.0, 0.22 * len(rows))), layout="constrained")
+    fig, ax = plt.subplots(figsize=(width, max(3.0, 0.2 * len(rows) + 1.2)), layout="constrained")
     floor = 1e-12  # identical gradients still get a visible (tiny) bar on the log axis
     values = [max(r.rel_error, floor) * 100 for r in rows]
     colors = ["tab:red" if r.note else "tab:gray" if r.rel_error == 0 else "tab:blue" for r in rows]
     ax.barh([r.name for r in rows], values, color=colors)
     ax.set_xscale("log")
     ax.invert_yaxis()
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
-    ax.tick_params(axis="y", labelsize=7)
+    ax.set_xlabel(xlabel, fontsize=9)
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="y", labelsize=8)
     if path is None:
         return fig
     fig.savefig(path, dpi=110)

@@ -70,6 +70,25 @@ def test_mirror_check_reports_a_section_or_a_figure_in_one_language_only(tmp_pat
     assert "page p: 1 figure(s) in es, 2 in en" in problems
 
 
+def test_mirror_check_reports_glossaries_that_do_not_pair_up(tmp_path):
+    glossary = "# G\n\n```{glossary}\n:sorted:\n\nTERMS\n  A definition.\n\nother\n  Another.\n```\n"
+    for lang, terms in (("es", "tensor hoja\nhoja"), ("en", "leaf tensor\nleaf")):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "glossary.md").write_text(glossary.replace("TERMS", terms))
+    assert mirror_problems(tmp_path, ["es", "en"]) == []
+    (tmp_path / "en" / "glossary.md").write_text(glossary.replace("TERMS", "leaf tensor"))
+    assert mirror_problems(tmp_path, ["es", "en"]) == [
+        "glossary entry 1: tensor hoja / hoja (es) has 2 term(s), leaf tensor (en) 1: the entries pair up in source order"]
+
+
+def test_glossary_term_anchors_are_the_same_in_both_languages(site):
+    anchors = {lang: set(re.findall(r'id="(term-[^"]+)"', (site / lang / "glossary.html").read_text("utf-8")))
+               for lang in ("es", "en")}
+    assert anchors["es"] == anchors["en"] and {"term-saved-tensor", "term-tensor-guardado"} <= anchors["en"]
+    switch = re.search(r'data-anchors="([^"]*)"', (site / "es" / "glossary.html").read_text("utf-8"))
+    assert switch and anchors["es"] <= set(switch.group(1).split())  # the language switch keeps them
+
+
 def test_published_tree_has_both_languages_and_only_the_downloads_as_notebooks(site):
     assert (site / "index.html").is_file()
     for lang in ("es", "en"):
@@ -552,6 +571,44 @@ def settle(page, where):
 def axe_pages(site, language):
     """The pages axe-core checks in one run: a language's pages (the root page with Spanish)."""
     return [p for p in every_page(site) if p.startswith(f"{language}/") or (language == "es" and "/" not in p)]
+
+
+MENU_COLOURS = """() => [...document.querySelectorAll('.theme-change-button')].map((item) => {
+  let behind = item, background = 'rgba(0, 0, 0, 0)';
+  while (behind && background === 'rgba(0, 0, 0, 0)') {
+    background = getComputedStyle(behind).backgroundColor; behind = behind.parentElement;
+  }
+  return [item.dataset.mode, item.classList.contains('active'), getComputedStyle(item).color, background];
+})"""
+
+
+def contrast(colour_a, colour_b):
+    """WCAG contrast ratio of two opaque CSS rgb() colours."""
+    def luminance(colour):
+        channels = [float(v) / 255 for v in re.findall(r"[\d.]+", colour)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    light, dark = sorted((luminance(colour_a), luminance(colour_b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_colour_mode_menu_reads_at_4_5_to_1_with_its_active_item(server, browser, site, mode):
+    from playwright.sync_api import expect
+
+    """The menu is closed while axe-core runs, so it is opened here: every item, the active one
+    (the mode in force) included, reaches 4.5:1 against what is behind it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.add_init_script(f"localStorage.setItem('mode', '{mode}'); localStorage.setItem('theme', '{mode}');")
+    page = context.new_page()
+    page.goto(browse(server, f"en/{BREAK_PAGE}"))
+    page.locator(".theme-switch-button").first.click()
+    expect(page.locator(".theme-change-button").first).to_be_visible()
+    items = page.evaluate(MENU_COLOURS)
+    context.close()
+    assert [active_mode for active_mode, active, *_ in items if active] == [mode], items
+    low = [(item_mode, fg, bg, round(contrast(fg, bg), 2)) for item_mode, _, fg, bg in items if contrast(fg, bg) < 4.5]
+    assert low == [], f"colour-mode menu items under 4.5:1 in {mode} mode (docs/_static/book.css): {low}"
 
 
 @pytest.mark.parametrize("language", ["es", "en"])

@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from docutils import nodes
 from sphinx.util import logging
+from sphinx.util.nodes import _make_id
 
 from .. import config
 
@@ -86,6 +87,74 @@ def outline(path: Path) -> tuple[list[int], int]:
     return levels, figures
 
 
+GLOSSARY = "glossary"  # the page whose terms pair up across languages, entry by entry
+
+
+def glossary_entries(path: Path) -> list[list[str]]:
+    """The terms of each entry of a page's ```{glossary} block, in source order (a term line starts
+    at the left margin; its definition is indented)."""
+    entries: list[list[str]] = []
+    inside, defined = False, True
+    for line in path.read_text("utf-8").splitlines():
+        if line.startswith("```{glossary}"):
+            inside = True
+        elif inside and line.startswith("```"):
+            inside = False
+        elif inside and line and not line.startswith((" ", ":")):
+            if defined:
+                entries.append([])
+            entries[-1].append(line.strip())
+            defined = False
+        elif inside and line.startswith(" "):
+            defined = True
+    return entries
+
+
+def term_anchor(term: str) -> str:
+    """The id Sphinx gives a glossary term ("saved tensor" -> term-saved-tensor)."""
+    return _make_id(f"term-{term}")
+
+
+def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
+    """For each term position (entry by entry, in source order, the same in every language), the
+    ids of that term in every language: each glossary page carries them all, so a term's anchor is
+    the same in both languages."""
+    entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
+    return [{term_anchor(term) for term in terms} for pairs in zip(*entries)
+            for terms in zip(*pairs)]
+
+
+def glossary_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
+    """Where the glossaries do not pair up entry by entry (same order, same number of terms)."""
+    entries = {lang: glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages}
+    first, *others = languages
+    problems = []
+    for lang in others:
+        for i, (mine, theirs) in enumerate(zip(entries[first], entries[lang]), 1):
+            if len(mine) != len(theirs):
+                problems.append(f"glossary entry {i}: {' / '.join(mine)} ({first}) has {len(mine)} term(s), "
+                                f"{' / '.join(theirs)} ({lang}) {len(theirs)}: the entries pair up in source order")
+        if len(entries[first]) != len(entries[lang]):
+            problems.append(f"glossary: {len(entries[first])} entries in {first}, {len(entries[lang])} in {lang}")
+    return problems
+
+
+def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
+    """Give each glossary term the ids of its counterparts in the other languages too."""
+    if docname != GLOSSARY:
+        return
+    pairs = {anchor: ids for ids in glossary_anchors(config.DOCS, config.LANGUAGES) for anchor in ids}
+    for term in doctree.findall(nodes.term):
+        for anchor in list(term["ids"]):
+            term["ids"].extend(sorted(pairs.get(anchor, set()) - set(term["ids"])))
+
+
+def glossary_always_outdated(app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str],
+                             removed: set[str]) -> list[str]:
+    """Re-read the glossary on every build: its ids come from the other language's glossary too."""
+    return [GLOSSARY] if GLOSSARY in env.found_docs else []
+
+
 def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
     """Differences between the language trees, one line each (empty when they mirror)."""
     pages = {lang: set(page_sources(Path(docs_dir) / lang)) for lang in languages}
@@ -109,6 +178,8 @@ def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[st
                              f"(heading levels {shape[first][0]} and {shape[lang][0]})")
             if lang in shape and first in shape and shape[lang][1] != shape[first][1]:
                 problems.add(f"page {page}: {shape[first][1]} figure(s) in {first}, {shape[lang][1]} in {lang}")
+    if all((Path(docs_dir) / lang / f"{GLOSSARY}.md").is_file() for lang in languages):
+        problems.update(glossary_problems(docs_dir, languages))
     return sorted(problems)
 
 
@@ -140,6 +211,8 @@ def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
     std = cast("StandardDomain", env.get_domain("std"))
     anchors = {labelid for docname, labelid in std.anonlabels.values()
                if docname == pagename and labelid}
+    if pagename == GLOSSARY:
+        anchors.update(*glossary_anchors(config.DOCS, config.LANGUAGES))
     return " ".join(sorted(anchors))
 
 
@@ -219,6 +292,24 @@ def mark_code_language(app: "Sphinx", pagename: str, templatename: str, context:
         context["body"] = CODE_BLOCK.sub(rf'<div class="\1" lang="{CODE_LANGUAGE}"', context["body"])
 
 
+# MyST-NB names what a collapsed cell hides with an English word ("{type}" in the show/hide
+# labels: source, output(s), content); a page in another language gets its own words.
+CELL_PARTS = {"es": {"source": "el código", "outputs": "la salida", "output": "la salida",
+                     "content": "el código y la salida"}}
+CELL_TOGGLE = {"es": "Mostrar u ocultar"}
+CELL_LABEL = re.compile(r'(<p class="(?:collapsed|expanded) admonition-title">\w+) (source|outputs?|content)</p>')
+
+
+def translate_cell_toggles(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
+                           doctree: nodes.document | None) -> None:
+    """Say in the page's language whether a collapsed cell hides its code, its output or both."""
+    parts = CELL_PARTS.get(app.config.language)
+    if parts and "body" in context:
+        body = CELL_LABEL.sub(lambda m: f"{m[1]} {parts[m[2]]}</p>", context["body"])
+        context["body"] = body.replace('aria-label="Toggle hidden content"',
+                                       f'aria-label="{CELL_TOGGLE[app.config.language]}"')
+
+
 JS_TRANSLATIONS = "_static/translations.js"
 JS_CATALOG = re.compile(r"(?s)Documentation\.addTranslations\((\{.*\})\);")
 
@@ -267,6 +358,9 @@ def setup(app: "Sphinx") -> None:
     app.connect("env-check-consistency", check_mirror)
     app.connect("html-page-context", add_switcher)
     app.connect("html-page-context", mark_code_language)
+    app.connect("html-page-context", translate_cell_toggles)
     app.connect("doctree-resolved", check_stamp)
+    app.connect("doctree-resolved", add_glossary_anchors)
+    app.connect("env-get-outdated", glossary_always_outdated)
     app.connect("build-finished", write_site_root)
     app.connect("build-finished", complete_js_translations)

@@ -17,7 +17,7 @@ from ..pages import MYST_EXTENSIONS
 SHARED = ".."
 WORDS = {
     "es": {"author": "los autores del curso mini-GPT", "phase": "fase %s", "search": "Buscar en el libro…",
-           "show": "Mostrar el contenido oculto de la celda", "hide": "Ocultar el contenido de la celda"},
+           "show": "Mostrar {type}", "hide": "Ocultar {type}"},
     "en": {"author": "the mini-GPT course authors", "phase": "phase %s", "search": "Search this book…",
            "show": "Show code cell {type}", "hide": "Hide code cell {type}"},
 }
