@@ -1,5 +1,5 @@
-# The tempting one-liner: h = h.clone() first, then h.add_(...).
-# ln1 and ln2 now save the clone, and add_ writes into it.
+# Fix 2 in the wrong order: h.clone() before ln1/ln2, so they save the clone
+# and add_ writes into it.
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 

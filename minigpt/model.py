@@ -201,9 +201,11 @@ class Block(nn.Module):
             h.add_(update)
         elif self.clone == "before":  # fix 2 too early: ln1/ln2 save the copy
             h = h.clone()
-            h.add_(self.attn(self.ln1(h)))
+            update = self.attn(self.ln1(h))
+            h.add_(update)
             h = h.clone()
-            h.add_(self.ffn(self.ln2(h)))
+            update = self.ffn(self.ln2(h))
+            h.add_(update)
         elif self.inplace:  # run B, the break
             h.add_(self.attn(self.ln1(h)))
             h.add_(self.ffn(self.ln2(h)))

@@ -56,9 +56,10 @@ def test_require_passes_when_all_hold(registered):
 
 @pytest.mark.parametrize("lang", PAGES)
 def test_every_claim_is_explained_on_the_compatibility_page(lang):
-    """The page's prose lists each claim by name (safe:/unsafe: cases as one entry each)."""
+    """The page's prose lists each claim, in words and then by name (safe:/unsafe: cases as one entry
+    each): a definition term "Words — `name`" or "Words — `name`, `other-name`"."""
     text = PAGES[lang].read_text(encoding="utf-8")
-    explained = set(re.findall(r"^`([^`]+)`(?:, `([^`]+)`)?\s*$", text, re.M))
+    explained = set(re.findall(r"^[^`\n]+ — `([^`]+)`(?:, `([^`]+)`)?\s*$", text, re.M))
     names = {n for pair in explained for n in pair if n}
     for name in claims.CLAIMS:
         family = name.split(":")[0] + ":..." if ":" in name else name

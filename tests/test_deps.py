@@ -49,8 +49,8 @@ def page_dependencies():
     ("examples/safe_masked_fill.py", {"breaks/25-inplace-safe", "compatibility"}),  # its claim
     ("book/summary.py", {"breaks/25-inplace-safe"}),  # imported by that page's hidden checks only
     ("examples/theory04_stale.py", {"theory/04-autograd-tape-walk-mini-gpt"}),
-    ("examples/reproducer.py", {"breaks/25-inplace-autograd"}),
-    ("justfile", {"breaks/25-inplace-autograd"}),
+    ("examples/reproducer.py", {"breaks/25-inplace-further"}),
+    ("justfile", {"breaks/25-inplace-further"}),
     ("records/torch-2.13.0.json", {"compatibility"}),
     ("tapegrad/engine.py", {"theory/02-autograd-engine"}),
     ("drift/claims.py", {"compatibility"}),

@@ -89,6 +89,24 @@ def test_glossary_term_anchors_are_the_same_in_both_languages(site):
     assert switch and anchors["es"] <= set(switch.group(1).split())  # the language switch keeps them
 
 
+def test_figures_are_drawn_for_a_phone_width(site):
+    """Every figure is drawn narrow (book.checks.FIGURE_WIDTH inches, at FIGURE_DPI): a phone 390 px
+    wide shows it at half its pixel width or more, so its 8-point text stays about 9 px high."""
+    import struct
+
+    from book.checks import FIGURE_DPI, FIGURE_WIDTH
+
+    widest = (FIGURE_WIDTH + 0.5) * FIGURE_DPI
+    images = sorted(site.glob("*/_images/*.png"))
+    assert len(images) >= 4 * 2, images  # the break, compatibility and theory figures, both languages
+    wide = {}
+    for image in images:
+        width, height = struct.unpack(">II", image.read_bytes()[16:24])
+        if width > widest:
+            wide[str(image.relative_to(site))] = (width, height)
+    assert wide == {}, f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (book/checks.py)"
+
+
 def test_published_tree_has_both_languages_and_only_the_downloads_as_notebooks(site):
     assert (site / "index.html").is_file()
     for lang in ("es", "en"):
@@ -476,7 +494,7 @@ def test_switcher_carries_the_section_in_view(server, browser):
     carries("#phase-25-ladder-anomaly")
     # the last section cannot scroll to the top: the anchor followed to it is carried
     page.evaluate("location.hash = 'phase-25-errata'")
-    carries("#phase-25-errata")
+    carries("#phase-25-errata")  # the page's last section
     scroll_to("phase-25-mechanism")
     carries("#phase-25-mechanism")
     # a click without Playwright's scrolling into view first, which would move the section in view
