@@ -3,6 +3,8 @@
 # but starts a counter of its own.
 import torch
 
+from minigpt.graph import same_memory
+
 t = torch.zeros(4)
 print(f"{'step':<28} t._version")
 print(f"{'t = torch.zeros(4)':<28} {t._version}")
@@ -25,20 +27,12 @@ d.add_(1)
 print(f"{'d = t.data; d.add_(1)':<28} {t._version}   "
       f"(d._version = {d._version})")
 
-
-def same_memory(a, b):
-    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
-
-
 print("same memory as t: v", same_memory(v, t), "| d", same_memory(d, t))
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-def _same_memory(a, b):
-    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
-
 assert u._version == 0, "the page says an out-of-place op starts a new tensor with its own count"
 assert v._version == t._version, "the page says a view shares its base's counter"
-assert _same_memory(v, t) and _same_memory(d, t), "the page says v and t.data share t's memory"
+assert same_memory(v, t) and same_memory(d, t), "the page says v and t.data share t's memory"
 assert d._version == 1 and t._version == 5, "the page says t.data has a counter of its own"

@@ -1,8 +1,7 @@
 # Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every
-# node in the order the engine executes it, with the tensors it saved (shape,
-# version at save time).
+# node in the order the engine executes it, with the tensors it saved.
 from minigpt.data import build_dataset, probe_batch
-from minigpt.graph import graph_nodes, module_names, saved_tensors
+from minigpt.graph import graph_nodes, saved_tensors, walk_table
 from minigpt.train import build_model, model_config
 
 data = build_dataset()
@@ -10,9 +9,7 @@ x, y = probe_batch(data)
 model = build_model(model_config(data), seed=0)
 logits, loss = model(x, y)
 
-
 nodes = graph_nodes(loss.grad_fn)
-modules = module_names(nodes, model)
 saved = {node: saved_tensors(node) for node in nodes}
 executed = []
 # a pre-hook runs just before its node: it records the real order
@@ -29,20 +26,8 @@ print(f"{len(executed)} nodes executed: {len(functions)} backward functions "
       f"and {len(accumulate)} AccumulateGrad (one per parameter); "
       f"{n_saved} saved tensors")
 print("functions ran in decreasing sequence number (reverse creation order):",
-      functions == by_sequence)
-parameter = {id(p): name for name, p in model.named_parameters()}
-print(f"\n{'#':>4}  {'node':<30}{'module':<20}"
-      "saved tensors: slot [shape] @version at save")
-for node in executed:
-    # saves nothing: adds the incoming gradient into the parameter's .grad
-    if node in accumulate:
-        print(f"{'':>4}  {'AccumulateGrad':<30}"
-              f"{'-> ' + parameter[id(node.variable)]}")
-        continue
-    slots = ", ".join(f"{slot} {shape} @{version}"
-                      for slot, shape, version in saved[node])
-    print((f"{functions.index(node):>4}  {node.name():<30}"
-           f"{modules.get(node, ''):<20}{slots}").rstrip())
+      functions == by_sequence, end="\n\n")
+print(walk_table(executed, saved, model))
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

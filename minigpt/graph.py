@@ -1,6 +1,9 @@
-"""Walking the backward graph autograd recorded: nodes, the modules they belong to, saved slots."""
+"""Walking the backward graph autograd recorded: nodes, the modules they belong to, saved slots;
+and the logs and tables of it that the theory pages print."""
 
+import re
 from collections.abc import Iterable
+from typing import Any
 
 import torch
 import torch.nn as nn
@@ -47,3 +50,161 @@ def saved_tensors(node: Node) -> list[tuple[str, list[int], int]]:
         if isinstance(value, torch.Tensor):
             slots.append((slot.removeprefix("_saved_"), list(value.shape), value._version))
     return slots
+
+
+def same_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two tensors live in the same memory (one storage): a view and its base do, and so
+    do ``t.data``, ``t.detach()`` and ``t``; a copy does not."""
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def probe_loss(inplace: bool = False) -> tuple[nn.Module, torch.Tensor]:
+    """The mini-GPT built with seed 0 for the bundled data set, and its loss on the probe batch
+    (``minigpt.data.probe_batch``): run A, or run B (``h.add_(...)``) with ``inplace=True``.
+
+    ``loss.grad_fn`` is the root of the backward graph the theory pages walk."""
+    from .data import build_dataset, probe_batch
+    from .train import build_model, model_config
+
+    data = build_dataset()
+    x, y = probe_batch(data)
+    model = build_model(model_config(data, inplace=inplace), seed=0)
+    _, loss = model(x, y)
+    return model, loss
+
+
+def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
+    """Every tensor ``module(h)`` saves for backward, in the order it is saved, as
+    ``saved_tensors_hooks`` sees it.
+
+    One dict per tensor: ``module`` (the name of the submodule running when it was saved),
+    ``node`` (``"NodeName.slot"``: the node and the ``_saved_*`` attribute that keep it),
+    ``shape``, ``version`` (its version at save time), ``memory_of_h`` (whether it lives in the
+    memory of the input ``h``) and ``tensor``. pack logs the tensor and unpack hands back that
+    very tensor; which node keeps which entry is found after the forward, by reading every
+    ``_saved_*`` attribute of the graph and noting the entry unpack returns. ``h`` itself is
+    left as the forward left it (its version says whether the module wrote into it).
+    """
+    names = {sub: name for name, sub in module.named_modules() if name}
+    log: list[dict[str, Any]] = []
+    running = [type(module).__name__]  # which submodule is running: a stack of names
+    read: dict[str, int] = {}
+
+    def pack(t: torch.Tensor) -> int:
+        log.append(dict(module=running[-1], shape=list(t.shape), version=t._version,
+                        tensor=t, memory_of_h=same_memory(t, h)))
+        return len(log) - 1
+
+    def unpack(i: int) -> torch.Tensor:
+        read["entry"] = i
+        return log[i]["tensor"]
+
+    def enter(sub: nn.Module, args: Any) -> None:
+        running.append(names[sub])
+
+    def leave(sub: nn.Module, args: Any, output: Any) -> None:  # returning None keeps the output
+        running.pop()
+
+    handles = [handle for sub in names
+               for handle in (sub.register_forward_pre_hook(enter), sub.register_forward_hook(leave))]
+    try:
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            out = module(h)
+    finally:
+        for handle in handles:
+            handle.remove()
+    for node in graph_nodes(out.grad_fn):
+        for slot in saved_slots(node):
+            read.clear()
+            getattr(node, slot)
+            if "entry" in read:
+                log[read["entry"]]["node"] = f"{node.name()}.{slot.removeprefix('_saved_')}"
+    return log
+
+
+def saved_log_table(log_a: list[dict[str, Any]], log_b: list[dict[str, Any]]) -> str:
+    """Two saved_log logs of the same module side by side, run A's and run B's: one line per
+    saved tensor with its position, the submodule, ``node.slot`` and shape (run A's), then the
+    version at save time in A and in B, and whether it lives in the memory of h in A and in B
+    ("yes") or not ("-")."""
+    mark = {True: "yes", False: "-"}
+    lines = [f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'version at save':>15}  memory of h",
+             f"{'':>2}  {'':<10}{'':<34}{'':<18}{'A':>7}{'B':>8}  {'A':>5}{'B':>6}"]
+    for i, (a, b) in enumerate(zip(log_a, log_b, strict=True)):
+        lines.append(f"{i:>2}  {a['module']:<10}{a['node']:<34}{str(a['shape']):<18}"
+                     f"{a['version']:>7}{b['version']:>8}  {mark[a['memory_of_h']]:>5}{mark[b['memory_of_h']]:>6}")
+    return "\n".join(lines)
+
+
+def walk_table(executed: list[Node], saved: dict[Node, list[tuple[str, list[int], int]]],
+               model: nn.Module) -> str:
+    """The backward pass as a table, one line per node in the order it ran (``executed``): a
+    backward function's position among the functions, its name, the module whose parameters it
+    feeds, and its saved tensors (``saved``, from saved_tensors) as ``slot [shape] @version at
+    save``; an AccumulateGrad line names the parameter whose ``.grad`` it adds into."""
+    modules = module_names(executed, model)
+    parameter = {id(p): name for name, p in model.named_parameters()}
+    functions = [n for n in executed if not hasattr(n, "variable")]  # AccumulateGrad has .variable
+    lines = [f"{'#':>4}  {'node':<30}{'module':<20}saved tensors: slot [shape] @version at save"]
+    for node in executed:
+        if hasattr(node, "variable"):  # saves nothing: adds the gradient into the parameter's .grad
+            lines.append(f"{'':>4}  {'AccumulateGrad':<30}-> {parameter[id(node.variable)]}")
+            continue
+        slots = ", ".join(f"{slot} {shape} @{version}" for slot, shape, version in saved[node])
+        lines.append(f"{functions.index(node):>4}  {node.name():<30}{modules.get(node, ''):<20}{slots}".rstrip())
+    return "\n".join(lines)
+
+
+VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")  # the check's message
+
+
+def stale_entry(node: Node, slot: str, error: RuntimeError) -> dict[str, Any]:
+    """What a failed read of a saved attribute (``node._saved_input``...) tells: ``node``,
+    ``slot`` (without ``_saved_``), ``shape``, ``saved_at`` (the version the node recorded),
+    ``now`` (the tensor's version now), both from the version check's message, and ``memory``
+    (the address of the storage the tensor lives in, read from the raw saved tensor, unchecked)."""
+    found = VERSIONS.search(str(error))
+    if found is None:
+        raise error
+    now, saved_at = map(int, found.groups())
+    raw = getattr(node, "_raw" + slot).data  # the saved tensor itself, without the check
+    return dict(node=node, slot=slot.removeprefix("_saved_"), shape=list(raw.shape),
+                saved_at=saved_at, now=now, memory=raw.untyped_storage().data_ptr())
+
+
+def stale_saved(nodes: Iterable[Node]) -> tuple[list[dict[str, Any]], list[tuple[Node, str, torch.Tensor]]]:
+    """Read every saved tensor of these nodes the way backward will, through the version check:
+    (stale, valid). ``stale``: the stale_entry of every read that raised; ``valid``: (node, slot
+    without ``_saved_``, tensor) of every saved tensor that passed. Read before backward, which
+    frees them."""
+    stale, valid = [], []
+    for node in nodes:
+        for slot in saved_slots(node):
+            try:
+                value = getattr(node, slot)
+            except RuntimeError as exc:
+                stale.append(stale_entry(node, slot, exc))
+                continue
+            if isinstance(value, torch.Tensor):
+                valid.append((node, slot.removeprefix("_saved_"), value))
+    return stale, valid
+
+
+def stale_table(stale: list[dict[str, Any]], valid: list[tuple[Node, str, torch.Tensor]],
+                modules: dict[Node, str]) -> str:
+    """stale_saved's reading as a report: how many saved tensors are valid and stale, and in how
+    many memory blocks the stale ones live; one line per stale tensor in the given order (module,
+    ``node.slot``, shape, version saved -> now); then each valid tensor that lives in the same
+    memory as a stale one, with the version it was saved at."""
+    memory = {s["memory"] for s in stale}
+    blocks = f"{len(memory)} memory block" + ("s" if len(memory) != 1 else "")
+    lines = [f"saved tensors: {len(valid)} valid, {len(stale)} stale, all {len(stale)} in {blocks}", "",
+             f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}version saved -> now"]
+    for i, s in enumerate(stale, 1):
+        lines.append(f"{i:>2}  {modules.get(s['node'], ''):<15}{s['node'].name() + '.' + s['slot']:<32}"
+                     f"{str(s['shape']):<14}{s['saved_at']} -> {s['now']}")
+    for node, slot, value in valid:
+        if value.untyped_storage().data_ptr() in memory:
+            lines.append(f"valid, same memory: {modules.get(node, '')} {node.name()}.{slot}, "
+                         f"saved at version {value._version}")
+    return "\n".join(lines)

@@ -1,0 +1,36 @@
+# The real backward of run B: a pre-hook on every node records the one that is
+# running when the version check raises.
+from minigpt.graph import graph_nodes, module_names, probe_loss, stale_saved
+
+model, loss = probe_loss(inplace=True)  # run B, as above
+nodes = graph_nodes(loss.grad_fn)
+modules = module_names(nodes, model)
+stale, valid = stale_saved(nodes)  # read before backward frees them
+first = max(stale, key=lambda s: s["node"]._sequence_nr())["node"]
+running = []
+for node in nodes:
+    node.register_prehook(lambda grad_outputs, node=node: running.append(node))
+try:
+    loss.backward()
+except RuntimeError as exc:
+    message = str(exc)
+# the backward functions that completed (AccumulateGrad nodes have .variable)
+done = [n for n in running[:-1] if not hasattr(n, "variable")]
+print(f"the real backward raised in: {modules.get(running[-1], '?')} "
+      f"({running[-1].name()}), after {len(done)} backward functions had run")
+print("it is the first stale node:", running[-1] is first)
+print(message.split(" Hint:")[0])
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+from book import message as error_message
+
+assert running[-1] is first, "the page says the real backward raises at the first stale node"
+first_stale = next(s for s in stale if s["node"] is first)
+parts = error_message.parts(message)
+assert (int(parts["version_expected"]), int(parts["version_now"])) == (first_stale["saved_at"], first_stale["now"]), \
+    "the page says the message quotes the same versions"
+glue("t04_ran_before", len(done))

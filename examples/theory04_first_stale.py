@@ -1,0 +1,31 @@
+# Why backward meets that LayerNorm first: it runs the nodes in decreasing
+# sequence number (reverse creation order), and every other stale node is
+# upstream of the first one, reachable through next_functions.
+from minigpt.graph import graph_nodes, module_names, probe_loss, stale_saved
+
+model, loss = probe_loss(inplace=True)  # run B, as above
+nodes = graph_nodes(loss.grad_fn)
+modules = module_names(nodes, model)
+stale, valid = stale_saved(nodes)  # the reading above, as a function
+stale.sort(key=lambda s: s["node"]._sequence_nr())  # creation order
+print("stale nodes, in creation order:",
+      ", ".join(modules[s["node"]] for s in stale))
+first = stale[-1]["node"]
+upstream = graph_nodes(first)
+print(f"first stale node met by backward: {modules[first]}, "
+      f"saved at version {stale[-1]['saved_at']}, now at {stale[-1]['now']}")
+print("every other stale node is upstream of it:",
+      all(s["node"] in upstream for s in stale[:-1]))
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from book.checks import glue
+
+assert all(s["node"] in upstream for s in stale[:-1]), "the page says the others are upstream"
+assert stale[-1]["now"] - stale[-1]["saved_at"] == 1, "the page says one add_ came after it"
+assert modules[first] == f"blocks.{model.config.n_layer - 1}.ln2", \
+    "the page says it is the LayerNorm of the last block's feed-forward"
+glue("t04_first_module", modules[first])
+glue("t04_first_saved", stale[-1]["saved_at"])
+glue("t04_first_now", stale[-1]["now"])
