@@ -1,7 +1,5 @@
 # Unsafe: in place on an output of split, as in the attention block's
-# q, k, v = self.qkv(x).split(C, dim=2). split returns three views of one
-# tensor, and autograd refuses an in-place write into any of them at the op
-# itself, before any backward.
+# q, k, v = self.qkv(x).split(C, dim=2): refused at the op itself.
 import math
 
 import torch
@@ -12,10 +10,20 @@ C = 8
 qkv = nn.Linear(C, 3 * C)
 x = torch.randn(2, 6, C)
 
+
+def attention(q, k, v):
+    return (q @ k.transpose(-2, -1)).softmax(-1) @ v
+
+
 q, k, v = qkv(x).split(C, dim=2)
 q = q / math.sqrt(C)  # out of place: a new tensor
-((q @ k.transpose(-2, -1)).softmax(-1) @ v).sum().backward()
+attention(q, k, v).sum().backward()
 print("out of place, q = q / math.sqrt(C): backward completes")
+q, k, v = qkv(x).split(C, dim=2)
+q = q.clone()  # a copy: a tensor of its own, not a view
+q /= math.sqrt(C)
+attention(q, k, v).sum().backward()
+print("into a copy, q = q.clone(); q /= math.sqrt(C): backward completes")
 q, k, v = qkv(x).split(C, dim=2)
 q /= math.sqrt(C)  # raises
 
@@ -24,19 +32,12 @@ q /= math.sqrt(C)  # raises
 
 from book.checks import raised
 
-import math
-
-import torch
-
 error = raised()
 assert "returns multiple views" in str(error), "the page says split returns several views of one tensor"
+assert q._base is not None and all(t._base is q._base for t in (k, v)), "three views of one tensor"
 q, k, v = qkv(x).split(C, dim=2)
 try:  # "nor into the views taken from them afterwards, such as the block's q.view(...)"
     q.view(*x.shape[:2], 2, C // 2).transpose(1, 2).mul_(1.0)
     raise AssertionError("the page says a view of an output of split is refused too")
 except RuntimeError as refused:
     assert "returns multiple views" in str(refused), refused
-q = q.clone()  # "and so does writing into a copy"
-q /= math.sqrt(C)
-((q @ k.transpose(-2, -1)).softmax(-1) @ v).sum().backward()
-assert q._version == 1 and torch.isfinite(qkv.weight.grad).all()

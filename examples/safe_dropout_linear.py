@@ -1,45 +1,50 @@
-# Safe: in-place dropout on a Linear's output. The Linear saved its input and
-# weight; dropout saves its mask. Same random seed on both sides, so the same
-# units are dropped.
+# Safe: in-place dropout on a Linear's output, a tensor that no node saved. The
+# same seed on both sides drops the same units.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from minigpt.graph import graph_nodes, saved_tensors
+
 torch.manual_seed(0)
 fc, proj = nn.Linear(8, 32), nn.Linear(32, 8)
 x = torch.randn(4, 8, requires_grad=True)
+hidden = F.dropout(fc(x), p=0.2, training=True, inplace=True)
+for node in graph_nodes(hidden.grad_fn):  # what each node saved, and its shape
+    saved = {slot: shape for slot, shape, _ in saved_tensors(node)}
+    if saved:
+        print(node.name(), "saved", saved)
 
 
 def gradients(inplace):
     torch.manual_seed(1)  # the dropout mask
     hidden = F.dropout(fc(x), p=0.2, training=True, inplace=inplace)
-    proj(hidden).square().sum().backward()
-    tensors = [x, *fc.parameters(), *proj.parameters()]
-    grads = [t.grad for t in tensors]
-    for t in tensors:
-        t.grad = None
-    return grads
+    loss = proj(hidden).square().sum()
+    return torch.autograd.grad(loss, [x, *fc.parameters(), *proj.parameters()])
 
 
-def saved(node):
-    return {n.removeprefix("_saved_"): list(getattr(node, n).shape)
-            for n in dir(node)
-            if n.startswith("_saved_")
-            and isinstance(getattr(node, n), torch.Tensor)}
-
-
-hidden = F.dropout(fc(x), p=0.2, training=True, inplace=True)
-print("dropout's node:", hidden.grad_fn.name(), "saved", saved(hidden.grad_fn),
-      "(the scaled mask); its input's node:",
-      hidden.grad_fn.next_functions[0][0].name(),
-      "saved", saved(hidden.grad_fn.next_functions[0][0]))
-same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
+same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
 print(f"gradients of the input and of both Linears bitwise equal: {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-node = hidden.grad_fn
-linear = node.next_functions[0][0]
-assert list(saved(node)) == ["other"], "the page says dropout saves only its mask"
-assert set(saved(linear)) == {"mat1", "mat2"}, "the page says the Linear saved its input and weight"
+from minigpt.graph import graph_nodes, saved_tensors
+
+
+def saved_slots(node):
+    return {slot: shape for slot, shape, _ in saved_tensors(node)}
+
+
+dropout, linear = hidden.grad_fn, hidden.grad_fn.next_functions[0][0]
+assert dropout.name() == "MulBackward0" and list(saved_slots(dropout)) == ["other"], \
+    "the page says dropout is a multiplication that saves only its mask"
+mask = dropout._saved_other
+assert mask.shape == hidden.shape and set(mask.unique().tolist()) <= {0.0, 1 / (1 - 0.2)}, \
+    "the page says dropout multiplies by a scaled random mask"
+assert linear.name() == "AddmmBackward0" and set(saved_slots(linear)) == {"mat1", "mat2"}, \
+    "the page says the Linear saved its input and weight"
+assert [n for n in graph_nodes(dropout) if saved_slots(n)] == [dropout, linear], \
+    "nothing else in the graph saved a tensor"
+assert torch.equal(linear._saved_mat1, x) and torch.equal(linear._saved_mat2, fc.weight.t()), \
+    "mat1 is the Linear's input, mat2 its weight (transposed)"

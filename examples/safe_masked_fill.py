@@ -1,14 +1,19 @@
-# Safe: masked_fill_ on the attention scores. The matmul that produced them
-# saved q and k, the division by sqrt(d) saved only the scalar: nothing saved is
-# overwritten.
+# Safe: masked_fill_ on the attention scores, a tensor that no node saved.
 import math
 
 import torch
+
+from minigpt.graph import graph_nodes, saved_tensors
 
 torch.manual_seed(0)
 T, d = 6, 8
 q, k, v = (torch.randn(2, T, d, requires_grad=True) for _ in range(3))
 future = ~torch.tril(torch.ones(T, T, dtype=torch.bool))
+scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
+for node in graph_nodes(scores.grad_fn):  # what each node saved, and its shape
+    saved = {slot: shape for slot, shape, _ in saved_tensors(node)}
+    if saved:
+        print(node.name(), "saved", saved)
 
 
 def gradients(inplace):
@@ -17,33 +22,33 @@ def gradients(inplace):
         scores.masked_fill_(future, float("-inf"))
     else:
         scores = scores.masked_fill(future, float("-inf"))
-    (scores.softmax(-1) @ v).square().sum().backward()
-    grads = [t.grad for t in (q, k, v)]
-    for t in (q, k, v):
-        t.grad = None
-    return grads
+    loss = (scores.softmax(-1) @ v).square().sum()
+    return torch.autograd.grad(loss, (q, k, v))
 
 
-def saved(node):
-    return {n.removeprefix("_saved_"): list(getattr(node, n).shape)
-            for n in dir(node)
-            if n.startswith("_saved_")
-            and isinstance(getattr(node, n), torch.Tensor)}
-
-
-scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
-division, product = scores.grad_fn, scores.grad_fn.next_functions[0][0]
-# past the reshapes, down to the batched matrix product
-while not saved(product):
-    product = product.next_functions[0][0]
-print(division.name(), "saved", saved(division), "|",
-      product.name(), "saved", saved(product))
-same = all(torch.equal(a, b) for a, b in zip(gradients(False), gradients(True)))
+same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
 print(f"gradients of q, k, v bitwise equal: {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-assert list(saved(division)) == ["other"] and saved(division)["other"] == [], \
+from minigpt.graph import graph_nodes, saved_tensors
+
+
+def saved_slots(node):
+    return {slot: shape for slot, shape, _ in saved_tensors(node)}
+
+
+division = scores.grad_fn
+product = next(n for n in graph_nodes(division) if n.name() == "BmmBackward0")
+assert division.name() == "DivBackward0" and saved_slots(division) == {"other": []}, \
     "the page says the division by the square root of the head size saved only that scalar"
-assert set(saved(product)) == {"self", "mat2"}, "the page says the matrix product saved q and k"
+assert set(saved_slots(product)) == {"self", "mat2"}, "the page says the matrix product saved q and k"
+assert [n for n in graph_nodes(division) if saved_slots(n)] == [division, product], \
+    "the page says nothing else in the scores' graph saved a tensor"
+scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
+scores.masked_fill_(future, float("-inf"))
+loss = (scores.softmax(-1) @ v).square().sum()
+kept = [getattr(n, "_saved_" + slot) for n in graph_nodes(loss.grad_fn) for slot, *_ in saved_tensors(n)]
+assert kept and all(t.untyped_storage().data_ptr() != scores.untyped_storage().data_ptr() for t in kept), \
+    "the page says no node saved the scores that masked_fill_ overwrites"

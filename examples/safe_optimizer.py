@@ -1,40 +1,43 @@
-# Safe: optimizer.step() after backward. It updates the parameters in place, but
-# the graph that saved them has already been used (and freed) by backward. The
-# check: the step-1 gradients after an in-place SGD step equal those after the
-# same update done out of place.
+# Safe: optimizer.step() after backward(), once the graph has been used.
 import torch
 from torch.func import functional_call
 
 from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
-from minigpt.train import build_model, model_config
+from minigpt.train import build_model, gradients, model_config
 
-LR = 0.1
 data = build_dataset()
 x, y = probe_batch(data)
 
-# In place: torch.optim.SGD writes every parameter with
-# param.add_(grad, alpha=-lr).
+# In place: SGD writes each parameter with param.add_(grad, alpha=-lr)
 model = build_model(model_config(data), seed=0)
-optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model(x, y)[1].backward()
 optimizer.step()
 optimizer.zero_grad()
-model(x, y)[1].backward()
-in_place = {name: p.grad for name, p in model.named_parameters()}
+model(x, y)[1].backward()  # the next step's gradients
+in_place = gradients(model)
 
-# Out of place: new tensors torch.add(param, grad, alpha=-lr); no parameter is
-# ever written.
+# Out of place: brand-new tensors param - lr * grad; no parameter is written
 model = build_model(model_config(data), seed=0)
-params = dict(model.named_parameters())
-grads = torch.autograd.grad(functional_call(model, params, (x, y))[1],
-                            list(params.values()))
-updated = {name: torch.add(p.detach(), g, alpha=-LR).requires_grad_()
-           for (name, p), g in zip(params.items(), grads)}
-loss = functional_call(model, updated, (x, y))[1]
-out_of_place = dict(
-    zip(updated, torch.autograd.grad(loss, list(updated.values()))))
+model(x, y)[1].backward()
+new = {name: torch.add(p.detach(), p.grad, alpha=-0.1).requires_grad_()
+       for name, p in model.named_parameters()}
+loss = functional_call(model, new, (x, y))[1]  # the model, with new as weights
+out_of_place = dict(zip(new, torch.autograd.grad(loss, list(new.values()))))
 
 same = identical(in_place, out_of_place)
-print(f"mini-GPT, gradients after one SGD step, {len(in_place)} parameters "
-      f"bitwise equal: {same}")
+print(f"one SGD step later, {len(new)} gradients bitwise equal: {same}")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+reference = dict(build_model(model_config(data), seed=0).named_parameters())
+written = dict(zip(reference, optimizer.param_groups[0]["params"]))  # the in-place model's
+assert all(written[name]._version > r._version for name, r in reference.items()), \
+    "the page says optimizer.step() writes every parameter in place"
+assert all(p._version == reference[name]._version and torch.equal(p, reference[name])
+           for name, p in model.named_parameters()), "the out-of-place side writes no parameter"
+assert all(torch.equal(written[name], new[name]) for name in reference), "both sides took the same step"
+assert not all(torch.equal(written[name], reference[name]) for name in reference), "it moved them"
+assert all(v is not None for v in in_place.values()) and in_place.keys() == out_of_place.keys()

@@ -1,15 +1,15 @@
-# The summary: every case of this page, with what its cell did when it ran
-# above, judged against examples/cases.toml (nothing runs again).
-from book.summary import outcomes, rows
+# Book machinery, not a lesson: the page hides this cell. The summary table of
+# the safe page, from what each case's cell did when it ran above, judged
+# against examples/cases.toml (nothing runs again); the page shows the table in
+# its own language, glued below.
+from book.summary import outcomes
 
 found = outcomes()
-for case, verdict, how in rows("en", found):
-    print(f"{case}: {verdict}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue, glue_html
+from book.checks import glue_html
 
 from book.summary import table_html
 

@@ -1,0 +1,81 @@
+"""The safe page (breaks/25-inplace-safe) as a learner on a phone reads it.
+
+- every cell it shows is short: at most MAX_LINES lines above the example's hidden checks;
+- the summary cell is book machinery: hidden, so no visible code pretends to print the table
+  (the page shows the table glued in its own language);
+- every refusal its prose states is printed by a cell of the page: a view of a leaf, a view made
+  under no_grad, the outputs of split, chunk and unbind and a view of one, and the way around (a
+  copy made with clone()).
+"""
+
+import functools
+
+import pytest
+
+from book import cases, config, pages, summary
+
+PAGE = "breaks/25-inplace-safe.md"
+MAX_LINES = 30
+HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
+
+
+def loaded_cells(language):
+    """[(example name, tags)] of the page's cells that load an example, in order."""
+    notebook = pages.notebook(config.DOCS / language / PAGE)
+    return [(c.metadata[pages.EXAMPLE], c.metadata.get("tags", [])) for c in notebook.cells
+            if c.cell_type == "code" and pages.EXAMPLE in c.metadata]
+
+
+def shown_lines(name):
+    return cases.split(config.EXAMPLES / f"{name}.py")[0].rstrip("\n").split("\n")
+
+
+@functools.cache
+def printed(name):
+    run = cases.execute(name)
+    assert run.outcome.ok, run.outcome.seen
+    return run.stdout
+
+
+@pytest.mark.parametrize("language", list(config.LANGUAGES))
+def test_every_cell_the_page_shows_is_short(language):
+    shown = [name for name, tags in loaded_cells(language) if not HIDDEN & set(tags)]
+    assert len(shown) > 10
+    too_long = [f"examples/{name}.py ({len(shown_lines(name))} lines)" for name in shown
+                if len(shown_lines(name)) > MAX_LINES]
+    assert not too_long, f"shown cells longer than {MAX_LINES} lines above their hidden checks: {too_long}"
+
+
+@pytest.mark.parametrize("language", list(config.LANGUAGES))
+def test_the_summary_cell_is_hidden_and_the_table_is_glued_in_the_pages_language(language):
+    tags = dict(loaded_cells(language))["safe_summary"]
+    assert "remove-cell" in tags, "the summary's code is book machinery: the page hides it"
+    text = (config.DOCS / language / PAGE).read_text(encoding="utf-8")
+    assert f"{{glue:}} safe_summary_{language}\n" in text
+
+
+def test_the_spanish_table_is_spanish():
+    found = summary.outcomes()
+    words = summary.WORDS["es"]
+    rows = summary.rows("es", found)
+    assert {verdict.split(" (")[0] for _, verdict, _ in rows} == {words["safe"], words["unsafe"]}
+    for case in cases.summary_cases():
+        assert case.title["es"] != case.title["en"] or case.title["en"] == "tok_emb += pos_emb"
+    html = summary.table_html("es", found)
+    assert "<th>veredicto</th>" in html and "not safe" not in html and ">safe<" not in html
+
+
+def test_every_refusal_the_prose_states_is_printed_on_the_page():
+    names = [name for name, _ in loaded_cells("en")]
+    assert {"safe_counter_leaf", "safe_counter_split_view", "safe_counter_refusals"} <= set(names)
+    lines = printed("safe_counter_refusals").splitlines()
+    refused = {line.split(": refused, ")[0] for line in lines if ": refused, " in line}
+    allowed = {line.removesuffix(": allowed") for line in lines if line.endswith(": allowed")}
+    assert refused == {"w[:2], a view of a leaf", "h[:2] made under no_grad", "h.split(2)[0]",
+                       "h.chunk(3)[0]", "h.unbind()[0]", "h.split(2)[0][:1], a view of one"}
+    assert allowed == {"h.split(2)[0].clone(), a copy", "h[:2], an ordinary view"}
+    assert "A view was created in no_grad mode" in printed("safe_counter_refusals")
+    assert "a view of a leaf Variable that requires grad" in printed("safe_counter_refusals")
+    split = cases.execute("safe_counter_split_view")
+    assert "q = q.clone(); q /= math.sqrt(C): backward completes" in split.stdout
+    assert "returns multiple views" in str(split.error)
