@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from book import cases, kernel, pages
+from book import cases, config, kernel, pages
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -86,6 +86,31 @@ def test_the_code_a_page_shows_fits_in_80_columns():
                 for path in sorted((REPO / "examples").glob("*.py"))
                 for number, line in enumerate(cases.split(path)[0].split("\n"), 1) if len(line) > 80]
     assert not too_long, "visible lines longer than 80 characters: " + ", ".join(too_long)
+
+
+SHOWN_LINES = 30  # a cell a reader sees whole on a phone, a screen or two
+HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
+
+
+def test_every_cell_a_page_shows_is_short():
+    """A cell whose code the page shows (not collapsed or removed) is at most SHOWN_LINES lines
+    above its example's hidden checks: what a learner would type, not the book's machinery."""
+    from book.sphinxext.bilingual import page_sources
+
+    shown, too_long = set(), []
+    for language in config.LANGUAGES:
+        for page, source in sorted(page_sources(config.DOCS / language).items()):
+            for cell in pages.notebook(source).cells:
+                name = cell.metadata.get(pages.EXAMPLE)
+                if cell.cell_type != "code" or not name or HIDDEN & set(cell.metadata.get("tags", [])):
+                    continue
+                shown.add(name)
+                lines = len(cases.split(config.EXAMPLES / f"{name}.py")[0].rstrip("\n").split("\n"))
+                if lines > SHOWN_LINES:
+                    too_long.append(f"{language}/{page}: examples/{name}.py ({lines} lines)")
+    assert len(shown) > 20, shown
+    assert not too_long, (f"shown cells longer than {SHOWN_LINES} lines above their hidden checks (split the "
+                          f"example, move machinery below the hidden-checks line, or collapse it): {too_long}")
 
 
 # --- the judge: it must catch an example that stops raising, raises something else, or whose
