@@ -8,6 +8,7 @@ standard library (and `packaging`, when a release is compared), so that a bare P
     python3 book/config.py releases        # JSON list of the recorded releases (the workflow's matrix)
     python3 book/config.py book-releases   # those inside the book's torch range
     python3 book/config.py second-release  # the release CI checks beside the default
+    python3 book/config.py notebooks-branch  # where the workflow publishes the notebooks Colab opens
 """
 
 import json
@@ -28,9 +29,14 @@ SECOND_RELEASE: str = _BOOK["second-release"]
 SITE_URL: str = _BOOK["site-url"].rstrip("/") + "/"
 REPOSITORY: str = _BOOK["repository"].rstrip("/")
 COURSE_URL: str = _BOOK["course-url"]
+SOURCE_BRANCH: str = _BOOK["source-branch"]
+NOTEBOOKS_BRANCH: str = _BOOK["notebooks-branch"]
 
 DEPENDENCIES: list[str] = list(_PYPROJECT["project"]["dependencies"])
 TORCH_REQUIREMENT: str = next(d for d in DEPENDENCIES if re.match(r"torch\b", d))
+# `just`, which runs the reproducer's commands (the docs extra installs it; so does a Colab notebook)
+JUST_REQUIREMENT: str = next(d for d in _PYPROJECT["project"]["optional-dependencies"]["docs"]
+                             if re.match(r"rust-just\b", d))
 _TORCH_PIN = re.search(r"^torch==(\S+)", (REPO / "constraints.txt").read_text(encoding="utf-8"), re.M)
 assert _TORCH_PIN is not None, "constraints.txt pins no torch release (torch==...)"
 DEFAULT_TORCH: str = _TORCH_PIN.group(1)
@@ -45,6 +51,7 @@ SITE = BUILD / "html"
 STORE = BUILD / "store"  # the results one build shares between its pages (book.store)
 EXECUTION_CACHE = BUILD / ".jupyter_cache"
 EXECUTION_REPORT = BUILD / "execution.json"
+COLAB = BUILD / "colab"  # the notebooks Colab opens, <language>/<page>.ipynb (the workflow publishes them)
 STORE_ENV = "BOOK_STORE"  # set by the build for the pages' kernels; unset, results live in the process
 
 
@@ -73,7 +80,8 @@ def book_releases() -> list[str]:
 
 if __name__ == "__main__":
     answers = {"releases": lambda: json.dumps(RECORDED_RELEASES), "book-releases": lambda: json.dumps(book_releases()),
-               "second-release": lambda: SECOND_RELEASE, "default-torch": lambda: DEFAULT_TORCH}
+               "second-release": lambda: SECOND_RELEASE, "default-torch": lambda: DEFAULT_TORCH,
+               "notebooks-branch": lambda: NOTEBOOKS_BRANCH}
     if len(sys.argv) != 2 or sys.argv[1] not in answers:
         sys.exit(f"usage: python3 book/config.py {{{','.join(answers)}}}")
     print(answers[sys.argv[1]]())

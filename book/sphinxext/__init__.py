@@ -2,7 +2,9 @@
 
 - bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
 - cases: the manifest's setup cell, tags and guards added to each executed page (book.pages);
-- downloads: each executed page's notebook and script (markdown: MyST made plain Markdown);
+- downloads: each executed page's notebook and script (markdown: MyST made plain Markdown), and the
+  page header's menu that offers them;
+- links: each page's source in the repository, and the notebook "open in Colab" opens;
 - figures: each image a link to itself, full size;
 - status: the status page's execution table, and the pages read on every build.
 """
@@ -11,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import bilingual, cases, downloads, figures, status
+from . import bilingual, cases, downloads, figures, links, status
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -65,7 +67,7 @@ def drop_unused_scripts(app: "Sphinx", exception: Exception | None) -> None:
 
 
 def setup(app: "Sphinx") -> "ExtensionMetadata":
-    for part in (bilingual, cases, downloads, figures, status):
+    for part in (bilingual, cases, downloads, figures, links, status):
         part.setup(app)
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)

@@ -1,6 +1,7 @@
 """What a reader downloads from an executed page: its executed notebook and its code as one script,
 in the page's language, both runnable from a clone with the project installed. A menu in the page
-header offers them (docs/_templates/download-menu.html); pages that execute nothing get none.
+header offers them (docs/_templates/download-menu.html), then "open in Colab" (the notebook again,
+made to run in Colab: `colab_notebook`) and, on every page, its source in the repository (links).
 
 Both are made when Sphinx writes the page (html-page-context), from the page as Sphinx resolved it:
 glued values are in the text already, cross-references are links, includes are code. So:
@@ -15,9 +16,13 @@ glued values are in the text already, cross-references are links, includes are c
   stamp (the page header's date). Streams are merged per cell, as on the page; cell ids are
   numbered; JSON as nbformat writes it: two builds of one commit write the same bytes;
 - the script: the code cells in order, each under `# %%` and the heading of its section; an
-  expected-error cell runs inside try/except, prints the error and goes on.
-Files: <outdir>/_downloads/<page>.ipynb and .py. Editing this module re-reads the executed pages
-(and executes nothing: it is not code the pages run, book.deps).
+  expected-error cell runs inside try/except, prints the error and goes on;
+- the Colab notebook: the downloaded notebook with a note of its own, and first of its code cells
+  one that installs the project where it is missing (links.INSTALL).
+Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook outside the site, in
+docs/_build/colab/<language>/<page>.ipynb (the workflow publishes it on its own branch). Editing
+this module, or links, re-reads the executed pages (and executes nothing: it is not code the pages
+run, book.deps).
 """
 
 import ast
@@ -38,17 +43,26 @@ from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
 from .. import config
+from . import links as reader_links
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
 NBFORMAT_MINOR = 5  # cell ids
 TEXT = {
     "es": {
-        "menu": "Descargar", "menu_label": "Descargar esta página",
+        "menu": "Código", "menu_label": "Descargar esta página, abrirla en Colab o ver su fuente",
+        "source_label": "Ver la fuente de esta página",
         "notebook": "cuaderno ejecutado (.ipynb)", "script": "código (.py)",
+        "colab": "abrir en Colab", "source": "fuente en GitHub ({suffix})",
         "note": ("> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
                  "Para ejecutarlo: un clon del repositorio con el proyecto instalado (`pip install -e .`). "
                  "Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."),
+        "colab_note": ("> Cuaderno de [{title}]({url}), con las salidas de la construcción del libro, para "
+                       "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta: clona el "
+                       "repositorio y lo instala sin sus dependencias (se queda el torch que ya trae Colab). "
+                       "Las celdas cuya salida es un error fallan a propósito: el error es la lección. Al ejecutar "
+                       "todas las celdas, Colab se detiene en cada una de ellas; para seguir, ejecuta las que "
+                       "vienen después."),
         "script_header": ("El código de la página «{title}», {url}\n"
                           "Se ejecuta desde un clon del repositorio con el proyecto instalado (pip install -e .)."),
         "expected": "Error esperado:",
@@ -56,11 +70,18 @@ TEXT = {
         "lesson": "Esta celda falla a propósito: el error es la lección. El script lo imprime y sigue.",
     },
     "en": {
-        "menu": "Download", "menu_label": "Download this page",
+        "menu": "Code", "menu_label": "Download this page, open it in Colab or see its source",
+        "source_label": "See this page's source",
         "notebook": "executed notebook (.ipynb)", "script": "code (.py)",
+        "colab": "open in Colab", "source": "source on GitHub ({suffix})",
         "note": ("> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
                  "To run it: a clone of the repository with the project installed (`pip install -e .`). "
                  "The cells tagged `raises-exception` fail on purpose: the error is the lesson."),
+        "colab_note": ("> Notebook of [{title}]({url}), with the outputs of the book's build, to run in Colab. "
+                       "Its first code cell installs the project where it is missing: it clones the repository "
+                       "and installs it without its dependencies (Colab's own torch stays). The cells whose "
+                       "output is an error fail on purpose: the error is the lesson. Running all cells stops at "
+                       "each of them; to go on, run the cells after it."),
         "script_header": ("The code of the page \"{title}\", {url}\n"
                           "It runs from a clone of the repository with the project installed (pip install -e .)."),
         "expected": "Expected error:",
@@ -271,8 +292,9 @@ def merged_streams(outputs: list) -> list:
     return [item for output in out for item in (streams if output == "streams" else [output])]
 
 
-def notebook_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
-    """The executed notebook a reader downloads, as the text of an .ipynb file."""
+def notebook_download(page: Markdown, notebook: Any, title: str, language: str, colab: bool = False) -> str:
+    """The executed notebook a reader downloads, as the text of an .ipynb file (colab: the one Colab
+    opens, `colab_notebook`)."""
     cells = []
     for position, cell in enumerate(page.cells):
         if isinstance(cell, str):
@@ -287,8 +309,11 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str) 
                                             outputs=outputs,
                                             execution_count=source.get("execution_count"))
         cells.append(new)
-    note = TEXT[language]["note"].format(title=title, url=page.page_url)
-    cells.insert(1 if cells and cells[0].cell_type == "markdown" else 0, nbformat.v4.new_markdown_cell(note))
+    note = TEXT[language]["colab_note" if colab else "note"].format(title=title, url=page.page_url)
+    at = 1 if cells and cells[0].cell_type == "markdown" else 0
+    cells.insert(at, nbformat.v4.new_markdown_cell(note))
+    if colab:
+        cells.insert(at + 1, nbformat.v4.new_code_cell(reader_links.install_cell()))
     for number, cell in enumerate(cells, 1):
         cell.id = f"cell-{number}"
     about: dict[str, Any] = {"kernelspec": dict(notebook.metadata.get("kernelspec", {}), language="python")}
@@ -298,6 +323,14 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str) 
     out.nbformat_minor = max(out.nbformat_minor, NBFORMAT_MINOR)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
+
+
+def colab_notebook(page: Markdown, notebook: Any, title: str, language: str) -> str:
+    """The notebook "open in Colab" opens, as the text of an .ipynb file: the downloaded notebook
+    (the page's code cells and this build's outputs, no hidden cell of the book), with a note on
+    running it in Colab and, right after that note, before any other code, the cell that installs
+    the project where it is missing (links.INSTALL)."""
+    return notebook_download(page, notebook, title, language, colab=True)
 
 
 def _string_continuations(code: str) -> set[int]:
@@ -366,31 +399,42 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
     return merged
 
 
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
 def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """The page's menu: its downloads and "open in Colab" (an executed page), then its source."""
     if app.builder.format != "html" or doctree is None:
         return
-    notebook = executed_notebook(app, pagename)
-    if notebook is None:
-        return
     language = app.config.language
-    url = config.SITE_URL + f"{language}/{pagename}.html"
-    page = Markdown(url, Path(app.srcdir)).render(doctree)
-    title = plain(page.inline(doctree.next_node(nodes.title)))
-    folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent
-    folder.mkdir(parents=True, exist_ok=True)
-    name, up, words = pagename.rsplit("/", 1)[-1], "../" * pagename.count("/"), TEXT[language]
-    links = []
-    for suffix, make, label in ((".ipynb", notebook_download, words["notebook"]),
-                                (".py", script_download, words["script"])):
-        (folder / f"{name}{suffix}").write_text(make(page, notebook, title, language), encoding="utf-8", newline="\n")
-        links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
-    context["book_downloads"] = {"menu": words["menu"], "label": words["menu_label"], "links": links}
+    words, links = TEXT[language], []
+    notebook = executed_notebook(app, pagename)
+    if notebook is not None:
+        url = config.SITE_URL + f"{language}/{pagename}.html"
+        page = Markdown(url, Path(app.srcdir)).render(doctree)
+        title = plain(page.inline(doctree.next_node(nodes.title)))
+        folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent
+        name, up = pagename.rsplit("/", 1)[-1], "../" * pagename.count("/")
+        for suffix, make, label in ((".ipynb", notebook_download, words["notebook"]),
+                                    (".py", script_download, words["script"])):
+            write(folder / f"{name}{suffix}", make(page, notebook, title, language))
+            links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
+        write(reader_links.colab_file(language, pagename), colab_notebook(page, notebook, title, language))
+        links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
+    source = reader_links.page_source(app, pagename)
+    links.append({"text": words["source"].format(suffix=Path(source).suffix),
+                  "href": reader_links.source_url(language, source)})
+    context["book_downloads"] = {"menu": words["menu"], "label": words["menu_label" if notebook is not None else
+                                                                        "source_label"], "links": links}
 
 
 def depend_on_this_code(app: Sphinx, docname: str, source: list[str]) -> None:
     """An executed page's downloads are made by this code: a change to it re-reads the page."""
     if is_myst_markdown_notebook(source[0]):
-        app.env.note_dependency(str(Path(__file__).resolve()))
+        for module in (__file__, reader_links.__file__):
+            app.env.note_dependency(str(Path(module).resolve()))
 
 
 def setup(app: Sphinx) -> None:
