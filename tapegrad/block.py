@@ -24,7 +24,7 @@ def init_params(seed=0, tokens=4, width=6, outputs=3):
 
 
 def forward(p, inplace=False):
-    """The loss, from tensors p (name -> Tensor); call inside a Tape to record it."""
+    """The loss from tensors p (name -> Tensor); run it inside a Tape."""
     h = p["x"] + p["pos"]
     if inplace:
         h.add_(tg.tanh(tg.layer_norm(h) @ p["w1"]))

@@ -414,20 +414,33 @@ OVERFLOWING_OUTPUTS = """() => {
 }"""
 
 
+# Every code block (a cell's code or a literalinclude) that runs past its box, details opened.
+OVERFLOWING_CODE = """() => {
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
+  return [...document.querySelectorAll("div.highlight pre")]
+    .filter((pre) => !pre.closest("div.cell_output") && pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1)
+    .map((pre) => pre.innerText.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 60));
+}"""
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_no_output_runs_past_its_box(server, browser, site, width):
     """An output's verdict is often at the end of its line: every output wraps to its box, on a
-    desktop and on a phone (docs/_static/outputs.css)."""
+    desktop and on a phone (docs/_static/outputs.css). Code (80 columns) fits its box on a
+    desktop with both sidebars shown; on a phone it scrolls sideways."""
     page = browser.new_page(viewport={"width": width, "height": 800})
-    found, outputs = {}, 0
+    found, code, outputs = {}, {}, 0
     for path in every_page(site):
         page.goto(browse(server, path))
         outputs += page.locator("div.cell_output div.output pre").count()
         if overflowing := page.evaluate(OVERFLOWING_OUTPUTS):
             found[path] = overflowing
+        if width >= 1280 and (overflowing := page.evaluate(OVERFLOWING_CODE)):
+            code[path] = overflowing
     page.close()
     assert outputs > 30, f"only {outputs} output blocks found: is the site complete?"
     assert found == {}, f"outputs wider than their box at {width} px (page: the start of the widest line): {found}"
+    assert code == {}, f"code wider than its box at {width} px (page: its longest line): {code}"
 
 
 SEARCH_SUMMARY = {"es": r"^Búsqueda terminada: \d+ páginas coinciden", "en": r"^Search finished, found \d+ pages"}
