@@ -326,13 +326,19 @@ def row_words(name, language):
     return words.get(name)
 
 
-def label(thing, language):
+def row_name(thing, language):
     """A thing's row name in words: "the Hint, anomaly detection off", "eager · run B: Hint",
-    "B raises, anomaly detection off", with its id (hint_off, b_hint, ...) as a tooltip."""
+    "B raises, anomaly detection off" (a torch.compile backend's own row: the backend)."""
     if thing.kind == "compile":
-        name = thing.backend if thing.name is None else row_words(f"{thing.backend} · {thing.name}", language)
-        return f'<span title="{html.escape(thing.name or thing.backend)}">{html.escape(name)}</span>'
-    return f'<span title="{html.escape(thing.name)}">{html.escape(row_words(thing.name, language))}</span>'
+        return thing.backend if thing.name is None else row_words(f"{thing.backend} · {thing.name}", language)
+    return row_words(thing.name, language)
+
+def named(row_id, words):
+    """A row's name in words, with its id (hint_off, b_hint, a claim's) as a tooltip."""
+    return f'<span title="{html.escape(row_id)}">{html.escape(words)}</span>'
+
+def label(thing, language):
+    return named(thing.name or thing.backend, row_name(thing, language))
 
 def releases_text(releases, recorded, language, compress):
     """Releases in few words: "none", "all 17", or runs "1.13.1–2.12.1, 2.14.1" (consecutive among
@@ -437,7 +443,7 @@ def timeline(history, changed, recorded, book, language):
     if not changed:
         ax.text(0.5, 0.5, words["nothing"], transform=ax.transAxes, ha="center", va="center")
     names = [f"torch.compile {h.thing.backend}" if h.thing.kind == "compile" and h.thing.name is None
-             else html.unescape(re.sub("<[^>]+>", "", label(h.thing, language))) for h in changed]
+             else row_name(h.thing, language) for h in changed]
     for row, name in enumerate(names):  # each row's name above its line: the full width is the plot's
         ax.text(-0.45, row - 0.3, name, fontsize=8, va="bottom", ha="left")
     ax.set_yticks([])
@@ -472,8 +478,7 @@ def table(language, kind, releases, live_release, rows, excerpt):
             text = "—" if value is None else long_value(value, values[i - 1] if changed else None, excerpt) \
                 if len(str(value)) > SHORT else html.escape(record_word(str(value), language))
             cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
-        body.append(f'<tr><th><span title="{html.escape(name)}">{html.escape(row_words(name, language))}</span></th>'
-                    f"{''.join(cells)}</tr>")
+        body.append(f"<tr><th>{named(name, row_words(name, language))}</th>{''.join(cells)}</tr>")
     return (f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'
             f"<th>{html.escape(words[kind])}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
 

@@ -17,7 +17,7 @@ for row in sorted(rows, key=lambda r: -r.rel_error)[:4]:
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue, glue_figure, glue_number
+from book.checks import FIGURE_WIDTH, glue, glue_figure, glue_number
 
 from minigpt.compare import XLABEL, plot_comparison
 
@@ -27,5 +27,5 @@ xlabels = {"es": "error relativo del gradiente (%), escala log.\n"
                  "gris: idéntico (dibujado en el suelo del eje)\nrojo: sin gradiente en un lado",
            "en": XLABEL}
 glue_figure("grad_compare", lambda language: plot_comparison(
-    rows, None, titles[language], xlabel=xlabels[language]))
+    rows, None, titles[language], xlabel=xlabels[language], width=FIGURE_WIDTH))
 glue_number("compare_identical", sum(r.rel_error == 0 for r in rows))
