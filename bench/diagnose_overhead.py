@@ -1,4 +1,4 @@
-"""Benchmark minigpt.diagnose: what a diagnosis costs in memory and in time, side by side in one run.
+"""Benchmark inplace_doctor: what a diagnosis costs in memory and in time, side by side in one run.
 
 Two models: the default mini-GPT (as `minigpt train` builds it) and one about 10x its parameters
 (wider and deeper, from the same GPTConfig), each on a training-size batch.
@@ -30,8 +30,8 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from minigpt.data import AgreementData, build_dataset, sample_batch
-from minigpt.diagnose import Report, diagnose
-from minigpt.diagnose.digest import CHUNK
+from inplace_doctor import Report, diagnose
+from inplace_doctor.digest import CHUNK
 from minigpt.model import GPT, GPTConfig
 from minigpt.train import TrainConfig, build_model, model_config
 

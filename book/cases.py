@@ -158,7 +158,7 @@ def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | No
     in a file that is not an installed package's nor this repository's modules (a notebook cell
     runs the example under a name of its own)."""
     ours = {line.strip() for line in source.splitlines() if line.strip()}
-    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in ("minigpt", "book", "tapegrad", "drift")))
+    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in ("minigpt", "inplace_doctor", "book", "tapegrad", "drift")))
     frames = [f for f in traceback.extract_tb(error.__traceback__)
               if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)]
     return frames[-1] if frames else None

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import torch
 
 from minigpt.data import AgreementData, probe_batch
-from minigpt.diagnose.torch_private import NOT_APPLICABLE
+from inplace_doctor.torch_private import NOT_APPLICABLE
 from minigpt.train import Gradients, build_model, gradients, model_config
 
 from . import message

@@ -21,7 +21,7 @@ from minigpt.experiment import fingerprint as content_fingerprint
 from . import cases, config
 from .config import REPO
 
-PACKAGES = ("minigpt", "tapegrad", "drift", "book")  # this repository's importable packages
+PACKAGES = ("minigpt", "inplace_doctor", "tapegrad", "drift", "book")  # this repository's importable packages
 SUMMARY = "@summary"  # a `reads` entry: the outcomes of the safe-case summary's examples
 
 

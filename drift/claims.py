@@ -29,8 +29,9 @@ from book import cases, compiled as compiling, config, deps, message, store
 from book.experiments import compiled, data, gradients, run_b
 from minigpt import model as model_source
 from minigpt.compare import compare_gradients, identical, worst_row
-from minigpt.diagnose.torch_private import NOT_APPLICABLE, PROBES
-from minigpt.data import probe_batch
+from inplace_doctor import RAISES, diagnose
+from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES
+from minigpt.data import build_dataset, probe_batch
 from minigpt.train import BackwardRaised, build_model, model_config
 from minigpt.train import gradients as gradients_of
 
@@ -375,7 +376,36 @@ for _case in cases.summary_cases():
 
 
 for _name, (_statement, _check) in PROBES.items():
-    claim(_name, _statement, required=False)(_check)
+    if _name != "diagnose-works":
+        claim(_name, _statement, required=False)(_check)
+
+
+def run_b_diagnosed() -> tuple[bool, str]:
+    """diagnose() of one forward of run B names every saved LayerNorm input that h.add_(...)
+    overwrote, and nothing in run A."""
+    data = build_dataset()
+    x, y = probe_batch(data)
+    run_b, run_a = (diagnose(build_model(model_config(data, inplace=inplace), seed=0), x, y)
+                    for inplace in (True, False))
+    expected = 2 * model_config(data).n_layer  # the input of ln1 and of ln2, in every block
+    layernorm = [f for f in run_b.findings
+                 if (f.node, f.attribute, f.check) == ("NativeLayerNormBackward0", "_saved_input", RAISES)
+                 and f.write is not None and f.write.name == "aten.add_.Tensor"
+                 and f.write.location is not None and f.write.location.code.startswith("h.add_(")]
+    holds = len(run_b.findings) == len(layernorm) == expected and not run_a.findings
+    return holds, (f"run B: {run_b.summary()}, {len(layernorm)} of the {expected} expected LayerNorm inputs "
+                   f"overwritten at h.add_(...); run A: {run_a.summary()}")
+
+
+_works_statement, _works_check = PROBES["diagnose-works"]
+
+
+@claim("diagnose-works", _works_statement.removesuffix(".") + "; and diagnose() of one forward of run B names "
+       "every saved LayerNorm input that the in-place residual add h.add_(...) overwrote, and nothing in run A.",
+       required=False)
+def diagnose_works() -> tuple[bool, str]:
+    parts = [_works_check(), run_b_diagnosed()]
+    return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)
 
 
 # --- breaks/25-inplace-autograd: under torch.compile, one measurement per backend (book.compiled).

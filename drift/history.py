@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from minigpt.diagnose.torch_private import NOT_APPLICABLE as NOT_APPLICABLE_PREFIX
+from inplace_doctor.torch_private import NOT_APPLICABLE as NOT_APPLICABLE_PREFIX
 
 from .record import BACKENDS, COMPILE_FIELDS, MESSAGE_PARTS, model_sizes, release_key
 

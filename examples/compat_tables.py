@@ -249,7 +249,7 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "diagnose-api:version-counter": "API del diagnosticador: contador de versiones",
         "diagnose-api:storage-address": "API del diagnosticador: dirección del almacenamiento",
         "diagnose-api:accumulate-grad-variable": "API del diagnosticador: la hoja de AccumulateGrad",
-        "diagnose-works": "minigpt.diagnose funciona de principio a fin",
+        "diagnose-works": "inplace_doctor funciona de principio a fin",
         "compile:a": "A compilada ({}): gradientes de eager",
         "compile:b": "B compilada ({}): el error de eager",
     },
@@ -303,7 +303,7 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "diagnose-api:version-counter": "diagnoser API: version counter",
         "diagnose-api:storage-address": "diagnoser API: storage address",
         "diagnose-api:accumulate-grad-variable": "diagnoser API: AccumulateGrad's leaf",
-        "diagnose-works": "minigpt.diagnose works end to end",
+        "diagnose-works": "inplace_doctor works end to end",
         "compile:a": "A compiled ({}): eager's gradients",
         "compile:b": "B compiled ({}): eager's error",
     },
@@ -551,7 +551,7 @@ glue("compat_book_releases", ", ".join(book))
 glue_words("compat_record_only", {language: ", ".join(record_only) or RELEASES[language]["none"]
                                         for language in RELEASES})
 
-# --- where minigpt.diagnose works
+# --- where inplace_doctor works
 works = [r for r in releases if records[r]["claims"].get("diagnose-works", {}).get("holds")]
 assert live["release"] in works, "the diagnose page runs on this build's release"
 glue_words("compat_diagnose_releases", {language: releases_text(works, releases, language, history.compress)

@@ -1,6 +1,6 @@
 # The diagnoser on that script, as a learner runs it in a terminal, in the
 # script's folder:
-#     python -m minigpt.diagnose gated_mlp.py
+#     python -m inplace_doctor gated_mlp.py
 # Here the same command runs from Python, on the book's copy of the script.
 import subprocess
 import sys
@@ -8,7 +8,7 @@ import sys
 from book.config import EXAMPLES
 
 done = subprocess.run(
-    [sys.executable, "-m", "minigpt.diagnose", "gated_mlp.py"],
+    [sys.executable, "-m", "inplace_doctor", "gated_mlp.py"],
     cwd=EXAMPLES, capture_output=True, text=True)
 print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
 

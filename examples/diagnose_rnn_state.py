@@ -1,7 +1,7 @@
 # The RNN script under the diagnoser, as it is and with --offload (the script's
 # own argument, passed on to it):
-#     python -m minigpt.diagnose rnn_state.py
-#     python -m minigpt.diagnose rnn_state.py --offload
+#     python -m inplace_doctor rnn_state.py
+#     python -m inplace_doctor rnn_state.py --offload
 import subprocess
 import sys
 
@@ -10,9 +10,9 @@ from book.config import EXAMPLES
 runs = {}
 for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
     runs[" ".join(arguments)] = done = subprocess.run(
-        [sys.executable, "-m", "minigpt.diagnose", *arguments],
+        [sys.executable, "-m", "inplace_doctor", *arguments],
         cwd=EXAMPLES, capture_output=True, text=True)
-    print(f"$ python -m minigpt.diagnose {' '.join(arguments)}")
+    print(f"$ python -m inplace_doctor {' '.join(arguments)}")
     print(done.stdout + done.stderr + f"[exit status {done.returncode}]\n")
 
 

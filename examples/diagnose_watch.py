@@ -4,7 +4,7 @@
 import torch
 import torch.nn as nn
 
-from minigpt.diagnose import watch
+from inplace_doctor import watch
 
 torch.manual_seed(0)
 cell = nn.RNNCell(input_size=4, hidden_size=8)
@@ -24,7 +24,7 @@ print(f"loss {loss.item():.4f}; "
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from book.checks import glue_number
-from minigpt.diagnose import diagnose
+from inplace_doctor import diagnose
 
 assert not watched.report.findings, "the page says the fixed loop has no finding"
 glue_number("rnn_fixed_norm", cell.weight_hh.grad.norm().item(), ".4f")

@@ -1,8 +1,8 @@
-# Step 3, precisely: during one forward, minigpt.diagnose logs every in-place
+# Step 3, precisely: during one forward, inplace_doctor logs every in-place
 # write and every tensor saved for backward, then names each write that
 # overwrote a saved tensor. It needs no backward and no anomaly mode.
 from minigpt.data import build_dataset, probe_batch
-from minigpt.diagnose import diagnose
+from inplace_doctor import diagnose
 from minigpt.train import build_model, model_config
 
 data = build_dataset()

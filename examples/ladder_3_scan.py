@@ -1,7 +1,7 @@
 # Step 3: find the in-place writes mechanically. find_inplace_calls parses the
 # source with ast (no text search) and lists every candidate, harmless or not.
 import minigpt.model
-from minigpt.diagnose import find_inplace_calls
+from inplace_doctor import find_inplace_calls
 
 candidates = find_inplace_calls(minigpt.model)
 for candidate in candidates:

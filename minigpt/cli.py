@@ -231,16 +231,16 @@ def cmd_grad_compare(args: List[str]) -> int:
 
 
 def cmd_diagnose(args: List[str]) -> int:
-    """One forward of the probe batch under minigpt.diagnose: which in-place write overwrote what.
+    """One forward of the probe batch under inplace_doctor: which in-place write overwrote what.
 
     Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
-    that script under the diagnoser (minigpt/diagnose/runner.py).
+    that script under the diagnoser (inplace_doctor/runner.py).
     """
     if args and (args[0].startswith("-") or "=" not in args[0]):
-        from .diagnose.runner import main as diagnose_script  # only this form needs it
+        from inplace_doctor.runner import main as diagnose_script  # only this form needs it
 
         return diagnose_script(args, prog="minigpt diagnose")
-    from .diagnose import diagnose  # only this command needs it
+    from inplace_doctor import diagnose  # only this command needs it
 
     given = keys_only(args, DIAGNOSE_KEYS, "diagnose")
     data = build_dataset()

@@ -1,8 +1,8 @@
-"""minigpt.diagnose: the runtime diagnosis over a battery of harmful and safe in-place writes,
+"""inplace_doctor: the runtime diagnosis over a battery of harmful and safe in-place writes,
 the static scanner, the `minigpt diagnose` command (on the mini-GPT and on any script), watch()
 and diagnose(fn), what PyTorch does with checkpoints, optimizer steps and in-place metadata ops
 (the diagnoser must say the same), CUDA, the cost (digests, not copies), and the probes of the
-private PyTorch APIs the diagnosis relies on (minigpt/diagnose/torch_private.py). The bugs as
+private PyTorch APIs the diagnosis relies on (inplace_doctor/torch_private.py). The bugs as
 people write them are in tests/diagnose_battery/ (test_diagnose_battery.py).
 
 Expected lines are never written down: each battery model marks its lines with comments
@@ -31,7 +31,7 @@ from torch.autograd.graph import saved_tensors_hooks
 import minigpt.model
 from minigpt import cli
 from minigpt import diagnose as dg
-from minigpt.diagnose import runner, torch_private
+from inplace_doctor import runner, torch_private
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
 from minigpt.train import build_model, model_config
@@ -608,7 +608,7 @@ def test_only_torch_private_mentions_private_torch_apis():
 
 def test_torch_private_imports_no_model_code(tool_env, subprocess_timeout):
     """drift/ imports the probes before anything runs: importing them must stay light."""
-    code = ("import sys, minigpt.diagnose.torch_private; "
+    code = ("import sys, inplace_doctor.torch_private; "
             "print(sorted(m for m in sys.modules if m.startswith('minigpt')))")
     proc = subprocess.run([sys.executable, "-c", code], env=tool_env, capture_output=True, text=True,
                           timeout=subprocess_timeout)
@@ -617,7 +617,7 @@ def test_torch_private_imports_no_model_code(tool_env, subprocess_timeout):
 
 
 def test_display_path_is_relative_to_the_working_directory_or_to_sys_path(tmp_path, monkeypatch):
-    from minigpt.diagnose.location import display_path
+    from inplace_doctor.location import display_path
 
     package = tmp_path / "lib" / "pkg"
     package.mkdir(parents=True)
@@ -633,7 +633,7 @@ def test_display_path_is_relative_to_the_working_directory_or_to_sys_path(tmp_pa
     assert display_path(str(module)) == str(module)
 
 
-# The command for any script (python -m minigpt.diagnose, minigpt diagnose) -------------------------
+# The command for any script (python -m inplace_doctor, minigpt diagnose) -------------------------
 
 GATED = '''\
 import sys
@@ -673,7 +673,7 @@ def marked_line(source, mark):
     return next(n for n, line in enumerate(source.splitlines(), 1) if line.rstrip().endswith(mark))
 
 
-@pytest.mark.parametrize("command", [["python", "-m", "minigpt.diagnose"], ["minigpt", "diagnose"]])
+@pytest.mark.parametrize("command", [["python", "-m", "inplace_doctor"], ["minigpt", "diagnose"]])
 def test_command_runs_a_script_as_it_is_and_names_the_line_that_built_the_module(
         tmp_path, tool_env, subprocess_timeout, command):
     path = script(tmp_path, GATED)
@@ -850,7 +850,7 @@ def test_watch_reports_each_backward_and_changes_nothing(capsys):
         diagnosed = train(model, 3)
     assert all(torch.equal(a, b) for a, b in zip(plain, diagnosed))
     err = capsys.readouterr().err
-    assert "minigpt.diagnose.watch: backward 1" in err and "aten.mul_.Tensor overwrote TanhBackward0" in err
+    assert "inplace_doctor.watch: backward 1" in err and "aten.mul_.Tensor overwrote TanhBackward0" in err
     assert "3 backward passes; 1 finding: 0 caught by PyTorch's version check at backward, 1 silent" in err
     report = watched.report
     assert [f.check for f in report.findings] == [dg.COUNTER_BLIND] and report.findings[0].repeats == 2
@@ -1005,7 +1005,7 @@ def test_battery_cases_on_cuda(name, monkeypatch):
     lambda: torch.rand(300) > 0.5, lambda: torch.randn(50, dtype=torch.complex64),
 ])
 def test_a_digest_sees_any_single_changed_element(make):
-    from minigpt.diagnose.digest import digest, same_digest
+    from inplace_doctor.digest import digest, same_digest
 
     tensor = make()
     before = digest(tensor)
@@ -1023,7 +1023,7 @@ def test_a_digest_sees_any_single_changed_element(make):
 def test_the_recorder_keeps_digests_not_copies(data):
     """Every saved tensor is kept as an alias of the program's own (same memory), and what the
     recorder adds, its digests, is a tiny fraction of the saved activations."""
-    from minigpt.diagnose.session import Session
+    from inplace_doctor.session import Session
 
     model = build_model(model_config(data), 0)
     session = Session(model)

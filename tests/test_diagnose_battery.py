@@ -1,4 +1,4 @@
-"""minigpt.diagnose on bugs written the way people meet them (tests/diagnose_battery/).
+"""inplace_doctor on bugs written the way people meet them (tests/diagnose_battery/).
 
 Each case is a small script, run unmodified by the diagnoser's command. Its marks:
 
@@ -28,8 +28,8 @@ import pytest
 import torch
 
 from minigpt import diagnose as dg
-from minigpt.diagnose.runner import Options, run_script
-from minigpt.diagnose.session import is_inplace_error
+from inplace_doctor.runner import Options, run_script
+from inplace_doctor.session import is_inplace_error
 
 BATTERY = Path(__file__).parent / "diagnose_battery"
 CASES = sorted(p.stem for p in BATTERY.glob("*.py") if p.stem != "__init__")

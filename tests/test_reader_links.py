@@ -71,7 +71,7 @@ def test_installing_the_project_installs_minigpt_and_the_packages_pages_import()
 
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     found = set(find_packages(str(REPO), include=pyproject["tool"]["setuptools"]["packages"]["find"]["include"]))
-    assert {"minigpt", "minigpt.diagnose", "tapegrad", "book", "drift"} <= found
+    assert {"minigpt", "inplace_doctor", "tapegrad", "book", "drift"} <= found
     # the code some pages show imports book.*, whose config reads the repository's own files: a
     # clone, not the packages alone, is what the install cell installs
     assert (REPO / "pyproject.toml").is_file() and config.REPO == Path(links.__file__).resolve().parents[2]

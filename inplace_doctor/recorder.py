@@ -224,7 +224,7 @@ class Recorder(torch_private.DispatchMode):
             raise InplaceError(
                 f"{VERSION_ERROR}: [{record.tensor.type()} {list(record.tensor.shape)}] is at "
                 f"version {now}; expected version {record.version} instead "
-                "(checked by minigpt.diagnose's unpack hook)")
+                "(checked by inplace_doctor's unpack hook)")
         tensor = record.read_by_backward()
         if record.had_grad_fn and tensor is not record.tensor and tensor.grad_fn is None:
             self.failed.append(record)

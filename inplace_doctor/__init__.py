@@ -16,7 +16,7 @@ The tools, from the "grep" end of the diagnostic ladder to the precise one:
     The same around a training loop: every backward in the block is examined just before it
     runs; a version-counter error it raises comes back as the finding that explains it.
 
-``python -m minigpt.diagnose [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``, also
+``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``, also
 ``minigpt diagnose SCRIPT.py``)
     The same for a script, run unmodified as ``__main__`` until its first backward (or its N-th).
 

@@ -8,7 +8,7 @@ from .diagnoser import Report, report_of
 from .location import display_path
 from .session import BackwardPass, Session, is_inplace_error
 
-PREFIX = "minigpt.diagnose.watch"
+PREFIX = "inplace_doctor.watch"
 
 
 class watch:
@@ -78,7 +78,7 @@ class watch:
             finding = session.raised_by
             if finding is not None:
                 raise RuntimeError(f"backward {finding.backward} raised PyTorch's in-place error (the cause, "
-                                   f"above); minigpt.diagnose found why:\n{finding.describe()}") from error
+                                   f"above); inplace_doctor found why:\n{finding.describe()}") from error
             return
         out = self._out()
         if out is not None and error is None:

@@ -1,4 +1,4 @@
-"""``python -m minigpt.diagnose [--steps N|all] SCRIPT.py [ARGS...]``: diagnose a script as it is.
+"""``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]``: diagnose a script as it is.
 
 The script runs unmodified as ``__main__`` (``sys.argv`` is the script and its arguments, its
 folder is first on ``sys.path``, as ``python SCRIPT.py`` would have them) under a diagnosing
@@ -33,7 +33,7 @@ from .location import display_path, is_internal
 from .memory import tensors_in
 from .session import BackwardPass, Session, is_inplace_error, is_refused_write
 
-PROG = "python -m minigpt.diagnose"
+PROG = "python -m inplace_doctor"
 USAGE = "[--steps N|all] SCRIPT.py [ARGS...]"
 
 

@@ -1,8 +1,0 @@
-"""``python -m minigpt.diagnose [--steps N|all] SCRIPT.py [ARGS...]`` (see runner.py)."""
-
-import sys
-
-from .runner import main
-
-if __name__ == "__main__":
-    sys.exit(main())
