@@ -1,9 +1,9 @@
-"""python -m book COMMAND: the author's commands (AUTHORING.md).
+"""python -m execbook COMMAND: the author's commands (AUTHORING.md).
 
-    python -m book build [es|en]      build the book (nox -s docs)
-    python -m book run EXAMPLE        run one example as its page's cell and guard do, in seconds
-    python -m book page PAGE          run one page's cells in this process (PAGE: a docname or a path)
-    python -m book new-page SLUG      write a new page in both languages, with one example that raises
+    python -m execbook build [es|en]      build the book (nox -s docs)
+    python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
+    python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
+    python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
 """
 
 import sys
@@ -12,11 +12,11 @@ import sys
 def main(argv: list[str]) -> int:
     commands = {"build": "build", "run": "author", "page": "author", "new-page": "scaffold"}
     if not argv or argv[0] not in commands:
-        print(f"usage: python -m book {{{','.join(commands)}}} ...", file=sys.stderr)
+        print(f"usage: python -m execbook {{{','.join(commands)}}} ...", file=sys.stderr)
         return 2
     from importlib import import_module
 
-    module = import_module(f"book.{commands[argv[0]]}")
+    module = import_module(f"execbook.{commands[argv[0]]}")
     return module.main(argv[1:]) if argv[0] == "build" else module.main(argv[0], argv[1:])
 
 

@@ -1,8 +1,8 @@
 """The author's fast loop (AUTHORING.md):
 
-    python -m book run EXAMPLE   examples/EXAMPLE.py as its page's cell and hidden guard run it, in
+    python -m execbook run EXAMPLE   examples/EXAMPLE.py as its page's cell and hidden guard run it, in
                                  this process: what it prints, what it glues, and the verdict
-    python -m book page PAGE     one page's cells in a kernel, as the build runs them (PAGE: a
+    python -m execbook page PAGE     one page's cells in a kernel, as the build runs them (PAGE: a
                                  docname such as breaks/25-inplace-safe, or a path to its .md);
                                  the execution is kept, so the next build does not run it again
 
@@ -30,8 +30,8 @@ def run(name: str) -> int:
     try:
         done = cases.execute(name)
     except Exception as failed:  # noqa: BLE001 - a hidden check failed: say where
-        print(f"book: {cases.check_failure(cases.manifest()[name], failed)}\n  → edit the sentence in both "
-              "languages, or the check", file=sys.stderr)
+        failure = cases.check_failure(cases.manifest()[name], failed)
+        print(f"book: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
         return 1
     outcome = done.outcome
     assert outcome is not None, "cases.execute judges every run"
@@ -42,8 +42,8 @@ def run(name: str) -> int:
         shown = str(value).replace("\n", " ")
         print(f"glued {key} = {shown[:70]}{'…' if len(shown) > 70 else ''}")
     if not outcome.ok:
-        print(f"book: {outcome.failure()}\n  → fix the example, or its entry [{name}] in examples/cases.toml",
-              file=sys.stderr)
+        failure = cases.case_failure(outcome)
+        print(f"book: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
         return 1
     print(f"book: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
     return 0
@@ -73,7 +73,7 @@ def page(target: str) -> int:
 
 def main(command: str, arguments: list[str]) -> int:
     if len(arguments) != 1:
-        print(f"usage: python -m book {command} {'EXAMPLE' if command == 'run' else 'PAGE'}", file=sys.stderr)
+        print(f"usage: python -m execbook {command} {'EXAMPLE' if command == 'run' else 'PAGE'}", file=sys.stderr)
         return 2
     if config.STORE.is_dir():
         build.kernel_environment()

@@ -1,9 +1,9 @@
-"""Build the book: `python -m book build [LANGUAGE ...]` (what `nox -s docs` runs).
+"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs).
 
 1. Check the sources: the es/en trees mirror each other, the manifest reads, every executed page
    loads declared examples, and both languages of a page run the same code.
-2. Execute every page whose fingerprint changed since it last ran (book.pages): first the shared
-   experiments (book.experiments.SHARED) in two processes, then the pages in two processes, each
+2. Execute every page whose fingerprint changed since it last ran (execbook.pages): first the shared
+   experiments (phase25.experiments.SHARED) in two processes, then the pages in two processes, each
    as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
    the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
    cache, keyed on the cells.
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 WORKERS = 2
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")  # IPython's own frame label
 
 
 class BuildFailed(Exception):
@@ -67,7 +67,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
     try:
         cases.manifest()
     except cases.ManifestError as exc:
-        raise BuildFailed(f"{exc}\n  → fix that entry of examples/cases.toml (book/cases.py lists the keys)") from None
+        raise BuildFailed(f"{exc}\n  → fix that entry of examples/cases.toml (execbook/cases.py lists the keys)") from None
     notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
         for docname, path in executed_pages(language).items():
@@ -89,8 +89,8 @@ def kernel_environment() -> None:
     """What every kernel and Sphinx inherit: this checkout's packages (whichever one the installed
     package points to: the tests build copies) and the build's store (experiments, training runs)."""
     os.environ["PYTHONPATH"] = os.pathsep.join([str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
-    os.environ[config.STORE_ENV] = str(config.STORE)
-    os.environ["MINIGPT_RUN_CACHE"] = str(config.STORE)  # minigpt.train keeps its runs there
+    for variable in (config.STORE_ENV, *config.STORE_VARIABLES):  # the book's own cache, if any, shares it
+        os.environ[variable] = str(config.STORE)
     os.environ.setdefault("MPLBACKEND", "Agg")
     # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -157,13 +157,12 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
 
     if not stale:
         return
-    start = time.perf_counter()
-    say(f"computing the shared experiments ({WORKERS} processes) ...")
-    from . import experiments
-
-    with ProcessPoolExecutor(WORKERS) as pool:
-        list(pool.map(experiments.compute_shared, range(len(experiments.SHARED))))
-    say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
+    precompute = config.hook("precompute")
+    if precompute is not None:
+        start = time.perf_counter()
+        say(f"computing the shared experiments ({WORKERS} processes) ...")
+        precompute(WORKERS)
+        say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
     cache, problems = _cache(), []
     done: set[str] = set()
     needs = waits_for(notebooks, stale)
@@ -214,57 +213,29 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     where = f"{docname} ({', '.join(config.LANGUAGES)})"
     if failing is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
-    guard = re.match(r'_book\.check\("(\w+)"\)', failing.source)
-    if guard and ename == "CheckFailed":
-        name = guard.group(1)
-        if " no longer holds on torch " in evalue:
-            return f"{where} · examples/{name}.py\n{claims_report(evalue)}"
-        if ", a hidden check" in evalue:
-            file, reason = evalue.split(", ", 1)
-            todo = ("the check itself is broken: fix it (below the example's `# %% hidden checks` line)"
-                    if reason.startswith("a hidden check raised") else
-                    "what the prose says no longer holds: edit the sentence in both languages, or the check")
-            return f"{where} · {file}\n  {reason}\n  → {todo}"
-        lineno = getattr(store_outcome(name), "lineno", None)
-        file = f"examples/{name}.py" + (f":{lineno}" if lineno else "")
-        todo = f"the example no longer does what its entry declares: fix the example, or its entry [{name}] in examples/cases.toml"
-        return f"{where} · {file}\n  {evalue}\n  → {todo}"
+    guarded = failing.metadata.get(pages.GUARDS)
+    if guarded:  # the guard kept its Failure in the store (execbook.kernel.check)
+        failure = stored_failure(guarded)
+        return failure.render(where) if failure else f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
     if pages.EXAMPLE in failing.metadata:
         name = failing.metadata[pages.EXAMPLE]
         traceback = "\n".join(ANSI.sub("", line) for o in failing.outputs if o.get("output_type") == "error"
                               for line in o.get("traceback", []))
         lines = CELL_LINE.findall(traceback)
-        file = f"examples/{name}.py" + (f":{lines[-1]}" if lines else "")
         declared = cases.manifest()[name].expected()
-        return (f"{where} · {file}\n  it raised {ename}: {evalue.strip().splitlines()[0][:300] if evalue.strip() else ''}"
-                f"\n  but examples/cases.toml [{name}] says it must {declared}"
-                f"\n  → fix the example, or declare what it does in its entry (expect, error, match)")
+        raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
+        return cases.Failure(f"examples/{name}.py", int(lines[-1]) if lines else None, "raised",
+                             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}",
+                             "fix the example, or declare what it does in its entry (expect, error, match)").render(where)
     return f"{where}: a hidden cell failed: {ename}: {evalue.strip()[:300]}"
 
 
-def store_outcome(name: str) -> cases.Outcome | None:
+def stored_failure(name: str) -> cases.Failure | None:
     try:
-        return store.load("case", cases.outcome_key(name))
+        found = store.load("failure", deps.outcome_key(name))
     except KeyError:
         return None
-
-
-def claims_report(text: str) -> str:
-    """Each broken claim with who broke it: the committed record of the same release says whether
-    it held there (then this checkout's change broke it) or not (then torch did)."""
-    out = []
-    for name, version, seen in re.findall(r"claim (\S+) no longer holds on torch (\S+): (.*)", text):
-        path = config.RECORDS / f"torch-{config.release(version)}.json"
-        held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(name, {}).get("holds")
-        if held:  # the same torch: this checkout is to blame, not the release
-            out.append(f"  claim {name} no longer holds with this checkout ({path.relative_to(config.REPO)} says it "
-                       f"held on torch {version}): {seen}\n  → undo that change, or change what the prose says "
-                       "and the claim (drift/claims.py)")
-        else:
-            out.append(f"  claim {name} no longer holds on torch {version}: {seen}\n  → torch {version} behaves "
-                       "differently: rewrite the prose and the claim, then re-record it with "
-                       f"nox -s \"drift(torch='{config.release(version)}')\"")
-    return "\n".join(out) or f"  {text}"
+    return found if isinstance(found, cases.Failure) else None
 
 
 def sphinx(language: str, outdir: Path) -> None:
@@ -297,7 +268,7 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     twice = sorted({e for e in computed if computed.count(e) > 1})
     if twice:
         raise BuildFailed(f"this build computed an experiment more than once: {', '.join(twice)}\n"
-                          "  → add it to book.experiments.SHARED, which the build computes before the pages")
+                          "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run")
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
     with ThreadPoolExecutor(len(languages)) as pool:  # one Sphinx process per language, side by side

@@ -7,20 +7,19 @@ One entry per file in examples/ that a page loads:
     error = "RuntimeError"            # with "raises": the exception type ...
     match = "modified by an inplace operation"   # ... and a fragment of its message
     holds = "same"                    # optional: a name the example defines that must be True
-    verdict = "unsafe"                # optional: listed in the safe-case summary, as safe or unsafe
-    raised_at = "backward"            # with an unsafe verdict: "backward" or "op" (the op itself)
-    case = {en = "...", es = "..."}   # its name in the summary, per language
-    checks = {en = "...", es = "..."} # with holds: what that name being True means, per language
     reads = ["justfile"]              # files it reads or runs besides the modules it imports
-                                      # ("@summary": the outcomes of the summary's cases)
+                                      # ("@with:KEY": the outcomes of the cases whose entry sets KEY)
+
+A book may add keys of its own: its `check-entry` hook ([tool.book.hooks], execbook.config) judges
+them, they stay in Case.extra, and its `judge` hook may refine the verdict on a run (phase 25's
+safe-case summary: verdict, raised_at, case, checks). Without such a hook, another key is a mistake.
 
 Everything else derives from it: the pages' cells get their raises-exception tags and hidden
-guards from it (book.pages), the guard judges the cell with `judge`, `python -m book run <name>`
-and the tests run each file through `execute` and judge it the same way, and the safe-case
-summary lists the outcomes the guards saved.
+guards from it (execbook.pages), the guard judges the cell with `judge`, `python -m execbook run <name>`
+and the tests run each file through `execute` and judge it the same way.
 
 An example file is what its cell shows, then, from a line starting with CHECKS on, its hidden
-checks (book.checks), which the guard runs after judging the cell: `split` parts the two.
+checks (execbook.checks), which the guard runs after judging the cell: `split` parts the two.
 """
 
 import ast
@@ -41,9 +40,8 @@ from . import config
 
 CHECKS = "# %% hidden checks"  # the line where an example's hidden checks start
 EXPECTATIONS = ("completes", "raises")
-VERDICTS = ("safe", "unsafe")
-RAISED_AT = ("backward", "op")
-KEYS = {"expect", "error", "match", "holds", "verdict", "raised_at", "case", "checks", "reads"}
+KEYS = {"expect", "error", "match", "holds", "reads"}
+WITH = "@with:"  # a `reads` entry "@with:KEY": the outcomes of the cases whose entry sets KEY
 
 
 class ManifestError(ValueError):
@@ -57,46 +55,33 @@ class Case:
     error: str | None = None
     match: str | None = None
     holds: str | None = None
-    verdict: str | None = None
-    raised_at: str | None = None
-    title: dict[str, str] = field(default_factory=dict)  # language -> name in the summary
-    checks: dict[str, str] = field(default_factory=dict)  # language -> what `holds` being True means
     reads: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # the book's own keys (its check-entry hook)
 
     @property
     def path(self) -> Path:
         return config.EXAMPLES / f"{self.name}.py"
 
-    @property
-    def claim(self) -> str | None:
-        """The drift claim that this case's outcome backs (safe:<name> or unsafe:<name>)."""
-        return f"{self.verdict}:{self.name}" if self.verdict else None
-
     def expected(self) -> str:
         """What the case must do, after "must" (failure messages, claim statements)."""
         if self.expect == "raises":
-            where = {"op": " at the op itself", "backward": " at backward"}.get(self.raised_at or "", "")
-            return f"raise {self.error} containing {self.match!r}{where}"
+            return f"raise {self.error} containing {self.match!r}"
         return "complete" + (f" with {self.holds} true" if self.holds else "")
 
 
 def _problem(name: str, entry: dict[str, Any]) -> str | None:
-    languages = set(config.LANGUAGES)
     raises = entry.get("expect") == "raises"
+    own = config.hook("check-entry")
+    unknown = set(entry) - KEYS if own is None else set()
     checks = [
-        (set(entry) - KEYS, f"unknown key(s) {', '.join(sorted(set(entry) - KEYS))}"),
+        (unknown, f"unknown key(s) {', '.join(sorted(unknown))}"),
         (entry.get("expect") not in EXPECTATIONS, f"expect must be one of {', '.join(EXPECTATIONS)}"),
         (raises and not (entry.get("error") and entry.get("match")), "a raising case needs error and match"),
         (not raises and ("error" in entry or "match" in entry), 'error/match only go with expect = "raises"'),
-        (entry.get("verdict", "safe") not in VERDICTS, f"verdict must be one of {', '.join(VERDICTS)}"),
-        ("verdict" in entry and set(entry.get("case", {})) != languages,
-         "a case in the summary needs case = {es = ..., en = ...}"),
-        ("holds" in entry and set(entry.get("checks", {})) != languages, "holds needs checks = {es = ..., en = ...}"),
-        (entry.get("verdict") == "unsafe" and entry.get("raised_at") not in RAISED_AT,
-         f"an unsafe case needs raised_at = one of {', '.join(RAISED_AT)}"),
         (not (config.EXAMPLES / f"{name}.py").is_file(), f"no file examples/{name}.py"),
     ]
-    return next((problem for failed, problem in checks if failed), None)
+    found = next((problem for failed, problem in checks if failed), None)
+    return found or (own(name, entry) if own is not None else None)
 
 
 def load(path: Path = config.MANIFEST) -> dict[str, Case]:
@@ -114,8 +99,7 @@ def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.tom
     if problem:
         raise ManifestError(f"{manifest_name} [{name}]: {problem}")
     return Case(name, entry["expect"], entry.get("error"), entry.get("match"), entry.get("holds"),
-                entry.get("verdict"), entry.get("raised_at"), dict(entry.get("case", {})),
-                dict(entry.get("checks", {})), tuple(entry.get("reads", ())))
+                tuple(entry.get("reads", ())), {k: v for k, v in entry.items() if k not in KEYS})
 
 
 @cache
@@ -129,10 +113,9 @@ def entry_text(name: str) -> str:
     return json.dumps(tomllib.loads(config.MANIFEST.read_text("utf-8"))[name], sort_keys=True)
 
 
-def summary_cases() -> list[Case]:
-    """The cases of the safe-case summary: the safe ones, then the unsafe ones, in manifest order."""
-    found = manifest().values()
-    return [c for c in found if c.verdict == "safe"] + [c for c in found if c.verdict == "unsafe"]
+def cases_with(key: str) -> list[Case]:
+    """The cases whose entry sets the book's own key `key`, in manifest order."""
+    return [c for c in manifest().values() if key in c.extra]
 
 
 # --- judging one run of a case
@@ -144,7 +127,6 @@ class Outcome:
     ok: bool  # it did what the manifest says
     raised: str | None = None  # "RuntimeError: ..." (the message before its Hint), or None
     line: str | None = None  # the example's line that raised
-    raised_at: str | None = None  # "backward" or "op"
     seen: str = ""  # what happened, in one line
     lineno: int | None = None  # that line's number in the example
 
@@ -153,12 +135,44 @@ class Outcome:
         return f"examples/{self.name}.py must {case.expected()} (examples/cases.toml), but {self.seen}"
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A failed example as the build reports it: where, what, what to do (rendered by `render` only).
+
+    kind: "case" (it did not do what its entry declares), "check" (a hidden check found the prose
+    false), "broken-check" (a hidden check raised), "raised" (its cell raised, undeclared)."""
+    file: str  # examples/<name>.py
+    line: int | None
+    kind: str
+    reason: str
+    todo: str
+
+    @property
+    def place(self) -> str:
+        return self.file + (f":{self.line}" if self.line else "")
+
+    def message(self) -> str:
+        """One paragraph without the page: what `python -m execbook run` and the guard's error say."""
+        return self.reason if self.kind in ("case", "raised") else f"{self.place}, {self.reason}"
+
+    def render(self, where: str) -> str:
+        """The build's report of it: the page, the file and line, the reason, what to do."""
+        reason = "\n".join(f"  {line}" for line in self.reason.splitlines())
+        return f"{where} · {self.place}\n{reason}\n  → {self.todo}"
+
+
+def case_failure(outcome: Outcome) -> Failure:
+    return Failure(f"examples/{outcome.name}.py", outcome.lineno, "case", outcome.failure(),
+                   "the example no longer does what its entry declares: fix the example, or its entry "
+                   f"[{outcome.name}] in examples/cases.toml")
+
+
 def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | None:
     """The innermost frame of the example's own code in the error's traceback: a line of its source,
     in a file that is not an installed package's nor this repository's modules (a notebook cell
     runs the example under a name of its own)."""
     ours = {line.strip() for line in source.splitlines() if line.strip()}
-    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in ("minigpt", "inplace_doctor", "book", "tapegrad", "drift")))
+    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in config.PACKAGES))
     frames = [f for f in traceback.extract_tb(error.__traceback__)
               if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)]
     return frames[-1] if frames else None
@@ -174,18 +188,21 @@ def _assigned_at(source: str, name: str) -> int | None:
 
 def judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
     """Outcome of one run of case: error is what it raised (None if it completed), namespace the
-    globals it left behind."""
+    globals it left behind; the book's judge hook, if any, has the last word."""
+    found = _judge(case, error, namespace)
+    own = config.hook("judge")
+    return found if own is None else own(case, found)
+
+
+def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
     if error is not None:
         text = f"{type(error).__name__}: {str(error).split(' Hint: ')[0]}"
         frame = _own_frame(error, split(case.path)[0])
         line = frame.line.split("#")[0].strip() if frame and frame.line else None
-        where = "backward" if line and line.endswith(".backward()") else "op"
         kind = getattr(builtins, case.error or "", Exception)
-        ok = (case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
-              and case.raised_at in (None, where))
-        seen = (f"raised at {'backward' if where == 'backward' else 'the op itself'}: {line}" if ok
-                else f"it raised {text[:300]}")
-        return Outcome(case.name, ok, text, line, where, seen, frame.lineno if frame else None)
+        ok = case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
+        seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {text[:300]}"
+        return Outcome(case.name, ok, text, line, seen, frame.lineno if frame else None)
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising")
     if case.holds and namespace.get(case.holds) is not True:
@@ -214,14 +231,20 @@ def run_checks(case: Case, namespace: dict[str, Any], glue: Callable[[str, Any],
             exec(compile(code, str(case.path), "exec"), dict(namespace))
 
 
-def check_failure(case: Case, failed: Exception) -> str:
-    """"examples/fix.py:61, a hidden check of what the prose says: <its message>" (or what the
-    check raised, when it is not a failed assertion)."""
+def check_failure(case: Case, failed: Exception) -> Failure:
+    """The failure of a hidden check at its line: an exception of the book's own may say why and
+    what to do in fields (`reason`, `todo`: phase 25's broken claims); a failed assertion says the
+    prose no longer holds; anything else, that the check is broken."""
     lines = [f.lineno for f in traceback.extract_tb(failed.__traceback__) if Path(f.filename) == case.path]
-    where = f"examples/{case.name}.py" + (f":{lines[-1]}" if lines else "")
+    file, line = f"examples/{case.name}.py", (lines[-1] if lines else None)
+    reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
+    if isinstance(reason, str) and isinstance(todo, str):
+        return Failure(file, line, "check", reason, todo)
     if isinstance(failed, AssertionError):
-        return f"{where}, a hidden check of what the prose says: {failed or 'assertion failed'}"
-    return f"{where}, a hidden check raised {type(failed).__name__}: {failed}"
+        return Failure(file, line, "check", f"a hidden check of what the prose says: {failed or 'assertion failed'}",
+                       "what the prose says no longer holds: edit the sentence in both languages, or the check")
+    return Failure(file, line, "broken-check", f"a hidden check raised {type(failed).__name__}: {failed}",
+                   "the check itself is broken: fix it (below the example's `# %% hidden checks` line)")
 
 
 @dataclass
@@ -250,17 +273,3 @@ def execute(name: str) -> Run:
             run_checks(case, run.namespace, run.glued.__setitem__, run.error)
     run.stdout = output.getvalue()
     return run
-
-
-def outcome_key(name: str) -> str:
-    """The store key of one case's outcome: it changes whenever anything the case depends on does."""
-    from .deps import example_fingerprint
-
-    return f"{name}-{example_fingerprint(name)}"
-
-
-def outcome(name: str) -> Outcome:
-    """The case's outcome in this build: the one its page's guard saved, else run now."""
-    from . import store
-
-    return store.memoized("case", outcome_key(name), lambda: execute(name).outcome)

@@ -1,8 +1,8 @@
 """What an example's hidden checks use: glue the values the prose quotes, in each language.
 
 An example file holds what the page shows, then, below a line starting `# %% hidden checks`, what
-the page's hidden guard runs after it (book.kernel.check; `python -m book run` and the tests run it
-the same way, through book.cases.execute). The checks see the names the example left, and
+the page's hidden guard runs after it (execbook.kernel.check; `python -m execbook run` and the tests run it
+the same way, through execbook.cases.execute). The checks see the names the example left, and
 - glue the values the prose quotes (`glue(key, value)`, MyST-NB's glue in the book);
 - glue what depends on the language once per language, as `<key>_es` and `<key>_en`: words,
   numbers (the Spanish decimal comma), tables and figures. The cells stay identical in both

@@ -3,8 +3,8 @@
 An example depends on its own file (its hidden checks included), its own entry in
 examples/cases.toml, every module of this repository that it imports (directly, or through
 another module), and what its entry says it reads besides (`reads`: a file, a folder,
-or "@summary", what the safe-case summary's cases depend on, whose outcomes it reads). A page
-depends on the examples it loads and on the modules its kernel runs (book.kernel). A page runs
+or "@with:KEY", what the cases whose entry sets KEY depend on, whose outcomes it reads). A page
+depends on the examples it loads and on the modules its kernel runs (execbook.kernel). A page runs
 again exactly when its fingerprint changes: one of those files, one of those manifest entries, or
 the installed torch. tests/test_deps.py proves the lists complete by watching every file each
 example opens.
@@ -16,19 +16,14 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from minigpt.experiment import fingerprint as content_fingerprint
-
-from . import cases, config
+from . import cases, config, store
 from .config import REPO
-
-PACKAGES = ("minigpt", "inplace_doctor", "tapegrad", "drift", "book")  # this repository's importable packages
-SUMMARY = "@summary"  # a `reads` entry: the outcomes of the safe-case summary's examples
 
 
 @cache
 def module_file(name: str) -> Path | None:
     """This repository's file of the module `a.b.c` (a/b/c.py or a/b/c/__init__.py), or None."""
-    if name.split(".")[0] not in PACKAGES:
+    if name.split(".")[0] not in config.PACKAGES:
         return None
     base = REPO.joinpath(*name.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
@@ -73,14 +68,14 @@ def closure(paths: set[Path]) -> set[Path]:
         for name in _imports(path, path.stat().st_mtime_ns):
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
-    if REPO / "book" / "config.py" in seen:  # the one module that reads data files at import
+    if REPO / "execbook" / "config.py" in seen:  # the one module that reads data files at import
         seen |= {REPO / source for source in config.SOURCES}
     return seen
 
 
 def _read_paths(entry: str) -> set[Path]:
-    if entry == SUMMARY:
-        return {p for case in cases.summary_cases() for p in example_dependencies(case.name)}
+    if entry.startswith(cases.WITH):
+        return {p for case in cases.cases_with(entry.removeprefix(cases.WITH)) for p in example_dependencies(case.name)}
     path = REPO / entry
     if path.is_dir():
         return {p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
@@ -98,22 +93,26 @@ def example_dependencies(name: str) -> frozenset[Path]:
 
 
 def kernel_dependencies() -> set[Path]:
-    """What every executed page's kernel runs around its cells (book.kernel and its imports)."""
-    return closure({REPO / "book" / "kernel.py"})
+    """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
+    (the guard calls its judge), and what they import."""
+    hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
+    return closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)})
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:
-    """The fingerprint of these repository files, of extra strings and of the installed torch."""
-    return content_fingerprint(paths, REPO, f"torch {version('torch')}", *extra)
+    """The fingerprint of these repository files, of extra strings and of the installed releases of
+    the distributions [tool.book] `fingerprinted` names (torch, for phase 25)."""
+    return store.fingerprint(paths, REPO, *(f"{d} {version(d)}" for d in config.FINGERPRINTED), *extra)
 
 
 def example_entries(name: str) -> list[str]:
-    """The manifest entries examples/<name>.py depends on: its own, the summary cases' with
-    "@summary" (their names and verdicts), and those of the examples its `reads` names."""
+    """The manifest entries examples/<name>.py depends on: its own, those of the cases "@with:KEY"
+    names, and those of the examples its `reads` names."""
     reads = cases.manifest()[name].reads
     named = [Path(entry).stem for entry in reads if Path(entry).parent.as_posix() == "examples"]
-    summary = [case.name for case in cases.summary_cases()] if SUMMARY in reads else []
-    return list(dict.fromkeys([name, *summary, *(n for n in named if n in cases.manifest())]))
+    keyed = [case.name for entry in reads if entry.startswith(cases.WITH)
+             for case in cases.cases_with(entry.removeprefix(cases.WITH))]
+    return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
 
 
 def example_fingerprint(name: str) -> str:
@@ -133,3 +132,14 @@ def page_fingerprint(names: list[str]) -> str:
     """Changes whenever anything the page depends on does: a file, or one of its examples' entries."""
     entries = dict.fromkeys(e for name in names for e in example_entries(name))
     return fingerprint(page_dependencies(names), *(cases.entry_text(e) for e in entries))
+
+
+def outcome_key(name: str) -> str:
+    """The store key of one case's outcome: it changes whenever anything the case depends on does."""
+    return f"{name}-{example_fingerprint(name)}"
+
+
+def outcome(name: str) -> cases.Outcome:
+    """The case's outcome in this build: the one its page's guard saved, else run now."""
+    found: cases.Outcome = store.memoized("case", outcome_key(name), lambda: cases.execute(name).outcome)
+    return found

@@ -1,15 +1,15 @@
 """What the book's notebook kernel runs around the pages' cells.
 
-book.pages puts a hidden setup cell under the title of every executed page
+execbook.pages puts a hidden setup cell under the title of every executed page
 
-    import book.kernel as _book
+    import execbook.kernel as _book
     _book.stamp()
 
 and a hidden `_book.check("<example>")` after each cell that loads an example, which judges the
 cell against examples/cases.toml and runs the example's hidden checks: a page declares no
 expectation itself.
 
-Inside IPython, importing this module also makes what the cells print readable (book.tracebacks):
+Inside IPython, importing this module also makes what the cells print readable (execbook.tracebacks):
 the traceback of a cell that raises keeps the frames of the reader's code and folds those of torch,
 Python and Jupyter into a line that counts them; no path of the build machine is shown.
 """
@@ -21,7 +21,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from . import cases, config, store, tracebacks
+from . import cases, config, deps, store, tracebacks
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -32,20 +32,28 @@ _outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cas
 
 
 class CheckFailed(AssertionError):
-    """A page's hidden guard found that an example, or what the prose says of it, no longer holds.
+    """A page's hidden guard found that an example, or what the prose says of it, no longer holds:
+    `failure` says where, what and what to do (the guard keeps it in the store for the build)."""
 
-    Its message is the explanation the build prints: where, what, and what to do."""
+    def __init__(self, failure: cases.Failure) -> None:
+        self.failure = failure
+        super().__init__(failure.message())
+
+
+def _fail(name: str, failure: cases.Failure) -> CheckFailed:
+    store.save("failure", deps.outcome_key(name), failure, seconds=None)  # the build reports it (explain)
+    return CheckFailed(failure)
 
 
 def remember_error(error: BaseException | None) -> None:
     """What the cell that just ran raised (None if nothing): read by check. In the kernel an
-    IPython hook calls it after every cell; `python -m book page` calls it itself."""
+    IPython hook calls it after every cell; `python -m execbook page` calls it itself."""
     _last["error"] = error
 
 
 def install(shell: "InteractiveShell") -> None:
     """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
-    (for check); show a cell's error and the warnings it emits through book.tracebacks."""
+    (for check); show a cell's error and the warnings it emits through execbook.tracebacks."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
     # ipykernel sends what a cell prints in chunks, one every 0.2 s; MyST-NB joins a cell's chunks
     # after stripping each one's trailing blank lines, so where the chunks were cut (how fast this
@@ -66,7 +74,7 @@ def _cell_label(shell, path: str) -> str | None:
 
 
 def _show_exception(shell, places, etype, value, tb):
-    """IPython's custom exception handler: the cell's error with book.tracebacks' brief traceback
+    """IPython's custom exception handler: the cell's error with execbook.tracebacks' brief traceback
     (the shell's own outermost frame left out). What that does not cover (syntax errors, exception
     groups, exceptions that render themselves) and any failure of its own get IPython's."""
     if (issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup)
@@ -99,20 +107,20 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail the
     build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
     for the claims, in the build's store. Then the example's hidden checks glue what the prose
-    quotes and check what it states (book.checks)."""
+    quotes and check what it states (execbook.checks)."""
     namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
     outcome = cases.judge(case, _last["error"], namespace)
     _outcomes[name] = outcome
-    store.save("case", cases.outcome_key(name), outcome)  # the cell above was this case's one run
+    store.save("case", deps.outcome_key(name), outcome)  # the cell above was this case's one run
     if not outcome.ok:
-        raise CheckFailed(outcome.failure())
+        raise _fail(name, cases.case_failure(outcome))
     from myst_nb import glue
 
     try:
         cases.run_checks(case, namespace, lambda key, value: glue(key, value, display=False), _last["error"])
     except Exception as failed:  # noqa: BLE001 - the build says where, and why
-        raise CheckFailed(cases.check_failure(case, failed)) from None
+        raise _fail(name, cases.check_failure(case, failed)) from None
     return outcome
 
 
@@ -129,7 +137,7 @@ def versions() -> dict[str, str]:
 
 def stamp() -> None:
     """Glue `book_stamp`: which torch produced this page's outputs (language-neutral, so cells stay
-    identical); the page shows it under its title (book.pages)."""
+    identical); the page shows it under its title (execbook.pages)."""
     from IPython.display import HTML
     from myst_nb import glue
 

@@ -2,15 +2,15 @@
 
 An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). Its text is
 read as `with_cases(text, path)` makes it, both by the build's first step, which executes it
-(book.build), and by Sphinx (book.sphinxext.cases), which finds the outputs of that execution:
+(execbook.build), and by Sphinx (execbook.sphinxext.cases), which finds the outputs of that execution:
 - the cell that loads an example holds what the page shows of it (its file up to its hidden
-  checks, book.cases.split), and names it (`:example: <name>`, the cell's metadata);
+  checks, execbook.cases.split), and names it (`:example: <name>`, the cell's metadata);
 - under the title, a hidden setup cell that glues the run stamp, shown right below it (page
   furniture, not an output of the lesson); the cell names the fingerprint of everything the page
-  depends on (book.deps), so the page runs again exactly when one of those changes;
+  depends on (execbook.deps), so the page runs again exactly when one of those changes;
 - the cell of an example that examples/cases.toml says raises gets the raises-exception tag;
 - after every cell that loads an example, a hidden guard that judges what the cell did against
-  the manifest (book.kernel.check) and fails the build when it differs.
+  the manifest (execbook.kernel.check) and fails the build when it differs.
 Cells are found with MyST-NB's own reader.
 """
 
@@ -39,12 +39,13 @@ class PageError(ValueError):
 
 
 SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]",
-         "# this page's inputs: {fingerprint} (book.deps)", "import book.kernel as _book", "_book.stamp()",
+         "# this page's inputs: {fingerprint} (execbook.deps)", "import execbook.kernel as _book", "_book.stamp()",
          "{fence}", "",
-         # the stamp's time is left out of the search index (book.sphinxext.reproducible)
+         # the stamp's time is left out of the search index (execbook.sphinxext.reproducible)
          "::::{{container}} no-search", "{fence}{{glue:}} book_stamp", "{fence}", "::::"]
-GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", '_book.check("{name}")', "{fence}"]
+GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", ":guards: {name}", '_book.check("{name}")', "{fence}"]
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
+GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
 
 
 def _read(text: str, path: str | Path) -> NotebookNode:

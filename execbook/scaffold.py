@@ -1,33 +1,44 @@
-"""`python -m book new-page SLUG` (nox -s new-page -- SLUG): a new page in both languages.
+"""`python -m execbook new-page SLUG` (nox -s new-page -- SLUG): a new page in both languages.
 
-Writes docs/es/SLUG.md and docs/en/SLUG.md (same label, one executed example), the example
-examples/<name>.py (a write that breaks backward, so the page shows an error from the first
-build), its entry in examples/cases.toml, and the page in both books' tables of contents. The page
+Writes the page in each language (same label, one executed example), the example
+examples/<name>.py (one that raises, so the page shows an error from the first build: the book's
+`scaffold` hook gives its own), its entry in examples/cases.toml, and the page in both books' tables of contents. The page
 builds and passes the tests as it is written; AUTHORING.md says what to change next.
 """
 
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from . import config
 from .pages import FRONT_MATTER
 
-EXAMPLE = '''\
-# A tensor that autograd saved, written in place before the backward pass.
-import torch
-
-x = torch.linspace(-1.0, 1.0, 4, requires_grad=True)
-y = x.exp()  # exp saves its output for the backward pass
-y.mul_(2)  # ... and this write changes it
-y.sum().backward()  # raises
-'''
-ENTRY = '''
+# What a new page starts with: an example that raises, its manifest entry, and the page's words per
+# language. A book gives its own with the `scaffold` hook ([tool.book.hooks]: a callable returning
+# {"example": ..., "entry": ..., "words": {language: {"title": ..., "intro": ...}}}).
+DEFAULT: dict[str, Any] = {
+    "example": """\
+# A list read past its end.
+numbers = [1, 2, 3]
+numbers[3]  # raises
+""",
+    "entry": """
 [{name}]
 expect = "raises"
-error = "RuntimeError"
-match = "modified by an inplace operation"
-'''
+error = "IndexError"
+match = "list index out of range"
+""",
+    "words": {},  # any language: the English words below
+}
+WORDS = {"title": "New page", "intro": "Reading past the end of a list raises:"}
+
+
+def template() -> dict[str, Any]:
+    own = config.hook("scaffold")
+    return DEFAULT if own is None else own()
+
+
 PAGE = FRONT_MATTER + '''
 ({label})=
 # {title}
@@ -38,12 +49,6 @@ PAGE = FRONT_MATTER + '''
 :load: {up}examples/{name}.py
 ```
 '''
-WORDS = {
-    "es": {"title": "Página nueva", "intro": "`exp` guarda su resultado para el paso hacia atrás; "
-           "`mul_` lo sobrescribe, y el paso hacia atrás lo detecta:"},
-    "en": {"title": "New page", "intro": "`exp` saves its result for the backward pass; `mul_` "
-           "overwrites it, and the backward pass notices:"},
-}
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*")
 
 
@@ -73,7 +78,7 @@ def add_to_toctree(index: Path, slug: str) -> None:
 
 def main(command: str, arguments: list[str]) -> int:
     if len(arguments) != 1:
-        print("usage: python -m book new-page SLUG   (e.g. breaks/26-my-break)", file=sys.stderr)
+        print("usage: python -m execbook new-page SLUG   (e.g. breaks/26-my-break)", file=sys.stderr)
         return 2
     slug = arguments[0].removesuffix(".md")
     found = problem(slug)
@@ -81,10 +86,12 @@ def main(command: str, arguments: list[str]) -> int:
         print(f"book: error: {found}", file=sys.stderr)
         return 2
     name = slug.replace("/", "_").replace("-", "_")
-    (config.EXAMPLES / f"{name}.py").write_text(EXAMPLE, "utf-8")
+    chosen = template()
+    (config.EXAMPLES / f"{name}.py").write_text(chosen["example"], "utf-8")
     with open(config.MANIFEST, "a", encoding="utf-8") as manifest:
-        manifest.write(ENTRY.format(name=name))
-    for language, words in WORDS.items():
+        manifest.write(chosen["entry"].format(name=name))
+    for language in config.LANGUAGES:
+        words: dict[str, str] = chosen["words"].get(language, WORDS)
         page = config.DOCS / language / f"{slug}.md"
         page.parent.mkdir(parents=True, exist_ok=True)
         up = "../" * (slug.count("/") + 2)

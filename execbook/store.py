@@ -1,27 +1,58 @@
 """Results kept on disk for a build, so that each experiment runs once per fingerprint.
 
 The build sets BOOK_STORE (docs/_build/store) for every page's kernel and for its first step,
-which computes the shared experiments (book.experiments.SHARED) before any page runs. A result is
+which computes the shared experiments (phase25.experiments.SHARED) before any page runs. A result is
 written once, under a key that changes with everything it depends on, and read back by whoever
 needs it later: a page, a claim, the next build. Without BOOK_STORE (the tests, `python -m
 drift`) results live in the process only.
 
-Every computation is logged to computed.jsonl (minigpt.train's run cache logs its training runs
-there too): the build fails if one build computed anything twice.
+Every computation is logged to computed.jsonl (a project's own cache may log there too: the build
+sets the variables `[tool.book] store-variables` names to the same folder): the build fails if one
+build computed anything twice.
 """
 
+import hashlib
 import json
 import os
 import pickle
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable
-
-from minigpt.experiment import COMPUTED_LOG, log_computation, write_atomically
+from typing import Any
 
 from .config import STORE_ENV
 
+COMPUTED_LOG = "computed.jsonl"  # in the store: one line per result computed there
+
 _memory: dict[tuple[str, str], Any] = {}
+
+
+def fingerprint(files: Iterable[str | Path], root: Path, *extra: str | bytes) -> str:
+    """A short hash of files (their paths relative to root, and their contents) and of extra
+    strings or bytes: the engine's one fingerprint (pages, cases, the results a book keeps here)."""
+    digest = hashlib.sha256()
+    for item in extra:
+        digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
+    for path in sorted(Path(f) for f in files):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Write bytes to path so that another process never reads half of them."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(f".{os.getpid()}.tmp")
+    scratch.write_bytes(data)
+    scratch.replace(path)
+
+
+def log_computation(store: str | Path, kind: str, key: str, seconds: float) -> None:
+    """Append {kind, key, seconds, at} to store/computed.jsonl (the build counts them)."""
+    Path(store).mkdir(parents=True, exist_ok=True)
+    entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
+    with open(Path(store) / COMPUTED_LOG, "a", encoding="utf-8") as log:
+        log.write(json.dumps(entry) + "\n")
 
 
 def folder() -> Path | None:
@@ -42,13 +73,15 @@ def load(kind: str, key: str) -> Any:
     return _memory[(kind, key)]
 
 
-def save(kind: str, key: str, value: Any, seconds: float = 0.0) -> None:
-    """Keep value under (kind, key), and log its computation."""
+def save(kind: str, key: str, value: Any, seconds: float | None = 0.0) -> None:
+    """Keep value under (kind, key), and log its computation (seconds None: a record, not a result
+    computed, such as a failure's report)."""
     _memory[(kind, key)] = value
     store = folder()
     if store is not None:
         write_atomically(_path(store, kind, key), pickle.dumps(value))
-        log_computation(store, kind, key, seconds)
+        if seconds is not None:
+            log_computation(store, kind, key, seconds)
 
 
 def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:

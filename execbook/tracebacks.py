@@ -16,7 +16,7 @@ write (torch, Python, Jupyter) fold into one line saying how many were left out:
 
     RuntimeError: one of the variables needed for gradient computation has been modified ...
 
-Plain functions, no IPython needed: book/kernel.py installs them in the notebook kernel (an
+Plain functions, no IPython needed: execbook/kernel.py installs them in the notebook kernel (an
 IPython custom exception handler and `warnings.showwarning`); examples/reproducer.py passes the
 output of its commands through `brief` and `excerpt`.
 """

@@ -1,12 +1,12 @@
-"""python -m drift {record,check,report}
+"""python -m phase25 {record,check,report}
 
-    python -m drift record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
+    python -m phase25 record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
                                            (default records/) and say what changed
-    python -m drift check [--records DIR] [--save FILE]
+    python -m phase25 check [--records DIR] [--save FILE]
                                            measure, and fail if a claim no longer holds or if the
                                            committed record of this release no longer matches;
                                            if all is well, write what was measured to FILE
-    python -m drift report [RECORD ...]    what changed between records (default: all committed),
+    python -m phase25 report [RECORD ...]    what changed between records (default: all committed),
                                            one release to the next
 
 Exit status: 0 fine; 1 a claim no longer holds ("claim X no longer holds on torch Y"); 2 bad
@@ -22,7 +22,7 @@ BROKEN, USAGE_ERROR, STALE = 1, 2, 3
 
 from . import claims, record
 
-USAGE = "usage: python -m drift {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
+USAGE = "usage: python -m phase25 {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
 
 
 class UsageError(Exception):
@@ -95,7 +95,7 @@ def do_check(args):
     status = BROKEN if broken_claims(outcomes) else 0
     if not path.exists():
         print(f"drift: no committed record of torch {new['release']} ({path}); "
-              f"`python -m drift record` makes one")
+              f"`python -m phase25 record` makes one")
     elif record.differences(old := record.load(path), new):
         print(record.format_differences(old, new))
         if not status:  # wording only: the record is stale, the prose is not wrong

@@ -2,13 +2,13 @@
 
 A claim is a statement the pages make in words (in both languages) and a check that returns
 (holds, what was seen). The compatibility page evaluates them while the book is built (all but
-the torch.compile ones, `in_book`; one that no longer holds stops the build), `python -m drift` records them per
+the torch.compile ones, `in_book`; one that no longer holds stops the build), `python -m phase25` records them per
 release, and pytest runs each one (tests/test_claims.py); a claim that stops holding reads
 
     claim NAME no longer holds on torch VERSION: what was seen
 
-Checks only read results: the experiments come from book.experiments and the outcomes of the
-safe-case examples from book.cases, each computed once per code fingerprint and shared with the
+Checks only read results: the experiments come from phase25.experiments and the outcomes of the
+safe-case examples from execbook.cases, each computed once per code fingerprint and shared with the
 pages that show them. Nothing here runs a page's file.
 
 The book is built on the torch releases pyproject.toml states (`supported`). On a release outside
@@ -18,6 +18,7 @@ no promise there, and a record is history, not a failure.
 
 import ast
 import functools
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ from pathlib import Path
 
 import torch
 
-from book import cases, compiled as compiling, config, deps, message, store
-from book.experiments import compiled, data, gradients, run_b
+from execbook import cases, config, deps, store
+from phase25 import compiled as compiling, message, safe_cases
+from phase25.experiments import compiled, data, gradients, run_b
 from minigpt import model as model_source
 from minigpt.compare import compare_gradients, identical, worst_row
 from inplace_doctor import RAISES, diagnose
@@ -52,7 +54,7 @@ class Claim:
     statement: str
     check: Callable[[], tuple[bool, str]]  # () -> (holds, what was seen)
     required: bool = True  # the prose relies on it on every release; else only recorded per release
-    # evaluated while the book builds (the compatibility page); else only by `python -m drift` and
+    # evaluated while the book builds (the compatibility page); else only by `python -m phase25` and
     # the tests: the torch.compile claims, as inductor compiles C++ (slow on a cold cache)
     in_book: bool = True
 
@@ -79,7 +81,29 @@ class Outcome:
 
 
 class ClaimBroken(AssertionError):
-    """One or more claims no longer hold on the installed torch."""
+    """One or more claims no longer hold on the installed torch: `reason` says which and who broke
+    each, `todo` what to do (the book's failure report shows both, execbook.cases.check_failure)."""
+
+    def __init__(self, broken: list[Outcome], torch_version: str | None = None) -> None:
+        self.broken = broken
+        super().__init__("\n".join(o.failure(torch_version) for o in broken))
+        blamed = [blame(o, torch_version or torch.__version__) for o in broken]
+        self.reason = "\n".join(reason for reason, _ in blamed)
+        self.todo = "; ".join(dict.fromkeys(todo for _, todo in blamed))
+
+
+def blame(outcome: Outcome, version: str) -> tuple[str, str]:
+    """(reason, what to do) of a broken claim: the committed record of the same release says whether
+    it held there (then this checkout's change broke it) or not (then torch did)."""
+    path = config.RECORDS / f"torch-{config.release(version)}.json"
+    held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(outcome.name, {}).get("holds")
+    if held:  # the same torch: this checkout is to blame, not the release
+        return (f"claim {outcome.name} no longer holds with this checkout ({path.relative_to(config.REPO)} says it "
+                f"held on torch {version}): {outcome.seen}",
+                "undo that change, or change what the prose says and the claim (phase25/claims.py)")
+    return (f"claim {outcome.name} no longer holds on torch {version}: {outcome.seen}",
+            f"torch {version} behaves differently: rewrite the prose and the claim, then re-record it with "
+            f"nox -s \"drift(torch='{config.release(version)}')\"")
 
 
 CLAIMS: dict[str, Claim] = {}
@@ -112,7 +136,7 @@ def _code_fingerprint():
 
 
 def evaluate(name):
-    """The claim's outcome. In the book's build (book.store) each is evaluated once per fingerprint
+    """The claim's outcome. In the book's build (execbook.store) each is evaluated once per fingerprint
     of the code it runs; a safe-case claim reads its case's outcome, which is kept by the case."""
     if store.folder() is None or name in CASE_CLAIMS:
         return _evaluate_now(name)
@@ -125,9 +149,9 @@ def evaluate_all(names=None):
 
 def require(outcomes, torch_version=None):
     """Raise ClaimBroken naming every claim that does not hold (one line each)."""
-    broken = [o.failure(torch_version) for o in outcomes.values() if o.broken]
+    broken = [o for o in outcomes.values() if o.broken]
     if broken:
-        raise ClaimBroken("\n".join(broken))
+        raise ClaimBroken(broken, torch_version)
 
 
 # --- breaks/25-inplace-autograd: the symptom
@@ -331,7 +355,7 @@ def missing_api(raised):
 
 def _case_claim(name):
     def check():
-        outcome = cases.outcome(name)
+        outcome = deps.outcome(name)
         if outcome.ok:
             return True, outcome.seen
         api = missing_api(outcome.raised)
@@ -364,9 +388,10 @@ def _allow_mutation_gives_run_a_gradients():
     return same, f"gradients bitwise equal to run A's: {same}"
 
 
-CASE_CLAIMS = {case.claim for case in cases.summary_cases()} | {"fixes-give-run-a-gradients"}
-for _case in cases.summary_cases():
-    claim(_case.claim, f"{_case.title['en']} must {_case.expected()} (examples/{_case.name}.py).")(
+CASE_CLAIMS = {safe_cases.claim(case) for case in safe_cases.summary_cases()} | {"fixes-give-run-a-gradients"}
+for _case in safe_cases.summary_cases():
+    claim(safe_cases.claim(_case), f"{safe_cases.title(_case, 'en')} must {safe_cases.expected(_case)} "
+          f"(examples/{_case.name}.py).")(
         _case_claim(_case.name))
 
 
@@ -408,7 +433,7 @@ def diagnose_works() -> tuple[bool, str]:
     return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)
 
 
-# --- breaks/25-inplace-autograd: under torch.compile, one measurement per backend (book.compiled).
+# --- breaks/25-inplace-autograd: under torch.compile, one measurement per backend (phase25.compiled).
 # Run A compiled may differ from eager run A by rounding: inductor fuses kernels and so sums in
 # another order. Float32 rounding of a reordered sum of a few hundred terms stays near 1e-7 of the
 # result (measured: 4e-7 on 2.13); a real change of gradient (the bypasses) is 1e-2 and more.

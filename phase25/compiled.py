@@ -14,7 +14,7 @@ mostly debugging variants of these):
 on the probe batch and runs backward; dynamo's caches are reset before and after, so no run sees
 another's compiled code. Where the installed torch cannot run a backend, the result says why
 ("not applicable: ..."), measured, not assumed: torch.compile missing (before 2.0), refused on this
-Python (torch._dynamo's own check), or no C++ compiler for inductor. book.experiments.compiled
+Python (torch._dynamo's own check), or no C++ compiler for inductor. phase25.experiments.compiled
 memoizes each result, so the claims, the records and the pages share one measurement per backend.
 """
 

@@ -1,9 +1,9 @@
 """The experiments that the claims (drift), the pages and the compatibility page share.
 
 Each is computed once per fingerprint of the code it runs and the installed torch, then read back
-(book.store): run B's first backward with anomaly detection off and on, the probe-batch gradients
+(execbook.store): run B's first backward with anomaly detection off and on, the probe-batch gradients
 of each switch setting, the training runs, and run A and run B under torch.compile with each
-backend (book.compiled). The build computes the SHARED ones first, in two processes, before any
+backend (phase25.compiled). The build computes the SHARED ones first, in two processes, before any
 page runs; anything else is computed where it is first needed.
 """
 
@@ -16,8 +16,10 @@ from minigpt.data import AgreementData, build_dataset, probe_batch
 from minigpt.train import (BackwardFailure, BackwardRaised, Gradients, RunResult, TrainConfig, build_model,
                            model_config, switch_gradients, train, try_backward)
 
-from . import compiled as compiling, deps, store
-from .config import REPO
+from execbook import deps, store
+from execbook.config import REPO
+
+from . import compiled as compiling
 
 BYPASSES: dict[str, dict[str, Any]] = {"hooks": {"inplace": True, "bypass": "hooks"},
                                        "ctx": {"inplace": True, "bypass": "ctx"},
@@ -65,7 +67,7 @@ def gradients(**switches: Any) -> Gradients:
 
 
 def compiled(backend: str, inplace: bool) -> compiling.Compiled:
-    """book.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
+    """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     return _memoized("compiled", lambda: compiling.measure(backend, inplace, data()), backend=backend,
                      inplace=inplace)
@@ -93,9 +95,17 @@ SHARED: list[tuple[Callable[..., Any], dict[str, Any]]] = [
 
 
 def compute_shared(index: int) -> None:
-    """Compute SHARED[index] (the build's first step calls it in a worker process)."""
+    """Compute SHARED[index] (in a worker process of precompute)."""
     function, arguments = SHARED[index]
     try:
         function(**arguments)
     except BackwardRaised:  # kept in the store all the same: gradients of run B raise
         pass
+
+
+def precompute(workers: int) -> None:
+    """The build's first step ([tool.book.hooks] precompute): SHARED, in `workers` processes."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(compute_shared, range(len(SHARED))))

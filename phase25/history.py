@@ -40,7 +40,7 @@ class Thing:
 
     @property
     def what(self):
-        """The name drift.record.differences gives it: message.output_of, compile.eager.b_hint,
+        """The name phase25.record.differences gives it: message.output_of, compile.eager.b_hint,
         compile.eager (whether it runs), claim forward-identical."""
         if self.kind == COMPILE:
             return f"compile.{self.backend}" + (f".{self.name}" if self.name else "")

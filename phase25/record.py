@@ -5,7 +5,7 @@
      "compile": {"eager": {"a_gradients": "bitwise", "b_raised_at": "backward", ...}, ...},
      "claims": {"forward-identical": {"holds": true}, "x": {"holds": false, "seen": "..."}, ...}}
 
-"compile" says, per torch.compile backend (book.compiled), what run A's gradients were and what
+"compile" says, per torch.compile backend (phase25.compiled), what run A's gradients were and what
 run B raised, when and with which message parts; or only "not_applicable" where torch cannot
 compile with it.
 
@@ -25,10 +25,10 @@ from pathlib import Path
 
 import torch
 
-from book import message
-from book.compiled import BACKENDS
-from book.config import RECORDS, release, release_key
-from book.experiments import compiled, data, run_b
+from phase25 import message
+from phase25.compiled import BACKENDS
+from execbook.config import RECORDS, release, release_key
+from phase25.experiments import compiled, data, run_b
 from minigpt.data import probe_batch
 from minigpt.train import model_config
 
@@ -38,7 +38,7 @@ from . import claims
 MESSAGE_PARTS = ("anomaly_off", "anomaly_on", "tensor", "output_of", "version_now", "version_expected",
                  "hint_off", "hint_on", "anomaly_node", "anomaly_points_at")
 # What a record keeps of each torch.compile backend: run A's gradients against eager run A's
-# (drift.claims.compiled_gradients), and what run B raised (book.compiled.Compiled), its message
+# (phase25.claims.compiled_gradients), and what run B raised (phase25.compiled.Compiled), its message
 # taken apart like the eager one; only "not_applicable" where the backend cannot run.
 COMPILE_FIELDS = ("a_gradients", "a_raised_at", "a_error_type", "b_raised_at", "b_error_type", "b_wraps",
                   "b_message", "b_tensor", "b_output_of", "b_version_now", "b_version_expected", "b_hint")
@@ -132,7 +132,7 @@ def claim_entry(outcome):
 
 def measured_in_book():
     """What the book's build measures of the installed torch: every claim but the torch.compile
-    ones (drift.claims.Claim.in_book), and no compile section."""
+    ones (phase25.claims.Claim.in_book), and no compile section."""
     return measure(claims.evaluate_all(claims.in_book()), compile=False)
 
 
@@ -148,7 +148,7 @@ def completed(live, committed_record):
 
 
 def outcomes(record):
-    """The record's claims as drift.claims.Outcome objects (for claims.require)."""
+    """The record's claims as phase25.claims.Outcome objects (for claims.require)."""
     return {name: claims.Outcome(name, c["holds"], c.get("seen", ""), record["release"])
             for name, c in record["claims"].items()}
 

@@ -2,7 +2,9 @@
 
 import html
 
-from . import cases, kernel
+from execbook import cases, deps, kernel
+
+from .safe_cases import raised_at, summary_cases, title, verdict, what_holds_means
 
 WORDS = {
     "en": {"case": "case", "verdict": "verdict", "how": "how it was checked", "safe": "safe",
@@ -18,22 +20,24 @@ def outcomes() -> dict[str, cases.Outcome]:
     """name -> Outcome of every summary case: as its guard recorded it in this kernel, else
     from the build's store, else run now (the page run outside the book)."""
     seen = kernel.outcomes()
-    return {c.name: seen.get(c.name) or cases.outcome(c.name) for c in cases.summary_cases()}
+    return {c.name: seen.get(c.name) or deps.outcome(c.name) for c in summary_cases()}
 
 
 def rows(language: str, found: dict[str, cases.Outcome] | None = None) -> list[tuple[str, str, str]]:
     """[(case, verdict, how it was checked)] as plain text, in the summary's order."""
     words, found = WORDS[language], found or outcomes()
     table = []
-    for case in cases.summary_cases():
-        assert case.verdict is not None, f"{case.name} is in the summary without a verdict"
-        outcome = found[case.name]
-        verdict = words[case.verdict] if outcome.ok else f"{words['differs']}: {outcome.seen}"
-        if case.verdict == "unsafe" and outcome.ok:
-            assert outcome.raised_at is not None, f"{case.name} is unsafe but raised nothing"
-            verdict += f" ({words[outcome.raised_at]})"
-        how = f"{case.checks[language]} ({case.holds} = True)" if case.holds else f"{outcome.line}\n{outcome.raised}"
-        table.append((case.title[language], verdict, how))
+    for case in summary_cases():
+        declared, outcome = verdict(case), found[case.name]
+        assert declared is not None, f"{case.name} is in the summary without a verdict"
+        shown = words[declared] if outcome.ok else f"{words['differs']}: {outcome.seen}"
+        if declared == "unsafe" and outcome.ok:
+            where = raised_at(outcome)
+            assert where is not None, f"{case.name} is unsafe but raised nothing"
+            shown += f" ({words[where]})"
+        how = (f"{what_holds_means(case, language)} ({case.holds} = True)" if case.holds
+               else f"{outcome.line}\n{outcome.raised}")
+        table.append((title(case, language), shown, how))
     return table
 
 

@@ -1,11 +1,11 @@
-"""book.compiled: run A and run B under torch.compile, what raises and when; where a backend cannot
+"""phase25.compiled: run A and run B under torch.compile, what raises and when; where a backend cannot
 run, the measurement says why ("not applicable: ...") instead of failing."""
 
 import pytest
 import torch
 
-from book import compiled, experiments, message
-from drift import record
+from phase25 import compiled, experiments, message
+from phase25 import record
 
 
 class Wrapper(Exception):
@@ -72,7 +72,7 @@ def test_a_backend_that_does_not_apply_is_recorded_as_such(monkeypatch):
 
 @pytest.mark.parametrize("backend", compiled.BACKENDS)
 def test_run_b_compiled_is_measured_once_and_read_back(backend):
-    """The claims, the record and the pages share one measurement per backend (book.store)."""
+    """The claims, the record and the pages share one measurement per backend (execbook.store)."""
     first = experiments.compiled(backend, inplace=True)
     assert experiments.compiled(backend, inplace=True) is first
     if first.not_applicable:

@@ -1,9 +1,9 @@
 """Every example does what examples/cases.toml declares, and the pages run them that way.
 
 The manifest is the one declaration of each example's outcome. The same function that judges a
-cell in the book's kernel (book.cases.judge, called by the hidden guard book.kernel.check)
+cell in the book's kernel (execbook.cases.judge, called by the hidden guard execbook.kernel.check)
 judges each file here (all of them run once, in tests/run_examples.py, in the background); the
-pages get their tags and guards from the manifest (book.pages.with_cases), read here with
+pages get their tags and guards from the manifest (execbook.pages.with_cases), read here with
 MyST-NB's own reader.
 """
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from book import cases, config, kernel, pages
+from execbook import cases, config, kernel, pages
+from phase25 import safe_cases
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -95,7 +96,7 @@ HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell'
 def test_every_cell_a_page_shows_is_short():
     """A cell whose code the page shows (not collapsed or removed) is at most SHOWN_LINES lines
     above its example's hidden checks: what a learner would type, not the book's machinery."""
-    from book.sphinxext.bilingual import page_sources
+    from execbook.sphinxext.bilingual import page_sources
 
     shown, too_long = set(), []
     for language in config.LANGUAGES:
@@ -163,7 +164,7 @@ def test_judge_finds_the_line_that_raised_and_where(scratch_examples):
                             **dict(RAISES, match="a leaf Variable", verdict="unsafe", raised_at="op",
                                    case={"es": "x", "en": "x"}))
     outcome = judged(case)
-    assert outcome.ok and (outcome.line, outcome.raised_at) == ("w.add_(1)", "op")
+    assert outcome.ok and (outcome.line, safe_cases.raised_at(outcome)) == ("w.add_(1)", "op")
 
 
 @pytest.mark.parametrize("entry,problem", [
@@ -183,7 +184,7 @@ def test_manifest_mistakes_are_one_line_naming_the_entry(scratch_examples, entry
 
 
 def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch):
-    from book import store
+    from execbook import store
 
     monkeypatch.setattr(store, "_memory", {})  # the failed outcome it records stays in this test
     monkeypatch.delenv(store.STORE_ENV, raising=False)
@@ -195,7 +196,7 @@ def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch)
 
 
 def test_a_hidden_check_that_fails_names_its_line_and_example(monkeypatch):
-    from book import store
+    from execbook import store
 
     monkeypatch.setattr(store, "_memory", {})
     monkeypatch.delenv(store.STORE_ENV, raising=False)

@@ -1,7 +1,7 @@
-"""The book's Sphinx extension (listed as "book.sphinxext" in book/sphinxext/config.py):
+"""The book's Sphinx extension (listed as "execbook.sphinxext" in execbook/sphinxext/config.py):
 
 - bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
-- cases: the manifest's setup cell, tags and guards added to each executed page (book.pages);
+- cases: the manifest's setup cell, tags and guards added to each executed page (execbook.pages);
 - downloads: each executed page's notebook and script (markdown: MyST made plain Markdown), and the
   page header's menu that offers them;
 - links: each page's source in the repository, and the notebook "open in Colab" opens;

@@ -9,7 +9,7 @@
   alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
 - the build fails (a warning under -W) when a page, a label, a section or a figure exists in one tree only;
 - MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
-- every executed page must carry the run stamp printed by its setup cell (book.kernel.stamp()).
+- every executed page must carry the run stamp printed by its setup cell (execbook.kernel.stamp()).
 """
 
 import json
@@ -39,7 +39,7 @@ SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Rea
 STAMP_CLASS = "book-stamp"
 # The pages a search engine is pointed at: the generated ones but the search page
 SITEMAP_GENERATED = ["genindex"]
-ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: book/sphinxext/bilingual.py -->"
+ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: execbook/sphinxext/bilingual.py -->"
 SITEMAP_HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                   '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
                   'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n')
@@ -349,7 +349,7 @@ def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     stamped = any(STAMP_CLASS in node.astext() for node in doctree.findall(nodes.raw))
     if not stamped:
         logger.warning(f"{docname} executes code but shows no run stamp: its setup cell (added by "
-                       "book/pages.py under the title) did not run book.kernel.stamp()",
+                       "execbook/pages.py under the title) did not run execbook.kernel.stamp()",
                        location=docname, type="bilingual", subtype="stamp")
 
 

@@ -1,7 +1,7 @@
-"""Sphinx side of book.pages: an executed page only says which examples it loads; before MyST-NB
+"""Sphinx side of execbook.pages: an executed page only says which examples it loads; before MyST-NB
 reads it, its text gets the setup cell, the raises-exception tags and the hidden guards that the
 case manifest (examples/cases.toml) implies, and Sphinx learns which files the page depends on
-(book.deps), so that editing one re-reads the pages that use it and no other. (Re-reading takes
+(execbook.deps), so that editing one re-reads the pages that use it and no other. (Re-reading takes
 the outputs from the execution cache: only the build's first step executes.)
 """
 

@@ -1,6 +1,6 @@
 """Sphinx configuration shared by docs/es and docs/en; each conf.py sets only its language:
 
-    from book.sphinxext.config import configure
+    from execbook.sphinxext.config import configure
     globals().update(configure("es"))
 """
 
@@ -42,7 +42,7 @@ def configure(language: str) -> dict[str, Any]:
         copyright="2026",
         language=language,
         extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton", "sphinx.ext.extlinks",
-                    "book.sphinxext"],
+                    "execbook.sphinxext"],
         extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", words["phase"])},
         templates_path=[f"{SHARED}/_templates"],
         exclude_patterns=[config.BUILD.name, "**.ipynb_checkpoints"],
@@ -51,7 +51,7 @@ def configure(language: str) -> dict[str, Any]:
         myst_substitutions=build_versions(),  # {{ torch }}, {{ sphinx }}, ... on the status page
         myst_heading_anchors=3,
         # MyST-NB takes every page's outputs from the execution cache, where the build's first step
-        # (book.build) put them; an unexpected error fails the build
+        # (execbook.build) put them; an unexpected error fails the build
         nb_execution_mode="cache",
         nb_execution_cache_path=str(config.EXECUTION_CACHE),
         nb_execution_raise_on_error=True,

@@ -8,7 +8,7 @@ glued values are in the text already, cross-references are links, includes are c
 - the notebook's Markdown cells are the page rendered as Markdown (`Markdown`, one rule per kind of
   node), cut where the page shows a code cell; admonitions become quotes with their title in bold,
   dropdowns <details>, tabs a bold title per tab, figures cell attachments, glued HTML stays HTML,
-  links point at the published book (the site URL, book/config.py), labels become HTML anchors;
+  links point at the published book (the site URL, execbook/config.py), labels become HTML anchors;
 - its code cells are the executed notebook's (this build's outputs, from the execution cache),
   with their tags: `raises-exception` is honoured by nbclient and Jupyter, so a run goes on past an
   expected error. The book's hidden setup and guard cells are not on the page, so not in the
@@ -22,7 +22,7 @@ glued values are in the text already, cross-references are links, includes are c
 Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook outside the site, in
 docs/_build/colab/<language>/<page>.ipynb (the workflow publishes it on its own branch). Editing
 this module, or links, re-reads the executed pages (and executes nothing: it is not code the pages
-run, book.deps).
+run, execbook.deps).
 """
 
 import ast

@@ -1,5 +1,5 @@
 """Where a reader finds a page's source and runs its notebook in Colab. Both are links in the page
-header's menu (docs/_templates/download-menu.html), after the downloads (book.sphinxext.downloads,
+header's menu (docs/_templates/download-menu.html), after the downloads (execbook.sphinxext.downloads,
 which puts them there):
 
 - every page: its source file in the repository, <repository>/blob/<source-branch>/docs/<lang>/<page>.md;
@@ -8,12 +8,12 @@ which puts them there):
   Colab opens notebooks from a GitHub path, so the deploy workflow (.github/workflows/docs.yml)
   publishes what the build wrote to docs/_build/colab/ (config.COLAB) on that branch.
 
-The repository and both branches are declared once, in pyproject.toml's [tool.book] (book.config).
+The repository and both branches are declared once, in pyproject.toml's [tool.book] (execbook.config).
 The Colab notebook is the downloaded one (downloads.colab_notebook) with a note of its own and,
 first of its code cells, INSTALL: where `minigpt` is missing it clones the repository and installs
 it without its dependencies. A clone, not `pip install git+<repository>`: that would install the
 packages (minigpt, tapegrad, drift, book) but not the repository's files that the code some pages
-show reads (book.config reads pyproject.toml at the repository's root; examples/, records/). Without
+show reads (execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
 dependencies: Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full
 CUDA build (gigabytes) wherever it is outside the book's range. The editable install serves the
 processes the page starts (python -m minigpt, just); this kernel gets the clone on sys.path.
@@ -96,7 +96,7 @@ def colab_file(language: str, pagename: str) -> Path:
 
 def clear_colab_notebooks(app: Sphinx) -> None:
     """A language's Colab notebooks are those this build writes (the book's build writes every page:
-    Sphinx's output folder is a fresh one, book.build)."""
+    Sphinx's output folder is a fresh one, execbook.build)."""
     if app.builder.format == "html":
         shutil.rmtree(config.COLAB / app.config.language, ignore_errors=True)
 

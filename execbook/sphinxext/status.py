@@ -6,7 +6,7 @@
 - ``{book-execution-table}``: when each executed page ran and whether it succeeded, with headers in
   the page's language. Unlike MyST-NB's ``{nb-exec-table}`` it shows no run times: two builds of
   one commit publish the same site but for its dates (tests/test_reproducible.py); the build
-  prints the seconds (book.build).
+  prints the seconds (execbook.build).
 """
 
 import datetime
