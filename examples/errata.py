@@ -2,8 +2,8 @@
 # had one sequence of 8 tokens, so run B is replayed on an input of that shape.
 import torch
 
-from phase25 import message
-from phase25.experiments import gradients
+from minigpt import message
+from minigpt.experiments import gradients
 from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config, try_backward
@@ -57,7 +57,7 @@ print("relu_inplace / exp_inplace change the gradients:",
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from phase25 import message
+from minigpt import message
 from execbook.checks import glue
 
 seed = SEED

@@ -16,7 +16,7 @@ loss_and_gradients(params, inplace=True, check_versions=True)  # raises
 
 from execbook.checks import raised
 
-from phase25 import message
+from minigpt import message
 
 error = raised()
 assert all((unchecked[n] == checked[n]).all() for n in unchecked), "the page says out of place is unaffected"

@@ -1,7 +1,7 @@
 # The three ways run B really is silent, each trained to the end next to run A:
 # same seed, same batches; only the residual, and how it escapes the version
 # check, differ.
-from phase25.experiments import training
+from minigpt.experiments import training
 from minigpt.compare import compare_gradients, summary_line
 
 SWITCHES = {

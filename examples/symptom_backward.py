@@ -12,7 +12,7 @@ loss.backward()  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from phase25 import message
+from minigpt import message
 from execbook.checks import glue, raised
 
 import torch

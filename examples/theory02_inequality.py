@@ -18,7 +18,7 @@ from execbook.checks import raised
 
 import torch
 
-from phase25 import message
+from minigpt import message
 
 error = raised()
 assert torch.equal(y, before), "the page says the values are back, bit for bit"

@@ -26,7 +26,7 @@ print(message.split(" Hint:")[0])
 
 from execbook.checks import glue
 
-from phase25 import message as error_message
+from minigpt import message as error_message
 
 assert running[-1] is first, "the page says the real backward raises at the first stale node"
 first_stale = next(s for s in stale if s["node"] is first)

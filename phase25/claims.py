@@ -27,8 +27,10 @@ from pathlib import Path
 import torch
 
 from execbook import cases, config, deps, store
-from phase25 import compiled as compiling, message, safe_cases
-from phase25.experiments import compiled, data, gradients, run_b
+from minigpt import message
+from phase25 import compiled as compiling, safe_cases
+from minigpt.experiments import data, gradients, run_b
+from phase25.experiments import compiled
 from minigpt import model as model_source
 from minigpt.compare import compare_gradients, identical, worst_row
 from inplace_doctor import RAISES, diagnose

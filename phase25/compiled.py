@@ -30,7 +30,7 @@ from minigpt.data import AgreementData, probe_batch
 from inplace_doctor.torch_private import NOT_APPLICABLE
 from minigpt.train import Gradients, build_model, gradients, model_config
 
-from . import message
+from minigpt import message
 
 BACKENDS = ("eager", "aot_eager", "inductor")
 COMPILE, BACKWARD = "compile", "backward"  # when it raised: the first (compiling) forward call, or backward()

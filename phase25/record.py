@@ -25,10 +25,11 @@ from pathlib import Path
 
 import torch
 
-from phase25 import message
+from minigpt import message
 from phase25.compiled import BACKENDS
 from execbook.config import RECORDS, release, release_key
-from phase25.experiments import compiled, data, run_b
+from minigpt.experiments import data, run_b
+from phase25.experiments import compiled
 from minigpt.data import probe_batch
 from minigpt.train import model_config
 

@@ -4,7 +4,9 @@ run, the measurement says why ("not applicable: ...") instead of failing."""
 import pytest
 import torch
 
-from phase25 import compiled, experiments, message
+from minigpt import experiments, message
+from phase25 import compiled
+from phase25 import experiments as lesson_experiments
 from phase25 import record
 
 
@@ -73,8 +75,8 @@ def test_a_backend_that_does_not_apply_is_recorded_as_such(monkeypatch):
 @pytest.mark.parametrize("backend", compiled.BACKENDS)
 def test_run_b_compiled_is_measured_once_and_read_back(backend):
     """The claims, the record and the pages share one measurement per backend (execbook.store)."""
-    first = experiments.compiled(backend, inplace=True)
-    assert experiments.compiled(backend, inplace=True) is first
+    first = lesson_experiments.compiled(backend, inplace=True)
+    assert lesson_experiments.compiled(backend, inplace=True) is first
     if first.not_applicable:
         pytest.skip(first.not_applicable)
     assert first.raises and message.CORE in first.error and first.gradients is None

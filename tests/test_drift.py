@@ -119,16 +119,15 @@ def test_a_claim_a_record_lacks_is_not_a_difference(live):
 def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     """A course author who resizes the mini-GPT (n_embd 64 -> 48, n_layer 2 -> 3) leaves every
     record valid: the message is recorded with the sizes named, not as numbers."""
-    from execbook import store
-    from phase25 import experiments
-    from minigpt.train import model_config
+    from minigpt import experiments
+    from minigpt.train import RUN_CACHE, model_config
 
     resized = lambda data, **switches: model_config(data, **switches).__class__(  # noqa: E731
         **{**vars(model_config(data, **switches)), "n_embd": 48, "n_layer": 3})
     monkeypatch.setattr(experiments, "model_config", resized)
     monkeypatch.setattr(record, "model_config", resized)
-    monkeypatch.setattr(store, "_memory", {})
-    monkeypatch.delenv(store.STORE_ENV, raising=False)
+    monkeypatch.setattr(experiments, "_memory", {})
+    monkeypatch.delenv(RUN_CACHE, raising=False)
     assert "[16, 9, 48]], which is output 0 of" in experiments.run_b(False).error
     assert "is at version 6; expected version 5 instead" in experiments.run_b(False).error
     assert record.measure_message() == committed[claims.release()]["message"]
@@ -207,7 +206,7 @@ def test_differences_see_wording_and_claims_but_not_dates(live):
 
 
 def test_a_part_that_disappears_is_reported_as_absent():
-    from phase25 import message
+    from minigpt import message
 
     parts = message.parts("one of the variables ... modified by an inplace operation: [torch.FloatTensor "
                           "[2, 3]], is at version 2; expected version 1 instead.")
