@@ -331,6 +331,8 @@ def main(arguments: list[str]) -> int:
     except BuildFailed as failed:
         from importlib.metadata import version
 
-        print(f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary} (torch {version('torch')})", file=sys.stderr)
+        releases = ", ".join(f"{name} {version(name)}" for name in config.FINGERPRINTED)
+        print(f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary}" + (f" ({releases})" if releases else ""),
+              file=sys.stderr)
         return 1
     return 0

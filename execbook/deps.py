@@ -69,7 +69,7 @@ def closure(paths: set[Path]) -> set[Path]:
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
     if REPO / "execbook" / "config.py" in seen:  # the one module that reads data files at import
-        seen |= {REPO / source for source in config.SOURCES}
+        seen |= {REPO / source for source in config.SOURCES if (REPO / source).is_file()}
     return seen
 
 

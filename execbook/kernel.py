@@ -130,9 +130,10 @@ def outcomes() -> dict[str, cases.Outcome]:
 
 
 def versions() -> dict[str, str]:
-    import torch
+    """The releases a page's outputs depend on: [tool.book] `fingerprinted` (torch), then Python."""
+    from importlib.metadata import version
 
-    return {"torch": torch.__version__, "python": platform.python_version()}
+    return {**{name: version(name) for name in config.FINGERPRINTED}, "python": platform.python_version()}
 
 
 def stamp() -> None:
@@ -143,5 +144,6 @@ def stamp() -> None:
 
     v = versions()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ torch {v["torch"]} · Python {v["python"]} · '
+    releases = " · ".join(f"{name} {release}" for name, release in v.items() if name != "python")
+    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ {releases + " · " if releases else ""}Python {v["python"]} · '
                             f'{sys.platform} · {when}</div>'), display=False)

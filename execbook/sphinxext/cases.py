@@ -27,5 +27,5 @@ def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
 
 
 def setup(app: "Sphinx") -> None:
-    app.add_config_value("book_torch", "", "env")  # sphinxext.config sets the installed release
+    app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
     app.connect("source-read", add_cases)

@@ -60,8 +60,9 @@ def configure(language: str) -> dict[str, Any]:
         nb_merge_streams=True,
         nb_code_prompt_show=words["show"],
         nb_code_prompt_hide=words["hide"],
-        # a different torch re-reads every page (Sphinx re-reads on a changed config value)
-        book_torch=version("torch"),
+        # another release of a fingerprinted distribution (torch) re-reads every page (Sphinx re-reads
+        # on a changed config value)
+        book_fingerprinted=" ".join(f"{d} {version(d)}" for d in config.FINGERPRINTED),
         today_fmt="%Y-%m-%d",
         # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po)
         locale_dirs=[f"{SHARED}/locale"],

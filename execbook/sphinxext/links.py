@@ -10,9 +10,9 @@ which puts them there):
 
 The repository and both branches are declared once, in pyproject.toml's [tool.book] (execbook.config).
 The Colab notebook is the downloaded one (downloads.colab_notebook) with a note of its own and,
-first of its code cells, INSTALL: where `minigpt` is missing it clones the repository and installs
+first of its code cells, INSTALL: where the project's module ([tool.book] project-module) is missing it clones the repository and installs
 it without its dependencies. A clone, not `pip install git+<repository>`: that would install the
-packages (minigpt, tapegrad, drift, book) but not the repository's files that the code some pages
+packages (minigpt, inplace_doctor, tapegrad, phase25, execbook) but not the repository's files that the code some pages
 show reads (execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
 dependencies: Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full
 CUDA build (gigabytes) wherever it is outside the book's range. The editable install serves the
@@ -41,7 +41,7 @@ import sys
 REPOSITORY, BRANCH = "{repository}", "{branch}"
 JUST = "{just}"  # `just`, which runs the reproducer's commands
 try:
-    import minigpt  # noqa: F401
+    import {module}  # noqa: F401
 except ModuleNotFoundError:
     clone = os.path.abspath("{folder}")
     if not os.path.isdir(clone):
@@ -65,8 +65,8 @@ def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
 
 def install_cell() -> str:
     """The code of a Colab notebook's first code cell."""
-    return INSTALL.format(folder=github_repository()[1], branch=config.SOURCE_BRANCH,
-                          repository=config.REPOSITORY, just=config.JUST_REQUIREMENT).rstrip("\n")
+    return INSTALL.format(folder=github_repository()[1], branch=config.SOURCE_BRANCH, repository=config.REPOSITORY,
+                          just=config.JUST_REQUIREMENT, module=config.PROJECT_MODULE or config.PACKAGES[0]).rstrip("\n")
 
 
 def source_url(language: str, source: str) -> str:
