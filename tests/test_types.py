@@ -1,6 +1,5 @@
 """The public functions of every package (minigpt, inplace_doctor, execbook, phase25, tapegrad) carry type
-annotations:
-every parameter and the return value. (mypy checks them: nox -s tests runs it before pytest.)"""
+annotations: every parameter and the return value. (mypy checks them: nox -s tests runs it before pytest.)"""
 
 import ast
 from pathlib import Path
