@@ -2,8 +2,9 @@
 
 Writes the page in each language (same label, one executed example), the example
 examples/<name>.py (one that raises, so the page shows an error from the first build: the book's
-`scaffold` hook gives its own), its entry in examples/cases.toml, and the page in both books' tables of contents. The page
-builds and passes the tests as it is written; AUTHORING.md says what to change next.
+`scaffold` hook gives its own), its entry in examples/cases.toml, and the page in both books'
+tables of contents. The page builds and passes the tests as it is written; AUTHORING.md says
+what to change next.
 """
 
 import re

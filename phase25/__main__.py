@@ -15,13 +15,14 @@ release no longer matches what it prints: re-record it. A claim that the committ
 is "not measured" there, not a difference.
 """
 
+import itertools
 import sys
 from pathlib import Path
 from typing import TypeVar
 
-BROKEN, USAGE_ERROR, STALE = 1, 2, 3
-
 from . import claims, record
+
+BROKEN, USAGE_ERROR, STALE = 1, 2, 3
 
 USAGE = "usage: python -m phase25 {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
 
@@ -122,7 +123,7 @@ def do_report(args: list[str]) -> int:
         records = list(record.committed().values())
     if len(records) < 2:
         raise UsageError("report needs at least two records to compare")
-    for old, new in zip(records, records[1:]):
+    for old, new in itertools.pairwise(records):
         print(record.format_differences(old, new))
     return 0
 

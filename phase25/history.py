@@ -198,8 +198,8 @@ def excerpt(new: object, old: object = None, width: int = 48, context: int = 14)
     start, end = 0, len(new)
     if old is not None and str(old) != new:
         old = str(old)
-        prefix = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
-        suffix = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new))) if a != b),
+        prefix = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+        suffix = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
                       min(len(old), len(new)))
         suffix = min(suffix, len(new) - prefix, len(old) - prefix)
         start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
@@ -278,7 +278,7 @@ def draft_findings(records: Records, seed: dict[str, str] | None = None,
     if shape is None or parts is None:
         raise ValueError("examples/errata.py: SEED's shape or message is not the draft's error")
     dims = shape.group(1)  # the draft's input and width
-    quoted = dict(zip(("output_of", "version_now", "version_expected"), parts.groups()))
+    quoted = dict(zip(("output_of", "version_now", "version_expected"), parts.groups(), strict=True))
     tries = range(1, 1 + max(int(n) for n in re.findall(r"\d+", seed["message"])))  # n_layer: 2·n_layer ≥ n_layer
 
     def prints(sentence: str, parts: Iterable[str]) -> Callable[[Record], bool]:

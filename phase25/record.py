@@ -216,5 +216,7 @@ def format_differences(old: Record, new: Record) -> str:
     head = f"torch {old['release']} -> {new['release']}:"
     if not rows:
         return f"{head} no difference"
-    show = lambda v: "(absent)" if v is None else json.dumps(v, ensure_ascii=False)
+    def show(v: Any) -> str:
+        return "(absent)" if v is None else json.dumps(v, ensure_ascii=False)
+
     return "\n".join([head] + [f"  {what}\n    - {show(a)}\n    + {show(b)}" for what, a, b in rows])

@@ -215,7 +215,7 @@ def backward(loss: Tensor) -> None:
         if grad_out is None:
             continue  # nothing downstream needed this value
         arrays = [saved.unpack(record) for saved in record.saved]
-        for value, grad in zip(record.inputs, record.backward(grad_out, *arrays)):
+        for value, grad in zip(record.inputs, record.backward(grad_out, *arrays), strict=True):
             if value is not None:
                 grads[value] = grads[value] + grad if value in grads else grad
     for value, grad in grads.items():

@@ -120,8 +120,8 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     ids of that term in every language: each glossary page carries them all, so a term's anchor is
     the same in both languages."""
     entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
-    return [{term_anchor(term) for term in terms} for pairs in zip(*entries)
-            for terms in zip(*pairs)]
+    return [{term_anchor(term) for term in terms} for pairs in zip(*entries, strict=False)
+            for terms in zip(*pairs, strict=False)]
 
 
 def glossary_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
@@ -130,7 +130,7 @@ def glossary_problems(docs_dir: str | Path, languages: Collection[str]) -> list[
     first, *others = languages
     problems = []
     for lang in others:
-        for i, (mine, theirs) in enumerate(zip(entries[first], entries[lang]), 1):
+        for i, (mine, theirs) in enumerate(zip(entries[first], entries[lang], strict=False), 1):
             if len(mine) != len(theirs):
                 problems.append(f"glossary entry {i}: {' / '.join(mine)} ({first}) has {len(mine)} term(s), "
                                 f"{' / '.join(theirs)} ({lang}) {len(theirs)}: the entries pair up in source order")
