@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from book import config
-from book.build import copy_repository  # noqa: F401 - the tests build in copies
+from execbook import config
+from execbook.build import copy_repository  # noqa: F401 - the tests build in copies
 from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
@@ -32,7 +32,7 @@ REPO = config.REPO
 FEW_STEPS = 3
 SUBPROCESS_TIMEOUT_S = 300
 SITE = config.SITE
-BUILD = [sys.executable, "-m", "book", "build"]  # run in the repository (or copy) to build
+BUILD = [sys.executable, "-m", "execbook", "build"]  # run in the repository (or copy) to build
 CHROMIUM = "/usr/bin/chromium"  # Debian's (apt-get install -y chromium), driven by Playwright
 
 
@@ -62,14 +62,14 @@ def serve(folder):
 
 
 def build(repo, *languages, timeout=1800):
-    """`python -m book build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
+    """`python -m execbook build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
     env = dict(os.environ, PYTHONPATH=str(repo))
     return subprocess.run([*BUILD, *languages], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def execution_report(repo=REPO):
-    """What the last build of repo executed and computed (book.build)."""
+    """What the last build of repo executed and computed (execbook.build)."""
     return json.loads((repo / config.EXECUTION_REPORT.relative_to(REPO)).read_text(encoding="utf-8"))
 
 
@@ -93,7 +93,7 @@ def site_differences(site_a, site_b):
              for path in sorted(set(mine) - set(other))]
     for path in sorted(set(a) & set(b)):
         if a[path] != b[path]:
-            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path])) if x != y), min(len(a[path]), len(b[path])))
+            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path], strict=False)) if x != y), min(len(a[path]), len(b[path])))
             start = max(a[path].rfind(b"\n", 0, at) + 1, at - 80)  # from the line's start, or 80 bytes back
             lines.append(f"{path}: {a[path][start:at + 80]!r} != {b[path][start:at + 80]!r}")
     return lines
@@ -330,7 +330,7 @@ def cold_build(tmp_path_factory, offline, made_once):
     copy = copy_repository(tmp_path_factory.mktemp("somewhere") / "else" / "repo", keep_build=False)
     cut = offline(BUILD)
     if cut is None:
-        warnings.warn("the second build ran with the network on: unshare --net is not permitted here")
+        warnings.warn("the second build ran with the network on: unshare --net is not permitted here", stacklevel=2)
     done = subprocess.run(cut or BUILD, cwd=copy, env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True,
                           text=True, timeout=1800, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

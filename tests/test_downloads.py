@@ -1,4 +1,4 @@
-"""The downloads of the executed pages (book/sphinxext/downloads.py).
+"""The downloads of the executed pages (execbook/sphinxext/downloads.py).
 
 - The Markdown rules and the notebook and script transformations, on small resolved pages (no build).
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
@@ -33,19 +33,18 @@ from urllib.parse import urljoin
 import nbformat
 import pytest
 
+from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
+
+from execbook import config
+from execbook.build import executed_pages, kernel_config
+from execbook.sphinxext import downloads
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 LANGUAGES = ("es", "en")
 WORKERS = 2  # the machine's cores: two runs side by side
 RUN_TIMEOUT_S = 900
-
-from docutils import nodes as docutils_nodes
-
-from book import config
-from book.build import executed_pages, kernel_config
-from book.sphinxext import downloads
 
 PAGES = list(executed_pages("en"))
 
@@ -155,7 +154,7 @@ def glue_output(key, value):
 PRINTED = nbformat.v4.new_output("stream", name="stdout", text="4\n")
 BOOK_NOTEBOOK = [  # the page's notebook: its own Markdown cells are not used (the doctree is)
     ("markdown", "# The title", [], []),
-    ("code", "import book.kernel as _book\n_book.stamp()", ["remove-cell"], []),
+    ("code", "import execbook.kernel as _book\n_book.stamp()", ["remove-cell"], []),
     ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED, glue_output("n", "4")]),
     ("code", '_book.check("example")', ["remove-cell"], [glue_output("n", "4")]),
     ("code", 'message = """first line\nsecond line"""\nraise ValueError(message.splitlines()[1])',
@@ -248,7 +247,7 @@ def test_executed_pages_and_only_they_offer_both_downloads_in_their_language(sit
         offered.append(page)
         assert f">{words['menu']}</span></summary>" in menus[0] and f'aria-label="{words["menu_label"]}"' in menus[0]
         assert [text for _, _, text in links] == [words["notebook"], words["script"]]
-        for (href, filename, _), suffix in zip(links, (".ipynb", ".py")):
+        for (href, filename, _), suffix in zip(links, (".ipynb", ".py"), strict=True):
             target = (html_page.parent / href).resolve()
             assert target == download(site, language, page, suffix).resolve() and target.is_file(), href
             assert filename == page.rsplit("/", 1)[-1] + suffix
@@ -256,7 +255,7 @@ def test_executed_pages_and_only_they_offer_both_downloads_in_their_language(sit
 
 
 @pytest.mark.parametrize("language,width", [("es", 390), ("en", 1280)])
-def test_the_menu_works_with_the_keyboard_on_a_phone_and_a_desktop(server, browser, language, width):
+def test_the_menu_works_with_the_keyboard_on_a_phone_and_a_desktop(server, browser, language, width):  # noqa: F811
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": width, "height": 800})
@@ -293,7 +292,7 @@ def read_download(site, language, page):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
-    from book.pages import notebook as page_notebook
+    from execbook.pages import notebook as page_notebook
 
     code = {}
     for language in LANGUAGES:
@@ -350,7 +349,7 @@ def execute_notebook(path, result):
 
 def reader_env(tool_env, run_cache):
     """A reader's environment: the project installed, not the build's store. The test's own runs
-    share one store (book.store, minigpt.train's run cache in its runs/ folder): what the first run
+    share one store (execbook.store, minigpt.train's run cache in its runs/ folder): what the first run
     of a page computed, the runs of the same code after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
     return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from book.config import DOCS, LANGUAGES, REPO
-from book.sphinxext.bilingual import page_sources
+from execbook.config import DOCS, LANGUAGES, REPO
+from execbook.sphinxext.bilingual import page_sources
 
 # Directives whose content a reader reads as prose; any other fenced block (code-cell,
 # literalinclude, toctree, glue:, plain ```python ...) is code or machinery and is skipped.

@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch.autograd.graph import saved_tensors_hooks
 
-from book import cases, pages, summary
+from execbook import cases, pages
+from phase25 import safe_cases, summary
 from minigpt.compare import median_error
 from minigpt.data import probe_batch
 from minigpt.graph import graph_nodes
@@ -31,8 +32,8 @@ PAGES = {
 }
 INPLACE_ERROR = "modified by an inplace operation"
 VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
-SAFE = [c.name for c in cases.summary_cases() if c.verdict == "safe"]
-UNSAFE = [c.name for c in cases.summary_cases() if c.verdict == "unsafe"]
+SAFE = [c.name for c in safe_cases.summary_cases() if safe_cases.verdict(c) == "safe"]
+UNSAFE = [c.name for c in safe_cases.summary_cases() if safe_cases.verdict(c) == "unsafe"]
 
 
 @functools.cache
@@ -272,7 +273,7 @@ def test_reading_saved_from_python_is_checked_too():
     node = y.grad_fn
     y.add_(1)
     with pytest.raises(RuntimeError, match=INPLACE_ERROR):
-        node._saved_result
+        _ = node._saved_result
 
 
 def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
@@ -401,10 +402,10 @@ def test_backward_frees_saved_tensors(data):
     model = build_model(model_config(data), seed=0)
     _, loss = model(*probe_batch(data))
     ln = next(n for n in graph_nodes(loss.grad_fn) if n.name() == "NativeLayerNormBackward0")
-    ln._saved_input  # fine before backward
+    _ = ln._saved_input  # fine before backward
     loss.backward()
     with pytest.raises(RuntimeError, match="freed"):
-        ln._saved_input
+        _ = ln._saved_input
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,7 +481,7 @@ def test_first_error_does_not_depend_on_chance(data):
         ln2 = model.blocks[-1].ln2
         seen = []
         for node in graph_nodes(loss.grad_fn):
-            node.register_prehook(lambda g, node=node: seen.append(node))
+            node.register_prehook(lambda g, node=node, seen=seen: seen.append(node))
         with pytest.raises(RuntimeError, match=INPLACE_ERROR) as info:
             loss.backward()
         failing = seen[-1]
@@ -544,14 +545,14 @@ def test_summary_table_verdicts():
     for language in ("es", "en"):
         rows = summary.rows(language, found)
         words = summary.WORDS[language]
-        assert [case for case, *_ in rows] == [cases.manifest()[n].title[language] for n in SAFE + UNSAFE]
+        assert [case for case, *_ in rows] == [cases.manifest()[n].extra['case'][language] for n in SAFE + UNSAFE]
         assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == [words["safe"]] * len(SAFE)
         unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
-        assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].raised_at]})" for n in UNSAFE]
+        assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].extra['raised_at']]})" for n in UNSAFE]
         assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
     assert found["safe_counter_leaf"].line == "w.add_(1.0)"
     assert found["safe_counter_split_view"].line == "q /= math.sqrt(C)"
-    at_op = [n for n in UNSAFE if cases.manifest()[n].raised_at == "op"]
+    at_op = [n for n in UNSAFE if cases.manifest()[n].extra["raised_at"] == "op"]
     assert at_op == ["safe_counter_leaf", "safe_counter_split_view"]
     assert all(found[n].line.endswith(".backward()") for n in UNSAFE if n not in at_op)
 
