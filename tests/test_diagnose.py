@@ -30,7 +30,8 @@ from torch.autograd.graph import saved_tensors_hooks
 
 import minigpt.model
 from minigpt import cli
-from minigpt import diagnose as dg
+import inplace_doctor as dg
+import inplace_doctor.findings
 from inplace_doctor import runner, torch_private
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
@@ -725,8 +726,10 @@ def test_command_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
         script(tmp_path, text, name)
     status, out, err = run_command(capsys, *argv)
     assert status == 2
-    assert err.startswith("minigpt: error: ") and err.count("\n") == 1 and message in err, err
+    assert err.startswith("inplace_doctor: error: ") and err.count("\n") == 1 and message in err, err
     assert "Traceback" not in out + err
+    assert runner.main(list(argv), prog="minigpt diagnose") == 2  # the course's shortcut keeps its own name
+    assert capsys.readouterr().err.startswith("minigpt: error: ")
 
 
 def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsys):
@@ -742,10 +745,13 @@ def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsy
 def test_command_steps(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     script(tmp_path, GATED.replace("nn.ReLU(inplace=True)", "nn.ReLU()"))
-    for steps, ran in (([], 1), (["--steps", "2"], 2), (["--steps=all"], 3)):
+    for steps, ran in (([], 3), (["--steps", "2"], 2), (["--steps=all"], 3), (["--steps", "1"], 1)):
         status, out, _ = run_command(capsys, *steps, "train.py")
         assert status == 0 and out.count("\nstep ") == ran, out
         assert ("stopped train.py after backward" in out) == (ran < 3)
+    status, out, _ = run_command(capsys, "train.py", "25")  # the default cap: 10 backward passes
+    assert status == 0 and out.count("\nstep ") == runner.DEFAULT_CAP, out
+    assert "stopped train.py after backward 10 (the default cap; --steps N or --steps all runs on)" in out
 
 
 GRADIENT_PENALTY = '''\
@@ -791,7 +797,7 @@ def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_pat
                      "raise KeyError('later')\n")
     status, out, err = run_command(capsys, "--steps", "all", "train.py")
     assert status == 2 and "0 findings" in out
-    assert err == "minigpt: error: train.py raised KeyError: 'later' (train.py:4)\n"
+    assert err == "inplace_doctor: error: train.py raised KeyError: 'later' (train.py:4)\n"
 
 
 # watch() and diagnose(fn) ----------------------------------------------------------------------------
