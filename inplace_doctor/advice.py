@@ -108,8 +108,8 @@ def fix_for(finding: "Finding") -> str:
                 "the tensor a backward node saved out of the graph that still needs it")
     if finding.check == VIEW_MODIFIED:
         return ("write into a copy: clone the view before writing (out = out.clone()), or write out of place "
-                "(out = out.fill(...) -> torch.full_like, out = out * 0); for a custom Function, return "
-                "a new tensor from forward, not a view of its input")
+                "(out = torch.full_like(out, 1), out = out * 0); for a custom Function, return a new tensor "
+                "from forward (x[:2].clone()), not a view of its input")
     if finding.check == UNSEEN_WRITE:
         if finding.replaced:
             return "do not assign x.data = ...; bind a new tensor to the name (x = new) instead"

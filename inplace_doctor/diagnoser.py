@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
 from .failure import DiagnoserFailure, InternalError
-from .findings import DETACHED, Finding
+from .findings import DETACHED, VIEW_MODIFIED, Finding
 from .location import display_path
 from .memory import tensors_in
 from .session import BackwardPass, Session
@@ -42,7 +42,7 @@ class Report:
     def summary(self) -> str:
         n = len(self.findings)
         silent = sum(f.silent for f in self.findings)
-        checks = "checks" if any(f.check == DETACHED for f in self.findings) else "version check"
+        checks = "checks" if any(f.check in (DETACHED, VIEW_MODIFIED) for f in self.findings) else "version check"
         text = (f"{n} finding{'' if n == 1 else 's'}: {n - silent} caught by PyTorch's {checks} at backward, "
                 f"{silent} silent")
         if self.refused:
@@ -61,6 +61,8 @@ class Report:
         if not self.passes:
             lines = [f"no backward ran and no graph was left to examine: {self.ops} aten ops recorded, "
                      f"{self.writes} of them in-place writes"]
+        lines += [f"the program raised PyTorch's in-place error at the use of a view: {line}"
+                  for line, _ in self.view_errors]
         for i, finding in enumerate(self.findings, 1):
             lines.append(f"\n[{i}] {finding.describe()}")
         for text in self.refused:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import torch
 
 from . import torch_private
+from .aliases import AliasWatch
 from .digest import digest, nbytes
 from .location import Location, Site, user_callers, user_frame
 from .memory import Memory, alias_of, tensors_in
@@ -99,6 +100,7 @@ class Recorder(torch_private.DispatchMode):
         # Writes to views, (op, weak reference to the view): a later "view and its base modified"
         # error is tied to its write by asking the view itself (session.view_error_write).
         self.views_written: Optional[List[Tuple[Op, Any]]] = []
+        self.aliases = AliasWatch(lambda: list(self.records))
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
 
     def _new_op(self, name: str, writes: List[Memory], **details: Any) -> Op:
@@ -212,11 +214,14 @@ class Recorder(torch_private.DispatchMode):
         self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
 
     @guarded("recording a NumPy alias")
-    def log_numpy(self, tensor: torch.Tensor) -> None:
-        """A NumPy array sharing the tensor's memory is being made: writes through it are unseen."""
+    def log_numpy(self, tensor: torch.Tensor, array: Any = None) -> None:
+        """A NumPy array sharing the tensor's memory was made: writes through it are unseen, so
+        the saved tensors it shares memory with are watched line by line while it lives (aliases.py)."""
         memory = Memory.of(tensor) if not self.paused and isinstance(tensor, torch.Tensor) else None
         if memory is not None:
             self.numpy_views.append(self._new_op("Tensor.numpy", [memory], location=self.location()))
+            if array is not None:
+                self.aliases.add(array, memory)
 
     # ---- the saved-tensor hooks: every tensor saved for backward
 

@@ -124,7 +124,12 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
         if options.steps is not None and len(_steps(session.passes)) >= options.steps:
             raise StopScript()
 
+    def stop_at_the_error(this_pass: BackwardPass, error: BaseException) -> None:
+        if options.until_finding:  # stop here, even if the script would catch the error and go on
+            raise StopScript() from error
+
     session.on_pass = stop_after_enough
+    session.on_raise = stop_at_the_error
     module = types.ModuleType("__main__")
     module.__dict__.update(__file__=path, __builtins__=__builtins__, __spec__=None, __cached__=None)
     saved_argv, saved_path, saved_main = sys.argv, list(sys.path), sys.modules.get("__main__")
@@ -161,9 +166,10 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     report = report_of(session)
     _note_how_it_ended(report, options, module.__dict__, stopped, failure is None)
     status = 1 if report.findings or report.raised else 0
-    if report.raised and (failure is None or failure is not session.error):
-        report.notes.append(f"PyTorch raised its in-place error at backward "
-                            f"{next(p.number for p in report.passes if p.raised)}, and the script went on")
+    raising = next((p for p in report.passes if p.raised), None)
+    if raising is not None and failure is not session.error and not stopped:
+        report.notes.append(f"PyTorch raised its in-place error at backward {raising.number}, and the script "
+                            "caught it and went on")
     if failure is None:
         return Outcome(report, status, None, module.__dict__)
     status, failure_line = _judge_failure(failure, session, report, options.path)

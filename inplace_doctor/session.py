@@ -95,6 +95,7 @@ class Session:
         self.passes: List[BackwardPass] = []
         self.findings: Dict[tuple, Finding] = {}  # key -> the first finding of that bug
         self.on_pass: Optional[Callable[[BackwardPass], None]] = None  # after each backward that returned
+        self.on_raise: Optional[Callable[[BackwardPass, BaseException], None]] = None  # after one that raised
         self.error: Optional[BaseException] = None  # the in-place error a watched backward raised
         self.view_errors: List[Tuple[BaseException, Finding]] = []  # "a view and its base modified", explained
         self.last_nodes: list = []
@@ -123,6 +124,7 @@ class Session:
             self.recorder.settle_inputs()
             self.recorder.__exit__(*exc_info)
         finally:
+            self.recorder.aliases.remove()
             if self._hooks is not None:
                 self._hooks.__exit__(*exc_info)
             self._unpatch()
@@ -145,8 +147,9 @@ class Session:
 
         @functools.wraps(original_numpy)
         def numpy(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
-            recorder.log_numpy(tensor)
-            return original_numpy(tensor, *args, **kwargs)
+            array = original_numpy(tensor, *args, **kwargs)
+            recorder.log_numpy(tensor, array)
+            return array
 
         self._set(torch.autograd, "backward", self._examined(torch.autograd.backward, _backward_arguments))
         self._set(torch.autograd, "grad", self._examined(torch.autograd.grad, _grad_arguments))
@@ -190,6 +193,8 @@ class Session:
                 failed = session.recorder.failed[failed_before:]
                 if failed or any(f.check in RAISING for f in this_pass.findings):  # a slot PyTorch refuses
                     session._explain(this_pass, error, failed)
+                    if session.on_raise is not None:
+                        session.on_raise(this_pass, error)
                 raise
             finally:
                 session._depth -= 1

@@ -1050,3 +1050,240 @@ def test_a_module_of_ours_with_an_inplace_flag_is_not_taken_for_torchs_inplace_m
     for finding in gpt_report(inplace=True).findings:
         assert finding.write.location.inplace_class == "" and finding.write.location.built is None
         assert finding.fix.startswith("use the out-of-place add: h = h.add(")
+
+
+# Where people train: GAN and actor-critic orders, RNN state, views, NumPy aliases, helpers -----------
+
+GAN = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+D = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+
+
+def train_step():
+    real, z = torch.randn(32, 2), torch.randn(32, 4)
+    fake = G(z)
+    d_fake = D(fake)
+    d_loss = bce(D(real), torch.ones(32, 1)) + bce(d_fake, torch.zeros(32, 1))
+    g_loss = bce(d_fake, torch.ones(32, 1))
+    opt_d.zero_grad()
+    d_loss.backward(retain_graph=True)
+    opt_d.step()  # WRITE
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+
+
+for step in range(3):
+    train_step()  # CALL
+'''
+
+
+def test_the_command_finds_a_gan_step_between_two_backward_passes_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, GAN)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 1 and err == "", out + err
+    assert f"written at: train.py:{marked_line(GAN, '# WRITE')}: opt_d.step()" in out
+    assert f"called from: train.py:{marked_line(GAN, '# CALL')}: train_step()" in out  # the chain to the script
+    assert "backward 2 at train.py" in out and "it raised: one of the variables needed" in out
+    assert "0 findings" not in out and "call backward on every loss that uses these parameters before " \
+        "optimizer.step() (the call at train.py:" in out
+
+
+def test_the_command_never_exits_0_when_pytorch_raised_its_inplace_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nx = torch.randn(3, requires_grad=True)\nfor step in range(3):\n"
+                     "    h = torch.sigmoid(x)\n    h.mul_(2)\n    try:\n        h.sum().backward()\n"
+                     "    except RuntimeError:\n        print('skipping a bad batch')\n")
+    for steps in ([], ["--steps", "all"]):
+        status, out, _ = run_command(capsys, *steps, "train.py")
+        assert status == 1 and "written at: train.py:5: h.mul_(2)" in out, out
+        assert out.count("skipping a bad batch") == (0 if not steps else 3)
+        assert ("the script caught it and went on" in out) == bool(steps)
+
+
+def test_diagnose_of_a_gan_step_records_the_step_and_examines_the_returned_graph():
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 2), nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+
+    def step():
+        fake = G(torch.randn(8, 4))
+        d_fake = D(fake)
+        d_loss = d_fake.mean() - D(torch.randn(8, 2)).mean()
+        g_loss = -d_fake.mean()
+        d_loss.backward(retain_graph=True)
+        opt_d.step()  # WRITE
+        return g_loss
+
+    report = dg.diagnose(step)
+    assert report.findings and all(f.check == dg.RAISES for f in report.findings), str(report)
+    assert {f.write.location.line for f in report.findings} == {line_of(step, "# WRITE")}
+    assert report.passes[-1].number is None  # the returned graph, examined after the function
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        step().backward()  # what PyTorch says of the same
+
+
+def test_an_rnn_state_carried_across_an_optimizer_step_is_found_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\ncell = nn.RNNCell(4, 8)\n"
+                     "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\nh = torch.zeros(2, 8)\n"
+                     "for step in range(4):\n    h = cell(torch.randn(2, 4), h)\n    loss = h.pow(2).mean()\n"
+                     "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()  # WRITE\n")
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1 and "written at: train.py:12: opt.step()" in out and "backward 2 at" in out, out
+
+
+VIEW_OF_A_FUNCTION = '''\
+import torch
+
+
+class Head(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:2]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.cat([grad, torch.zeros(2, 3)])
+
+
+x = torch.randn(4, 3, requires_grad=True)
+out = Head.apply(x * 1)
+with torch.no_grad():
+    out.fill_(1)  # WRITE
+loss = (out * 2).sum()
+loss.backward()
+'''
+
+
+def test_a_view_whose_base_was_modified_is_recognised_and_named_at_its_write(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, VIEW_OF_A_FUNCTION)
+    with pytest.raises(RuntimeError, match="is a view and its base or another view of its base has been modified"):
+        exec(compile(VIEW_OF_A_FUNCTION, "view.py", "exec"), {"__name__": "__main__"})  # PyTorch's verdict
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 1 and err == "", out + err
+    assert f"written at: train.py:{marked_line(VIEW_OF_A_FUNCTION, '# WRITE')}: out.fill_(1)" in out
+    assert f"check:      {dg.findings.VIEW_MODIFIED}" in out and "out = out.clone()" in out
+
+
+def test_a_numpy_alias_written_later_is_named_at_the_line_that_wrote_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    source = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nfc1, fc2 = nn.Linear(8, 16), nn.Linear(16, 1)\n"
+              "out = torch.tanh(fc1(torch.randn(32, 8)))\nimg = out.detach().numpy()\nscale = 2.0\n"
+              "img *= scale\nloss = fc2(out).pow(2).mean()\nloss.backward()\n")
+    script(tmp_path, source)
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1, out
+    assert "written at: train.py:8: img *= scale (the saved values had changed after this line)" in out
+    assert "through:    a NumPy array of the same memory, made at train.py:6" in out
+    assert sys.gettrace() is None  # the line tracer is gone
+
+
+TARGET_NETWORK = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+actor, critic, target = nn.Linear(4, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+opt = torch.optim.SGD([*actor.parameters(), *critic.parameters()], lr=0.1)
+
+
+def update_network_parameters():
+    target.load_state_dict(critic.state_dict())  # WRITE
+
+
+for step in range(3):
+    s = torch.randn(8, 4)
+    q = target(actor(s)).tanh()
+    critic_loss = (critic(s) - q).pow(2).mean()
+    opt.zero_grad()
+    critic_loss.backward(retain_graph=True)
+    update_network_parameters()  # CALL
+    actor_loss = -q.mean()
+    actor_loss.backward()
+'''
+
+
+def test_a_target_network_update_in_a_helper_is_named_with_its_call_and_the_ordering_advice(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, TARGET_NETWORK)
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1, out
+    assert f"written at: train.py:{marked_line(TARGET_NETWORK, '# WRITE')}: target.load_state_dict(" in out
+    call = marked_line(TARGET_NETWORK, "# CALL")
+    assert f"called from: train.py:{call}: update_network_parameters()" in out
+    assert f"fix:        this update overwrites values a graph still needs (a target network or a cache): make " \
+           f"the update (the call at train.py:{call}: update_network_parameters()  # CALL) after every backward" in out
+
+
+@pytest.mark.parametrize("code, advice", [
+    ("h = torch.sin(w)\nw.grad = torch.ones(4)\ntorch.optim.SGD([w], lr=0.1).step()\n",
+     "call backward on every loss that uses these parameters before optimizer.step()"),  # an optimizer step
+    ("h = torch.sin(w)\nwith torch.no_grad():\n    w.copy_(torch.zeros(4))\n",
+     "this update overwrites values a graph still needs (a target network or a cache)"),
+    ("h = torch.sigmoid(w * 1)\nh.relu_()\n", "use the out-of-place relu: h = h.relu(...) instead of h.relu_(...)"),
+    ("y = w * 1\nv = y[:2]\nh = torch.sin(v)\ny[2:].zero_()\n", "give the written view its own memory (.clone())"),
+])
+def test_the_advice_matches_the_situation(tmp_path, monkeypatch, code, advice):
+    """An optimizer step, a target-network or cache update, an activation, a write to a view."""
+    monkeypatch.chdir(tmp_path)
+    path = script(tmp_path, "import torch\nw = torch.randn(4, requires_grad=True)\n" + code + "h.sum().backward()\n")
+    report = runner.run_script(runner.Options(str(path), [], steps=None)).report
+    assert len(report.findings) == 1, str(report)
+    assert advice in report.findings[0].fix, report.findings[0].fix
+
+
+INTERNAL = "import torch\nx = torch.randn(3, requires_grad=True)\ntry:\n    y = torch.tanh(x)\nexcept Exception:\n" \
+           "    print('swallowed')\n    y = x\ny.sum().backward()\nprint('went on')\n"
+
+
+def test_the_diagnosers_own_failure_is_one_line_exit_2_and_never_swallowed(tmp_path, monkeypatch, capsys):
+    import inplace_doctor.recorder
+
+    def broken(tensor):
+        raise ValueError("a digest bug")
+
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, INTERNAL)
+    monkeypatch.setattr(inplace_doctor.recorder, "digest", broken)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 2 and "swallowed" not in out and "went on" not in out, out + err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("inplace_doctor: error: internal error in the diagnoser (ValueError: a digest bug at "
+                          "inplace_doctor/") and "while recording a saved tensor at train.py:4" in err
+    assert "the program was stopped there and not changed" in err
+    with pytest.raises(dg.InternalError, match="internal error in the diagnoser"):
+        dg.diagnose(lambda: torch.tanh(torch.randn(3, requires_grad=True)).sum())
+    with pytest.raises(dg.InternalError):
+        with dg.watch():
+            torch.tanh(torch.randn(3, requires_grad=True)).sum().backward()
+    assert torch.autograd.backward.__module__ == "torch.autograd"  # restored all the same
+
+
+@pytest.mark.parametrize("make", [lambda: torch.empty(0), lambda: torch.empty(0, 5), lambda: torch.empty(3, 0),
+                                  lambda: torch.empty(0, dtype=torch.bfloat16)])
+def test_a_digest_of_an_empty_tensor(make):
+    from inplace_doctor.digest import changed, digest
+
+    d = digest(make())
+    assert d is not None and d.numel() == 0 and d.dtype == torch.int32
+    assert changed([(d, digest(make())), (digest(torch.ones(3)), digest(torch.ones(3) * 2))]) == [False, True]
+
+
+def test_an_empty_saved_tensor_changes_nothing(tmp_path, monkeypatch, capsys):
+    """checkpoint(use_reentrant=False) saves empty tensors; so does an op on an empty batch."""
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nx = torch.randn(0, 4, requires_grad=True)\nw = torch.randn(4, 2, requires_grad=True)\n"
+                     "loss = torch.tanh(x @ w).sum() + w.sum()\nloss.backward()\n")
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 0 and err == "" and "0 findings" in out, out + err

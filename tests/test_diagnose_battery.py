@@ -199,8 +199,11 @@ def test_case_is_what_its_kind_says(name, tmp_path):
 
 
 def written_line(finding: dg.Finding) -> Optional[int]:
-    """The line a finding names as the writer (for an unseen write, where the NumPy array was made)."""
+    """The line a finding names as the writer (for an unseen write, the line after which the values
+    had changed, else where the NumPy array was made)."""
     if finding.check == dg.UNSEEN_WRITE:
+        if finding.changed_after is not None:
+            return finding.changed_after.line
         return finding.through.line if finding.through else None
     return finding.write.location.line if finding.write and finding.write.location else None
 
