@@ -135,7 +135,7 @@ class Recorder(torch_private.DispatchMode):
             if not self.paused:
                 if self.unsettled:
                     self.settle_inputs()
-                if detailed:  # in-place ops bump the version counter only after this returns: read it later
+                if detailed and op is not None:  # in-place ops bump the version counter only after this returns
                     self.unresolved = (op, tensors_in(out))
         except Exception as error:
             raise DiagnoserFailure(error, f"recording {func}") from error
