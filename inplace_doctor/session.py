@@ -28,7 +28,8 @@ from torch.autograd.graph import saved_tensors_hooks
 from . import torch_private
 from .findings import RAISING, VIEW_MODIFIED, Finding, WriteLog, match, match_all
 from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
-from .location import Site, user_frame
+from .location import Site, is_internal, user_frame
+from .memory import Memory
 from .memory import tensors_in
 from .modules import ModuleTracker
 from .failure import guarded
@@ -61,7 +62,7 @@ def is_inplace_error(error: BaseException, session: "Optional[Session]" = None) 
         return error is session.error or any(error is e for e, _ in session.view_errors)
     text = str(error)
     return VERSION_ERROR in text or "has been detached in-place" in text or \
-        ("is a view and its base or another view of its base has been modified inplace" in text)
+        ("its base or another view of its base has been modified inplace" in text)
 
 
 def is_refused_write(error: BaseException) -> bool:
@@ -266,23 +267,27 @@ class Session:
     @guarded("explaining an error")
     def explain_view_error(self, error: BaseException) -> Optional[Finding]:
         """The finding for PyTorch's "view and its base (or another view of it) modified inplace"
-        error, raised at the use of a view after a write: the write is found by asking each view
-        the session saw written for its gradient function, which raises that very error."""
+        error, raised at the use of a view after a write. The view is found by asking tensors
+        for their gradient function, which raises that very error for it: first the views the
+        session saw written, then the tensors the failing frames hold. The write is the one the
+        session saw written to that view, else the last write to its memory."""
         if not isinstance(error, RuntimeError) or self.recorder.views_written is None:
             return None
-        for op, ref in reversed(self.recorder.views_written):
-            view = ref()
-            if view is None:
+        written = [(op, ref()) for op, ref in reversed(self.recorder.views_written)]
+        held = [(None, t) for t in _tensors_of_frames(error)]
+        for op, view in written + held:
+            if view is None or not torch_private.is_view(view) or not _raises_the_same(view, error):
                 continue
-            try:
-                view.grad_fn
-            except RuntimeError as again:
-                if str(again) == str(error):
-                    finding = Finding(_view_node(str(error)), "a view", None, None, torch_private.version(view), op, [],
-                                      VIEW_MODIFIED, backward=len(self.passes) + 1)
-                    self.findings.setdefault(finding.key, finding)
-                    self.view_errors.append((error, finding))
-                    return finding
+            if op is None:
+                memory = Memory.of(view)
+                writes = [o for o in self.recorder.ops if o.writes and memory is not None
+                          and any(m.key == memory.key for m in o.writes)]
+                op = writes[-1] if writes else None
+            finding = Finding(_view_node(str(error)), "a view", None, None, torch_private.version(view), op, [],
+                              VIEW_MODIFIED, backward=len(self.passes) + 1)
+            self.findings.setdefault(finding.key, finding)
+            self.view_errors.append((error, finding))
+            return finding
         return None
 
     # ---- the result
@@ -326,3 +331,27 @@ def _view_node(message: str) -> str:
     """ "Output 0 of MyFnBackward" from PyTorch's view error, or "a view"."""
     head = message.strip().split(" is a view", 1)[0]
     return head if head and len(head) < 80 else "a view"
+
+
+def _raises_the_same(view: torch.Tensor, error: BaseException) -> bool:
+    try:
+        view.grad_fn
+    except RuntimeError as again:
+        return str(again) == str(error)
+    return False
+
+
+def _tensors_of_frames(error: BaseException) -> List[torch.Tensor]:
+    """The tensors the user's frames of the error's traceback hold, innermost frame first."""
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        if not is_internal(tb.tb_frame.f_code.co_filename):
+            frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    found: List[torch.Tensor] = []
+    for frame in reversed(frames):
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, (torch.Tensor, tuple, list, dict)):
+                found.extend(tensors_in(value))
+    return found

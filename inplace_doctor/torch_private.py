@@ -133,6 +133,13 @@ def storage_address(tensor: torch.Tensor) -> int:
     return tensor.data_ptr() - int(tensor.storage_offset()) * tensor.element_size()
 
 
+def storage_identity(tensor: torch.Tensor) -> int:
+    """A number for the tensor's storage object, the same for all its views, different for any
+    two live storages (``untyped_storage()._cdata``): tells apart storages without bytes (empty
+    tensors, whose data address is 0), which addresses cannot."""
+    return int(tensor.untyped_storage()._cdata)
+
+
 def data_address(tensor: torch.Tensor) -> int:
     """Address of the tensor's first element (``data_ptr()``): storage address + byte offset."""
     return tensor.data_ptr()

@@ -975,31 +975,8 @@ def test_inplace_metadata_ops_on_saved_tensors(write, label):
         assert "detached in-place" in report.raised and "detached in-place" in str(expected)
 
 
-# CUDA: the same as on the CPU ----------------------------------------------------------------------
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")
-@pytest.mark.parametrize("name", ["relu_after_tanh", "gan_step_between", "fused_adam_between", "data_write",
-                                  "checkpoint_input_mutated", "safe_checkpoint_output_relu",
-                                  "safe_optimizer_step_after_backward"])
-def test_battery_cases_on_cuda(name, monkeypatch):
-    """Battery cases run with CUDA as the default device: the same labels, and the same behaviour
-    as without the diagnoser, as on the CPU."""
-    import test_diagnose_battery as battery
-
-    case = battery.load(name)
-    monkeypatch.chdir(battery.BATTERY)
-    torch.set_default_device("cuda")
-    try:
-        plain = battery.run_plain(case.source, case.path)
-        outcome = runner.run_script(runner.Options(str(case.path), [], steps=None))
-    finally:
-        torch.set_default_device(None)
-    expected = {dg.RAISES} if plain.error else set() if case.kind == "harmless" else {battery.LABELS[case.kind]}
-    assert {f.check for f in outcome.report.findings} == expected, str(outcome.report)
-    assert (outcome.report.raised is None) == (plain.error is None)
-    diagnosed = battery.run_of(outcome.namespace, None)
-    assert battery.same_tensors(plain.grads, diagnosed.grads, exact=True)
-    assert battery.same_tensors(plain.values, diagnosed.values, exact=True)
+# CUDA: the whole battery runs with CUDA as the default device in test_diagnose_battery.py
+# (test_case_on_cuda); gpu/doctor_cuda.sh runs it with the bench's GPU rows.
 
 
 # The cost: digests, not copies ---------------------------------------------------------------------
