@@ -59,6 +59,12 @@ def _what_to_write(finding: "Finding") -> str:
         where = f", at {display_path(location.built.path)}:{location.built.line}" if location.built else ""
         name = location.inplace_class
         return f"build that {name} without inplace=True{where}: leave inplace=True out of the {name}(...) call"
+    if location is not None and location.module.split(".")[0] == "DistributedDataParallel" and \
+            _method(write.name) == "copy_" and not write.grad_mode:
+        return ("DistributedDataParallel's buffer broadcast at the start of this forward copied rank 0's buffers "
+                "over this rank's, which an earlier forward's graph saved: run that graph's backward before "
+                "the next forward, build DDP with broadcast_buffers=False, or keep the buffers equal on every "
+                "rank (change them on all ranks, out of place)")
     if _optimizer_step(finding):
         return ("call backward on every loss that uses these parameters before optimizer.step()"
                 f"{_outer_call(finding)}, or run the forward again after the step (the step writes the "

@@ -16,7 +16,8 @@ from .recorder import Op, Recorder
 # How PyTorch's own checks treat a saved slot that was overwritten.
 RAISES = "backward raises PyTorch's version-counter RuntimeError"
 DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
-COUNTER_BLIND = "silent: the version counter did not see the write (through .data, or a fused optimizer step)"
+COUNTER_BLIND = ("silent: the version counter did not see the write (through .data, a fused optimizer step, or "
+                 "DistributedDataParallel's buffer broadcast)")
 HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
 CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
 UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
@@ -193,15 +194,22 @@ def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> Lis
         found = _match_seen(slot, log, after_op, saved_version, saved_at)
         results.append(found)
         record = slot.record
-        if found is None and record is not None and record.digest is not None and record.memory is not None:
+        if record is None or record.digest is None or record.memory is None:
+            continue
+        if found is None:
             read = record.read_by_backward()
             replaced = read is not record.tensor and Memory.of(read) != record.memory
             pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, read, replaced))
+        elif found.check == COUNTER_BLIND:  # no check will raise: only changed values make it a bug
+            pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, record.tensor, False))
     if pending:
         now = [digest(read) for _, _, _, _, _, read, _ in pending]
         differs = changed([(item[1].record.digest, d) for item, d in zip(pending, now)])  # type: ignore[union-attr]
         for (i, slot, after_op, saved_version, saved_at, _, replaced), different in zip(pending, differs):
-            if different or replaced:  # written where neither the counter nor the dispatcher looks
+            if results[i] is not None:
+                if not different:  # the same values written back (DDP's broadcast of equal buffers)
+                    results[i] = None
+            elif different or replaced:  # written where neither the counter nor the dispatcher looks
                 results[i] = _unseen(slot, log, after_op, saved_version, saved_at, replaced)
     return results
 

@@ -25,7 +25,9 @@ line on standard error (``minigpt: error: ...`` for ``minigpt diagnose``), with 
 """
 
 import os
+import signal
 import sys
+import threading
 import traceback
 import types
 from dataclasses import dataclass, field
@@ -138,6 +140,7 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     sys.modules["__main__"] = module
     failure: Optional[BaseException] = None
     stopped = False
+    restore_sigterm = _stop_on_sigterm() if rank_of_world() is not None else None
     try:
         with session:
             try:
@@ -160,6 +163,8 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     except DiagnoserFailure as internal:
         return Outcome(report_of(session), 2, None, module.__dict__, internal=internal.line())
     finally:
+        if restore_sigterm is not None:
+            restore_sigterm()
         sys.argv, sys.path[:] = saved_argv, saved_path
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
@@ -174,6 +179,28 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
         return Outcome(report, status, None, module.__dict__)
     status, failure_line = _judge_failure(failure, session, report, options.path)
     return Outcome(report, status, failure_line, module.__dict__)
+
+
+def rank_of_world() -> "Optional[tuple[int, int]]":
+    """(rank, world size) of a process torchrun started for a world of several; None otherwise."""
+    try:
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    except (KeyError, ValueError):
+        return None
+    return (rank, world) if world > 1 else None
+
+
+def _stop_on_sigterm() -> Optional[Any]:
+    """Under torchrun, a rank that ends with a non-zero status (a finding) makes torchrun send
+    SIGTERM to the others: each stops where it is, as at its last backward, and still reports."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        raise StopScript()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _steps(passes: List[BackwardPass]) -> List[BackwardPass]:
@@ -260,9 +287,11 @@ def names(prog: str) -> "tuple[str, str]":
     "python -m inplace_doctor" -> ("inplace_doctor", "inplace_doctor"), "minigpt diagnose" ->
     ("minigpt", "minigpt diagnose")."""
     words = prog.split()
-    if words[:2] == ["python", "-m"] and len(words) > 2:
-        return words[2], words[2]
-    return words[0], prog
+    short, long = (words[2], words[2]) if words[:2] == ["python", "-m"] and len(words) > 2 else (words[0], prog)
+    world = rank_of_world()
+    if world is not None:  # several ranks print to one terminal: each line says whose it is
+        short, long = f"{short} (rank {world[0]} of {world[1]})", f"{long} (rank {world[0]} of {world[1]})"
+    return short, long
 
 
 def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
@@ -295,7 +324,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
     if outcome.status == 2 and not outcome.report.passes:  # nothing to report but the failure
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)
         return 2
-    print(outcome.report, flush=True)
+    print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
     if outcome.failure:
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)
     return outcome.status

@@ -1264,3 +1264,85 @@ def test_an_empty_saved_tensor_changes_nothing(tmp_path, monkeypatch, capsys):
                      "loss = torch.tanh(x @ w).sum() + w.sum()\nloss.backward()\n")
     status, out, err = run_command(capsys, "train.py")
     assert status == 0 and err == "" and "0 findings" in out, out + err
+
+
+# DistributedDataParallel under torchrun (CPU, gloo) ------------------------------------------------
+
+DDP_SCRIPT = '''\
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 1)
+        self.register_buffer("scale", torch.ones(16))
+
+    def forward(self, x):
+        h = torch.sigmoid(self.fc1(x))
+        if "inplace" in sys.argv:
+            h.mul_(2.0)  # WRITE
+        return self.fc2(h * self.scale)
+
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+torch.manual_seed(0)
+net = Net()
+model = DDP(net)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    first = model(torch.randn(4, 8) + rank).pow(2).mean()
+    if "broadcast" in sys.argv and rank == 0:
+        with torch.no_grad():
+            net.scale.fill_(0.5)  # RANK0
+    second = model(torch.randn(4, 8)).pow(2).mean()  # BROADCAST
+    opt.zero_grad()
+    (first + second).backward()
+    opt.step()
+print(f"rank {rank} done", flush=True)
+dist.destroy_process_group()
+'''
+
+
+def run_torchrun(tmp_path, tool_env, *args):
+    path = script(tmp_path, DDP_SCRIPT, "train_ddp.py")
+    env = dict(tool_env, PYTHONPATH=str(Path(dg.__file__).parent.parent))
+    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
+                           "2", "-m", "inplace_doctor", path.name, *args], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=180)
+
+
+def test_ddp_under_torchrun_each_rank_reports_the_inplace_bug(tmp_path, tool_env):
+    clean = run_torchrun(tmp_path, tool_env)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert clean.stdout.count("findings: 0 caught") == 2 and "rank 0 done" in clean.stdout, clean.stdout
+    broken = run_torchrun(tmp_path, tool_env, "inplace")
+    out = broken.stdout
+    assert broken.returncode != 0, out  # a rank exits 1, and torchrun with it
+    for rank in (0, 1):
+        assert f"inplace_doctor (rank {rank} of 2): report" in out, out + broken.stderr
+    assert out.count(f"written at: train_ddp.py:{marked_line(DDP_SCRIPT, '# WRITE')}") == 2, out
+    assert "Traceback" not in out
+
+
+def test_ddp_buffer_broadcast_overwrites_a_saved_buffer_without_a_version_bump(tmp_path, tool_env):
+    """Found out: DDP's broadcast (broadcast_buffers=True) copies rank 0's buffers into the
+    others' at each forward, in place and without bumping their version: a buffer saved by the
+    previous forward's graph is silently overwritten on rank 1. The diagnoser sees the copy."""
+    run = run_torchrun(tmp_path, tool_env, "broadcast")
+    out = run.stdout
+    rank1 = out[out.index("inplace_doctor (rank 1 of 2): report"):]
+    rank1 = rank1[:rank1.index(" silent\n") + 1] if " silent\n" in rank1 else rank1
+    line = marked_line(DDP_SCRIPT, "# BROADCAST")
+    assert f"aten.copy_.default overwrote MulBackward0._saved_other\n  written at: train_ddp.py:{line} in " \
+           "DistributedDataParallel:" in rank1, out
+    assert "version:    saved at 1, now 1" in rank1 or "check:      silent: the version counter did not see" in rank1
+    assert "build DDP with broadcast_buffers=False" in rank1
+    rank0 = out[out.index("inplace_doctor (rank 0 of 2): report"):]
+    assert f"written at: train_ddp.py:{marked_line(DDP_SCRIPT, '# RANK0')}" in rank0  # its own write raises there
