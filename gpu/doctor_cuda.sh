@@ -14,6 +14,7 @@ OUT="${OUT:-gpu-out}"
 mkdir -p "$OUT"
 export PYTHONPATH="${PYTHONPATH:-.}"
 export PYTHONDONTWRITEBYTECODE=1
+export CUBLAS_WORKSPACE_CONFIG=:4096:8  # deterministic cuBLAS: the battery compares gradients bitwise
 PY="${PYTHON:-python3}"
 PYTEST=("$PY" -m pytest --noconftest -p no:cacheprovider -q -o addopts=-ra)
 

@@ -281,6 +281,11 @@ def test_case_on_cuda(name, tmp_path, monkeypatch):
         pytest.skip(CPU_ONLY[name])
     case = load(name)
     monkeypatch.chdir(BATTERY)
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    # Bitwise comparisons need the same kernels twice: CUDA's atomic-add ones (index_put, scatter
+    # backward) are not, with or without the diagnoser.
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(True, warn_only=True)
     torch.set_default_device("cuda")
     try:
         pytorch = truth(case, tmp_path)
@@ -288,6 +293,7 @@ def test_case_on_cuda(name, tmp_path, monkeypatch):
         outcome = run_script(Options(str(case.path), [], steps=None))
     finally:
         torch.set_default_device(None)
+        torch.use_deterministic_algorithms(deterministic)
     label = LABELS.get(case.kind)
     if pytorch == "silent" and case.kind in ("raises", "detached", "view"):
         label = None  # not expected anywhere in the battery: fail below with the report
