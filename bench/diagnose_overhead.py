@@ -26,6 +26,7 @@ import platform
 import statistics
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -114,8 +115,10 @@ def measure(name: str, config: GPTConfig, device: str, batch: Tuple[torch.Tensor
         model(x, y)[1].backward()
 
     def anomaly_step() -> None:
-        with torch.autograd.detect_anomaly(check_nan=True):
-            step()
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Anomaly Detection has been enabled")  # once per step otherwise
+            with torch.autograd.detect_anomaly(check_nan=True):
+                step()
 
     def diagnosed_step() -> Report:
         return diagnose(step)
