@@ -18,7 +18,9 @@ The tools, from the "grep" end of the diagnostic ladder to the precise one:
 
 ``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``, also
 ``minigpt diagnose SCRIPT.py``)
-    The same for a script, run unmodified as ``__main__`` until its first backward (or its N-th).
+    The same for a script, run unmodified as ``__main__`` until the first backward that raises or
+    has a finding, or its end, or 10 backward passes (``--steps N``: N backward passes). Under
+    ``torchrun --nproc-per-node N -m inplace_doctor SCRIPT.py`` every rank reports.
 
 How (``session``): while the program runs,
 
@@ -28,7 +30,9 @@ How (``session``): while the program runs,
 * a ``saved_tensors_hooks`` pack hook logs every tensor saved for backward: the version at
   save time, when and where it was saved, the bytes it covered, and a digest of its values
   (``digest``: a few numbers, not a copy);
-* ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows.
+* ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows; while a NumPy
+  array sharing a saved tensor's memory lives, a line tracer notes the line after which the saved
+  values changed (``aliases``).
 
 Before each backward runs, the nodes it will run are walked (``graph``) and every saved slot (and
 the tensors a custom Function keeps on its ctx, and a checkpoint's saved inputs) is matched
@@ -41,12 +45,17 @@ a custom kernel). Then the backward runs as it would have without the diagnoser 
 mode steps aside while it runs; foreach optimizer steps, which under a dispatch mode leave
 version counters alone on torch 2.13, have them bumped as without one).
 
+The diagnoser's own errors are never swallowed (``failure``): the program stops there, with one
+line saying so, instead of running on differently.
+
 Every private PyTorch API this relies on is reached through ``torch_private``, whose ``PROBES``
 check each one on the installed torch.
 """
 
 from .diagnoser import Report, diagnose
-from .findings import COUNTER_BLIND, CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, RAISES, UNSEEN_WRITE, Finding
+from .failure import InternalError
+from .findings import (COUNTER_BLIND, CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, RAISES, UNSEEN_WRITE, VIEW_MODIFIED,
+                       Finding)
 from .graph import SavedSlot
 from .location import Location, Site
 from .memory import Memory
@@ -56,7 +65,7 @@ from .session import BackwardPass
 from .watch import watch
 
 __all__ = [
-    "diagnose", "watch", "Report", "Finding", "BackwardPass", "Op", "SavedRecord", "SavedSlot", "Location",
+    "diagnose", "watch", "Report", "Finding", "InternalError", "VIEW_MODIFIED", "BackwardPass", "Op", "SavedRecord", "SavedSlot", "Location",
     "Site", "Memory", "RAISES", "DETACHED", "COUNTER_BLIND", "HOOKS_SKIP_CHECK", "CTX_UNCHECKED",
     "UNSEEN_WRITE", "find_inplace_calls", "Candidate",
 ]

@@ -29,6 +29,26 @@ def _optimizer_step(finding: "Finding") -> bool:
     return write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code
 
 
+def _update_of_values(finding: "Finding") -> bool:
+    """A copy of new values into tensors a graph read, made on purpose: a target network or a
+    cache updated with load_state_dict / copy_ under torch.no_grad()."""
+    write = finding.write
+    if write is None or _method(write.name) != "copy_":
+        return False
+    code = write.location.code if write.location else ""
+    return "load_state_dict" in code or not write.grad_mode
+
+
+def _outer_call(finding: "Finding") -> str:
+    """ "train.py:31 (update_target())": the outermost user line of the write's chain, the call
+    whose place in the loop decides the ordering; "" when the write is not inside a helper."""
+    location = finding.write.location if finding.write else None
+    if location is None or not location.callers:
+        return ""
+    outer = location.callers[-1]
+    return f" (the call at {display_path(outer.path)}:{outer.line}: {outer.code})"
+
+
 def _what_to_write(finding: "Finding") -> str:
     """How to make the write itself harmless."""
     write = finding.write
@@ -39,9 +59,20 @@ def _what_to_write(finding: "Finding") -> str:
         where = f", at {display_path(location.built.path)}:{location.built.line}" if location.built else ""
         name = location.inplace_class
         return f"build that {name} without inplace=True{where}: leave inplace=True out of the {name}(...) call"
+    if location is not None and location.module.split(".")[0] == "DistributedDataParallel" and \
+            _method(write.name) == "copy_" and not write.grad_mode:
+        return ("DistributedDataParallel's buffer broadcast at the start of this forward copied rank 0's buffers "
+                "over this rank's, which an earlier forward's graph saved: run that graph's backward before "
+                "the next forward, build DDP with broadcast_buffers=False, or keep the buffers equal on every "
+                "rank (change them on all ranks, out of place)")
     if _optimizer_step(finding):
-        return ("call backward on every loss that uses these parameters before optimizer.step(), or run "
-                "the forward again after the step (the step writes the parameters in place)")
+        return ("call backward on every loss that uses these parameters before optimizer.step()"
+                f"{_outer_call(finding)}, or run the forward again after the step (the step writes the "
+                "parameters in place)")
+    if _update_of_values(finding):
+        return ("this update overwrites values a graph still needs (a target network or a cache): make the "
+                f"update{_outer_call(finding)} after every backward that needs the old values, or let the "
+                "forward read a copy (.clone() of what it reads, or a separate target copy updated later)")
     if ".data" in code:
         return ("do not write through .data, which hides the write from autograd: write out of place "
                 "(h = h * 0.5), or, for a tensor no graph needs, inside torch.no_grad()")
@@ -76,11 +107,15 @@ def _what_to_write(finding: "Finding") -> str:
 
 
 def fix_for(finding: "Finding") -> str:
-    from .findings import CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, UNSEEN_WRITE
+    from .findings import CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, UNSEEN_WRITE, VIEW_MODIFIED
 
     if finding.check == DETACHED:
         return ("use the out-of-place x = x.detach() (a new tensor) instead of x.detach_(), which cuts "
                 "the tensor a backward node saved out of the graph that still needs it")
+    if finding.check == VIEW_MODIFIED:
+        return ("write into a copy: clone the view before writing (out = out.clone()), or write out of place "
+                "(out = torch.full_like(out, 1), out = out * 0); for a custom Function, return a new tensor "
+                "from forward (x[:2].clone()), not a view of its input")
     if finding.check == UNSEEN_WRITE:
         if finding.replaced:
             return "do not assign x.data = ...; bind a new tensor to the name (x = new) instead"

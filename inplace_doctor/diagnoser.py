@@ -1,9 +1,10 @@
 """The diagnosis of a model or a function, and its report."""
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
-from .findings import DETACHED, Finding
+from .failure import DiagnoserFailure, InternalError
+from .findings import DETACHED, VIEW_MODIFIED, Finding
 from .location import display_path
 from .memory import tensors_in
 from .session import BackwardPass, Session
@@ -22,16 +23,26 @@ class Report:
     passes: List[BackwardPass] = field(default_factory=list)  # each backward examined (empty: one forward)
     notes: List[str] = field(default_factory=list)  # how the run ended, PyTorch's refusals, ...
     refused: List[str] = field(default_factory=list)  # in-place writes PyTorch refused outright
+    view_errors: List[Tuple[str, Finding]] = field(default_factory=list)  # (first line, finding) of view errors
 
     @property
     def raised(self) -> Optional[str]:
-        """The first line of the in-place error a backward raised, if one did."""
-        return next((p.raised for p in self.passes if p.raised is not None), None)
+        """The first line of the in-place error a backward raised (or a view raised at its use), if one did."""
+        return next((p.raised for p in self.passes if p.raised is not None),
+                    self.view_errors[0][0] if self.view_errors else None)
+
+    @property
+    def explained_by(self) -> Optional[Finding]:
+        """The finding that explains the in-place error PyTorch raised, if one does."""
+        raising = next((p for p in self.passes if p.raised is not None), None)
+        if raising is not None:
+            return raising.raised_by
+        return self.view_errors[0][1] if self.view_errors else None
 
     def summary(self) -> str:
         n = len(self.findings)
         silent = sum(f.silent for f in self.findings)
-        checks = "checks" if any(f.check == DETACHED for f in self.findings) else "version check"
+        checks = "checks" if any(f.check in (DETACHED, VIEW_MODIFIED) for f in self.findings) else "version check"
         text = (f"{n} finding{'' if n == 1 else 's'}: {n - silent} caught by PyTorch's {checks} at backward, "
                 f"{silent} silent")
         if self.refused:
@@ -50,6 +61,8 @@ class Report:
         if not self.passes:
             lines = [f"no backward ran and no graph was left to examine: {self.ops} aten ops recorded, "
                      f"{self.writes} of them in-place writes"]
+        lines += [f"the program raised PyTorch's in-place error at the use of a view: {line}"
+                  for line, _ in self.view_errors]
         for i, finding in enumerate(self.findings, 1):
             lines.append(f"\n[{i}] {finding.describe()}")
         for text in self.refused:
@@ -84,7 +97,8 @@ def report_of(session: Session, target: Any = None) -> Report:
     writes = session.writes
     return Report(list(session.findings.values()), ops, writes,
                   sum(p.saved for p in session.passes), sum(p.nodes for p in session.passes),
-                  session.unreached(target), list(session.passes))
+                  session.unreached(target), list(session.passes),
+                  view_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.view_errors])
 
 
 def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
@@ -103,20 +117,30 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
       optimizer steps are what they would be. A write that breaks only a later backward (an
       optimizer step between two backward passes) needs a target that runs that later backward.
 
-    If a backward raises PyTorch's in-place error, the target stops there and the report holds
-    the finding that explains it (``report.raised`` has the error's first line); the error is not
-    re-raised. Any other error propagates. Modules the target builds are named at the line that
+    Everything the target does is recorded, the writes between its own backward passes included
+    (an optimizer step between a GAN's two losses), and the graphs of the tensors it returns are
+    examined after it, even when it ran backward passes of its own.
+
+    If a backward raises PyTorch's in-place error (or a view whose base was modified raises at its
+    use), the target stops there and the report holds the finding that explains it
+    (``report.raised`` has the error's first line); the error is not re-raised. Any other error
+    propagates. If the diagnoser itself fails, ``InternalError`` says so (the target was stopped
+    there, not run on differently). Modules the target builds are named at the line that
     built them (for one made with ``inplace=True``). Returns a ``Report``; the target's return
     value is dropped.
     """
     session = Session(target)
     outputs: Any = None
-    with session:
-        try:
-            outputs = target(*args, **kwargs)
-        except RuntimeError as error:
-            if session.error is not error:
-                raise
-        if not session.passes:
-            session.examine(tensors_in(outputs))
+    try:
+        with session:
+            try:
+                outputs = target(*args, **kwargs)
+            except RuntimeError as error:
+                if session.error is not error and session.explain_view_error(error) is None:
+                    raise
+            examined = [t for t in tensors_in(outputs) if t.grad_fn is not None]
+            if examined or not session.passes:  # what it returns, as if backward were about to run from it
+                session.examine(examined)
+    except DiagnoserFailure as failure:
+        raise InternalError(failure.line()) from failure.error
     return report_of(session, target)

@@ -15,12 +15,13 @@ changes cancel exactly (about one chance in 4 billion).
 """
 
 import functools
-from typing import Dict, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import torch
 
 CHUNK = 1 << 18  # elements per number of the digest (the weights: 1 MiB, once)
 BLOCK_ROWS = 2  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
+GPU_BLOCK_ROWS = 32  # on a GPU, fewer and larger kernels: a 32 MiB temporary at most
 _WEIGHTS = torch.randint(0, 1 << 30, (CHUNK,), dtype=torch.int32,
                          generator=torch.Generator().manual_seed(25)) * 2 + 1
 _ON_DEVICE: Dict[torch.device, torch.Tensor] = {}
@@ -57,22 +58,32 @@ def _bits(tensor: torch.Tensor) -> torch.Tensor:
 
 
 def digest(tensor: torch.Tensor) -> Optional[torch.Tensor]:
-    """An int32 tensor that changes when the tensor's values change; None for a tensor whose
-    bytes cannot be read (sparse, meta, a tensor subclass without storage)."""
+    """A 1-D int32 tensor, on the tensor's device, that changes when the tensor's values change
+    (0 elements for an empty tensor); None for a tensor whose bytes cannot be read (sparse,
+    meta, a tensor subclass without storage).
+
+    Off the CPU it launches few kernels and never waits for them: one multiply and one sum per
+    ``GPU_BLOCK_ROWS`` chunks (one of each for a tensor up to that size); comparing many digests
+    costs one synchronisation in all (``changed``)."""
     try:
         bits = _bits(tensor.detach() if tensor.requires_grad else tensor)
     except (RuntimeError, NotImplementedError, TypeError):
         return None
     n = bits.numel()
+    if n == 0:
+        return bits.new_zeros(0)
     if n <= CHUNK and bits.is_cpu:  # one number; integer dot is CPU-only
-        return torch.dot(bits, _weights_for(n))
+        return torch.dot(bits, _weights_for(n)).reshape(1)
     weights = _WEIGHTS if bits.is_cpu else _weights_on(bits.device)
+    if n <= CHUNK:
+        return (bits * weights[:n]).sum(dtype=torch.int32).reshape(1)
+    rows = BLOCK_ROWS if bits.is_cpu else GPU_BLOCK_ROWS
     full = n - n % CHUNK
-    parts = [(bits[start:min(start + BLOCK_ROWS * CHUNK, full)].view(-1, CHUNK) * weights).sum(1, dtype=torch.int32)
-             for start in range(0, full, BLOCK_ROWS * CHUNK)]
+    parts = [(bits[start:min(start + rows * CHUNK, full)].view(-1, CHUNK) * weights).sum(1, dtype=torch.int32)
+             for start in range(0, full, rows * CHUNK)]
     if full < n:
         parts.append((bits[full:] * weights[:n - full]).sum(dtype=torch.int32).reshape(1))
-    return torch.cat(parts)
+    return parts[0] if len(parts) == 1 else torch.cat(parts)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -89,7 +100,32 @@ def _weights_on(device: torch.device) -> torch.Tensor:
 
 def same_digest(a: Optional[torch.Tensor], b: Optional[torch.Tensor]) -> bool:
     """Equal digests, or no digest on one side (nothing to compare: taken as unchanged)."""
-    return a is None or b is None or (a.shape == b.shape and bool(torch.equal(a, b)))
+    return a is None or b is None or (a.shape == b.shape and a.device == b.device and bool(torch.equal(a, b)))
+
+
+def changed(pairs: Sequence[Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]]) -> List[bool]:
+    """For each (before, now) pair of digests: did the values change? One comparison and one
+    synchronisation per device for all of them (a missing digest counts as unchanged)."""
+    result = [False] * len(pairs)
+    by_device: Dict[torch.device, List[int]] = {}
+    for i, (a, b) in enumerate(pairs):
+        if a is None or b is None:
+            continue
+        if a.shape != b.shape or a.device != b.device:
+            result[i] = True
+        elif a.numel():
+            by_device.setdefault(a.device, []).append(i)
+    for indices in by_device.values():
+        before = torch.cat([pairs[i][0] for i in indices])  # type: ignore[misc]
+        now = torch.cat([pairs[i][1] for i in indices])  # type: ignore[misc]
+        lengths = [pairs[i][0].numel() for i in indices]  # type: ignore[union-attr]
+        differs = torch.ne(before, now)
+        ends = torch.tensor(lengths, device=differs.device).cumsum(0)
+        counts = torch.cat([differs.new_zeros(1, dtype=torch.int64), differs.cumsum(0)])[ends]
+        per_digest = torch.diff(counts, prepend=counts.new_zeros(1)).tolist()  # the one synchronisation
+        for i, count in zip(indices, per_digest):
+            result[i] = count > 0
+    return result
 
 
 def nbytes(d: Optional[torch.Tensor]) -> int:

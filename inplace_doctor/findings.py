@@ -2,10 +2,12 @@
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import torch
 
 from . import torch_private
-from .digest import digest, same_digest
+from .digest import changed, digest
 from .graph import SavedSlot
 from .location import Location, Site, display_path
 from .memory import Memory, alias_of
@@ -14,11 +16,14 @@ from .recorder import Op, Recorder
 # How PyTorch's own checks treat a saved slot that was overwritten.
 RAISES = "backward raises PyTorch's version-counter RuntimeError"
 DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
-COUNTER_BLIND = "silent: the version counter did not see the write (through .data, or a fused optimizer step)"
+COUNTER_BLIND = ("silent: the version counter did not see the write (through .data, a fused optimizer step, or "
+                 "DistributedDataParallel's buffer broadcast)")
 HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
 CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
 UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
-RAISING = (RAISES, DETACHED)
+VIEW_MODIFIED = ("raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
+                 "returned) whose base or another view of it was modified in place")
+RAISING = (RAISES, DETACHED, VIEW_MODIFIED)
 
 
 @dataclass
@@ -33,6 +38,7 @@ class Finding:
     check: str  # how PyTorch's checks treat it (RAISES, COUNTER_BLIND, ...)
     touched: bool = True  # False: the write hit other bytes of the same storage (a sibling view)
     through: Optional[Site] = None  # an unseen write: where a NumPy array of that memory was made
+    changed_after: Optional[Site] = None  # an unseen write: the line after which the saved values had changed
     replaced: bool = False  # an unseen write: the tensor's data was swapped (``x.data = ...``)
     backward: Optional[int] = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
     repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
@@ -60,6 +66,8 @@ class Finding:
         op = self.write.name if self.write else "an unseen write"
         if self.check == DETACHED:
             return f"{op} detached {self.node}.{self.attribute} in place"
+        if self.check == VIEW_MODIFIED:
+            return f"{op} modified {self.node}, a view PyTorch will not let autograd use after that"
         return f"{op} overwrote {self.node}.{self.attribute}"
 
     def describe(self) -> str:
@@ -72,13 +80,18 @@ class Finding:
             elif location.inplace_class:
                 lines.append(f"  built:      {location.inplace_class}, made with inplace=True before the diagnoser "
                              "started (build the model under it to see the line)")
+        if self.changed_after is not None:
+            lines.append(f"  written at: {self.changed_after} (the saved values had changed after this line)")
         if self.through is not None:
             lines.append(f"  through:    a NumPy array of the same memory, made at {self.through}")
         if self.replaced:
             lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
-        lines.append(f"  saved at:   {self.saved_at or '?'}")
-        saved = "?" if self.saved_version is None else self.saved_version
-        lines.append(f"  version:    saved at {saved}, now {self.current_version}")
+        if self.write and self.write.location:
+            lines.extend(f"  called from: {site}" for site in self.write.location.callers)
+        if self.check != VIEW_MODIFIED:
+            lines.append(f"  saved at:   {self.saved_at or '?'}")
+            saved = "?" if self.saved_version is None else self.saved_version
+            lines.append(f"  version:    saved at {saved}, now {self.current_version}")
         lines.append(f"  check:      {self.check}")
         if not self.touched:
             lines.append("  note:       the write hit other bytes of the same storage: the saved values are "
@@ -168,7 +181,49 @@ def _check(slot: SavedSlot, saved_version: Optional[int]) -> str:
 def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Optional[Finding]:
     """The Finding for one saved slot, or None when nothing overwrote it. Call it with dispatch
     disabled (``torch_private.dispatch_disabled``): its digest is not the program's op."""
-    after_op, saved_version, saved_at = _when_saved(slot, log.ops, next_index)
+    return match_all([slot], log, next_index)[0]
+
+
+def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> List[Optional[Finding]]:
+    """``match`` for many slots: the digests of what backward will read are taken for all of them
+    first and compared in one go (one synchronisation per device, not one per slot)."""
+    results: List[Optional[Finding]] = []
+    pending: List[Tuple[int, SavedSlot, int, Optional[int], Optional[Location], torch.Tensor, bool]] = []
+    for slot in slots:
+        after_op, saved_version, saved_at = _when_saved(slot, log.ops, next_index)
+        found = _match_seen(slot, log, after_op, saved_version, saved_at)
+        results.append(found)
+        record = slot.record
+        if record is None or record.digest is None or record.memory is None:
+            continue
+        if found is None:
+            read = record.read_by_backward()
+            replaced = read is not record.tensor and Memory.of(read) != record.memory
+            pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, read, replaced))
+        elif found.check == COUNTER_BLIND:  # no check will raise: only changed values make it a bug
+            pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, record.tensor, False))
+    if pending:
+        now = [digest(read) for _, _, _, _, _, read, _ in pending]
+        differs = changed([(item[1].record.digest, d) for item, d in zip(pending, now)])  # type: ignore[union-attr]
+        for (i, slot, after_op, saved_version, saved_at, _, replaced), different in zip(pending, differs):
+            if results[i] is not None:
+                if not different:  # the same values written back (DDP's broadcast of equal buffers)
+                    results[i] = None
+            elif different or replaced:  # written where neither the counter nor the dispatcher looks
+                results[i] = _unseen(slot, log, after_op, saved_version, saved_at, replaced)
+    return results
+
+
+def _finding(slot: SavedSlot, saved_at: Optional[Location], saved_version: Optional[int], writes: List[Op],
+             check: str, **details: Any) -> Finding:
+    return Finding(slot.node, slot.attribute, saved_at, saved_version, torch_private.version(slot.tensor),
+                   writes[0] if writes else None, writes[1:], check,
+                   order=-1 if slot.sequence_nr is None else slot.sequence_nr, **details)
+
+
+def _match_seen(slot: SavedSlot, log: WriteLog, after_op: int, saved_version: Optional[int],
+                saved_at: Optional[Location]) -> Optional[Finding]:
+    """The finding of a write PyTorch could see (an op, a detach), or None."""
     record = slot.record
     memory = record.memory if record is not None and record.memory is not None else Memory.of(slot.tensor)
     if memory is None:
@@ -176,28 +231,27 @@ def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Optional[Finding]:
     current_version = torch_private.version(slot.tensor)
     touching, elsewhere = log.writes_over(memory, after_op)
     stale = saved_version is not None and current_version != saved_version
-
-    def found(writes: List[Op], check: str, **details) -> Finding:
-        return Finding(slot.node, slot.attribute, saved_at, saved_version, current_version,
-                       writes[0] if writes else None, writes[1:], check,
-                       order=-1 if slot.sequence_nr is None else slot.sequence_nr, **details)
-
     if touching:  # the saved bytes were written
-        return found(touching, _check(slot, saved_version))
+        return _finding(slot, saved_at, saved_version, touching, _check(slot, saved_version))
     if stale and slot.kind in ("ours", "plain"):  # PyTorch's check will raise all the same
-        return found(elsewhere, RAISES, touched=False)
+        return _finding(slot, saved_at, saved_version, elsewhere, RAISES, touched=False)
     if record is None:
         return None
     read = record.read_by_backward()
     if record.had_grad_fn and read is not record.tensor and read.grad_fn is None:
         detaches = [op for op in log.detaches if op.index >= after_op and op.target() is read]
-        return found(detaches, DETACHED)
-    if record.digest is not None:
-        replaced = read is not record.tensor and Memory.of(read) != record.memory
-        unchanged = same_digest(record.digest, digest(read))
-        if not unchanged or replaced:  # written where neither the counter nor the dispatcher looks
-            views = [op for op in log.numpy_views if any(memory.overlaps(m) for m in op.writes)]
-            since = [op for op in views if op.index >= after_op] or views
-            through = since[-1].location.site if since and since[-1].location is not None else None
-            return found([], UNSEEN_WRITE, through=through, replaced=replaced)
+        return _finding(slot, saved_at, saved_version, detaches, DETACHED)
     return None
+
+
+def _unseen(slot: SavedSlot, log: WriteLog, after_op: int, saved_version: Optional[int],
+            saved_at: Optional[Location], replaced: bool) -> Finding:
+    record = slot.record
+    assert record is not None and record.memory is not None
+    memory = record.memory
+    views = [op for op in log.numpy_views if any(memory.overlaps(m) for m in op.writes)]
+    since = [op for op in views if op.index >= after_op] or views
+    through = since[-1].location.site if since and since[-1].location is not None else None
+    changed_after = record.changed_after
+    return _finding(slot, saved_at, saved_version, [], UNSEEN_WRITE, through=through, replaced=replaced,
+                    changed_after=changed_after)

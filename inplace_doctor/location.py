@@ -5,7 +5,7 @@ import os
 import sys
 import sysconfig
 from types import FrameType
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import torch
 
@@ -34,6 +34,7 @@ class Location(NamedTuple):
     module: str  # the innermost nn.Module running at the time ("" outside any module)
     built: Optional[Site] = None  # where that module was built, when the diagnoser saw it built
     inplace_class: str = ""  # that module's class ("nn.ReLU"), when torch's and made with inplace=True
+    callers: Tuple[Site, ...] = ()  # for a write: the user's frames that called this line, innermost first
 
     @property
     def code(self) -> str:
@@ -87,3 +88,25 @@ def user_frame() -> Site:
             break
         frame = frame.f_back
     return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)
+
+
+MAX_CALLERS = 8
+
+
+def user_callers() -> Tuple[Site, ...]:
+    """The user's frames that called the innermost one (``user_frame``), innermost first, up to
+    the script's own line (or the line that handed a function to the diagnoser): torch's and
+    Python's own frames are skipped, and the walk ends at the diagnoser's frame below the program."""
+    frame: Optional[FrameType] = sys._getframe(1)
+    found: List[Site] = []
+    while frame is not None and len(found) <= MAX_CALLERS:
+        filename = frame.f_code.co_filename
+        internal = _INTERNAL.get(filename)
+        if internal is None:
+            internal = is_internal(filename)
+        if not internal:
+            found.append(Site(filename, frame.f_lineno))
+        elif found and filename.startswith(_PACKAGE_DIR):
+            break  # the runner's exec, or diagnose() calling the target: below the program
+        frame = frame.f_back
+    return tuple(found[1:])

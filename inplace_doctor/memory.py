@@ -36,9 +36,12 @@ class Memory:
     def of(cls, t: torch.Tensor) -> Optional["Memory"]:
         """None for tensors without memory of their own (empty, sparse, meta...)."""
         try:
-            if t.layout != torch.strided or t.numel() == 0 or t.is_meta:
+            if t.layout != torch.strided or t.is_meta:
                 return None
             size = t.element_size()
+            if t.numel() == 0:  # no bytes, but a version counter: its storage, told apart by identity
+                return cls(-torch_private.storage_identity(t), 0, tuple(t.shape), tuple(s * size for s in t.stride()),
+                           size, str(t.device))
             return cls(torch_private.storage_address(t), int(t.storage_offset()) * size, tuple(t.shape),
                        tuple(s * size for s in t.stride()), size, str(t.device))
         except (RuntimeError, NotImplementedError):
@@ -54,7 +57,11 @@ class Memory:
         return self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides)) + self.itemsize
 
     def overlaps(self, other: "Memory") -> bool:
-        if self.key != other.key or self.end <= other.offset or other.end <= self.offset:
+        if self.key != other.key:
+            return False
+        if self.storage < 0:  # an empty tensor's storage: a write to it is a write over it
+            return True
+        if self.end <= other.offset or other.end <= self.offset:
             return False
         if self == other or (_dense(self) and _dense(other)):
             return True

@@ -20,9 +20,11 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import torch
 
 from . import torch_private
+from .aliases import AliasWatch
 from .digest import digest, nbytes
-from .location import Location, user_frame
+from .location import Location, Site, user_callers, user_frame
 from .memory import Memory, alias_of, tensors_in
+from .failure import DiagnoserFailure, guarded
 from .modules import ModuleTracker
 
 VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
@@ -43,6 +45,7 @@ class Op:
     inputs: Dict[Any, int] = field(default_factory=dict)  # alias -> version, for the tensors the op reads
     outputs: Dict[Any, int] = field(default_factory=dict)  # alias -> version, once the op has returned
     target: Any = None  # Tensor.detach_: a weak reference to the detached tensor
+    grad_mode: bool = True  # grad mode was on when it ran (off: torch.no_grad(), an update of values)
 
 
 @dataclass(eq=False)
@@ -59,6 +62,7 @@ class SavedRecord:
     # that tensor holds at backward (after ``x.data = y`` too), and refuses one detached in place.
     original: Optional[Callable[[], Optional[torch.Tensor]]] = None  # a weak reference to it
     had_grad_fn: bool = False  # that input had a grad_fn when saved (detaching it breaks backward)
+    changed_after: Optional[Site] = None  # the line after which its values differed from the digest (aliases.py)
 
     def read_by_backward(self) -> torch.Tensor:
         """The tensor backward gets from this slot: the input itself while it lives, else the alias."""
@@ -71,6 +75,8 @@ _OP_FACTS: Dict[Any, Tuple[str, Tuple[Tuple[int, str], ...], bool]] = {}  # see 
 
 class InplaceError(RuntimeError):
     """What our unpack hook raises where PyTorch's own check would have raised."""
+
+    on_purpose = True  # the program's error, not the diagnoser's (failure.guarded lets it pass)
 
 
 class Recorder(torch_private.DispatchMode):
@@ -91,6 +97,10 @@ class Recorder(torch_private.DispatchMode):
         self.unsettled: List[SavedRecord] = []  # saved inputs of the op about to run: settled once it has run
         self.records: "weakref.WeakSet[SavedRecord]" = weakref.WeakSet()  # those still held by a graph
         self.failed: List[SavedRecord] = []  # slots our unpack hook refused, in the order it met them
+        # Writes to views, (op, weak reference to the view): a later "view and its base modified"
+        # error is tied to its write by asking the view itself (session.view_error_write).
+        self.views_written: Optional[List[Tuple[Op, Any]]] = []
+        self.aliases = AliasWatch(lambda: list(self.records))
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
 
     def _new_op(self, name: str, writes: List[Memory], **details: Any) -> Op:
@@ -103,39 +113,60 @@ class Recorder(torch_private.DispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
         kwargs = kwargs or {}
-        name, written_arguments, foreach = self._op_facts(func)
-        if self.paused:
-            if not foreach:
-                return func(*args, **kwargs)
-            written = list(_written(written_arguments, args, kwargs))
-            before = [torch_private.version(t) for t in written]
-            out = func(*args, **kwargs)
-            _restore_foreach_bumps(written, before)
-            return out
+        # Only func(...) is the program's: an error anywhere else is the diagnoser's own (failure.py).
+        try:
+            name, written_arguments, foreach = self._op_facts(func)
+            passed = self.paused and not foreach
+            if passed:
+                pass
+            elif self.paused:
+                written = list(_written(written_arguments, args, kwargs))
+                before = [torch_private.version(t) for t in written]
+            else:
+                written, detailed, op, before = self._before_op(name, written_arguments, foreach, args, kwargs)
+        except Exception as error:
+            raise DiagnoserFailure(error, f"recording {func}") from error
+        if passed:
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        try:
+            if foreach:
+                _restore_foreach_bumps(written, before)
+            if not self.paused:
+                if self.unsettled:
+                    self.settle_inputs()
+                if detailed and op is not None:  # in-place ops bump the version counter only after this returns
+                    self.unresolved = (op, tensors_in(out))
+        except Exception as error:
+            raise DiagnoserFailure(error, f"recording {func}") from error
+        return out
+
+    def _before_op(self, name: str, written_arguments: Tuple[Tuple[int, str], ...], foreach: bool, args: tuple,
+                   kwargs: dict) -> Tuple[List[torch.Tensor], bool, Optional[Op], List[int]]:
         if self.unresolved is not None:
             self.resolve_outputs()
         written = list(_written(written_arguments, args, kwargs)) if written_arguments else []
         # The line, and the versions of what the op reads and returns, are needed for writes and
         # to place tensors saved outside our pack hook. Other ops only take an index, for speed.
         detailed = bool(written) or self.others_may_save()
+        op: Optional[Op] = None
         if detailed:
             self.writes += bool(written)
-            op = self._new_op(name, [m for t in written if (m := Memory.of(t)) is not None], location=self.location(),
+            location = self.location()
+            if written:
+                location = location._replace(callers=user_callers())
+            op = self._new_op(name, [m for t in written if (m := Memory.of(t)) is not None], location=location,
+                              grad_mode=torch.is_grad_enabled(),
                               inputs={a: torch_private.version(t) for t in tensors_in((args, kwargs))
                                       if (a := alias_of(t)) is not None})
             self.ops.append(op)
+            if written and self.views_written is not None:
+                self.views_written.extend((op, weakref.ref(t)) for t in written if torch_private.is_view(t))
         else:
             self.last_sequence_nr = torch_private.sequence_nr()
             self.next_index += 1
         before = [torch_private.version(t) for t in written] if foreach else []
-        out = func(*args, **kwargs)
-        if foreach:
-            _restore_foreach_bumps(written, before)
-        if self.unsettled:
-            self.settle_inputs()
-        if detailed:  # in-place ops bump the version counter only after this returns: read it later
-            self.unresolved = (op, tensors_in(out))
-        return out
+        return written, detailed, op, before
 
     @staticmethod
     def _op_facts(func: Any) -> Tuple[str, Tuple[Tuple[int, str], ...], bool]:
@@ -155,12 +186,14 @@ class Recorder(torch_private.DispatchMode):
         hooks = torch_private.innermost_saved_tensors_hooks()
         return not torch.is_grad_enabled() or hooks is None or hooks[0] is not self.hooks[0]
 
+    @guarded("recording an op's results")
     def resolve_outputs(self) -> None:
         if self.unresolved is not None:
             op, outputs = self.unresolved
             op.outputs = {a: torch_private.version(t) for t in outputs if (a := alias_of(t)) is not None}
             self.unresolved = None
 
+    @guarded("recording saved tensors")
     def settle_inputs(self) -> None:
         for record in self.unsettled:
             self.settle(record)
@@ -172,6 +205,7 @@ class Recorder(torch_private.DispatchMode):
 
     # ---- the pseudo-ops: what changes a tensor without an aten op
 
+    @guarded("recording a detach_")
     def log_detach(self, tensor: torch.Tensor) -> None:
         """``tensor.detach_()`` is about to run (it never reaches a dispatch mode)."""
         if self.paused or not isinstance(tensor, torch.Tensor):
@@ -179,14 +213,19 @@ class Recorder(torch_private.DispatchMode):
         self.resolve_outputs()
         self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
 
-    def log_numpy(self, tensor: torch.Tensor) -> None:
-        """A NumPy array sharing the tensor's memory is being made: writes through it are unseen."""
+    @guarded("recording a NumPy alias")
+    def log_numpy(self, tensor: torch.Tensor, array: Any = None) -> None:
+        """A NumPy array sharing the tensor's memory was made: writes through it are unseen, so
+        the saved tensors it shares memory with are watched line by line while it lives (aliases.py)."""
         memory = Memory.of(tensor) if not self.paused and isinstance(tensor, torch.Tensor) else None
         if memory is not None:
             self.numpy_views.append(self._new_op("Tensor.numpy", [memory], location=self.location()))
+            if array is not None:
+                self.aliases.add(array, memory)
 
     # ---- the saved-tensor hooks: every tensor saved for backward
 
+    @guarded("recording a saved tensor")
     def pack(self, tensor: torch.Tensor) -> SavedRecord:
         with torch_private.dispatch_disabled():  # our own detach and digest are not the program's ops
             record = SavedRecord(tensor.detach(), torch_private.version(tensor), None)
@@ -216,6 +255,7 @@ class Recorder(torch_private.DispatchMode):
         with torch_private.dispatch_disabled():
             record.digest = digest(record.tensor)
 
+    @guarded("checking a saved tensor at backward")
     def unpack(self, record: SavedRecord) -> torch.Tensor:
         # With hooks set PyTorch checks nothing (facts, sections 3 and 8): check as it does.
         now = torch_private.version(record.tensor)
@@ -248,10 +288,13 @@ class Recorder(torch_private.DispatchMode):
 
     # ---- keeping the log short
 
+    @guarded("trimming its log")
     def forget_ops_before(self, index: int) -> None:
         """Drop the ops older than index: no live saved tensor was saved before it."""
         keep = bisect.bisect_left(self.ops, index, key=lambda op: op.index)
         del self.ops[:keep]
+        if self.views_written is not None:
+            self.views_written = [(op, ref) for op, ref in self.views_written[-256:] if ref() is not None]
         self.numpy_views = [op for op in self.numpy_views if op.index >= index]
 
     def oldest_live_record(self) -> int:

@@ -2,7 +2,10 @@
 
 The script runs unmodified as ``__main__`` (``sys.argv`` is the script and its arguments, its
 folder is first on ``sys.path``, as ``python SCRIPT.py`` would have them) under a diagnosing
-session, until its first backward has run (``--steps N``: its N-th; ``all``: its end). Each
+session, until the first backward that raises or has a finding, or its end, or 10 backward
+passes, whichever comes first (``--steps N``: N backward passes; ``all``: its end). So a write
+that breaks only a later backward (an optimizer step between a GAN's two losses, an RNN state
+carried across a step) is found without options. Each
 backward is examined just before it runs, then runs as it would without the diagnoser. A
 gradient taken with ``create_graph=True`` (a gradient penalty) is examined too, but is not
 counted as a step. Then the findings are printed, each with its fix.
@@ -12,15 +15,19 @@ If the script ends before any backward, the graphs of the tensors its global var
 backward would have met. A function's locals are gone by then, so a script that keeps its
 tensors inside functions has nothing left to examine, and the report says so.
 
-Exit status: 0 nothing found; 1 something found (a write over a saved tensor, or an in-place
-write PyTorch refused); 2 bad input: no such file, not a .py file, a script that does not
-compile, or a script that fails with an error of its own (or exits with a non-zero status)
-while nothing was found. Bad input is one ``minigpt: error: ...`` line on standard error, with
-no traceback.
+Exit status: 0 nothing found; 1 something found (a write over a saved tensor, an in-place
+write PyTorch refused, or PyTorch's in-place error raised, even one the script caught); 2 bad
+input: no such file, not a .py file, a script that does not compile, or a script that fails
+with an error of its own (or exits with a non-zero status) while nothing was found; 2 as well
+when the diagnoser itself failed (one line "internal error in the diagnoser ...": the script
+was stopped there, never run on differently). Bad input is one ``inplace_doctor: error: ...``
+line on standard error (``minigpt: error: ...`` for ``minigpt diagnose``), with no traceback.
 """
 
 import os
+import signal
 import sys
+import threading
 import traceback
 import types
 from dataclasses import dataclass, field
@@ -31,10 +38,12 @@ import torch
 from .diagnoser import Report, report_of
 from .location import display_path, is_internal
 from .memory import tensors_in
+from .failure import DiagnoserFailure
 from .session import BackwardPass, Session, is_inplace_error, is_refused_write
 
 PROG = "python -m inplace_doctor"
 USAGE = "[--steps N|all] SCRIPT.py [ARGS...]"
+DEFAULT_CAP = 10  # backward passes run by default when none raises or has a finding
 
 
 class UsageError(Exception):
@@ -51,16 +60,19 @@ class Options:
     path: str
     args: List[str]
     steps: Optional[int]  # backward passes to run; None: to the end
+    until_finding: bool = False  # stop at the first backward with a finding (the default)
 
 
 def parse(argv: Sequence[str], prog: str = PROG) -> Options:
     """The options of the command line; UsageError for bad input."""
-    steps: Optional[int] = 1
+    steps: Optional[int] = DEFAULT_CAP
+    until_finding = True
     argv = list(argv)
     while argv and argv[0].startswith("-"):
         option = argv.pop(0)
         if option == "--steps" or option.startswith("--steps="):
             value = option.split("=", 1)[1] if "=" in option else (argv.pop(0) if argv else "")
+            until_finding = False
             if value == "all":
                 steps = None
             elif value.isdigit() and int(value) >= 1:
@@ -80,7 +92,7 @@ def parse(argv: Sequence[str], prog: str = PROG) -> Options:
         raise UsageError(f"{path!r} is a folder, not a Python script (.py)")
     if not path.endswith(".py"):
         raise UsageError(f"{path!r} is not a Python script (.py)")
-    return Options(path, args, steps)
+    return Options(path, args, steps, until_finding)
 
 
 def compiled(options: Options) -> types.CodeType:
@@ -99,6 +111,7 @@ class Outcome:
     status: int  # the exit status
     failure: Optional[str] = None  # how the script failed, when it did with an error of its own
     namespace: Dict[str, Any] = field(default_factory=dict)  # the script's global variables, as it left them
+    internal: Optional[str] = None  # the diagnoser's own failure, when it failed (the script was stopped)
 
 
 def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outcome:
@@ -108,10 +121,17 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     session = Session()
 
     def stop_after_enough(this_pass: BackwardPass) -> None:
+        if options.until_finding and this_pass.findings and not this_pass.create_graph:
+            raise StopScript()
         if options.steps is not None and len(_steps(session.passes)) >= options.steps:
             raise StopScript()
 
+    def stop_at_the_error(this_pass: BackwardPass, error: BaseException) -> None:
+        if options.until_finding:  # stop here, even if the script would catch the error and go on
+            raise StopScript() from error
+
     session.on_pass = stop_after_enough
+    session.on_raise = stop_at_the_error
     module = types.ModuleType("__main__")
     module.__dict__.update(__file__=path, __builtins__=__builtins__, __spec__=None, __cached__=None)
     saved_argv, saved_path, saved_main = sys.argv, list(sys.path), sys.modules.get("__main__")
@@ -120,6 +140,7 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     sys.modules["__main__"] = module
     failure: Optional[BaseException] = None
     stopped = False
+    restore_sigterm = _stop_on_sigterm() if rank_of_world() is not None else None
     try:
         with session:
             try:
@@ -129,7 +150,7 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
             except SystemExit as exit_:
                 if exit_.code not in (None, 0):
                     failure = exit_
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, DiagnoserFailure):
                 raise
             except BaseException as error:  # the script's own error: reported, not a traceback
                 failure = error
@@ -137,17 +158,49 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
                 left = _left_tensors(module.__dict__)
                 if left:
                     session.examine(left)
+            if failure is not None and session.error is not failure:
+                session.explain_view_error(failure)
+    except DiagnoserFailure as internal:
+        return Outcome(report_of(session), 2, None, module.__dict__, internal=internal.line())
     finally:
+        if restore_sigterm is not None:
+            restore_sigterm()
         sys.argv, sys.path[:] = saved_argv, saved_path
         if saved_main is not None:
             sys.modules["__main__"] = saved_main
     report = report_of(session)
     _note_how_it_ended(report, options, module.__dict__, stopped, failure is None)
-    status = 1 if report.findings else 0
+    status = 1 if report.findings or report.raised else 0
+    raising = next((p for p in report.passes if p.raised), None)
+    if raising is not None and failure is not session.error and not stopped:
+        report.notes.append(f"PyTorch raised its in-place error at backward {raising.number}, and the script "
+                            "caught it and went on")
     if failure is None:
         return Outcome(report, status, None, module.__dict__)
     status, failure_line = _judge_failure(failure, session, report, options.path)
     return Outcome(report, status, failure_line, module.__dict__)
+
+
+def rank_of_world() -> "Optional[tuple[int, int]]":
+    """(rank, world size) of a process torchrun started for a world of several; None otherwise."""
+    try:
+        rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    except (KeyError, ValueError):
+        return None
+    return (rank, world) if world > 1 else None
+
+
+def _stop_on_sigterm() -> Optional[Any]:
+    """Under torchrun, a rank that ends with a non-zero status (a finding) makes torchrun send
+    SIGTERM to the others: each stops where it is, as at its last backward, and still reports."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def stop(signum: int, frame: Any) -> None:
+        raise StopScript()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def _steps(passes: List[BackwardPass]) -> List[BackwardPass]:
@@ -161,9 +214,10 @@ def _note_how_it_ended(report: Report, options: Options, namespace: Dict[str, An
     script = display_path(options.path)
     steps = _steps(report.passes)
     if stopped:
-        hint = ("; a write that breaks only a later backward (an optimizer step between a forward and a "
-                "second backward) shows with --steps 2 or more" if len(steps) == 1 and not report.findings else "")
-        report.notes.append(f"stopped {script} after backward {len(steps)}{hint}")
+        why = ("at the first backward with a finding" if options.until_finding and report.findings else
+               f"after backward {len(steps)}" + (" (the default cap; --steps N or --steps all runs on)"
+                                                  if options.until_finding else ""))
+        report.notes.append(f"stopped {script} {why}")
     elif not steps and ended_well:
         held = [name for name, value in namespace.items() if not name.startswith("__")
                 and isinstance(value, torch.Tensor) and value.grad_fn is not None]
@@ -177,7 +231,7 @@ def _note_how_it_ended(report: Report, options: Options, namespace: Dict[str, An
 def _judge_failure(failure: BaseException, session: Session, report: Report, path: str) -> "tuple[int, Optional[str]]":
     """(exit status, the error line to print or None) for a script that failed."""
     script = display_path(path)
-    if is_inplace_error(failure) and session.error is failure:
+    if is_inplace_error(failure, session):
         return 1, None  # a finding explains it
     if isinstance(failure, SystemExit):
         line = f"{script} exited with status {failure.code}"
@@ -192,8 +246,9 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
             return 1, None
         line = f"{script} raised {type(failure).__name__}" + (f": {text}" if text else "") + \
             (f" ({where})" if where else "")
-    if is_inplace_error(failure):  # raised where no examined backward was running
-        report.notes.append(f"{line}, outside any backward the diagnoser examined")
+    if is_inplace_error(failure):  # PyTorch's words, but no record of ours explains it
+        report.notes.append(f"{line}: PyTorch's in-place error, where no backward the diagnoser examined "
+                            "explains it")
         return 1, None
     if "saved tensor hooks" in str(failure):
         line += ("; the diagnoser records saved tensors through saved-tensor hooks, which this refuses "
@@ -227,9 +282,22 @@ def _left_tensors(namespace: Dict[str, Any]) -> List[torch.Tensor]:
     return found
 
 
+def names(prog: str) -> "tuple[str, str]":
+    """(the prefix of error lines, the prefix of the first line) for the command's name:
+    "python -m inplace_doctor" -> ("inplace_doctor", "inplace_doctor"), "minigpt diagnose" ->
+    ("minigpt", "minigpt diagnose")."""
+    words = prog.split()
+    short, long = (words[2], words[2]) if words[:2] == ["python", "-m"] and len(words) > 2 else (words[0], prog)
+    world = rank_of_world()
+    if world is not None:  # several ranks print to one terminal: each line says whose it is
+        short, long = f"{short} (rank {world[0]} of {world[1]})", f"{long} (rank {world[0]} of {world[1]})"
+    return short, long
+
+
 def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
     """The command: parse, run the script, print the report; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    short, long = names(prog)
     if argv[:1] in (["-h"], ["--help"]):
         description = (__doc__ or "").split("\n\n", 1)[1].strip().replace("``", "")
         print(f"usage: {prog} {USAGE}\n\n{description}")
@@ -237,21 +305,26 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
     try:
         options = parse(argv, prog)
         code = compiled(options)
-        until = ("to its end" if options.steps is None else "until its first backward" if options.steps == 1
+        until = ("to its end" if options.steps is None else
+                 f"until a backward raises or has a finding (at most {options.steps} backward passes)"
+                 if options.until_finding else "until its first backward" if options.steps == 1
                  else f"for {options.steps} backward passes")
-        print(f"minigpt diagnose: running {display_path(options.path)} {until}", flush=True)
+        print(f"{long}: running {display_path(options.path)} {until}", flush=True)
         outcome = run_script(options, code)
     except UsageError as error:
-        print(f"minigpt: error: {error}", file=sys.stderr)
+        print(f"{short}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("minigpt: interrupted", file=sys.stderr)
+        print(f"{short}: interrupted", file=sys.stderr)
         return 130
     sys.stdout.flush()
-    if outcome.status == 2 and not outcome.report.passes:  # nothing to report but the failure
-        print(f"minigpt: error: {outcome.failure}", file=sys.stderr)
+    if outcome.internal is not None:
+        print(f"{short}: error: {outcome.internal}", file=sys.stderr)
         return 2
-    print(outcome.report, flush=True)
+    if outcome.status == 2 and not outcome.report.passes:  # nothing to report but the failure
+        print(f"{short}: error: {outcome.failure}", file=sys.stderr)
+        return 2
+    print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
     if outcome.failure:
-        print(f"minigpt: error: {outcome.failure}", file=sys.stderr)
+        print(f"{short}: error: {outcome.failure}", file=sys.stderr)
     return outcome.status

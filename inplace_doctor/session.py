@@ -26,14 +26,18 @@ import torch
 from torch.autograd.graph import saved_tensors_hooks
 
 from . import torch_private
-from .findings import RAISING, Finding, WriteLog, match
+from .findings import RAISING, VIEW_MODIFIED, Finding, WriteLog, match, match_all
 from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
-from .location import Site, user_frame
+from .location import Site, is_internal, user_frame
+from .memory import Memory
 from .memory import tensors_in
 from .modules import ModuleTracker
+from .failure import guarded
 from .recorder import VERSION_ERROR, Recorder
 
-# PyTorch's refusals of an in-place op at the op itself, before any backward.
+# PyTorch's refusals of an in-place op at the op itself, before any backward. These are raised
+# by autograd before the op reaches the dispatcher, so no record of ours can confirm them: they
+# are the one kind of in-place error still recognised by its words.
 REFUSALS = (
     "a leaf Variable that requires grad is being used in an in-place operation",
     "a view of a leaf Variable that requires grad is being used in an in-place operation",
@@ -42,10 +46,23 @@ REFUSALS = (
 )
 
 
-def is_inplace_error(error: BaseException) -> bool:
-    """Is this PyTorch's error about a saved tensor overwritten or detached in place?"""
+def is_inplace_error(error: BaseException, session: "Optional[Session]" = None) -> bool:
+    """Is this PyTorch's error about a saved tensor overwritten or detached in place, or about a
+    view whose base was modified in place?
+
+    With a session, the answer comes from where the error came from: a backward the session
+    examined raised it and the examination found a slot PyTorch refuses (a stale version, a
+    tensor detached in place), or our own unpack hook raised it, or a view the session saw
+    written raises the same error when asked for its gradient function. Without one (a run
+    without the diagnoser, as the tests judge PyTorch), from PyTorch's words.
+    """
+    if not isinstance(error, RuntimeError):
+        return False
+    if session is not None:
+        return error is session.error or any(error is e for e, _ in session.view_errors)
     text = str(error)
-    return isinstance(error, RuntimeError) and (VERSION_ERROR in text or "has been detached in-place" in text)
+    return VERSION_ERROR in text or "has been detached in-place" in text or \
+        ("its base or another view of its base has been modified inplace" in text)
 
 
 def is_refused_write(error: BaseException) -> bool:
@@ -79,7 +96,9 @@ class Session:
         self.passes: List[BackwardPass] = []
         self.findings: Dict[tuple, Finding] = {}  # key -> the first finding of that bug
         self.on_pass: Optional[Callable[[BackwardPass], None]] = None  # after each backward that returned
+        self.on_raise: Optional[Callable[[BackwardPass, BaseException], None]] = None  # after one that raised
         self.error: Optional[BaseException] = None  # the in-place error a watched backward raised
+        self.view_errors: List[Tuple[BaseException, Finding]] = []  # "a view and its base modified", explained
         self.last_nodes: list = []
         self._depth = 0
         self._active = False
@@ -106,6 +125,7 @@ class Session:
             self.recorder.settle_inputs()
             self.recorder.__exit__(*exc_info)
         finally:
+            self.recorder.aliases.remove()
             if self._hooks is not None:
                 self._hooks.__exit__(*exc_info)
             self._unpatch()
@@ -128,8 +148,9 @@ class Session:
 
         @functools.wraps(original_numpy)
         def numpy(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
-            recorder.log_numpy(tensor)
-            return original_numpy(tensor, *args, **kwargs)
+            array = original_numpy(tensor, *args, **kwargs)
+            recorder.log_numpy(tensor, array)
+            return array
 
         self._set(torch.autograd, "backward", self._examined(torch.autograd.backward, _backward_arguments))
         self._set(torch.autograd, "grad", self._examined(torch.autograd.grad, _grad_arguments))
@@ -170,8 +191,11 @@ class Session:
                 with session.recorder.paused_for_backward():
                     result = original(*args, **kwargs)
             except RuntimeError as error:
-                if is_inplace_error(error):
-                    session._explain(this_pass, error, session.recorder.failed[failed_before:])
+                failed = session.recorder.failed[failed_before:]
+                if failed or any(f.check in RAISING for f in this_pass.findings):  # a slot PyTorch refuses
+                    session._explain(this_pass, error, failed)
+                    if session.on_raise is not None:
+                        session.on_raise(this_pass, error)
                 raise
             finally:
                 session._depth -= 1
@@ -182,6 +206,7 @@ class Session:
 
         return backward
 
+    @guarded("examining the graph before a backward")
     def examine(self, roots: Sequence[torch.Tensor], inputs: Optional[Sequence[torch.Tensor]] = None,
                 call: Optional[Site] = None) -> BackwardPass:
         """Match every slot the nodes a backward from roots runs saved; note the new findings."""
@@ -193,7 +218,7 @@ class Session:
             frames: set = set()
             slots = [slot for node in nodes for slot in _readable_slots(node, frames)]
             log = WriteLog(recorder)
-            matched = [(slot, match(slot, log, recorder.next_index)) for slot in slots]
+            matched = list(zip(slots, match_all(slots, log, recorder.next_index)))
         found = [f for _, f in matched if f is not None]
         number = len(self.passes) + 1 if call is not None else None
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
@@ -218,6 +243,7 @@ class Session:
                 first.repeats += 1 + finding.repeats
         return this_pass
 
+    @guarded("explaining a backward's error")
     def _explain(self, this_pass: BackwardPass, error: RuntimeError, failed: list) -> None:
         """Tie the error a backward raised to the finding that explains it."""
         self.error = error
@@ -237,6 +263,32 @@ class Session:
             raising = [f for f in this_pass.findings if f.check in RAISING]  # meets the latest node first
             explained = max(raising, key=lambda f: f.order, default=None)
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
+
+    @guarded("explaining an error")
+    def explain_view_error(self, error: BaseException) -> Optional[Finding]:
+        """The finding for PyTorch's "view and its base (or another view of it) modified inplace"
+        error, raised at the use of a view after a write. The view is found by asking tensors
+        for their gradient function, which raises that very error for it: first the views the
+        session saw written, then the tensors the failing frames hold. The write is the one the
+        session saw written to that view, else the last write to its memory."""
+        if not isinstance(error, RuntimeError) or self.recorder.views_written is None:
+            return None
+        written = [(op, ref()) for op, ref in reversed(self.recorder.views_written)]
+        held = [(None, t) for t in _tensors_of_frames(error)]
+        for op, view in written + held:
+            if view is None or not torch_private.is_view(view) or not _raises_the_same(view, error):
+                continue
+            if op is None:
+                memory = Memory.of(view)
+                writes = [o for o in self.recorder.ops if o.writes and memory is not None
+                          and any(m.key == memory.key for m in o.writes)]
+                op = writes[-1] if writes else None
+            finding = Finding(_view_node(str(error)), "a view", None, None, torch_private.version(view), op, [],
+                              VIEW_MODIFIED, backward=len(self.passes) + 1)
+            self.findings.setdefault(finding.key, finding)
+            self.view_errors.append((error, finding))
+            return finding
+        return None
 
     # ---- the result
 
@@ -273,3 +325,33 @@ def _grad_arguments(outputs: Any = None, inputs: Any = None, grad_outputs: Any =
                     **others: Any) -> Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]:
     """(roots, inputs, create_graph) of a call of ``torch.autograd.grad``."""
     return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
+
+
+def _view_node(message: str) -> str:
+    """ "Output 0 of MyFnBackward" from PyTorch's view error, or "a view"."""
+    head = message.strip().split(" is a view", 1)[0]
+    return head if head and len(head) < 80 else "a view"
+
+
+def _raises_the_same(view: torch.Tensor, error: BaseException) -> bool:
+    try:
+        view.grad_fn
+    except RuntimeError as again:
+        return str(again) == str(error)
+    return False
+
+
+def _tensors_of_frames(error: BaseException) -> List[torch.Tensor]:
+    """The tensors the user's frames of the error's traceback hold, innermost frame first."""
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        if not is_internal(tb.tb_frame.f_code.co_filename):
+            frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    found: List[torch.Tensor] = []
+    for frame in reversed(frames):
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, (torch.Tensor, tuple, list, dict)):
+                found.extend(tensors_in(value))
+    return found

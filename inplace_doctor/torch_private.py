@@ -108,6 +108,12 @@ def bump_version(tensor: torch.Tensor) -> None:
         torch.autograd.graph.increment_version(tensor)
 
 
+def is_view(tensor: torch.Tensor) -> bool:
+    """Is the tensor a view autograd tracks (``Tensor._is_view()``): one whose base's in-place
+    writes can make PyTorch refuse it later (probe ``diagnose-api:version-counter`` covers views)."""
+    return bool(tensor._is_view())
+
+
 def is_foreach_op(op: Any) -> bool:
     """Is the aten op one of the foreach family (``aten._foreach_add_.List``, ...)?
 
@@ -125,6 +131,13 @@ def storage_address(tensor: torch.Tensor) -> int:
     (probe ``diagnose-api:storage-address``) without making a Python storage object at every op.
     """
     return tensor.data_ptr() - int(tensor.storage_offset()) * tensor.element_size()
+
+
+def storage_identity(tensor: torch.Tensor) -> int:
+    """A number for the tensor's storage object, the same for all its views, different for any
+    two live storages (``untyped_storage()._cdata``): tells apart storages without bytes (empty
+    tensors, whose data address is 0), which addresses cannot."""
+    return int(tensor.untyped_storage()._cdata)
 
 
 def data_address(tensor: torch.Tensor) -> int:
@@ -466,7 +479,8 @@ def _version_counter_check() -> Tuple[bool, str]:
     after_view_write = version(t), version(second)
     t.data.add_(1.0)
     after_data_write = version(t)
-    holds = after_view_write == (start + 1, start + 1) and after_data_write == start + 1
+    holds = after_view_write == (start + 1, start + 1) and after_data_write == start + 1 and is_view(first) \
+        and not is_view(t)
     return holds, (f"versions (tensor, sibling view): {start} before, {after_view_write} after a write to "
                    f"one view; {after_data_write} after a write through .data")
 

@@ -6,6 +6,7 @@ from typing import Optional, TextIO, Type
 
 from .diagnoser import Report, report_of
 from .location import display_path
+from .failure import DiagnoserFailure, InternalError
 from .session import BackwardPass, Session, is_inplace_error
 
 PREFIX = "inplace_doctor.watch"
@@ -72,13 +73,22 @@ class watch:
                  traceback: Optional[TracebackType]) -> None:
         session = self._session
         assert session is not None
-        session.__exit__(kind, error, traceback)
+        try:
+            session.__exit__(kind, error, traceback)
+            if isinstance(error, RuntimeError) and session.error is not error:
+                session.explain_view_error(error)
+        except DiagnoserFailure as failure:
+            raise InternalError(failure.line()) from failure.error
+        if isinstance(error, DiagnoserFailure):
+            raise InternalError(error.line()) from error.error
         self._report = report_of(session)
-        if error is not None and is_inplace_error(error) and session.error is error:
-            finding = session.raised_by
+        if error is not None and is_inplace_error(error, session):
+            finding = self._report.explained_by
             if finding is not None:
-                raise RuntimeError(f"backward {finding.backward} raised PyTorch's in-place error (the cause, "
-                                   f"above); inplace_doctor found why:\n{finding.describe()}") from error
+                what = "a view raised" if self._report.view_errors and session.error is not error else \
+                    f"backward {finding.backward} raised"
+                raise RuntimeError(f"{what} PyTorch's in-place error (the cause, above); inplace_doctor found "
+                                   f"why:\n{finding.describe()}") from error
             return
         out = self._out()
         if out is not None and error is None:

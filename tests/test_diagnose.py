@@ -31,6 +31,7 @@ from torch.autograd.graph import saved_tensors_hooks
 import minigpt.model
 from minigpt import cli
 import inplace_doctor as dg
+import inplace_doctor.findings
 from inplace_doctor import runner, torch_private
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
@@ -725,8 +726,10 @@ def test_command_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
         script(tmp_path, text, name)
     status, out, err = run_command(capsys, *argv)
     assert status == 2
-    assert err.startswith("minigpt: error: ") and err.count("\n") == 1 and message in err, err
+    assert err.startswith("inplace_doctor: error: ") and err.count("\n") == 1 and message in err, err
     assert "Traceback" not in out + err
+    assert runner.main(list(argv), prog="minigpt diagnose") == 2  # the course's shortcut keeps its own name
+    assert capsys.readouterr().err.startswith("minigpt: error: ")
 
 
 def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsys):
@@ -742,10 +745,13 @@ def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsy
 def test_command_steps(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     script(tmp_path, GATED.replace("nn.ReLU(inplace=True)", "nn.ReLU()"))
-    for steps, ran in (([], 1), (["--steps", "2"], 2), (["--steps=all"], 3)):
+    for steps, ran in (([], 3), (["--steps", "2"], 2), (["--steps=all"], 3), (["--steps", "1"], 1)):
         status, out, _ = run_command(capsys, *steps, "train.py")
         assert status == 0 and out.count("\nstep ") == ran, out
         assert ("stopped train.py after backward" in out) == (ran < 3)
+    status, out, _ = run_command(capsys, "train.py", "25")  # the default cap: 10 backward passes
+    assert status == 0 and out.count("\nstep ") == runner.DEFAULT_CAP, out
+    assert "stopped train.py after backward 10 (the default cap; --steps N or --steps all runs on)" in out
 
 
 GRADIENT_PENALTY = '''\
@@ -791,7 +797,7 @@ def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_pat
                      "raise KeyError('later')\n")
     status, out, err = run_command(capsys, "--steps", "all", "train.py")
     assert status == 2 and "0 findings" in out
-    assert err == "minigpt: error: train.py raised KeyError: 'later' (train.py:4)\n"
+    assert err == "inplace_doctor: error: train.py raised KeyError: 'later' (train.py:4)\n"
 
 
 # watch() and diagnose(fn) ----------------------------------------------------------------------------
@@ -969,31 +975,8 @@ def test_inplace_metadata_ops_on_saved_tensors(write, label):
         assert "detached in-place" in report.raised and "detached in-place" in str(expected)
 
 
-# CUDA: the same as on the CPU ----------------------------------------------------------------------
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")
-@pytest.mark.parametrize("name", ["relu_after_tanh", "gan_step_between", "fused_adam_between", "data_write",
-                                  "checkpoint_input_mutated", "safe_checkpoint_output_relu",
-                                  "safe_optimizer_step_after_backward"])
-def test_battery_cases_on_cuda(name, monkeypatch):
-    """Battery cases run with CUDA as the default device: the same labels, and the same behaviour
-    as without the diagnoser, as on the CPU."""
-    import test_diagnose_battery as battery
-
-    case = battery.load(name)
-    monkeypatch.chdir(battery.BATTERY)
-    torch.set_default_device("cuda")
-    try:
-        plain = battery.run_plain(case.source, case.path)
-        outcome = runner.run_script(runner.Options(str(case.path), [], steps=None))
-    finally:
-        torch.set_default_device(None)
-    expected = {dg.RAISES} if plain.error else set() if case.kind == "harmless" else {battery.LABELS[case.kind]}
-    assert {f.check for f in outcome.report.findings} == expected, str(outcome.report)
-    assert (outcome.report.raised is None) == (plain.error is None)
-    diagnosed = battery.run_of(outcome.namespace, None)
-    assert battery.same_tensors(plain.grads, diagnosed.grads, exact=True)
-    assert battery.same_tensors(plain.values, diagnosed.values, exact=True)
+# CUDA: the whole battery runs with CUDA as the default device in test_diagnose_battery.py
+# (test_case_on_cuda); gpu/doctor_cuda.sh runs it with the bench's GPU rows.
 
 
 # The cost: digests, not copies ---------------------------------------------------------------------
@@ -1044,3 +1027,322 @@ def test_a_module_of_ours_with_an_inplace_flag_is_not_taken_for_torchs_inplace_m
     for finding in gpt_report(inplace=True).findings:
         assert finding.write.location.inplace_class == "" and finding.write.location.built is None
         assert finding.fix.startswith("use the out-of-place add: h = h.add(")
+
+
+# Where people train: GAN and actor-critic orders, RNN state, views, NumPy aliases, helpers -----------
+
+GAN = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+D = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+
+
+def train_step():
+    real, z = torch.randn(32, 2), torch.randn(32, 4)
+    fake = G(z)
+    d_fake = D(fake)
+    d_loss = bce(D(real), torch.ones(32, 1)) + bce(d_fake, torch.zeros(32, 1))
+    g_loss = bce(d_fake, torch.ones(32, 1))
+    opt_d.zero_grad()
+    d_loss.backward(retain_graph=True)
+    opt_d.step()  # WRITE
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+
+
+for step in range(3):
+    train_step()  # CALL
+'''
+
+
+def test_the_command_finds_a_gan_step_between_two_backward_passes_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, GAN)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 1 and err == "", out + err
+    assert f"written at: train.py:{marked_line(GAN, '# WRITE')}: opt_d.step()" in out
+    assert f"called from: train.py:{marked_line(GAN, '# CALL')}: train_step()" in out  # the chain to the script
+    assert "backward 2 at train.py" in out and "it raised: one of the variables needed" in out
+    assert "0 findings" not in out and "call backward on every loss that uses these parameters before " \
+        "optimizer.step() (the call at train.py:" in out
+
+
+def test_the_command_never_exits_0_when_pytorch_raised_its_inplace_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nx = torch.randn(3, requires_grad=True)\nfor step in range(3):\n"
+                     "    h = torch.sigmoid(x)\n    h.mul_(2)\n    try:\n        h.sum().backward()\n"
+                     "    except RuntimeError:\n        print('skipping a bad batch')\n")
+    for steps in ([], ["--steps", "all"]):
+        status, out, _ = run_command(capsys, *steps, "train.py")
+        assert status == 1 and "written at: train.py:5: h.mul_(2)" in out, out
+        assert out.count("skipping a bad batch") == (0 if not steps else 3)
+        assert ("the script caught it and went on" in out) == bool(steps)
+
+
+def test_diagnose_of_a_gan_step_records_the_step_and_examines_the_returned_graph():
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 2), nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+
+    def step():
+        fake = G(torch.randn(8, 4))
+        d_fake = D(fake)
+        d_loss = d_fake.mean() - D(torch.randn(8, 2)).mean()
+        g_loss = -d_fake.mean()
+        d_loss.backward(retain_graph=True)
+        opt_d.step()  # WRITE
+        return g_loss
+
+    report = dg.diagnose(step)
+    assert report.findings and all(f.check == dg.RAISES for f in report.findings), str(report)
+    assert {f.write.location.line for f in report.findings} == {line_of(step, "# WRITE")}
+    assert report.passes[-1].number is None  # the returned graph, examined after the function
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        step().backward()  # what PyTorch says of the same
+
+
+def test_an_rnn_state_carried_across_an_optimizer_step_is_found_by_default(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\ncell = nn.RNNCell(4, 8)\n"
+                     "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\nh = torch.zeros(2, 8)\n"
+                     "for step in range(4):\n    h = cell(torch.randn(2, 4), h)\n    loss = h.pow(2).mean()\n"
+                     "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()  # WRITE\n")
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1 and "written at: train.py:12: opt.step()" in out and "backward 2 at" in out, out
+
+
+VIEW_OF_A_FUNCTION = '''\
+import torch
+
+
+class Head(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:2]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.cat([grad, torch.zeros(2, 3)])
+
+
+x = torch.randn(4, 3, requires_grad=True)
+out = Head.apply(x * 1)
+with torch.no_grad():
+    out.fill_(1)  # WRITE
+loss = (out * 2).sum()
+loss.backward()
+'''
+
+
+def test_a_view_whose_base_was_modified_is_recognised_and_named_at_its_write(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, VIEW_OF_A_FUNCTION)
+    with pytest.raises(RuntimeError, match="is a view and its base or another view of its base has been modified"):
+        exec(compile(VIEW_OF_A_FUNCTION, "view.py", "exec"), {"__name__": "__main__"})  # PyTorch's verdict
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 1 and err == "", out + err
+    assert f"written at: train.py:{marked_line(VIEW_OF_A_FUNCTION, '# WRITE')}: out.fill_(1)" in out
+    assert f"check:      {dg.findings.VIEW_MODIFIED}" in out and "out = out.clone()" in out
+
+
+def test_a_numpy_alias_written_later_is_named_at_the_line_that_wrote_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    source = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nfc1, fc2 = nn.Linear(8, 16), nn.Linear(16, 1)\n"
+              "out = torch.tanh(fc1(torch.randn(32, 8)))\nimg = out.detach().numpy()\nscale = 2.0\n"
+              "img *= scale\nloss = fc2(out).pow(2).mean()\nloss.backward()\n")
+    script(tmp_path, source)
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1, out
+    assert "written at: train.py:8: img *= scale (the saved values had changed after this line)" in out
+    assert "through:    a NumPy array of the same memory, made at train.py:6" in out
+    assert sys.gettrace() is None  # the line tracer is gone
+
+
+TARGET_NETWORK = '''\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+actor, critic, target = nn.Linear(4, 4), nn.Linear(4, 1), nn.Linear(4, 1)
+opt = torch.optim.SGD([*actor.parameters(), *critic.parameters()], lr=0.1)
+
+
+def update_network_parameters():
+    target.load_state_dict(critic.state_dict())  # WRITE
+
+
+for step in range(3):
+    s = torch.randn(8, 4)
+    q = target(actor(s)).tanh()
+    critic_loss = (critic(s) - q).pow(2).mean()
+    opt.zero_grad()
+    critic_loss.backward(retain_graph=True)
+    update_network_parameters()  # CALL
+    actor_loss = -q.mean()
+    actor_loss.backward()
+'''
+
+
+def test_a_target_network_update_in_a_helper_is_named_with_its_call_and_the_ordering_advice(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, TARGET_NETWORK)
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 1, out
+    assert f"written at: train.py:{marked_line(TARGET_NETWORK, '# WRITE')}: target.load_state_dict(" in out
+    call = marked_line(TARGET_NETWORK, "# CALL")
+    assert f"called from: train.py:{call}: update_network_parameters()" in out
+    assert f"fix:        this update overwrites values a graph still needs (a target network or a cache): make " \
+           f"the update (the call at train.py:{call}: update_network_parameters()  # CALL) after every backward" in out
+
+
+@pytest.mark.parametrize("code, advice", [
+    ("h = torch.sin(w)\nw.grad = torch.ones(4)\ntorch.optim.SGD([w], lr=0.1).step()\n",
+     "call backward on every loss that uses these parameters before optimizer.step()"),  # an optimizer step
+    ("h = torch.sin(w)\nwith torch.no_grad():\n    w.copy_(torch.zeros(4))\n",
+     "this update overwrites values a graph still needs (a target network or a cache)"),
+    ("h = torch.sigmoid(w * 1)\nh.relu_()\n", "use the out-of-place relu: h = h.relu(...) instead of h.relu_(...)"),
+    ("y = w * 1\nv = y[:2]\nh = torch.sin(v)\ny[2:].zero_()\n", "give the written view its own memory (.clone())"),
+])
+def test_the_advice_matches_the_situation(tmp_path, monkeypatch, code, advice):
+    """An optimizer step, a target-network or cache update, an activation, a write to a view."""
+    monkeypatch.chdir(tmp_path)
+    path = script(tmp_path, "import torch\nw = torch.randn(4, requires_grad=True)\n" + code + "h.sum().backward()\n")
+    report = runner.run_script(runner.Options(str(path), [], steps=None)).report
+    assert len(report.findings) == 1, str(report)
+    assert advice in report.findings[0].fix, report.findings[0].fix
+
+
+INTERNAL = "import torch\nx = torch.randn(3, requires_grad=True)\ntry:\n    y = torch.tanh(x)\nexcept Exception:\n" \
+           "    print('swallowed')\n    y = x\ny.sum().backward()\nprint('went on')\n"
+
+
+def test_the_diagnosers_own_failure_is_one_line_exit_2_and_never_swallowed(tmp_path, monkeypatch, capsys):
+    import inplace_doctor.recorder
+
+    def broken(tensor):
+        raise ValueError("a digest bug")
+
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, INTERNAL)
+    monkeypatch.setattr(inplace_doctor.recorder, "digest", broken)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 2 and "swallowed" not in out and "went on" not in out, out + err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert re.match(r"inplace_doctor: error: internal error in the diagnoser \(ValueError: a digest bug at "
+                    r"\S*inplace_doctor/recorder\.py:\d+\) while recording a saved tensor at train\.py:4;", err), err
+    assert "the program was stopped there and not changed" in err
+    with pytest.raises(dg.InternalError, match="internal error in the diagnoser"):
+        dg.diagnose(lambda: torch.tanh(torch.randn(3, requires_grad=True)).sum())
+    with pytest.raises(dg.InternalError):
+        with dg.watch():
+            torch.tanh(torch.randn(3, requires_grad=True)).sum().backward()
+    assert torch.autograd.backward.__module__ == "torch.autograd"  # restored all the same
+
+
+@pytest.mark.parametrize("make", [lambda: torch.empty(0), lambda: torch.empty(0, 5), lambda: torch.empty(3, 0),
+                                  lambda: torch.empty(0, dtype=torch.bfloat16)])
+def test_a_digest_of_an_empty_tensor(make):
+    from inplace_doctor.digest import changed, digest
+
+    d = digest(make())
+    assert d is not None and d.numel() == 0 and d.dtype == torch.int32
+    assert changed([(d, digest(make())), (digest(torch.ones(3)), digest(torch.ones(3) * 2))]) == [False, True]
+
+
+def test_an_empty_saved_tensor_changes_nothing(tmp_path, monkeypatch, capsys):
+    """checkpoint(use_reentrant=False) saves empty tensors; so does an op on an empty batch."""
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\nx = torch.randn(0, 4, requires_grad=True)\nw = torch.randn(4, 2, requires_grad=True)\n"
+                     "loss = torch.tanh(x @ w).sum() + w.sum()\nloss.backward()\n")
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 0 and err == "" and "0 findings" in out, out + err
+
+
+# DistributedDataParallel under torchrun (CPU, gloo) ------------------------------------------------
+
+DDP_SCRIPT = '''\
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 1)
+        self.register_buffer("scale", torch.ones(16))
+
+    def forward(self, x):
+        h = torch.sigmoid(self.fc1(x))
+        if "inplace" in sys.argv:
+            h.mul_(2.0)  # WRITE
+        return self.fc2(h * self.scale)
+
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+torch.manual_seed(0)
+net = Net()
+model = DDP(net)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    first = model(torch.randn(4, 8) + rank).pow(2).mean()
+    if "broadcast" in sys.argv and rank == 0:
+        with torch.no_grad():
+            net.scale.fill_(0.5)  # RANK0
+    second = model(torch.randn(4, 8)).pow(2).mean()  # BROADCAST
+    opt.zero_grad()
+    (first + second).backward()
+    opt.step()
+print(f"rank {rank} done", flush=True)
+dist.destroy_process_group()
+'''
+
+
+def run_torchrun(tmp_path, tool_env, *args):
+    path = script(tmp_path, DDP_SCRIPT, "train_ddp.py")
+    env = dict(tool_env, PYTHONPATH=str(Path(dg.__file__).parent.parent))
+    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
+                           "2", "-m", "inplace_doctor", path.name, *args], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=180)
+
+
+def test_ddp_under_torchrun_each_rank_reports_the_inplace_bug(tmp_path, tool_env):
+    clean = run_torchrun(tmp_path, tool_env)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert clean.stdout.count("findings: 0 caught") == 2 and "rank 0 done" in clean.stdout, clean.stdout
+    broken = run_torchrun(tmp_path, tool_env, "inplace")
+    out = broken.stdout
+    assert broken.returncode != 0, out  # a rank exits 1, and torchrun with it
+    for rank in (0, 1):
+        assert f"inplace_doctor (rank {rank} of 2): report" in out, out + broken.stderr
+    assert out.count(f"written at: train_ddp.py:{marked_line(DDP_SCRIPT, '# WRITE')}") == 2, out
+    assert "Traceback" not in out
+
+
+def test_ddp_buffer_broadcast_overwrites_a_saved_buffer_without_a_version_bump(tmp_path, tool_env):
+    """Found out: DDP's broadcast (broadcast_buffers=True) copies rank 0's buffers into the
+    others' at each forward, in place and without bumping their version: a buffer saved by the
+    previous forward's graph is silently overwritten on rank 1. The diagnoser sees the copy."""
+    run = run_torchrun(tmp_path, tool_env, "broadcast")
+    out = run.stdout
+    rank1 = out[out.index("inplace_doctor (rank 1 of 2): report"):]
+    rank1 = rank1[:rank1.index(" silent\n") + 1] if " silent\n" in rank1 else rank1
+    line = marked_line(DDP_SCRIPT, "# BROADCAST")
+    assert f"aten.copy_.default overwrote MulBackward0._saved_other\n  written at: train_ddp.py:{line} in " \
+           "DistributedDataParallel:" in rank1, out
+    assert "version:    saved at 1, now 1" in rank1 or "check:      silent: the version counter did not see" in rank1
+    assert "build DDP with broadcast_buffers=False" in rank1
+    rank0 = out[out.index("inplace_doctor (rank 0 of 2): report"):]
+    assert f"written at: train_ddp.py:{marked_line(DDP_SCRIPT, '# RANK0')}" in rank0  # its own write raises there

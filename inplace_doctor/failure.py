@@ -1,0 +1,60 @@
+"""The diagnoser's own failures: reported, never swallowed, never turned into other behaviour.
+
+Every piece of the diagnoser that runs inside the user's program (the dispatch mode, the
+saved-tensor hooks, the examination before a backward, the wrappers of ``detach_`` and ``numpy``)
+is ``guarded``: an error of its own becomes a ``DiagnoserFailure``, a ``BaseException`` so that
+the program's own ``except Exception`` cannot swallow it and run on with the diagnoser half
+working. The program stops at that point; the command says so in one line (exit status 2), and
+``diagnose()`` and ``watch()`` raise ``InternalError``.
+"""
+
+import functools
+import traceback
+from typing import Any, Callable, TypeVar
+
+from .location import display_path, is_internal, user_frame
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class DiagnoserFailure(BaseException):
+    """The diagnoser's own code raised ``error`` while ``doing`` something, at the user's ``site``."""
+
+    def __init__(self, error: BaseException, doing: str):
+        self.error = error
+        self.doing = doing
+        self.site = user_frame()
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        frames = traceback.extract_tb(self.error.__traceback__)
+        ours = [f for f in frames if is_internal(f.filename) and "inplace_doctor" in f.filename]
+        where = f" at {display_path(ours[-1].filename)}:{ours[-1].lineno}" if ours else ""
+        text = str(self.error).strip().splitlines()[0] if str(self.error).strip() else ""
+        program = f"{display_path(self.site.path)}:{self.site.line}" if self.site.line else "the program"
+        return (f"internal error in the diagnoser ({type(self.error).__name__}{': ' + text if text else ''}{where}) "
+                f"while {self.doing} at {program}; the program was stopped there and not changed: run it "
+                "without the diagnoser, and please report this line")
+
+
+class InternalError(RuntimeError):
+    """What ``diagnose()`` and ``watch()`` raise when the diagnoser itself failed."""
+
+
+def guarded(doing: str) -> Callable[[F], F]:
+    """Turn an error of the decorated function (the diagnoser's own) into a DiagnoserFailure.
+    The in-place errors the diagnoser raises on purpose (``recorder.InplaceError``) pass."""
+
+    def wrap(function: F) -> F:
+        @functools.wraps(function)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except Exception as error:
+                if getattr(error, "on_purpose", False):
+                    raise
+                raise DiagnoserFailure(error, doing) from error
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
