@@ -14,7 +14,7 @@ from typing import Any
 
 from minigpt.data import AgreementData, build_dataset, probe_batch
 from minigpt.train import (BackwardFailure, BackwardRaised, Gradients, RunResult, TrainConfig, build_model,
-                           model_config, switch_gradients, train, try_backward)
+                           default_device, model_config, switch_gradients, train, try_backward)
 
 from . import compiled as compiling, deps, store
 from .config import REPO
@@ -35,6 +35,8 @@ def _fingerprint() -> str:
 
 
 def _memoized(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
+    if default_device() != "cpu":  # python -m drift record --device: the same experiments, elsewhere
+        arguments = dict(arguments, device=default_device())
     described = ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
     return store.memoized("experiment", f"{name}({described})-{_fingerprint()}", compute)
 

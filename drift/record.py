@@ -30,6 +30,7 @@ from book.compiled import BACKENDS
 from book.config import RECORDS, release, release_key
 from book.experiments import compiled, data, run_b
 from minigpt.data import probe_batch
+from minigpt.model import DEVICES
 from minigpt.train import model_config
 
 from . import claims
@@ -109,25 +110,29 @@ def measure_compile(backend):
 
 def measure(outcomes=None, compile=True):
     """The record of the installed torch (claims evaluated now unless given; the compile section
-    unless compile is False)."""
+    unless compile is False). Measured on a GPU (minigpt.train.use_device), it names its device
+    and the GPU, and keeps what every claim saw."""
     outcomes = outcomes or claims.evaluate_all()
+    device = claims.device()
     return {
         "torch": torch.__version__,
         "release": claims.release(),
         "python": platform.python_version(),
         "measured": datetime.date.today().isoformat(),
+        **({} if device == "cpu" else {"device": device, "gpu": torch.cuda.get_device_name()}),
         "message": measure_message(),
         **({"compile": {backend: measure_compile(backend) for backend in BACKENDS}} if compile else {}),
-        "claims": {name: claim_entry(o) for name, o in outcomes.items()},
+        "claims": {name: claim_entry(o, keep_seen=device != "cpu") for name, o in outcomes.items()},
     }
 
 
-def claim_entry(outcome):
-    """What a record keeps of a claim: whether it holds, and, where it does not, what was seen
-    (with the mini-GPT's sizes written as their names)."""
-    if outcome.holds:
+def claim_entry(outcome, keep_seen=False):
+    """What a record keeps of a claim: whether it holds, and, where it does not (or always, with
+    keep_seen: a device record's evidence), what was seen (the mini-GPT's sizes written as their
+    names)."""
+    if outcome.holds and not keep_seen:
         return {"holds": True}
-    return {"holds": False, "seen": generic(outcome.seen)[0] or outcome.seen}
+    return {"holds": outcome.holds, "seen": generic(outcome.seen)[0] or outcome.seen}
 
 
 def measured_in_book():
@@ -153,13 +158,19 @@ def outcomes(record):
             for name, c in record["claims"].items()}
 
 
-def path_for(release_name, folder=RECORDS):
-    return Path(folder) / f"torch-{release_name}.json"
+def path_for(release_name, folder=RECORDS, device="cpu"):
+    """folder/torch-<release>.json; measured on another device, folder/torch-<release>-<device>.json."""
+    return Path(folder) / f"torch-{release_name}{'' if device == 'cpu' else f'-{device}'}.json"
+
+
+def is_device_record(path):
+    """Is this the record of a GPU run (torch-2.11.0-cuda.json), not of a release on the CPU?"""
+    return Path(path).stem.endswith(tuple(f"-{d}" for d in DEVICES if d != "cpu"))
 
 
 def write(record, folder=RECORDS, path=None):
-    """Write record as folder/torch-<release>.json, or to path when given; returns the path."""
-    path = Path(path) if path else path_for(record["release"], folder)
+    """Write record as folder/torch-<release>[-<device>].json, or to path when given; returns the path."""
+    path = Path(path) if path else path_for(record["release"], folder, record.get("device", "cpu"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
@@ -180,8 +191,14 @@ def load(path):
 
 
 def committed(folder=RECORDS):
-    """release -> record, for every record in folder, oldest release first."""
-    records = [load(p) for p in Path(folder).glob("torch-*.json")]
+    """release -> record, for every record in folder measured on the CPU, oldest release first."""
+    records = [load(p) for p in Path(folder).glob("torch-*.json") if not is_device_record(p)]
+    return {r["release"]: r for r in sorted(records, key=lambda r: release_key(r["release"]))}
+
+
+def device_records(device="cuda", folder=RECORDS):
+    """release -> record, for every record in folder measured on device, oldest release first."""
+    records = [load(p) for p in Path(folder).glob(f"torch-*-{device}.json")]
     return {r["release"]: r for r in sorted(records, key=lambda r: release_key(r["release"]))}
 
 
