@@ -376,6 +376,21 @@ def _check_compares_versions():
     return False, "backward completed although the saved tensor was written twice"
 
 
+@claim("saved-leaf-without-grad-checked",
+       "A leaf that does not require grad takes an in-place write without complaint, but once a node has "
+       "saved it, backward raises the version-counter error.")
+def _saved_leaf_without_grad_checked():
+    w = torch.randn(3, requires_grad=True)
+    x = torch.randn(3)  # a leaf, and it does not require grad
+    y = (w * x).sum()  # the product saves x, for w's gradient
+    x.add_(1)  # allowed: no error here
+    try:
+        y.backward()
+    except RuntimeError as exc:
+        return message.CORE in str(exc), f"raised: {message.before_hint(str(exc))}"
+    return False, "backward completed although the saved leaf was written in place"
+
+
 @claim("data-write-not-counted", "A write through .data leaves the version counter unchanged.")
 def _data_write_not_counted():
     t = torch.zeros(3, requires_grad=True).clone()

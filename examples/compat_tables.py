@@ -233,8 +233,12 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "bypass-data-silent": "bypass data: sin error, parámetros sin gradiente",
         "relu-inplace-safe": "relu_ tras el Linear: inofensivo",
         "exp-inplace-safe": "exp_ en las puntuaciones: inofensivo",
+        "message-type-names-the-device": "el tipo del tensor nombra su dispositivo",
+        "save-on-cpu-copies-only-from-the-gpu": "save_on_cpu copia solo desde la GPU",
+        "autocast-exp-inplace": "autocast bf16: exp_ cambia los gradientes solo en CUDA",
         "check-compares-versions-not-values": "la comprobación compara versiones, no valores",
         "data-write-not-counted": "escribir por .data no cuenta versión",
+        "saved-leaf-without-grad-checked": "una hoja sin grad guardada y escrita: el error salta",
         "fixes-give-run-a-gradients": "los arreglos 2 y 3 dan los gradientes de A",
         "allow-mutation-gives-run-a-gradients": "arreglo 3 (allow_mutation…) da los gradientes de A",
         "diagnose-api:sequence-nr": "API del diagnosticador: número de secuencia",
@@ -287,8 +291,12 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "bypass-data-silent": "bypass data: no error, parameters without gradient",
         "relu-inplace-safe": "relu_ after the Linear: harmless",
         "exp-inplace-safe": "exp_ on the scores: harmless",
+        "message-type-names-the-device": "the tensor's type names its device",
+        "save-on-cpu-copies-only-from-the-gpu": "save_on_cpu copies only from the GPU",
+        "autocast-exp-inplace": "bf16 autocast: exp_ changes the gradients on CUDA only",
         "check-compares-versions-not-values": "the check compares versions, not values",
         "data-write-not-counted": "a write through .data is not counted",
+        "saved-leaf-without-grad-checked": "a saved leaf without grad, written: it raises",
         "fixes-give-run-a-gradients": "fixes 2 and 3 give run A's gradients",
         "allow-mutation-gives-run-a-gradients": "fix 3 (allow_mutation…) gives run A's gradients",
         "diagnose-api:sequence-nr": "diagnoser API: sequence number",
@@ -581,3 +589,11 @@ from drift.__main__ import BROKEN, STALE  # python -m drift check's exit statuse
 
 glue("drift_exit_broken", BROKEN)
 glue("drift_exit_stale", STALE)
+
+# The range section: only the diagnoser's claims are not required, and no required claim fails on
+# a recorded release of the range.
+optional = [name for name, c in claims.CLAIMS.items() if not c.required]
+assert optional and all(name.startswith("diagnose") for name in optional), \
+    f"the page says the claims that are not required are the diagnoser's: {optional}"
+broken = [(r["release"], o.name) for r in records.values() for o in record.outcomes(r).values() if o.broken]
+assert not broken, f"the page says the required claims hold on every recorded release of the range: {broken}"
