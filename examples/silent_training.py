@@ -40,7 +40,7 @@ STYLES = {"A": dict(color="black", linewidth=3.5, alpha=0.35),
           "B, bypass=data": dict(color="tab:green")}
 
 AXES = {"es": ("paso de entrenamiento", "pérdida de entrenamiento (escala log.)",
-               "exactitud en test tras '=>' (%)"),
+               "exactitud (conjunto de prueba) tras '=>' (%)"),
         "en": ("training step", "training loss (log scale)", "test accuracy after '=>' (%)")}
 
 def _training_figure(results, language):
