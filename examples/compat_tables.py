@@ -76,6 +76,8 @@ GROUPS = {  # the history table's sections, by drift.history kind
 
 NOT_APPLICABLE = {"es": "no aplica", "en": "n/a"}
 
+SAME = {"es": "〃 (igual)", "en": "〃 (same)"}  # a long table value equal to the release before
+
 STATUS = {  # the committed record of the installed release against what this build measured
     "es": {True: "ha caducado: lo medido ahora solo difiere en la redacción",
            False: "está al día: coincide con lo medido"},
@@ -483,7 +485,10 @@ def table(language, kind, releases, live_release, rows, excerpt):
         cells = []
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
-            text = "—" if value is None else long_value(value, values[i - 1] if changed else None, excerpt) \
+            repeated = i > 0 and not changed and value is not None and len(str(value)) > SHORT
+            text = "—" if value is None else (  # a long value is written once, then "same" until it changes
+                f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>' if repeated
+                else long_value(value, values[i - 1] if changed else None, excerpt)) \
                 if len(str(value)) > SHORT else html.escape(record_word(str(value), language))
             cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
         body.append(f"<tr><th>{named(name, row_words(name, language))}</th>{''.join(cells)}</tr>")

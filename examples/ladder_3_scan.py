@@ -18,8 +18,8 @@ glue("scan_candidates", len(candidates))
 import ast
 from pathlib import Path
 
-from book.experiments import gradients
-from minigpt.train import BackwardRaised
+from minigpt.data import build_dataset
+from minigpt.train import BackwardRaised, switch_gradients
 
 BRANCHES = {"self.through_data": {"inplace": True, "bypass": "data"},
             "self.clone == 'after'": {"inplace": True, "clone": "after"},
@@ -37,7 +37,7 @@ assert set(lines) == set(BRANCHES), f"Block.forward's branches changed: {list(li
 
 def raises(switches):
     try:
-        gradients(**switches)
+        switch_gradients(build_dataset(), **switches)
     except BackwardRaised:
         return True
     return False
