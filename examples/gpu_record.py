@@ -52,9 +52,9 @@ if cuda is not None:
     gpu, version = cuda["gpu"], cuda["torch"]
     path = f"records/torch-{cuda['release']}-cuda.json"
     glue_words("gpu_source", {
-        "es": f"se midió con torch {version} en una {gpu}, con python -m drift record --device cuda, "
+        "es": f"se midió con torch {version} en una {gpu}, con gpu/lesson_cuda.sh, "
               f"no en esta construcción, que corre en la CPU; lo guarda {path}",
-        "en": f"measured with torch {version} on an {gpu} by python -m drift record --device cuda, "
+        "en": f"measured with torch {version} on an {gpu} by gpu/lesson_cuda.sh, "
               f"not by this build, which runs on the CPU; {path} keeps it"})
     loss_a, loss_b, worst = changed[1], changed[2], float(changed[3])
     glue_words("gpu_exp_change", {
