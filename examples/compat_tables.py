@@ -142,3 +142,11 @@ from phase25.__main__ import BROKEN, STALE  # python -m phase25 check's exit sta
 
 glue("drift_exit_broken", BROKEN)
 glue("drift_exit_stale", STALE)
+
+# The range section: only the diagnoser's claims are not required, and no required claim fails on
+# a recorded release of the range.
+optional = [name for name, c in claims.CLAIMS.items() if not c.required]
+assert optional and all(name.startswith("diagnose") for name in optional), \
+    f"the page says the claims that are not required are the diagnoser's: {optional}"
+broken = [(r["release"], o.name) for r in records.values() for o in record.outcomes(r).values() if o.broken]
+assert not broken, f"the page says the required claims hold on every recorded release of the range: {broken}"

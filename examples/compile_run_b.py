@@ -62,3 +62,9 @@ assert all(len(warned[b]) == 1 and warned[b][0].startswith("Error detected in") 
     "the page says aot_eager and inductor each print anomaly mode's warning"
 glue("compile_eager_error", type(eager).__name__)
 glue("compile_aot_error", type(raised["aot_eager"][1]).__name__)
+
+import torch._dynamo
+
+backends = set(torch._dynamo.list_backends(exclude_tags=()))
+assert {"tvm", "openxla", "cudagraphs"} <= backends and {"eager_debug", "aot_eager_decomp_partition"} <= backends, \
+    "the page says the other backends are debugging and testing variants, and tvm, openxla and cudagraphs"

@@ -45,5 +45,28 @@ except RuntimeError as error:
     raised = error
 assert raised is not None and "overwrote" in str(raised) and "h += cell(x_t, h)" in str(raised), \
     "the page says the error raised inside watch() carries the finding"
-assert "modified by an inplace operation" in str(raised.__cause__), "the page says PyTorch's error is chained below"
+chained = raised.__cause__
+assert type(chained).__name__ == "InplaceError" and type(chained).__module__.startswith("inplace_doctor"), \
+    "the page says the error chained below is the diagnoser's own InplaceError"
+assert "modified by an inplace operation" in str(chained) and "output 0 of" not in str(chained) \
+    and "Hint" not in str(chained), "the page says it has PyTorch's first words, no 'output 0 of' and no Hint"
+
+# What it cannot see: torch.func transforms refuse its hooks; a compiled function runs uncompiled
+w = torch.randn(3, requires_grad=True)
+func_error = None
+try:
+    diagnose(lambda: (w * torch.func.grad(lambda v: v.sin().sum())(torch.randn(3))).sum())
+except RuntimeError as error:
+    func_error = str(error)
+assert func_error and "saved tensor hooks" in func_error, "the page says torch.func transforms fail under it"
+compiled_calls = []
+
+
+def counting_backend(graph, example_inputs):
+    compiled_calls.append(graph)
+    return graph.forward
+
+
+diagnose(lambda: torch.compile(lambda v: (v.exp() * w).sum(), backend=counting_backend)(torch.randn(3)))
+assert not compiled_calls, "the page says a torch.compile'd function runs uncompiled under it"
 assert diagnose(broken_loop).findings, "the page says diagnose(fn) finds it in a function that runs backward"

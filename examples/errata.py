@@ -70,3 +70,51 @@ glue("errata_claim", claim)
 glue("errata_shape", shape)
 glue("errata_failing_node", failing_node)
 glue("errata_producer", producer)
+
+# The draft's other mistakes, each checked here.
+import inspect
+from pathlib import Path
+
+import minigpt.model
+from execbook.config import REPO
+
+# "a version counter on the storage of each tensor": the counter is the tensor's (and its views'):
+# .data shares the storage and not the counter
+t = torch.zeros(3)
+alias = t.data
+alias.add_(1)
+assert alias.data_ptr() == t.data_ptr() and (t._version, alias._version) == (0, 1), \
+    "the page says .data shares the storage, not the counter"
+
+# "some (rare) ops do not check": the check is made by every node that unpacks what it saved
+OPS = {"mul": lambda a: a * a, "exp": torch.exp, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+       "softmax": lambda a: a.softmax(-1), "layer_norm": lambda a: torch.nn.functional.layer_norm(a, (3,)),
+       "matmul": lambda a: a @ a.T, "pow": lambda a: a ** 3}
+
+
+def raises_after_write(op):
+    a = torch.randn(3, 3, requires_grad=True).clone()
+    out = op(a)
+    a.add_(0)  # the input written, versions moved, values not
+    out.add_(0)  # and the output
+    try:
+        out.sum().backward()
+    except RuntimeError as exc:
+        return message.CORE in str(exc)
+    return False
+
+
+assert all(raises_after_write(op) for op in OPS.values()), "the page says every node checks what it saved"
+glue("errata_ops_checked", len(OPS))
+
+# "param.data.add_(grad, alpha=-lr)" in the optimizer: PyTorch's optimizers write under no_grad,
+# and the counter counts it
+p = torch.nn.Parameter(torch.ones(3))
+p.grad = torch.ones(3)
+torch.optim.SGD([p], lr=0.1, foreach=False).step()
+assert p._version == 1 and p.grad_fn is None, "the page says optimizer.step() bumps the counter"
+
+# "src/minigpt/block.py": the block lives in the model's module
+block_file = Path(inspect.getsourcefile(minigpt.model.Block)).relative_to(REPO).as_posix()
+assert not (REPO / "src" / "minigpt" / "block.py").exists()
+glue("errata_block_file", block_file)

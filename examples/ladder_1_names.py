@@ -44,3 +44,29 @@ assert named["exp_then_mul_"].lower().startswith("exp"), "the page says exp's sa
 assert not any(w in n.lower() for n in named.values() for w in ("relu", "mul", "add")), \
     "the page says the op that wrote the saved tensor is not named"
 glue("view_name", named["view_then_add_"])
+
+
+def message_of(forward):
+    try:
+        forward().sum().backward()
+    except RuntimeError as exc:
+        return str(exc)
+
+
+def leaf_then_add_():  # a saved leaf is the output of no op
+    w = torch.randn(4, requires_grad=True)
+    leaf = torch.randn(4)
+    y = w * leaf  # mul saves the leaf, for w's gradient
+    leaf.add_(1)
+    return y
+
+
+def base_then_view_write():  # a base written through one of its views
+    h = x * 1
+    y = h * h  # mul saves h
+    h[:2].mul_(2)  # the write goes through a view of h
+    return y
+
+
+assert "output 0 of" not in message_of(leaf_then_add_), "the page says a saved leaf's message has no 'output 0 of'"
+glue("base_view_name", message_of(base_then_view_write).split("output 0 of ")[1].split(",")[0])

@@ -35,3 +35,45 @@ for bypass in ("hooks", "ctx"):
 assert not others["inplace=True, bypass=data"].findings, "the page says bypass=data shows no finding"
 assert not others["relu_inplace=True, exp_inplace=True"].findings, "the page says the safe switches have no finding"
 glue("diagnose_findings", len(report.findings))
+
+# bypass=data: the .data adds do overwrite the input every block LayerNorm saved (values changed,
+# version not), but those LayerNorms are no longer reachable from the loss, so no backward needs
+# what they saved.
+import torch
+
+model_data = build_model(model_config(data, inplace=True, bypass="data"), seed=0)
+saved, layer_norms = [], []
+
+
+def keep(module, inputs, output):
+    saved.append((inputs[0], inputs[0].detach().clone(), inputs[0]._version))
+    layer_norms.append(output.grad_fn)
+
+
+for block in model_data.blocks:
+    for layer_norm in (block.ln1, block.ln2):
+        layer_norm.register_forward_hook(keep)
+_, loss_data = model_data(x, y)
+overwritten = [not torch.equal(t, values) and t._version == version for t, values, version in saved]
+assert len(overwritten) == 2 * model.config.n_layer and all(overwritten), \
+    "the page says the .data adds overwrite every block LayerNorm's saved input, values changed, versions not"
+reachable, stack = set(), [loss_data.grad_fn]
+while stack:
+    node = stack.pop()
+    if node is not None and node not in reachable:
+        reachable.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+assert not reachable & set(layer_norms), "the page says no block LayerNorm is reachable from the loss"
+
+
+def data_write_on_needed():  # a .data write over a tensor a backward does need
+    w = torch.randn(4, requires_grad=True)
+    h = torch.tanh(w)  # tanh saves its output
+    h.data.mul_(2)
+    return h.sum()
+
+
+data_findings = diagnose(data_write_on_needed).findings
+assert data_findings and all(f.silent for f in data_findings), \
+    "the page says a .data write over a needed saved tensor is reported, as silent"
+glue("layernorm_block_count", len(saved))

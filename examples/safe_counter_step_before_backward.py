@@ -17,3 +17,16 @@ loss_first.backward()
 optimizer.step()
 print("first backward, then optimizer.step(): fine")
 loss_second.backward()  # raises
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from minigpt import message
+from execbook.checks import glue, raised
+
+stale = message.parts(str(raised()))["tensor"]
+head = list(model.head.weight.t().shape)
+assert stale.endswith(f" {head}]".replace("'", "")) and "output 0 of AsStrided" in str(raised()), \
+    "the page says the stale tensor is the head's weight, transposed (a view)"
+glue("step_stale_tensor", stale)
+glue("step_head_weight", str(list(model.head.weight.shape)))

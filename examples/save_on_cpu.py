@@ -30,3 +30,11 @@ for pin_memory in (False, True):
 assert equal == {False: False, True: True}, \
     "the page says: a reference (wrong gradients) without pin_memory, a copy (run A's) with it"
 assert like_hooks[False], "the page says save_on_cpu does what bypass=hooks does on the CPU"
+
+# Fix 3 is built on the same hooks: inside allow_mutation_on_saved_tensors a pair is in force
+from inplace_doctor.torch_private import innermost_saved_tensors_hooks
+
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    fix_3_hooks = innermost_saved_tensors_hooks()
+assert fix_3_hooks is not None and innermost_saved_tensors_hooks() is None, \
+    "the glossary says allow_mutation_on_saved_tensors is built on saved-tensor hooks"

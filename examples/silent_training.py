@@ -40,7 +40,7 @@ STYLES = {"A": dict(color="black", linewidth=3.5, alpha=0.35),
           "B, bypass=data": dict(color="tab:green")}
 
 AXES = {"es": ("paso de entrenamiento", "pérdida de entrenamiento (escala log.)",
-               "exactitud en test tras '=>' (%)"),
+               "exactitud (conjunto de prueba) tras '=>' (%)"),
         "en": ("training step", "training loss (log scale)", "test accuracy after '=>' (%)")}
 
 def _training_figure(results, language):
@@ -81,6 +81,11 @@ for key in ("hooks", "ctx"):
         language: (LN_GAINS[language] + (WHY_GAINS[language] if key == "hooks" else "")) if gain
         else f"{PARAMETER[language]} {worst.name}" for language in LANGUAGES})
 data_rows = rows["B, bypass=data"]
+assert {r.name for r in data_rows if r.note == "no gradient in B"} == \
+    {r.name for r in data_rows if r.name.startswith("blocks.")}, \
+    "the page says the attention and feed-forward branches drop out: every block parameter, no gradient"
+assert all(r.rel_error == 0 for r in data_rows if r.name.startswith(("ln_f.", "head."))), \
+    "the page says the skip path stays: the final LayerNorm and the head get run A's gradients"
 glue("data_no_gradient", sum(r.note == "no gradient in B" for r in data_rows))
 glue("param_count", len(data_rows))
 
@@ -108,3 +113,10 @@ glue_by_value("accuracy_lesson", max(abs(points["hooks"]), abs(points["ctx"])), 
                       "accuracy is a poor alarm."}),
 ])
 glue_figure("training_curves", lambda language: _training_figure(results, language))
+
+# The fixed probe batch the step-0 gradients come from, against a training batch
+from minigpt.data import build_dataset, probe_batch
+from minigpt.train import TrainConfig
+
+glue("probe_sequences", probe_batch(build_dataset())[0].size(0))
+glue("train_batch", TrainConfig().batch_size)

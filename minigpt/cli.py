@@ -3,6 +3,7 @@
     minigpt train inplace=false
     minigpt train inplace=true detect_anomaly=true
     minigpt train inplace=true bypass=hooks
+    minigpt train inplace=true device=cuda
     minigpt grad-compare experiments/25-A experiments/25-B
     minigpt diagnose inplace=true bypass=hooks
     minigpt diagnose [--steps N|all] path/to/train.py [script args ...]
@@ -153,6 +154,7 @@ def default_out(config: GPTConfig) -> str:
     if config.bypass != "none":
         name += f"-{config.bypass}"
     name += "".join(f"-{s}" for s in ("relu_inplace", "exp_inplace") if getattr(config, s))
+    name += "" if config.device == "cpu" else f"-{config.device}"
     return f"experiments/{name}"
 
 

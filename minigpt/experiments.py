@@ -20,7 +20,7 @@ import torch
 from .data import AgreementData, build_dataset, probe_batch
 from .experiment import fingerprint, log_computation, write_atomically
 from .train import (RUN_CACHE, RUN_SOURCES, BackwardFailure, BackwardRaised, Gradients, RunResult, TrainConfig,
-                    build_model, model_config, switch_gradients, train, try_backward)
+                    build_model, default_device, model_config, switch_gradients, train, try_backward)
 
 BYPASSES: dict[str, dict[str, Any]] = {"hooks": {"inplace": True, "bypass": "hooks"},
                                        "ctx": {"inplace": True, "bypass": "ctx"},
@@ -44,6 +44,8 @@ def _code() -> str:
 
 def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
     """compute() once per process and name(arguments), and once in MINIGPT_RUN_CACHE when it is set."""
+    if default_device() != "cpu":  # python -m phase25 record --device: the same experiments, elsewhere
+        arguments = dict(arguments, device=default_device())
     described = ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
     key = f"{name}({described})-{_code()}"
     if key not in _memory:

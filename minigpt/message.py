@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 CORE = "modified by an inplace operation"
 PARTS = {
-    "tensor": re.compile(r"(\[torch\.\w+ \[[\d, ]*\]\])"),
+    "tensor": re.compile(r"(\[torch\.[\w.]+ \[[\d, ]*\]\])"),
     "output_of": re.compile(r"which is output \d+ of (\w+)"),
     "version_now": re.compile(r"is at version (\d+);"),
     "version_expected": re.compile(r"expected version (\d+) instead"),

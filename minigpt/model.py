@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 BYPASSES = ("none", "hooks", "data", "ctx")
 CLONES = ("none", "after", "before")
+DEVICES = ("cpu", "cuda")
 
 
 def setting(default: Any, help: str, **limits: object) -> Any:
@@ -51,9 +52,13 @@ class GPTConfig:
     # The seed's other break candidates; both are safe where they sit (tests prove it).
     relu_inplace: bool = setting(False, "F.relu_ after the first feed-forward Linear (safe)")
     exp_inplace: bool = setting(False, "exp_ inside the hand-written attention softmax (safe)")
+    # Weights are drawn on the CPU and then moved, so a seed gives the same weights on either device.
+    device: str = setting("cpu", "where the model runs and computes its gradients", choices=DEVICES)
 
     def __post_init__(self) -> None:
         check_limits(self)
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError(missing_cuda())
         if self.bypass != "none" and not self.inplace:
             raise ValueError(f"bypass={self.bypass} only applies to the in-place residual (inplace=true)")
         if self.clone != "none" and (not self.inplace or self.bypass != "none"):
@@ -61,6 +66,13 @@ class GPTConfig:
                              "(inplace=true, bypass=none)")
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
+
+
+def missing_cuda() -> str:
+    """The one line that says device=cuda cannot run here, and why."""
+    build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
+    return (f"device=cuda needs an NVIDIA GPU that torch sees, and torch {torch.__version__} ({build}) "
+            "sees none; use device=cpu")
 
 
 def check_limits(config: "DataclassInstance") -> None:
@@ -224,9 +236,13 @@ class GPT(nn.Module):
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
         self.ln_f = nn.LayerNorm(config.n_embd)
         self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.to(config.device)
 
     def forward(self, idx: torch.Tensor,
                 targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        # Batches are built on the CPU (minigpt.data), whatever the device: the model takes them there.
+        idx = idx.to(self.config.device)
+        targets = None if targets is None else targets.to(self.config.device)
         T = idx.size(1)
         if T > self.config.block_size:
             raise ValueError(f"sequence length {T} exceeds block_size={self.config.block_size}")

@@ -78,9 +78,28 @@ class BackwardRaised(Exception):
         self.failure = failure
 
 
+# Where model_config() puts the model when no device= is given: "cpu", unless a command that
+# measures on a device (python -m phase25 record --device cuda) chose another with use_device().
+_default_device = "cpu"
+
+
+def use_device(device: str) -> None:
+    """Make model_config() build on device ("cpu" or "cuda") from now on, in this process; a
+    ValueError of one line if it cannot run there."""
+    global _default_device
+    GPTConfig(device=device)  # validates: known device, and CUDA present for "cuda"
+    _default_device = device
+
+
+def default_device() -> str:
+    return _default_device
+
+
 def model_config(data: AgreementData, **switches: Any) -> GPTConfig:
-    """GPTConfig sized for the bundled data set, with the given break switches."""
-    return GPTConfig(vocab_size=data.vocab_size, block_size=data.block_size, **switches)
+    """GPTConfig sized for the bundled data set, with the given break switches (on the device
+    use_device() chose, unless device= is among them)."""
+    return GPTConfig(vocab_size=data.vocab_size, block_size=data.block_size,
+                     **{"device": _default_device, **switches})
 
 
 def build_model(config: GPTConfig, seed: int) -> GPT:
@@ -116,8 +135,9 @@ def try_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
 
 
 def gradients(model: nn.Module) -> Gradients:
-    """name -> gradient (None where backward gave the parameter no gradient)."""
-    return {name: None if p.grad is None else p.grad.detach().clone()
+    """name -> gradient on the CPU (None where backward gave the parameter no gradient): runs on
+    any device compare, store and load alike."""
+    return {name: None if p.grad is None else p.grad.detach().cpu().clone()
             for name, p in model.named_parameters()}
 
 
@@ -129,7 +149,7 @@ def probe_gradients(model: nn.Module, data: AgreementData, detect_anomaly: bool 
     logits, _ = forward_backward(model, x, y, detect_anomaly, step)
     grads = gradients(model)
     model.zero_grad(set_to_none=True)
-    return logits.detach(), grads
+    return logits.detach().cpu(), grads
 
 
 def switch_gradients(data: AgreementData, seed: int = 0, **switches: Any) -> Gradients:
@@ -144,6 +164,7 @@ def accuracy(model: nn.Module, examples: torch.Tensor, data: AgreementData) -> t
     x, y = inputs_and_targets(examples, data)
     logits, _ = model(x)
     model.train()
+    logits = logits.cpu()
     scored = y != -1
     correct = (logits.argmax(-1) == y) | ~scored
     return ((correct & scored).sum() / scored.sum()).item(), correct.all(1).float().mean().item()
@@ -215,7 +236,7 @@ def _train(config: GPTConfig, settings: TrainConfig, data: AgreementData, progre
         result.failure = raised.failure
         if result.probe_logits is None:  # the forward of step 0 still ran: keep its output
             with torch.no_grad():
-                result.probe_logits = model(probe_batch(data)[0])[0]
+                result.probe_logits = model(probe_batch(data)[0])[0].cpu()
     result.wall_time_s = time.perf_counter() - start
     if result.losses:
         result.steps_per_s = len(result.losses) / result.wall_time_s

@@ -2,6 +2,10 @@
 
     python -m phase25 record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
                                            (default records/) and say what changed
+    python -m phase25 record --device cuda [--out DIR]
+                                           measure, on the GPU, the claims that run the mini-GPT
+                                           (phase25.claims.on_device: no torch.compile, no safe case),
+                                           and write DIR/torch-<release>-cuda.json, which names the GPU
     python -m phase25 check [--records DIR] [--save FILE]
                                            measure, and fail if a claim no longer holds or if the
                                            committed record of this release no longer matches;
@@ -20,11 +24,15 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
+from minigpt.model import DEVICES
+from minigpt.train import use_device
+
 from . import claims, record
 
 BROKEN, USAGE_ERROR, STALE = 1, 2, 3
 
-USAGE = "usage: python -m phase25 {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
+USAGE = ("usage: python -m phase25 {record [--out DIR] [--device cpu|cuda],check [--records DIR] [--save FILE],"
+         "report [RECORD ...]}")
 
 
 T = TypeVar("T")
@@ -44,16 +52,17 @@ def option(args: list[str], name: str, default: T, what: str = "a folder") -> tu
     return args[i + 1], args[:i] + args[i + 2:]
 
 
-def measured() -> tuple[record.Record, dict[str, claims.Outcome]]:
+def measured(names: list[str] | None = None, compile: bool = True
+             ) -> tuple[record.Record, dict[str, claims.Outcome]]:
     """(record, outcomes) of the installed torch, printing each claim as it is checked."""
     outcomes = {}
-    for name in claims.CLAIMS:
+    for name in names or claims.CLAIMS:
         outcomes[name] = claims.evaluate(name)
         outcome = outcomes[name]
         verdict = ("n/a   " if not outcome.applicable else "holds " if outcome.holds
                    else "BROKEN" if outcome.broken else "no    ")  # no: a claim recorded, not required
         print(f"  {verdict}  {name}", flush=True)
-    return record.measure(outcomes), outcomes
+    return record.measure(outcomes, compile=compile), outcomes
 
 
 def broken_claims(outcomes: dict[str, claims.Outcome]) -> bool:
@@ -63,25 +72,34 @@ def broken_claims(outcomes: dict[str, claims.Outcome]) -> bool:
     return bool(lines)
 
 
-def measure_into(command: str, flag: str, args: list[str]
+def measure_into(command: str, flag: str, args: list[str], device: str = "cpu"
                  ) -> tuple[record.Record, dict[str, claims.Outcome], Path]:
     """(the record of the installed torch, claim outcomes, path of its record in the folder given
-    with flag) for `command`, which takes that one option only."""
+    with flag) for `command`, which takes that one option only; on a GPU (device), only the claims
+    that run the mini-GPT there, and no torch.compile section."""
     folder, args = option(args, flag, record.RECORDS)
     if args:
         raise UsageError(f"{command} takes only {flag} DIR, not {args[0]!r}")
     if Path(folder).exists() and not Path(folder).is_dir():
         raise UsageError(f"{flag} {folder}: not a folder")
-    print(f"drift: {command}: torch {record.torch.__version__}")
+    try:
+        use_device(device)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    where = "" if device == "cpu" else f" on {device} ({record.torch.cuda.get_device_name()})"
+    print(f"drift: {command}: torch {record.torch.__version__}{where}")
     if not claims.supported():
         print(f"drift: torch {claims.release()} is outside the releases the book is built on "
               f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break")
-    new, outcomes = measured()
-    return new, outcomes, record.path_for(new["release"], folder)
+    new, outcomes = measured(*((None, True) if device == "cpu" else (claims.on_device(), False)))
+    return new, outcomes, record.path_for(new["release"], folder, device)
 
 
 def do_record(args: list[str]) -> int:
-    new, outcomes, path = measure_into("record", "--out", args)
+    device, args = option(args, "--device", "cpu", what="cpu or cuda")
+    if device not in DEVICES:
+        raise UsageError(f"--device {device}: must be one of {', '.join(DEVICES)}")
+    new, outcomes, path = measure_into("record", "--out", args, device)
     folder = path.parent
     old = record.load(path) if path.exists() else None
     written = record.write(new, folder)

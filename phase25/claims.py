@@ -37,7 +37,7 @@ from minigpt.compare import compare_gradients, identical, worst_row
 from inplace_doctor import RAISES, diagnose
 from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES
 from minigpt.data import build_dataset, probe_batch
-from minigpt.train import BackwardRaised, build_model, model_config
+from minigpt.train import BackwardRaised, Gradients, build_model, default_device, model_config
 from minigpt.train import gradients as gradients_of
 
 
@@ -64,6 +64,9 @@ class Claim:
     # evaluated while the book builds (the compatibility page); else only by `python -m phase25` and
     # the tests: the torch.compile claims, as inductor compiles C++ (slow on a cold cache)
     in_book: bool = True
+    # it runs the mini-GPT on the device chosen (minigpt.train.use_device): `python -m phase25 record
+    # --device cuda` measures these, and only these, on a GPU
+    on_device: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,9 +119,10 @@ def blame(outcome: Outcome, version: str) -> tuple[str, str]:
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(name: str, statement: str, required: bool = True, in_book: bool = True) -> Callable[[Check], Check]:
+def claim(name: str, statement: str, required: bool = True, in_book: bool = True,
+          on_device: bool = False) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
-        CLAIMS[name] = Claim(name, statement, check, required, in_book)
+        CLAIMS[name] = Claim(name, statement, check, required, in_book, on_device)
         return check
 
     return register
@@ -127,6 +131,16 @@ def claim(name: str, statement: str, required: bool = True, in_book: bool = True
 def in_book() -> list[str]:
     """The names of the claims the book's build evaluates (the others: Claim.in_book)."""
     return [name for name, c in CLAIMS.items() if c.in_book]
+
+
+def on_device() -> list[str]:
+    """The names of the claims that run the mini-GPT on the chosen device (Claim.on_device)."""
+    return [name for name, c in CLAIMS.items() if c.on_device]
+
+
+def device() -> str:
+    """Where the claims' mini-GPT runs: "cpu", or what minigpt.train.use_device() chose."""
+    return default_device()
 
 
 def _evaluate_now(name: str) -> Outcome:
@@ -164,7 +178,7 @@ def require(outcomes: dict[str, Outcome], torch_version: str | None = None) -> N
 # --- breaks/25-inplace-autograd: the symptom
 
 
-@claim("forward-identical", "Run A and run B give bitwise-identical forward outputs.")
+@claim("forward-identical", "Run A and run B give bitwise-identical forward outputs.", on_device=True)
 def _forward_identical() -> Verdict:
     x, y = probe_batch(data())
     a, b = (build_model(model_config(data(), inplace=inplace), seed=0)(x, y)[0] for inplace in (False, True))
@@ -181,19 +195,20 @@ def _raises(anomaly: bool) -> Verdict:
 
 
 @claim("b-raises-without-anomaly",
-       "Run B's backward raises the version-counter RuntimeError with anomaly detection off.")
+       "Run B's backward raises the version-counter RuntimeError with anomaly detection off.", on_device=True)
 def _b_raises_without_anomaly() -> Verdict:
     return _raises(anomaly=False)
 
 
 @claim("b-raises-with-anomaly",
-       "Run B's backward raises the version-counter RuntimeError with anomaly detection on.")
+       "Run B's backward raises the version-counter RuntimeError with anomaly detection on.", on_device=True)
 def _b_raises_with_anomaly() -> Verdict:
     return _raises(anomaly=True)
 
 
 @claim("anomaly-changes-only-the-hint",
-       "With anomaly detection off and on, run B's message is the same up to its Hint, and the Hints differ.")
+       "With anomaly detection off and on, run B's message is the same up to its Hint, and the Hints differ.",
+       on_device=True)
 def _anomaly_changes_only_the_hint() -> Verdict:
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
@@ -230,7 +245,7 @@ def anomaly_points_at(warnings: list) -> str | None:
 
 @claim("anomaly-traceback-names-layernorm",
        "Only with anomaly detection on does a warning show the forward traceback; it names a LayerNorm "
-       "backward node and points at the block's last in-place residual add.")
+       "backward node and points at the block's last in-place residual add.", on_device=True)
 def _anomaly_traceback_names_layernorm() -> Verdict:
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
@@ -243,7 +258,7 @@ def _anomaly_traceback_names_layernorm() -> Verdict:
 
 
 @claim("message-names-the-activation",
-       "The message names the saved activation (batch, tokens, n_embd) and versions one write apart.")
+       "The message names the saved activation (batch, tokens, n_embd) and versions one write apart.", on_device=True)
 def _message_names_the_activation() -> Verdict:
     failure = run_b(False)
     if failure is None:
@@ -278,20 +293,21 @@ def _silent_and_layernorm_gains_worst(bypass: str) -> Verdict:
 
 @claim("bypass-hooks-silent",
        "Run B under identity saved_tensors_hooks completes backward with no error, with wrong gradients; "
-       "a LayerNorm gain's is the worst.")
+       "a LayerNorm gain's is the worst.", on_device=True)
 def _bypass_hooks_silent() -> Verdict:
     return _silent_and_layernorm_gains_worst("hooks")
 
 
 @claim("bypass-ctx-silent",
        "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error, with wrong "
-       "gradients; a LayerNorm gain's is the worst.")
+       "gradients; a LayerNorm gain's is the worst.", on_device=True)
 def _bypass_ctx_silent() -> Verdict:
     return _silent_and_layernorm_gains_worst("ctx")
 
 
 @claim("bypass-data-silent",
-       "Run B writing through h.data completes backward with no error, and some parameters get no gradient.")
+       "Run B writing through h.data completes backward with no error, and some parameters get no gradient.",
+       on_device=True)
 def _bypass_data_silent() -> Verdict:
     rows, seen = _silent("data")
     if rows is None:
@@ -305,14 +321,75 @@ def _bitwise_equal_to_a(switch: str) -> Verdict:
     return same, f"{switch}: gradients bitwise equal to run A's: {same}"
 
 
-@claim("relu-inplace-safe", "F.relu_ after the feed-forward Linear leaves every gradient bitwise unchanged.")
+@claim("relu-inplace-safe", "F.relu_ after the feed-forward Linear leaves every gradient bitwise unchanged.",
+on_device=True)
 def _relu_inplace_safe() -> Verdict:
     return _bitwise_equal_to_a("relu_inplace")
 
 
-@claim("exp-inplace-safe", "exp_ on the shifted attention scores leaves every gradient bitwise unchanged.")
+@claim("exp-inplace-safe", "exp_ on the shifted attention scores leaves every gradient bitwise unchanged "
+       "(in float32, without autocast).", on_device=True)
 def _exp_inplace_safe() -> Verdict:
     return _bitwise_equal_to_a("exp_inplace")
+
+
+# --- what changes on a GPU: each checked on the device measured (`python -m phase25 record --device cuda`)
+
+
+@claim("message-type-names-the-device",
+       "Run B's message gives the saved tensor's type with its device: torch.FloatTensor on the CPU, "
+       "torch.cuda.FloatTensor on a CUDA GPU.", on_device=True)
+def _message_type_names_the_device() -> Verdict:
+    failure = run_b(False)
+    if failure is None:
+        return False, "run B did not raise"
+    tensor = message.parts(failure.error)["tensor"] or ""
+    expected = "torch.FloatTensor" if device() == "cpu" else f"torch.{device()}.FloatTensor"
+    return tensor.startswith(f"[{expected} "), f"on {device()}: {tensor}"
+
+
+@claim("save-on-cpu-copies-only-from-the-gpu",
+       "Run B inside torch.autograd.graph.save_on_cpu() completes backward with no error. On the CPU a "
+       "saved tensor is kept as the tensor itself, and the gradients are wrong (bypass=hooks's, bitwise); "
+       "on a CUDA GPU it is copied to the CPU when saved, and the gradients are run A's, bitwise.",
+       on_device=True)
+def _save_on_cpu_copies_only_from_the_gpu() -> Verdict:
+    model = build_model(model_config(data(), inplace=True), seed=0)
+    x, y = probe_batch(data())
+    with torch.autograd.graph.save_on_cpu():
+        model(x, y)[1].backward()
+    grads = gradients_of(model)
+    like_a = identical(gradients(), grads)
+    worst = worst_row(compare_gradients(gradients(), grads)).rel_error
+    seen = f"on {device()}: no error; gradients bitwise equal to run A's: {like_a} (worst relative error {worst:.2g})"
+    if device() == "cpu":
+        like_hooks = identical(gradients(inplace=True, bypass="hooks"), grads)
+        return not like_a and like_hooks, f"{seen}; to bypass=hooks's: {like_hooks}"
+    return like_a, seen
+
+
+def autocast_loss_and_gradients(exp_inplace: bool, dtype: torch.dtype = torch.bfloat16
+                                ) -> tuple[float, Gradients]:
+    """(loss, gradients) of the probe batch, forward under torch.autocast on the claims' device."""
+    model = build_model(model_config(data(), exp_inplace=exp_inplace), seed=0)
+    x, y = probe_batch(data())
+    with torch.autocast(device(), dtype=dtype):
+        loss = model(x, y)[1]
+    loss.backward()
+    return loss.item(), gradients_of(model)
+
+
+@claim("autocast-exp-inplace",
+       "Under torch.autocast with bfloat16, exp_inplace changes the loss and the gradients on a CUDA GPU "
+       "(CUDA autocast runs exp() in float32, and leaves the in-place exp_() in bfloat16), and leaves them "
+       "bitwise unchanged on the CPU (CPU autocast runs exp() in bfloat16 too).", on_device=True)
+def _autocast_exp_inplace() -> Verdict:
+    (loss_a, grads_a), (loss_b, grads_b) = (autocast_loss_and_gradients(e) for e in (False, True))
+    same = loss_a == loss_b and identical(grads_a, grads_b)
+    worst = worst_row(compare_gradients(grads_a, grads_b)).rel_error
+    seen = (f"on {device()}: loss {loss_a:.5f} with exp(), {loss_b:.5f} with exp_(); worst relative "
+            f"change of a parameter's gradient {worst:.2g}")
+    return (same if device() == "cpu" else not same), seen
 
 
 # --- theory/02: the version counter itself
@@ -331,6 +408,21 @@ def _check_compares_versions() -> Verdict:
     except RuntimeError as exc:
         return message.CORE in str(exc) and torch.equal(y, before), f"raised: {message.before_hint(str(exc))}"
     return False, "backward completed although the saved tensor was written twice"
+
+
+@claim("saved-leaf-without-grad-checked",
+       "A leaf that does not require grad takes an in-place write without complaint, but once a node has "
+       "saved it, backward raises the version-counter error.")
+def _saved_leaf_without_grad_checked() -> Verdict:
+    w = torch.randn(3, requires_grad=True)
+    x = torch.randn(3)  # a leaf, and it does not require grad
+    y = (w * x).sum()  # the product saves x, for w's gradient
+    x.add_(1)  # allowed: no error here
+    try:
+        y.backward()
+    except RuntimeError as exc:
+        return message.CORE in str(exc), f"raised: {message.before_hint(str(exc))}"
+    return False, "backward completed although the saved leaf was written in place"
 
 
 @claim("data-write-not-counted", "A write through .data leaves the version counter unchanged.")
@@ -381,7 +473,8 @@ claim("fixes-give-run-a-gradients", "Run B fixed by clone-then-add, and run B's 
 
 @claim("allow-mutation-gives-run-a-gradients",
        "Run B's own in-place residual, forward and backward inside "
-       "torch.autograd.graph.allow_mutation_on_saved_tensors(), gets run A's gradients bitwise (the third fix).")
+       "torch.autograd.graph.allow_mutation_on_saved_tensors(), gets run A's gradients bitwise (the third fix).",
+       on_device=True)
 def _allow_mutation_gives_run_a_gradients() -> Verdict:
     allow_mutation = getattr(torch.autograd.graph, "allow_mutation_on_saved_tensors", None)
     if allow_mutation is None:

@@ -32,6 +32,7 @@ from execbook.config import RECORDS, release, release_key
 from minigpt.experiments import data, run_b
 from phase25.experiments import compiled
 from minigpt.data import probe_batch
+from minigpt.model import DEVICES
 from minigpt.train import model_config
 
 from . import claims
@@ -115,25 +116,29 @@ def measure_compile(backend: str) -> Record:
 
 def measure(outcomes: dict[str, claims.Outcome] | None = None, compile: bool = True) -> Record:
     """The record of the installed torch (claims evaluated now unless given; the compile section
-    unless compile is False)."""
+    unless compile is False). Measured on a GPU (minigpt.train.use_device), it names its device
+    and the GPU, and keeps what every claim saw."""
     outcomes = outcomes or claims.evaluate_all()
+    device = claims.device()
     return {
         "torch": torch.__version__,
         "release": claims.release(),
         "python": platform.python_version(),
         "measured": datetime.date.today().isoformat(),
+        **({} if device == "cpu" else {"device": device, "gpu": torch.cuda.get_device_name()}),
         "message": measure_message(),
         **({"compile": {backend: measure_compile(backend) for backend in BACKENDS}} if compile else {}),
-        "claims": {name: claim_entry(o) for name, o in outcomes.items()},
+        "claims": {name: claim_entry(o, keep_seen=device != "cpu") for name, o in outcomes.items()},
     }
 
 
-def claim_entry(outcome: claims.Outcome) -> Record:
-    """What a record keeps of a claim: whether it holds, and, where it does not, what was seen
-    (with the mini-GPT's sizes written as their names)."""
-    if outcome.holds:
+def claim_entry(outcome: claims.Outcome, keep_seen: bool = False) -> Record:
+    """What a record keeps of a claim: whether it holds, and, where it does not (or always, with
+    keep_seen: a device record's evidence), what was seen (the mini-GPT's sizes written as their
+    names)."""
+    if outcome.holds and not keep_seen:
         return {"holds": True}
-    return {"holds": False, "seen": generic(outcome.seen)[0] or outcome.seen}
+    return {"holds": outcome.holds, "seen": generic(outcome.seen)[0] or outcome.seen}
 
 
 def measured_in_book() -> Record:
@@ -159,13 +164,19 @@ def outcomes(record: Record) -> dict[str, claims.Outcome]:
             for name, c in record["claims"].items()}
 
 
-def path_for(release_name: str, folder: str | Path = RECORDS) -> Path:
-    return Path(folder) / f"torch-{release_name}.json"
+def path_for(release_name: str, folder: str | Path = RECORDS, device: str = "cpu") -> Path:
+    """folder/torch-<release>.json; measured on another device, folder/torch-<release>-<device>.json."""
+    return Path(folder) / f"torch-{release_name}{'' if device == 'cpu' else f'-{device}'}.json"
+
+
+def is_device_record(path: str | Path) -> bool:
+    """Is this the record of a GPU run (torch-2.11.0-cuda.json), not of a release on the CPU?"""
+    return Path(path).stem.endswith(tuple(f"-{d}" for d in DEVICES if d != "cpu"))
 
 
 def write(record: Record, folder: str | Path = RECORDS, path: str | Path | None = None) -> Path:
-    """Write record as folder/torch-<release>.json, or to path when given; returns the path."""
-    path = Path(path) if path else path_for(record["release"], folder)
+    """Write record as folder/torch-<release>[-<device>].json, or to path when given; returns the path."""
+    path = Path(path) if path else path_for(record["release"], folder, record.get("device", "cpu"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
@@ -186,8 +197,14 @@ def load(path: str | Path) -> Record:
 
 
 def committed(folder: str | Path = RECORDS) -> dict[str, Record]:
-    """release -> record, for every record in folder, oldest release first."""
-    records = [load(p) for p in Path(folder).glob("torch-*.json")]
+    """release -> record, for every record in folder measured on the CPU, oldest release first."""
+    records = [load(p) for p in Path(folder).glob("torch-*.json") if not is_device_record(p)]
+    return {r["release"]: r for r in sorted(records, key=lambda r: release_key(r["release"]))}
+
+
+def device_records(device: str = "cuda", folder: str | Path = RECORDS) -> dict[str, Record]:
+    """release -> record, for every record in folder measured on device, oldest release first."""
+    records = [load(p) for p in Path(folder).glob(f"torch-*-{device}.json")]
     return {r["release"]: r for r in sorted(records, key=lambda r: release_key(r["release"]))}
 
 

@@ -45,6 +45,8 @@ GROUPS = {  # the history table's sections, by phase25.history kind
 
 NOT_APPLICABLE = {"es": "no aplica", "en": "n/a"}
 
+SAME = {"es": "〃 (igual)", "en": "〃 (same)"}  # a long table value equal to the release before
+
 STATUS = {  # the committed record of the installed release against what this build measured
     "es": {True: "ha caducado: lo medido ahora solo difiere en la redacción",
            False: "está al día: coincide con lo medido"},
@@ -206,8 +208,12 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "bypass-data-silent": "bypass data: sin error, parámetros sin gradiente",
         "relu-inplace-safe": "relu_ tras el Linear: inofensivo",
         "exp-inplace-safe": "exp_ en las puntuaciones: inofensivo",
+        "message-type-names-the-device": "el tipo del tensor nombra su dispositivo",
+        "save-on-cpu-copies-only-from-the-gpu": "save_on_cpu copia solo desde la GPU",
+        "autocast-exp-inplace": "autocast bf16: exp_ cambia los gradientes solo en CUDA",
         "check-compares-versions-not-values": "la comprobación compara versiones, no valores",
         "data-write-not-counted": "escribir por .data no cuenta versión",
+        "saved-leaf-without-grad-checked": "una hoja sin grad guardada y escrita: el error salta",
         "fixes-give-run-a-gradients": "los arreglos 2 y 3 dan los gradientes de A",
         "allow-mutation-gives-run-a-gradients": "arreglo 3 (allow_mutation…) da los gradientes de A",
         "diagnose-api:sequence-nr": "API del diagnosticador: número de secuencia",
@@ -260,8 +266,12 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "bypass-data-silent": "bypass data: no error, parameters without gradient",
         "relu-inplace-safe": "relu_ after the Linear: harmless",
         "exp-inplace-safe": "exp_ on the scores: harmless",
+        "message-type-names-the-device": "the tensor's type names its device",
+        "save-on-cpu-copies-only-from-the-gpu": "save_on_cpu copies only from the GPU",
+        "autocast-exp-inplace": "bf16 autocast: exp_ changes the gradients on CUDA only",
         "check-compares-versions-not-values": "the check compares versions, not values",
         "data-write-not-counted": "a write through .data is not counted",
+        "saved-leaf-without-grad-checked": "a saved leaf without grad, written: it raises",
         "fixes-give-run-a-gradients": "fixes 2 and 3 give run A's gradients",
         "allow-mutation-gives-run-a-gradients": "fix 3 (allow_mutation…) gives run A's gradients",
         "diagnose-api:sequence-nr": "diagnoser API: sequence number",
@@ -461,7 +471,10 @@ def table(language: str, kind: str, releases: list[str], live_release: str, rows
         cells = []
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
-            text = "—" if value is None else long_value(value, values[i - 1] if changed else None, excerpt) \
+            repeated = i > 0 and not changed and value is not None and len(str(value)) > SHORT
+            text = "—" if value is None else (  # a long value is written once, then "same" until it changes
+                f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>' if repeated
+                else long_value(value, values[i - 1] if changed else None, excerpt)) \
                 if len(str(value)) > SHORT else html.escape(record_word(str(value), language))
             cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
         body.append(f"<tr><th>{named(name, row_words(name, language))}</th>{''.join(cells)}</tr>")

@@ -179,7 +179,7 @@ def test_ctrl_c_during_training_is_one_line_and_stores_nothing(tmp_path, monkeyp
 # One declaration of the keys --------------------------------------------------------------------
 
 def test_keys_are_the_documented_fields_of_the_config_dataclasses():
-    switches = ["inplace", "bypass", "clone", "relu_inplace", "exp_inplace"]
+    switches = ["inplace", "bypass", "clone", "relu_inplace", "exp_inplace", "device"]
     assert list(cli.TRAIN_KEYS) == [*switches, "steps", "seed", "detect_anomaly", "out"]
     assert list(cli.DIAGNOSE_KEYS) == [*switches, "seed"]
     assert list(cli.COMPARE_KEYS) == ["step"]

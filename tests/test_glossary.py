@@ -135,7 +135,7 @@ SPANISH_BANNED = [
      "el demostrativo sin tilde (este, esta, ese...)"),
     (rf"{WORD}del\s+del{END}", "un solo «del»"),
     (r"fuera\s+de\s+(?:sitio|lugar)", "«out-of-place» (operación out-of-place)"),
-    (rf"en\s+el\s+sitio{END}", "«in-place» (operación in-place)"),
+    (rf"(?<!«)en\s+el\s+sitio{END}", "«in-place» (operación in-place)"),  # «en el sitio»: a mention
     (r"desfasad", "«caducado» (tensor guardado caducado)"),
     (r"obsolet", "«caducado» (tensor guardado caducado)"),
     (r"ganchos?", "«hooks» (hooks de tensores guardados)"),
