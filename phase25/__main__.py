@@ -87,9 +87,9 @@ def measure_into(command: str, flag: str, args: list[str], device: str = "cpu"
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     where = "" if device == "cpu" else f" on {device} ({record.torch.cuda.get_device_name()})"
-    print(f"drift: {command}: torch {record.torch.__version__}{where}")
+    print(f"phase25: {command}: torch {record.torch.__version__}{where}")
     if not claims.supported():
-        print(f"drift: torch {claims.release()} is outside the releases the book is built on "
+        print(f"phase25: torch {claims.release()} is outside the releases the book is built on "
               f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break")
     new, outcomes = measured(*((None, True) if device == "cpu" else (claims.on_device(), False)))
     return new, outcomes, record.path_for(new["release"], folder, device)
@@ -103,8 +103,8 @@ def do_record(args: list[str]) -> int:
     folder = path.parent
     old = record.load(path) if path.exists() else None
     written = record.write(new, folder)
-    print(f"drift: wrote {written}")
-    print(record.format_differences(old, new) if old else f"drift: first record of torch {new['release']}")
+    print(f"phase25: wrote {written}")
+    print(record.format_differences(old, new) if old else f"phase25: first record of torch {new['release']}")
     return BROKEN if broken_claims(outcomes) else 0
 
 
@@ -118,19 +118,19 @@ def do_check(args: list[str]) -> int:
     new, outcomes, path = measure_into("check", "--records", args)
     status = BROKEN if broken_claims(outcomes) else 0
     if not path.exists():
-        print(f"drift: no committed record of torch {new['release']} ({path}); "
+        print(f"phase25: no committed record of torch {new['release']} ({path}); "
               f"`python -m phase25 record` makes one")
     elif record.differences(old := record.load(path), new):
         print(record.format_differences(old, new))
         if not status:  # wording only: the record is stale, the prose is not wrong
-            print(f"drift: {path} no longer matches what torch {new['release']} prints, though every claim "
+            print(f"phase25: {path} no longer matches what torch {new['release']} prints, though every claim "
                   f"holds: re-record it with nox -s \"drift(torch='{new['release']}')\" and commit it",
                   file=sys.stderr)
             status = STALE
     else:
-        print(f"drift: {path} matches torch {new['release']}")
+        print(f"phase25: {path} matches torch {new['release']}")
     if save and status != BROKEN:
-        print(f"drift: wrote {record.write(new, path=save)}")
+        print(f"phase25: wrote {record.write(new, path=save)}")
     return status
 
 
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(USAGE if not argv else f"unknown command {argv[0]!r}; {USAGE}")
         return COMMANDS[argv[0]](argv[1:])
     except (UsageError, record.RecordError) as exc:
-        print(f"drift: error: {exc}", file=sys.stderr)
+        print(f"phase25: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
 
 

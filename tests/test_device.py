@@ -39,13 +39,13 @@ def test_device_is_cpu_or_cuda(capsys):
 
 @no_gpu
 def test_drift_record_on_cuda_without_a_gpu_is_one_error_line_and_writes_nothing(tmp_path):
-    done = run("-m", "drift", "record", "--device", "cuda", "--out", tmp_path)
-    assert done.returncode == 2 and done.stderr.startswith("drift: error: device=cuda needs an NVIDIA GPU")
+    done = run("-m", "phase25", "record", "--device", "cuda", "--out", tmp_path)
+    assert done.returncode == 2 and done.stderr.startswith("phase25: error: device=cuda needs an NVIDIA GPU")
     assert done.stderr.count("\n") == 1 and not list(tmp_path.iterdir())
 
 
 def test_drift_record_device_is_cpu_or_cuda(tmp_path):
-    done = run("-m", "drift", "record", "--device", "tpu", "--out", tmp_path)
+    done = run("-m", "phase25", "record", "--device", "tpu", "--out", tmp_path)
     assert done.returncode == 2 and "--device tpu: must be one of cpu, cuda" in done.stderr
 
 

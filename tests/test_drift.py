@@ -248,12 +248,12 @@ def test_bad_input_is_one_line_and_exit_2(repo, monkeypatch, capsys, args, says)
     monkeypatch.chdir(repo)
     assert command.main(list(args)) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("drift: error: ") and says in err
+    assert err.count("\n") == 1 and err.startswith("phase25: error: ") and says in err
 
 
 def test_bad_input_through_the_real_entry_point(repo):
     done = drift_command("check", "--records", "no/such/folder", cwd=repo)
-    assert done.returncode == 2 and done.stderr.startswith("drift: error: ") and "Traceback" not in done.stderr
+    assert done.returncode == 2 and done.stderr.startswith("phase25: error: ") and "Traceback" not in done.stderr
 
 
 def test_report_refuses_a_file_that_is_not_a_record(tmp_path, capsys):
