@@ -91,3 +91,10 @@ def bench(session):
     install(session, "test,docs")  # docs_build also times the test suite
     for script in session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]:
         session.run("python", f"bench/{script}.py")
+
+
+@nox.session(name="ci-container", python=False)
+def ci_container(session):
+    """.ci/run in a clean Debian bookworm root, as the workflow's container (root; long; not in CI):
+    nox -s ci-container [-- --find-links DIR] [--keep]  (.ci/container.py)."""
+    session.run("python3", ".ci/container.py", *session.posargs, external=True)

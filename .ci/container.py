@@ -1,0 +1,122 @@
+"""The CI script, .ci/run, in a clean Debian bookworm root, as the workflow's test job runs it in
+its container (python:3.11-bookworm): Debian's Python 3.11, no Node.js, nothing else installed.
+Run as root (mmdebstrap, chroot, mounts): nox -s ci-container [-- --find-links DIR] [--keep].
+
+The root is made with mmdebstrap (Debian's package; `apt-get install mmdebstrap`), the repository
+is a fresh clone of this checkout's commit (uncommitted changes are not in it), and .ci/run runs
+inside it with CI=true, no stdin and the workflow's environment, in mount and PID namespaces of
+its own: /proc, /sys (read-only) and /dev mounted as a container has them, all of it gone with
+the last process. Torch's CPU wheels come from PyTorch's CPU index, as in the workflow; where that
+index cannot be reached, --find-links DIR gives a folder of wheels instead (bound read-only).
+The root is removed afterwards unless --keep. Exit status: .ci/run's; 2 when the root cannot be
+made (one line says why).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"
+SUITE, MIRROR = "bookworm", "http://deb.debian.org/debian"
+# Debian's Python and pip, and git (the workflow's image has it); no Node.js, no Chromium.
+PACKAGES = ["python3", "python3-pip", "git", "ca-certificates"]
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def fail(why: str) -> None:
+    print(f"ci-container: {why}", file=sys.stderr)
+    sys.exit(2)
+
+
+def workflow_env() -> dict[str, str]:
+    """The workflow's top-level env (PIP_EXTRA_INDEX_URL: PyTorch's CPU index, ...)."""
+    block = re.search(r"^env:\n((?:  .*\n)+)", WORKFLOW.read_text(encoding="utf-8"), re.MULTILINE)
+    assert block, f"no top-level env in {WORKFLOW}"
+    pairs = (re.match(r'\s+(\w+):\s*"?([^"#\s]*)"?', line) for line in block[1].splitlines())
+    return {m[1]: m[2] for m in pairs if m}
+
+
+def remove(root: Path) -> None:
+    # --one-file-system: never into anything still mounted under the root
+    subprocess.run(["rm", "-rf", "--one-file-system", str(root)], check=True)
+
+
+def make_root(root: Path) -> None:
+    if os.geteuid() != 0:
+        fail("needs root (mmdebstrap, chroot and mounts): run it as root")
+    if not shutil.which("mmdebstrap"):
+        fail("mmdebstrap is missing: apt-get install mmdebstrap")
+    if root.exists():
+        remove(root)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root),
+                           MIRROR], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if done.returncode:
+        lines = [line for line in done.stderr.splitlines() if line.startswith("E:")] or done.stderr.splitlines()
+        fail(f"could not make the Debian root: {lines[-1] if lines else f'mmdebstrap exit {done.returncode}'}")
+    shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")
+
+
+def clone(root: Path) -> str:
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    if subprocess.run(["git", "-C", str(REPO), "status", "--porcelain"], capture_output=True, text=True).stdout:
+        print("ci-container: uncommitted changes are not in the run (a clone of HEAD)", file=sys.stderr)
+    repo = root / "repo"
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", "--no-hardlinks", str(REPO), str(repo)], check=True)
+    subprocess.run(["git", "-C", str(repo), "checkout", "--quiet", "--detach", commit], check=True)
+    return commit
+
+
+def run_ci(root: Path, wheels: Path | None) -> int:
+    env = {"HOME": "/root", "PATH": PATH, "LANG": "C.UTF-8", "CI": "true", **workflow_env()}
+    mounts = ['mount -t proc proc "$R/proc"', 'mount -t sysfs -o ro sysfs "$R/sys"',
+              'mount --rbind /dev "$R/dev"']
+    if wheels:
+        env.pop("PIP_EXTRA_INDEX_URL", None)
+        env["PIP_FIND_LINKS"] = "/wheels"
+        (root / "wheels").mkdir(exist_ok=True)
+        mounts.append(f'mount --bind -o ro "{wheels}" "$R/wheels"')
+    inside = " ".join(["exec chroot \"$R\" /usr/bin/env -i", *(f"{k}={v}" for k, v in env.items()),
+                       "bash -c 'cd /repo && exec bash .ci/run' < /dev/null"])
+    script = "set -e; " + "; ".join(mounts) + "; " + inside
+    command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child",
+               "sh", "-c", script]
+    print(f"ci-container: .ci/run in {root} with {' '.join(f'{k}={v}' for k, v in env.items())}", flush=True)
+    return subprocess.run(command, env=dict(os.environ, R=str(root))).returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="nox -s ci-container --", description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=REPO / ".nox" / "ci-container" / "bookworm",
+                        help="where the Debian root is made (removed first)")
+    parser.add_argument("--find-links", type=Path, help="a folder of wheels (torch's CPU wheel) for pip")
+    parser.add_argument("--keep", action="store_true", help="keep the root afterwards")
+    args = parser.parse_args()
+    if args.find_links and not args.find_links.is_dir():
+        fail(f"--find-links {args.find_links}: not a folder")
+    start = time.monotonic()
+    make_root(args.root.resolve())
+    made = time.monotonic()
+    print(f"ci-container: Debian {SUITE} root made in {made - start:.0f} s "
+          f"({subprocess.run(['du', '-sh', str(args.root)], capture_output=True, text=True).stdout.split()[0]})",
+          flush=True)
+    try:
+        commit = clone(args.root.resolve())
+        status = run_ci(args.root.resolve(), args.find_links.resolve() if args.find_links else None)
+    finally:
+        if not args.keep:
+            remove(args.root.resolve())
+    print(f"ci-container: .ci/run on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
+          flush=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
