@@ -8,6 +8,7 @@ inside it with CI=true, no stdin and the workflow's environment, in mount and PI
 its own: /proc, /sys (read-only) and /dev mounted as a container has them, all of it gone with
 the last process. Torch's CPU wheels come from PyTorch's CPU index, as in the workflow; where that
 index cannot be reached, --find-links DIR gives a folder of wheels instead (bound read-only).
+Where this machine adds certificate authorities (a proxy that re-signs TLS), the root trusts them.
 The root is removed afterwards unless --keep. Exit status: .ci/run's; 2 when the root cannot be
 made (one line says why).
 """
@@ -27,6 +28,13 @@ SUITE, MIRROR = "bookworm", "http://deb.debian.org/debian"
 # Debian's Python and pip, and git (the workflow's image has it); no Node.js, no Chromium.
 PACKAGES = ["python3", "python3-pip", "git", "ca-certificates"]
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+# A network whose proxy re-signs TLS: the certificate authorities this machine adds to Debian's
+# are trusted inside too, and the variables that point its tools (pip, Node) at the bundle are set
+# there as they are here. Nothing of the sort on a plain network.
+HOST_CAS = Path("/usr/local/share/ca-certificates")
+CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+CA_VARIABLES = ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO",
+                "CURL_CA_BUNDLE")
 
 
 def fail(why: str) -> None:
@@ -63,6 +71,18 @@ def make_root(root: Path) -> None:
     shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")
 
 
+def trust_host_cas(root: Path) -> dict[str, str]:
+    """The host's added certificate authorities, trusted in the root; the variables to set there."""
+    added = sorted(HOST_CAS.glob("*.crt"))
+    if not added:
+        return {}
+    for certificate in added:
+        shutil.copy(certificate, root / HOST_CAS.relative_to("/") / certificate.name)
+    subprocess.run(["chroot", str(root), "update-ca-certificates"], check=True, capture_output=True)
+    print(f"ci-container: trusting this machine's added CAs too ({', '.join(c.name for c in added)})", flush=True)
+    return {name: CA_BUNDLE for name in CA_VARIABLES if os.environ.get(name) == CA_BUNDLE}
+
+
 def clone(root: Path) -> str:
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
@@ -74,8 +94,8 @@ def clone(root: Path) -> str:
     return commit
 
 
-def run_ci(root: Path, wheels: Path | None) -> int:
-    env = {"HOME": "/root", "PATH": PATH, "LANG": "C.UTF-8", "CI": "true", **workflow_env()}
+def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str]) -> int:
+    env = {"HOME": "/root", "PATH": PATH, "LANG": "C.UTF-8", "CI": "true", **workflow_env(), **certificates}
     mounts = ['mount -t proc proc "$R/proc"', 'mount -t sysfs -o ro sysfs "$R/sys"',
               'mount --rbind /dev "$R/dev"']
     if wheels:
@@ -109,7 +129,8 @@ def main() -> int:
           flush=True)
     try:
         commit = clone(args.root.resolve())
-        status = run_ci(args.root.resolve(), args.find_links.resolve() if args.find_links else None)
+        certificates = trust_host_cas(args.root.resolve())
+        status = run_ci(args.root.resolve(), args.find_links.resolve() if args.find_links else None, certificates)
     finally:
         if not args.keep:
             remove(args.root.resolve())
