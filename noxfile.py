@@ -1,4 +1,5 @@
 """nox -s tests | nox -s e2e | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
+nox -s ci-container (root; .ci/run in a clean Debian root, not part of CI)
 
 BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of the book's range (the docs
 workflow's matrix); nox -s "drift(torch='1.13.1')" records any of the recorded releases
