@@ -10,8 +10,6 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / ".ci"))
 import system_tools  # noqa: E402 - .ci/system_tools.py, what .ci/run asks
@@ -33,8 +31,9 @@ class Frame:
 
 
 class Module:
-    def __init__(self, path: Path, source: str, modules: dict):
-        self.path, self.tree, self.modules = path, ast.parse(source), modules
+    def __init__(self, source: str):
+        self.tree = ast.parse(source)
+        self.parents = {child: node for node in ast.walk(self.tree) for child in ast.iter_child_nodes(node)}
         self.functions = {n.name: n for n in ast.walk(self.tree) if isinstance(n, ast.FunctionDef)}
         self.assigned = {}  # module-level name -> its values
         for node in self.tree.body:
@@ -42,7 +41,7 @@ class Module:
                 for target in node.targets:
                     if isinstance(target, ast.Name):
                         self.assigned.setdefault(target.id, []).append(node.value)
-        self.imported = {}  # name -> (module, name) for `from x import y` and `import x`
+        self.imported = {}  # name -> (module, name), from `from x import y`
         for node in ast.walk(self.tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 for alias in node.names:
@@ -151,11 +150,14 @@ class Programs:
     @staticmethod
     def frame_at(module, target):
         """The frame of the code around target: its enclosing functions, outermost first."""
+        enclosing, node = [], module.parents.get(target)
+        while node is not None:
+            if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+                enclosing.append(node)
+            node = module.parents.get(node)
         frame = Frame(module)
-        for node in ast.walk(module.tree):  # breadth first: an outer function before the inner ones
-            if isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not target and \
-                    any(n is target for n in ast.walk(node)):
-                frame = Frame(module, node, parent=frame)
+        for function in reversed(enclosing):
+            frame = Frame(module, function, parent=frame)
         return frame
 
     @staticmethod
@@ -193,7 +195,7 @@ def scan(sources: dict[str, str]) -> dict[str, list[str]]:
     ({module name: source}); a first argument it cannot follow is the program UNKNOWN."""
     modules: dict = {}
     for name, source in sources.items():
-        modules[name] = Module(Path(name), source, modules)
+        modules[name] = Module(source)
     programs = Programs(modules)
     found: dict[str, list[str]] = {}
     for name, module in modules.items():
@@ -202,14 +204,11 @@ def scan(sources: dict[str, str]) -> dict[str, list[str]]:
                 if isinstance(call, ast.Constant) and isinstance(call.value, str) and SYSTEM_PATH.match(call.value):
                     found.setdefault(Path(call.value).name, []).append(f"{name}:{call.lineno}")
                 continue
-            frame = programs.frame_at(module, call)
-            what = programs.called(call, frame)
-            if what in RUNS:
-                names = programs.argv(call.args[0], frame)
-            elif what == WHICH:
-                names = programs.program(call.args[0], frame)
-            else:
+            what = programs.called(call, Frame(module))
+            if what not in RUNS and what != WHICH:
                 continue
+            frame = programs.frame_at(module, call)
+            names = programs.argv(call.args[0], frame) if what in RUNS else programs.program(call.args[0], frame)
             for program in names - {PYTHON}:
                 found.setdefault(program, []).append(f"{name}:{call.lineno}")
     return found
