@@ -30,7 +30,7 @@ from torch.autograd.graph import saved_tensors_hooks
 
 import minigpt.model
 from minigpt import cli
-from minigpt import diagnose as dg
+import inplace_doctor as dg
 from inplace_doctor import runner, torch_private
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput

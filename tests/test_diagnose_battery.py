@@ -27,7 +27,7 @@ from typing import Dict, List, Optional
 import pytest
 import torch
 
-from minigpt import diagnose as dg
+import inplace_doctor as dg
 from inplace_doctor.runner import Options, run_script
 from inplace_doctor.session import is_inplace_error
 
