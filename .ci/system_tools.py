@@ -4,6 +4,7 @@ prints the Debian packages of those missing here, one a line (nothing when all a
 import importlib.util
 import shutil
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 
@@ -17,6 +18,8 @@ def load(path: Path = LIST) -> dict:
 def present(tool: dict) -> bool:
     if "module" in tool:
         return importlib.util.find_spec(tool["module"]) is not None
+    if "header" in tool:
+        return Path(sysconfig.get_paths()["include"], tool["header"]).is_file()
     return shutil.which(tool["command"]) is not None
 
 

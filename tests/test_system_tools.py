@@ -288,8 +288,9 @@ def test_the_ci_script_installs_the_missing_ones_from_debian(tmp_path):
     tools.write_text('[apt.here]\ncommand = "sh"\napt = "dash"\n'
                      '[apt.absent]\ncommand = "no-such-program-anywhere"\napt = "absent-package"\n'
                      '[apt.also]\ncommand = "/no/such/path/tool"\napt = "absent-package"\n'
-                     '[apt.module]\nmodule = "no_such_module_anywhere"\napt = "python3-module"\n[pip]\n')
-    assert system_tools.missing(tools) == ["absent-package", "python3-module"]
+                     '[apt.module]\nmodule = "no_such_module_anywhere"\napt = "python3-module"\n'
+                     '[apt.header]\nheader = "no-such-header.h"\napt = "python3-header"\n[pip]\n')
+    assert system_tools.missing(tools) == ["absent-package", "python3-module", "python3-header"]
     run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "python3 .ci/system_tools.py missing" in run and 'apt-get install -y -qq $missing' in run
 
