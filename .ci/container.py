@@ -53,6 +53,7 @@ def workflow_env() -> dict[str, str]:
 def remove(root: Path) -> None:
     # --one-file-system: never into anything still mounted under the root
     subprocess.run(["rm", "-rf", "--one-file-system", str(root)], check=True)
+    root.with_name(root.name + ".ci-container").unlink(missing_ok=True)
 
 
 def make_root(root: Path) -> None:
@@ -60,14 +61,18 @@ def make_root(root: Path) -> None:
         fail("needs root (mmdebstrap, chroot and mounts): run it as root")
     if not shutil.which("mmdebstrap"):
         fail("mmdebstrap is missing: apt-get install mmdebstrap")
+    made_here = root.with_name(root.name + ".ci-container")  # marks a root this script makes
     if root.exists():
+        if not made_here.exists():
+            fail(f"{root} exists and was not made by ci-container: remove it or give another --root")
         remove(root)
     root.parent.mkdir(parents=True, exist_ok=True)
+    made_here.touch()
     done = subprocess.run(["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root),
                            MIRROR], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode:
         lines = [line for line in done.stderr.splitlines() if line.startswith("E:")] or done.stderr.splitlines()
-        fail(f"could not make the Debian root: {lines[-1] if lines else f'mmdebstrap exit {done.returncode}'}")
+        fail(f"could not make the Debian root: {lines[0] if lines else f'mmdebstrap exit {done.returncode}'}")
     shutil.copy("/etc/resolv.conf", root / "etc" / "resolv.conf")
 
 
