@@ -16,6 +16,7 @@ made (one line says why).
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -99,7 +100,7 @@ def clone(root: Path) -> str:
     return commit
 
 
-def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str]) -> int:
+def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: str = "bash .ci/run") -> int:
     env = {"HOME": "/root", "PATH": PATH, "LANG": "C.UTF-8", "CI": "true", **workflow_env(), **certificates}
     mounts = ['mount -t proc proc "$R/proc"', 'mount -t sysfs -o ro sysfs "$R/sys"',
               'mount --rbind /dev "$R/dev"']
@@ -109,7 +110,7 @@ def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str]) -> int
         (root / "wheels").mkdir(exist_ok=True)
         mounts.append(f'mount --bind -o ro "{wheels}" "$R/wheels"')
     inside = " ".join(["exec chroot \"$R\" /usr/bin/env -i", *(f"{k}={v}" for k, v in env.items()),
-                       "bash -c 'cd /repo && exec bash .ci/run' < /dev/null"])
+                       "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null"])
     script = "set -e; " + "; ".join(mounts) + "; " + inside
     command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child",
                "sh", "-c", script]
@@ -123,6 +124,7 @@ def main() -> int:
                         help="where the Debian root is made (removed first)")
     parser.add_argument("--find-links", type=Path, help="a folder of wheels (torch's CPU wheel) for pip")
     parser.add_argument("--keep", action="store_true", help="keep the root afterwards")
+    parser.add_argument("--run", default="bash .ci/run", help="the command run in the clone instead (a part of .ci/run)")
     args = parser.parse_args()
     if args.find_links and not args.find_links.is_dir():
         fail(f"--find-links {args.find_links}: not a folder")
@@ -135,11 +137,12 @@ def main() -> int:
     try:
         commit = clone(args.root.resolve())
         certificates = trust_host_cas(args.root.resolve())
-        status = run_ci(args.root.resolve(), args.find_links.resolve() if args.find_links else None, certificates)
+        status = run_ci(args.root.resolve(), args.find_links.resolve() if args.find_links else None, certificates,
+                        args.run)
     finally:
         if not args.keep:
             remove(args.root.resolve())
-    print(f"ci-container: .ci/run on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
+    print(f"ci-container: {args.run} on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
           flush=True)
     return status
 
