@@ -1,6 +1,7 @@
 """The CI script, .ci/run, in a clean Debian bookworm root, as the workflow's test job runs it in
 its container (python:3.11-bookworm): Debian's Python 3.11, no Node.js, nothing else installed.
-Run as root (mmdebstrap, chroot, mounts): nox -s ci-container [-- --find-links DIR] [--keep].
+Run as root (mmdebstrap, chroot, mounts): nox -s ci-container [-- --find-links DIR] [--keep]
+[--run COMMAND] (a part of .ci/run, to rerun it).
 
 The root is made with mmdebstrap (Debian's package; `apt-get install mmdebstrap`), the repository
 is a fresh clone of this checkout's commit (uncommitted changes are not in it), and .ci/run runs
