@@ -115,7 +115,8 @@ def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: s
     script = "set -e; " + "; ".join(mounts) + "; " + inside
     command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child",
                "sh", "-c", script]
-    print(f"ci-container: .ci/run in {root} with {' '.join(f'{k}={v}' for k, v in env.items())}", flush=True)
+    shown = run if len(run) <= 40 else run[:40] + " ..."
+    print(f"ci-container: {shown} in {root} with {' '.join(f'{k}={v}' for k, v in env.items())}", flush=True)
     return subprocess.run(command, env=dict(os.environ, R=str(root))).returncode
 
 
