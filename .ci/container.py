@@ -123,7 +123,7 @@ def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: s
 def main() -> int:
     parser = argparse.ArgumentParser(prog="nox -s ci-container --", description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=REPO / ".nox" / "ci-container" / "bookworm",
-                        help="where the Debian root is made (removed first)")
+                        help="where the Debian root is made (one this script made there before is removed first)")
     parser.add_argument("--find-links", type=Path, help="a folder of wheels (torch's CPU wheel) for pip")
     parser.add_argument("--keep", action="store_true", help="keep the root afterwards")
     parser.add_argument("--run", default="bash .ci/run", help="the command run in the clone instead (a part of .ci/run)")
