@@ -1,4 +1,5 @@
 """nox -s tests | nox -s e2e | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
+nox -s ci-container (root; .ci/run in a clean Debian root, not part of CI)
 
 BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of the book's range (the docs
 workflow's matrix); nox -s "drift(torch='1.13.1')" records any of the recorded releases
@@ -105,3 +106,10 @@ def bench(session):
     install(session, "test,docs")  # docs_build also times the test suite
     for script in session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]:
         session.run("python", f"bench/{script}.py")
+
+
+@nox.session(name="ci-container", python=False)
+def ci_container(session):
+    """.ci/run in a clean Debian bookworm root, as the workflow's container (root; long; not in CI):
+    nox -s ci-container [-- --find-links DIR] [--keep]  (.ci/container.py)."""
+    session.run("python3", ".ci/container.py", *session.posargs, external=True)

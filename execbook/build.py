@@ -310,7 +310,7 @@ def stale_record_note() -> None:
 
 
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
-NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
+NOT_COPIED = (".git", ".nox", ".venv", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
 
 
 def copy_repository(destination: Path, keep_build: bool = True, repository: Path = config.REPO) -> Path:

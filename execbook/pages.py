@@ -41,7 +41,7 @@ class PageError(ValueError):
 SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]",
          "# this page's inputs: {fingerprint} (execbook.deps)", "import execbook.kernel as _book", "_book.stamp()",
          "{fence}", "",
-         # the stamp's time is left out of the search index (execbook.sphinxext.reproducible)
+         # the stamp's time is left out of the search index (Sphinx skips class no-search)
          "::::{{container}} no-search", "{fence}{{glue:}} book_stamp", "{fence}", "::::"]
 GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", ":guards: {name}", '_book.check("{name}")', "{fence}"]
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name

@@ -257,7 +257,7 @@ class Recorder(torch_private.DispatchMode):
 
     @guarded("checking a saved tensor at backward")
     def unpack(self, record: SavedRecord) -> torch.Tensor:
-        # With hooks set PyTorch checks nothing (facts, sections 3 and 8): check as it does.
+        # With hooks set PyTorch checks nothing: check as it does.
         now = torch_private.version(record.tensor)
         if now != record.version:
             self.failed.append(record)

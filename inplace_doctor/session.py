@@ -67,7 +67,7 @@ def is_inplace_error(error: BaseException, session: "Optional[Session]" = None) 
 
 def is_refused_write(error: BaseException) -> bool:
     """Is this PyTorch refusing an in-place op at the op itself: a write to a leaf that requires
-    grad (facts, section 5) or to one of several views an op returned, a resize of a tensor in a
+    grad or to one of several views an op returned, a resize of a tensor in a
     graph?"""
     text = str(error)
     return isinstance(error, RuntimeError) and any(refusal in text for refusal in REFUSALS)

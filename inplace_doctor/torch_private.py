@@ -118,8 +118,7 @@ def is_foreach_op(op: Any) -> bool:
     """Is the aten op one of the foreach family (``aten._foreach_add_.List``, ...)?
 
     Relies on their overload names starting with ``aten._foreach_``. Under any dispatch mode,
-    torch 2.13's in-place foreach ops leave version counters alone, which they bump without one
-    (facts, section 8).
+    torch 2.13's in-place foreach ops leave version counters alone, which they bump without one.
     """
     return str(op).startswith("aten._foreach_")
 

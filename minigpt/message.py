@@ -1,7 +1,7 @@
 """The version-counter RuntimeError, taken apart.
 
 Its core is stable across releases ("modified by an inplace operation", "is at version N;
-expected version M instead"); the rest drifts (facts §2): what "output 0 of ..." names, the
+expected version M instead"); the rest drifts (records/ holds each release's): what "output 0 of ..." names, the
 Hint, the node names. Each part is parsed on its own, so a change in one of them leaves the
 others readable and is reported as a change of that part alone.
 """

@@ -157,7 +157,7 @@ HARMFUL = {
 }
 
 
-# Safe (facts section 4): an in-place write, but no backward node saved what it overwrote.
+# Safe: an in-place write, but no backward node saved what it overwrote.
 
 class ReluAfterLinear(Case):
     def forward(self, x):

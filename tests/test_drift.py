@@ -158,7 +158,7 @@ def test_the_installed_release_matches_its_record(committed, live):
 
 
 def test_records_differ_in_wording_between_2_12_and_2_13(committed):
-    """facts §2: "which is output 0 of" names the backward node on 2.12, the forward op on 2.13."""
+    """The words "which is output 0 of" name the backward node on 2.12, the forward op on 2.13."""
     rows = {what: (a, b) for what, a, b in record.differences(committed["2.12.1"], committed["2.13.0"])}
     assert rows["message.output_of"] == ("AddBackward0", "Add")
     changed = [what.removeprefix("claim ") for what in rows if what.startswith("claim ")]

@@ -14,7 +14,7 @@ from minigpt.data import probe_batch
 from minigpt.model import Block, GPTConfig, LayerNormKeepingCtx, LayerNormKeepingInput
 from minigpt.train import build_model, gradients, model_config, probe_gradients
 
-# The stable core of PyTorch's version-counter error (facts §2): node names and the Hint
+# The stable core of PyTorch's version-counter error: node names and the Hint
 # sentence drift across releases and are deliberately not asserted.
 INPLACE_ERROR = re.compile(r"modified by an inplace operation")
 VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")

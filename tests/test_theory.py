@@ -2,7 +2,7 @@
 
 Pages: docs/<lang>/theory/02-autograd-engine.md, docs/<lang>/theory/04-autograd-tape-walk-mini-gpt.md,
 docs/<lang>/breaks/25-inplace-safe.md. They load examples/theory02_*, theory04_*, phase08_*,
-safe_* files; the tests below run the same files and their publishers (book/publish, in process,
+safe_* files; the tests below run the same files with their hidden checks (book.cases.execute, in process,
 with what they glue kept in `.glued`) and assert what the prose says about their output, plus a few independent checks
 that do not go through the example at all.
 """

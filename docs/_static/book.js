@@ -19,7 +19,7 @@ document.querySelectorAll("#pst-primary-sidebar-modal, #pst-secondary-sidebar-mo
 });
 
 // The language switcher keeps the reader's place: its link points at the section in view, by an id
-// both languages share (the page's explicit labels, listed by docs/_ext/bilingual.py).
+// both languages share (the page's explicit labels, listed by execbook/sphinxext/bilingual.py).
 function keepPlaceAcrossLanguages() {
   const link = document.getElementById("book-language-switch");
   if (!link) return;
