@@ -17,9 +17,9 @@ LIMIT = 50 * 1024
 # so none is committed today.
 ALLOWED_BINARIES: dict[str, str] = {}
 
-TOP = ("book", "docs", "tests", "minigpt", "inplace_doctor", "drift", "tapegrad", "examples", "bench",
+TOP = ("execbook", "phase25", "docs", "tests", "minigpt", "inplace_doctor", "tapegrad", "examples", "bench", "gpu",
        "records", ".ci", ".github")
-PACKAGES = ("book", "minigpt", "inplace_doctor", "drift", "tapegrad")
+PACKAGES = ("execbook", "phase25", "minigpt", "inplace_doctor", "tapegrad")
 PATH = re.compile(rf"(?<![\w/.-])((?:{'|'.join(re.escape(t) for t in TOP)})/[\w./-]*\w)")
 MODULE = re.compile(rf"(?<![\w/.-])((?:{'|'.join(PACKAGES)})(?:\.[a-z_]\w*)+)")
 # a path written as a pattern (examples/theory02_*, records/torch-<release>.json, examples/EXAMPLE.py)

@@ -16,7 +16,7 @@ SLUG = "breaks/26-scaffolded"
 
 
 def new_page(repo, *arguments):
-    # no bytecode: Python's own caches (execbook/__pycache__ in the copy) are not what the command writes
+    # no bytecode: Python's own caches (__pycache__ folders in the copy) are not what the command writes
     env = dict(os.environ, PYTHONPATH=str(repo), PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run([sys.executable, "-m", "execbook", "new-page", *arguments], cwd=repo, env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
