@@ -1,5 +1,6 @@
 """python -m book COMMAND: the author's commands (AUTHORING.md).
 
+    python -m book check              check the sources in seconds, executing nothing (every build runs it first)
     python -m book build [es|en]      build the book (nox -s docs)
     python -m book run EXAMPLE        run one example as its page's cell and guard do, in seconds
     python -m book page PAGE          run one page's cells in this process (PAGE: a docname or a path)
@@ -10,14 +11,14 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    commands = {"build": "build", "run": "author", "page": "author", "new-page": "scaffold"}
+    commands = {"check": "check", "build": "build", "run": "author", "page": "author", "new-page": "scaffold"}
     if not argv or argv[0] not in commands:
         print(f"usage: python -m book {{{','.join(commands)}}} ...", file=sys.stderr)
         return 2
     from importlib import import_module
 
     module = import_module(f"book.{commands[argv[0]]}")
-    return module.main(argv[1:]) if argv[0] == "build" else module.main(argv[0], argv[1:])
+    return module.main(argv[1:]) if argv[0] in ("build", "check") else module.main(argv[0], argv[1:])
 
 
 if __name__ == "__main__":

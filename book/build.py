@@ -1,7 +1,8 @@
 """Build the book: `python -m book build [LANGUAGE ...]` (what `nox -s docs` runs).
 
-1. Check the sources: the es/en trees mirror each other, the manifest reads, every executed page
-   loads declared examples, and both languages of a page run the same code.
+1. Check the sources (book.check, executing nothing): the es/en trees mirror each other, fences
+   close, the manifest reads, every executed page loads declared examples, and both languages of
+   a page run the same code.
 2. Execute every page whose fingerprint changed since it last ran (book.pages): first the shared
    experiments (book.experiments.SHARED) in two processes, then the pages in two processes, each
    as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
@@ -30,8 +31,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, config, deps, pages, store
-from .sphinxext.bilingual import mirror_problems
+from . import cases, check, config, deps, pages, store
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -63,11 +63,11 @@ def executed_pages(language: str) -> dict[str, Path]:
 
 def check_sources() -> dict[str, dict[str, NotebookNode]]:
     """docname -> {language: notebook} of every executed page, or BuildFailed."""
-    problems = [f"the es/en trees differ: {p}" for p in mirror_problems(config.DOCS, config.LANGUAGES)]
-    try:
-        cases.manifest()
-    except cases.ManifestError as exc:
-        raise BuildFailed(f"{exc}\n  → fix that entry of examples/cases.toml (book/cases.py lists the keys)") from None
+    found = check.problems()  # the sources as written, executing nothing (python -m book check)
+    if found:
+        raise BuildFailed("\n".join(map(str, found)), f"{len(found)} problem(s) in the sources (python -m book check "
+                                                       "lists them in seconds); the site was not updated")
+    problems = []
     notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
         for docname, path in executed_pages(language).items():
