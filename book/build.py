@@ -132,6 +132,10 @@ def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, floa
     with TemporaryDirectory(prefix="kernel-") as sockets:
         result = single_nb_execution(notebook, cwd=cwd, timeout=600, allow_errors=False, config=kernel_config(sockets))
     error = None if result.err is None else explain(docname, notebook, result.err)
+    if error is None:  # nothing unstable is published (book.outputs)
+        from . import outputs
+
+        error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
     return docname, nbformat.writes(notebook), result.time, error
 
 
@@ -186,6 +190,12 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
             for job in finished:
                 del running[job]
                 docname, executed, seconds, error = job.result()
+                if not error:  # nothing of the page lost on the way (book.outputs)
+                    from . import outputs
+
+                    sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in notebooks[docname]}
+                    error = "\n".join(outputs.lost_content(docname, sources, notebooks[docname],
+                                                           nbformat.reads(executed, as_version=4))) or None
                 if error:
                     say(f"{docname} failed after {seconds:.1f} s")
                     problems.append(error)
@@ -239,7 +249,8 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         return (f"{where} · {file}\n  it raised {ename}: {evalue.strip().splitlines()[0][:300] if evalue.strip() else ''}"
                 f"\n  but examples/cases.toml [{name}] says it must {declared}"
                 f"\n  → fix the example, or declare what it does in its entry (expect, error, match)")
-    return f"{where}: a hidden cell failed: {ename}: {evalue.strip()[:300]}"
+    hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
+    return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
 
 
 def store_outcome(name: str) -> cases.Outcome | None:
@@ -274,11 +285,28 @@ def sphinx(language: str, outdir: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     sys.stdout.write(done.stdout)
     if done.returncode:
-        warnings = [line.replace(str(config.REPO) + os.sep, "") for line in done.stderr.splitlines()
+        warnings = [source_warning(line.replace(str(config.REPO) + os.sep, "")) for line in done.stderr.splitlines()
                     if "WARNING" in line or "ERROR" in line or "Error" in line]
         raise BuildFailed(f"Sphinx could not build the {language} pages:\n" + "\n".join(
             f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)")
+
+
+WARNING_AT = re.compile(r"^(?P<file>docs/[^:\s]+\.md):(?P<line>\d+):")
+
+
+def source_warning(warning: str) -> str:
+    """A Sphinx warning on an executed page points into the text the build expanded (book.pages):
+    point it at the line the author wrote instead."""
+    at = WARNING_AT.match(warning)
+    path = config.REPO / at["file"] if at else None
+    if at is None or path is None or not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
+        return warning
+    try:
+        line = pages.source_line(path, int(at["line"]))
+    except pages.PageError:
+        return warning
+    return f"{at['file']}:{line}:{warning[at.end():]}"
 
 
 def timed_sphinx(language: str, outdir: Path) -> float:

@@ -49,6 +49,7 @@ PROSE_DIRECTIVES = {"admonition", "attention", "caution", "danger", "dropdown", 
 # Of those, the ones whose argument (the rest of the opening line) is a title the reader reads.
 TITLED_DIRECTIVES = PROSE_DIRECTIVES - {"figure", "glossary", "glue:figure", "tab-set", "tabs"}
 FIGURES = {"figure", "glue:figure", "image"}
+FIGURE_LINE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
 # A role ({name}`content`) or an inline code span, read left to right as Markdown does.
 SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
