@@ -17,7 +17,12 @@ def main(argv: list[str]) -> int:
         return 2
     from importlib import import_module
 
-    module = import_module(f"book.{commands[argv[0]]}")
+    try:
+        module = import_module(f"book.{commands[argv[0]]}")
+    except ModuleNotFoundError as missing:  # this Python lacks the book's packages
+        print(f"book: error: {missing} in {sys.executable}: run it with the docs environment, "
+              f".nox/docs/bin/python -m book {' '.join(argv)} (nox -s docs creates it)", file=sys.stderr)
+        return 2
     return module.main(argv[1:]) if argv[0] in ("build", "check") else module.main(argv[0], argv[1:])
 
 

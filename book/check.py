@@ -30,6 +30,13 @@ from pathlib import Path
 
 from . import cases, config
 
+FRONT_MATTER = """---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+"""  # what makes a Markdown page one that executes (MyST-NB)
 SHOWN_LINES = 30  # a cell a reader sees whole on a phone: a screen or two
 SHOWN_COLUMNS = 80  # a line a phone's code box shows without scrolling sideways
 HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight

@@ -20,18 +20,12 @@ from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_note
 from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode
 
-from . import cases, config, deps
+from . import cases, check, config, deps
 
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 
 
-FRONT_MATTER = """---
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
----
-"""  # what makes a Markdown page one that executes (MyST-NB)
+FRONT_MATTER = check.FRONT_MATTER  # what makes a Markdown page one that executes (MyST-NB)
 
 
 class PageError(ValueError):
