@@ -339,7 +339,32 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     config.EXECUTION_REPORT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}")
+    glue_changes(notebooks)
     stale_record_note()
+
+
+def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:
+    """What this build's change did to the glued values: listed here and in docs/_build/glue-changes.txt."""
+    from . import changes
+
+    cache = _cache()
+    values = {}
+    for docname, by_language in notebooks.items():
+        try:
+            values[docname] = changes.glued(cache.get_cache_bundle(
+                cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb)
+        except KeyError:
+            continue
+    lines = changes.record(values)
+    where = changes.CHANGES.relative_to(config.REPO)
+    if not lines:
+        say(f"no glued value changed ({where})")
+        return
+    say(f"glued values that changed since the last build ({where}):")
+    for line in lines[:shown]:
+        print(line, flush=True)
+    if len(lines) > shown:
+        print(f"  ... {len(lines) - shown} more lines in {where}", flush=True)
 
 
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:

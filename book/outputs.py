@@ -23,8 +23,8 @@ from nbformat import NotebookNode
 
 from . import cases, check, config, pages
 
-GLUE_ROLE = re.compile(r"\{glue(?::\w+)?\}`(?P<key>[^`:]+)(?::[^`]*)?`")
-GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w+)?\}\s+(?P<key>\S+)", re.M)
+GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`(?P<key>[^`:]+)(?::[^`]*)?`")
+GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w*)?\}\s+(?P<key>\S+)", re.M)
 TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex")
 STAMP = "book_stamp"  # the setup cell's run stamp: its time changes on purpose
 
@@ -60,10 +60,17 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
         elif kind in ("execute_result", "display_data"):
             if STAMP in str(output.get("metadata", {}).get("scrapbook", {}).get("name", "")):
                 continue
+            data = plain_mimes(output)
             for mime in TEXT_OUTPUTS:
-                value = output.get("data", {}).get(mime)
+                value = data.get(mime)
                 if value:
                     yield kind, value if isinstance(value, str) else "".join(value)
+
+
+def plain_mimes(output: NotebookNode) -> dict:
+    """An output's data by MIME type, a glued value's too (MyST-NB stores those under a prefix)."""
+    prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
+    return {mime.removeprefix(prefix) if prefix else mime: value for mime, value in output.get("data", {}).items()}
 
 
 def _example_of(notebook: NotebookNode, index: int) -> str | None:

@@ -135,3 +135,36 @@ def test_outputs_of_a_built_page_json_round_trip():
     """The worker hands the executed notebook over as JSON: what it checks reads the same."""
     notebook = notebook_with(new_output("stream", name="stdout", text="fine\n"))
     assert nbformat.reads(nbformat.writes(notebook), as_version=4).cells[1].metadata[pages.EXAMPLE] == "node"
+
+
+def glue_output(key, text):
+    prefix = "application/papermill.record/"
+    return new_output("display_data", data={f"{prefix}text/plain": text},
+                      metadata={"scrapbook": {"name": key, "mime_prefix": prefix}})
+
+
+def test_a_glued_value_that_holds_an_address_is_refused_too(scratch):
+    scratch("node", NODE)
+    found = outputs.unstable_outputs("p", notebook_with(glue_output("node_en", "'<object at 0x7f3a2b1c0d90>'")),
+                                     locate=False)
+    assert len(found) == 1 and "examples/node.py\n  its output shows a memory address" in found[0]
+
+
+def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
+    from book import changes
+
+    def built(median_es, median_en, extra=()):
+        notebook = new_notebook(cells=[new_code_cell("x", outputs=[
+            glue_output("median_es", repr(median_es)), glue_output("median_en", repr(median_en)),
+            glue_output("book_stamp", "'a time'"), *extra])])
+        return {"breaks/p": changes.glued(notebook)}
+
+    values, text = tmp_path / "values.json", tmp_path / "changes.txt"
+    assert changes.record(built("97,3 %", "97.3%"), values, text) == []
+    assert text.read_text("utf-8").startswith("the first build")
+    assert changes.record(built("97,3 %", "97.3%"), values, text) == []
+    lines = changes.record(built("96,1 %", "96.1%", [glue_output("steps", "12")]), values, text)
+    assert lines == ["Español (es):", "  breaks/p · median_es: 97,3 % → 96,1 %",
+                     "English (en):", "  breaks/p · median_en: 97.3% → 96.1%",
+                     "both languages (all):", "  breaks/p · steps: new: 12"]
+    assert text.read_text("utf-8").split("\n")[1:-1] == lines
