@@ -190,12 +190,6 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
             for job in finished:
                 del running[job]
                 docname, executed, seconds, error = job.result()
-                if not error:  # nothing of the page lost on the way (book.outputs)
-                    from . import outputs
-
-                    sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in notebooks[docname]}
-                    error = "\n".join(outputs.lost_content(docname, sources, notebooks[docname],
-                                                           nbformat.reads(executed, as_version=4))) or None
                 if error:
                     say(f"{docname} failed after {seconds:.1f} s")
                     problems.append(error)
@@ -214,6 +208,26 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
         raise BuildFailed(problems, f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; "
                                     "the site was not updated")
+
+
+def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: list[str]) -> None:
+    """Every page, executed now or earlier, has all its source's cells, glued values and figures
+    (book.outputs); or BuildFailed."""
+    from . import outputs
+
+    cache, problems = _cache(), []
+    for docname, by_language in notebooks.items():
+        sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in by_language}
+        try:
+            executed = cache.get_cache_bundle(cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb
+        except KeyError:  # not executed: its cells changed while it ran
+            executed = NotebookNode(cells=[])
+        problems += outputs.lost_content(docname, sources, by_language, executed)
+        if docname not in executed_now:  # kept from an earlier build, before its outputs were checked
+            problems += outputs.unstable_outputs(docname, executed)
+    if problems:
+        raise BuildFailed("\n".join(problems), f"{len(problems)} problem(s) in what the pages would publish; "
+                                                "the site was not updated")
 
 
 def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
@@ -321,6 +335,7 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     notebooks = check_sources()
     stale = stale_pages(notebooks)
     execute(notebooks, stale)
+    lost_content(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
     twice = sorted({e for e in computed if computed.count(e) > 1})
     if twice:

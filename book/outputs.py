@@ -159,11 +159,12 @@ def lost_content(docname: str, sources: dict[str, Path], read: dict[str, Noteboo
         for key in sorted({m["key"] for m in GLUE_ROLE.finditer(markdown)}
                           | {m["key"] for m in GLUE_DIRECTIVE.finditer(markdown)}):
             if key not in glued:
-                found.append(f"{shown}: the page quotes the glued value {key}, which no example glued → glue it in "
-                             "an example's hidden checks (glue_number, glue_by_value), or correct the key")
+                line = next((n for n, text in enumerate(path.read_text("utf-8").split("\n"), 1) if key in text), 1)
+                found.append(f"{shown}:{line}: the page quotes the glued value {key}, which no example glued → glue "
+                             "it in an example's hidden checks (glue_number, glue_by_value), or correct the key")
         expected = len(source.figures)
         present = sum(bool(check.FIGURE_LINE.match(line)) for line in markdown.split("\n"))
         if present < expected:
-            found.append(f"{shown}: {expected} figure(s) in the source, {present} in the page → python -m book check "
+            found.append(f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} in the page → python -m book check "
                          "names the fence that swallowed the others")
     return found
