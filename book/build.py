@@ -299,6 +299,9 @@ def sphinx(language: str, outdir: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     sys.stdout.write(done.stdout)
     if done.returncode:
+        # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
+        # nor warn, and would publish it. Forget this language's reading.
+        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
         warnings = [source_warning(line.replace(str(config.REPO) + os.sep, "")) for line in done.stderr.splitlines()
                     if "WARNING" in line or "ERROR" in line or "Error" in line]
         raise BuildFailed(f"Sphinx could not build the {language} pages:\n" + "\n".join(
@@ -306,6 +309,7 @@ def sphinx(language: str, outdir: Path) -> None:
             + "\n  → fix the page source named above (and its twin in the other language)")
 
 
+QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
 WARNING_AT = re.compile(r"^(?P<file>docs/[^:\s]+\.md):(?P<line>\d+):")
 
 
@@ -320,6 +324,15 @@ def source_warning(warning: str) -> str:
         line = pages.source_line(path, int(at["line"]))
     except pages.PageError:
         return warning
+    # docutils names a paragraph's first line: the line of the paragraph that holds what it quotes
+    quoted = [q for pair in QUOTED.findall(warning[at.end():]) for q in pair if q]
+    lines = path.read_text("utf-8").split("\n")
+    for number in range(line, len(lines) + 1):
+        if number > line and not lines[number - 1].strip():
+            break
+        if any(q in lines[number - 1] for q in quoted):
+            line = number
+            break
     return f"{at['file']}:{line}:{warning[at.end():]}"
 
 
