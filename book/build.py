@@ -261,10 +261,28 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         file = f"examples/{name}.py" + (f":{lines[-1]}" if lines else "")
         declared = cases.manifest()[name].expected()
         return (f"{where} · {file}\n  it raised {ename}: {evalue.strip().splitlines()[0][:300] if evalue.strip() else ''}"
-                f"\n  but examples/cases.toml [{name}] says it must {declared}"
+                f"\n  but examples/cases.toml [{name}] says it must {declared}{borrowed(notebook, name, evalue)}"
                 f"\n  → fix the example, or declare what it does in its entry (expect, error, match)")
     hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
     return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
+
+
+def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
+    """For a NameError: the earlier example on the page that defines the name, if one does (each
+    example runs in a namespace of its own, book.kernel.forget_example)."""
+    import ast
+
+    missing = re.search(r"name '(\w+)' is not defined", evalue)
+    if not missing:
+        return ""
+    earlier = loaded(notebook)
+    for other in reversed(earlier[:earlier.index(name)] if name in earlier else []):
+        source = cases.split(cases.manifest()[other].path)[0]
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
+               for n in ast.walk(ast.parse(source))):
+            return (f"\n  ({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
+                    "example runs in a namespace of its own, as it does alone; define or import it here)")
+    return ""
 
 
 def store_outcome(name: str) -> cases.Outcome | None:

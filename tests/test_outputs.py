@@ -168,3 +168,14 @@ def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
                      "English (en):", "  breaks/p · median_en: 97.3% → 96.1%",
                      "both languages (all):", "  breaks/p · steps: new: 12"]
     assert text.read_text("utf-8").split("\n")[1:-1] == lines
+
+
+def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
+    scratch("first", "future = 1\n")
+    scratch("second", "print(future)\n")
+    notebook = new_notebook(cells=[new_code_cell("", metadata={pages.EXAMPLE: n}) for n in ("first", "second")])
+    assert build.borrowed(notebook, "second", "name 'future' is not defined") == (
+        "\n  (future is defined by examples/first.py, an earlier example on the page: each example runs in a "
+        "namespace of its own, as it does alone; define or import it here)")
+    assert build.borrowed(notebook, "second", "name 'nowhere' is not defined") == ""
+    assert build.borrowed(notebook, "first", "name 'future' is not defined") == ""
