@@ -481,7 +481,7 @@ def mirror_problems(docs: str | Path, languages: Collection[str], sources: dict[
                                      "this one"))
             theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
             for page, source in sources[lang].items():
-                if page not in sources[other]:
+                if page not in sources[other] or page in skip:
                     continue
                 for line, label in source.labels:
                     if label not in theirs:
