@@ -293,7 +293,7 @@ def include_problems(source: Source) -> list[Problem]:
     for block in source.blocks:
         if block.directive != "literalinclude":
             continue
-        path = (source.path.parent / DIRECTIVE.match(block.info)["argument"].strip()).resolve()  # type: ignore[index]
+        path = (source.path.parent / block.info.split("}", 1)[1].strip()).resolve()
         if not path.is_file():
             found.append(Problem(source.shown, block.opening, f"it includes {path.name}, which does not exist",
                                  "correct the path"))
@@ -308,7 +308,7 @@ def include_problems(source: Source) -> list[Problem]:
 
 def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
     """[(line number, text as shown)] of what a literalinclude with these options shows, filtered in
-    Sphinx's order: pyobject, start-after, end-before, lines, dedent."""
+    Sphinx's order: pyobject, start-after, end-before, dedent (:lines: is not read)."""
     import ast
     import textwrap
 
@@ -322,7 +322,7 @@ def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
             body = getattr(node, "body", [])
         if node is None:
             return []
-        numbered = numbered[node.lineno - 1:node.end_lineno]  # type: ignore[attr-defined]
+        numbered = numbered[node.lineno - 1:node.end_lineno]
     if "start-after" in options:
         at = next((i for i, (_, line) in enumerate(numbered) if options["start-after"] in line), None)
         numbered = numbered if at is None else numbered[at + 1:]
@@ -368,11 +368,11 @@ def blank_machinery(text: str) -> str:
                 in_options = False
                 continue
             directive = DIRECTIVE.match(info)
-            prose = bool(directive) and directive["name"].strip() in PROSE_DIRECTIVES  # type: ignore[index]
+            name, argument = (directive["name"].strip(), directive["argument"]) if directive else ("", "")
+            prose = name in PROSE_DIRECTIVES
             stack.append((fence["marker"], prose))
             in_options = prose
-            titled = prose and directive["name"].strip() in TITLED_DIRECTIVES  # type: ignore[index]
-            out.append(directive["argument"] if titled else "")  # type: ignore[index]
+            out.append(argument if name in TITLED_DIRECTIVES else "")
             continue
         if in_options:
             option = OPTION.match(line)
