@@ -159,3 +159,28 @@ def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
     real = subprocess.run([sys.executable, "-m", "book", "check"], capture_output=True, text=True, cwd=config.REPO,
                           timeout=60)
     assert real.returncode == 0 and real.stdout.startswith("book: check: ok"), real.stdout + real.stderr
+
+
+def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_nothing(tmp_path):
+    """The issue's first mistake, in a whole (cold) copy: an unclosed :load: cell in both languages.
+    The build stops at the check, before executing anything."""
+    from book.build import copy_repository
+
+    repo = copy_repository(tmp_path / "repo", keep_build=False)
+    lines = {}
+    for lang in config.LANGUAGES:
+        page = repo / "docs" / lang / "breaks" / "25-inplace-safe.md"
+        text = page.read_text("utf-8").split("\n")
+        at = next(i for i, line in enumerate(text) if line.startswith(":load:"))
+        del text[at + 1]  # the cell's closing fence
+        page.write_text("\n".join(text), "utf-8")
+        lines[lang] = at  # the opening fence's line number (1-based: the line above :load:)
+    done = subprocess.run([sys.executable, "-m", "book", "build"], cwd=repo, capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(repo)))
+    assert done.returncode == 1
+    last = done.stderr.strip().split("\n")[-3:]
+    for lang in config.LANGUAGES:
+        assert any(line.startswith(f"docs/{lang}/breaks/25-inplace-safe.md:{lines[lang]}: the ``` fence opened here")
+                   for line in last), last
+    assert "docs: 2 problem(s) in the sources" in last[-1]
+    assert "executing" not in done.stdout and not (repo / "docs" / "_build" / "html").exists()
