@@ -18,14 +18,16 @@ nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
 # The facts nox shares with the book (pyproject.toml's [tool.book], constraints.txt), read by
-# book/config.py: the default torch, the recorded releases, the book's torch range.
-BOOK = runpy.run_path(str(Path(__file__).parent / "book" / "config.py"))
+# execbook/config.py: the default torch, the recorded releases, the book's torch range.
+BOOK = runpy.run_path(str(Path(__file__).parent / "execbook" / "config.py"))
 CONSTRAINTS = ("-c", "constraints.txt")  # the default torch: the local CPU wheel, not a CUDA build
 DEFAULT_TORCH = BOOK["DEFAULT_TORCH"]
 NUMPY_2_FROM = Version("2.3")  # torch wheels before 2.3 were built against NumPy 1.x: they need numpy<2
 # A machine-wide pip constraint file may cap torch (this machine's caps it below the newest release):
 # a release other than the default installs exactly as asked, with only the project's own pins.
 NO_MACHINE_CONSTRAINTS = {"PIP_CONSTRAINT": os.devnull}
+# The linters, as the test extra pins them (lint-imports reads the packages' source, not an install).
+LINTERS = [r for r in BOOK["TEST_REQUIREMENTS"] if Requirement(r).name in ("ruff", "import-linter")]
 
 
 def install(session, extras="", torch=None):
@@ -37,10 +39,22 @@ def install(session, extras="", torch=None):
 
 @nox.session
 def tests(session):
-    """Every test but the end-to-end ones (docs too: the page and example tests read the pages)."""
+    """Every test but the end-to-end ones (docs too: the page and example tests read the pages),
+    after the import contracts and mypy; then ruff (nox -s lint)."""
     install(session, "test,docs")
+    session.run("lint-imports")  # the contracts of pyproject.toml's [tool.importlinter]
     session.run("mypy")  # the packages pyproject.toml's [tool.mypy] names
     session.run("pytest", "-m", "not e2e", *session.posargs)
+    session.notify("lint")
+
+
+@nox.session
+def lint(session):
+    """ruff's lint and format check ([tool.ruff]) and the import contracts."""
+    session.install("-c", "constraints.txt", *LINTERS)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports")
 
 
 @nox.session
@@ -54,19 +68,19 @@ def e2e(session):
 def docs(session):
     """Build the book (Spanish, then English): nox -s docs [-- es|en]."""
     install(session, "docs")
-    session.run("python", "-m", "book", "build", *session.posargs)
+    session.run("python", "-m", "execbook", "build", *session.posargs)
 
 
 DOCS_PYTHON = Path(__file__).parent / ".nox" / "docs" / "bin" / "python"  # the author's one environment
 
 
 def in_docs_environment(session, *arguments):
-    """Run python -m book ARGUMENTS with the docs environment (created once, by nox -s docs), so the
+    """Run python -m execbook ARGUMENTS with the docs environment (created once, by nox -s docs), so the
     author's commands take seconds and need no environment of their own."""
     if not DOCS_PYTHON.exists():
         session.log("the docs environment does not exist yet: creating it once (nox -s docs --install-only)")
         session.run("nox", "-s", "docs", "--install-only", external=True)
-    session.run(str(DOCS_PYTHON), "-m", "book", *arguments, external=True)
+    session.run(str(DOCS_PYTHON), "-m", "execbook", *arguments, external=True)
 
 
 @nox.session(name="new-page", venv_backend="none")
@@ -99,7 +113,7 @@ def drift(session, torch):
     others = [d for d in BOOK["DEPENDENCIES"] if Requirement(d).name != "torch"]
     numpy = ["numpy<2"] if Version(torch) < NUMPY_2_FROM else []
     session.install(*others, *numpy, env=NO_MACHINE_CONSTRAINTS)
-    session.run("python", "-m", "drift", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})
+    session.run("python", "-m", "phase25", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})
 
 
 @nox.session

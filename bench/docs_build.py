@@ -7,7 +7,7 @@ Every figure is also given in run-A units: the wall time of one `minigpt train i
 many after, the median taken, so the ratios hold on a shared, noisy machine (one slow run, while
 something else ran, would flatter every ratio). On a scratch copy of the repository with an empty
 build folder:
-- a cold build of both languages (`python -m book build`: each page executed once, then Sphinx
+- a cold build of both languages (`python -m execbook build`: each page executed once, then Sphinx
   builds Spanish, then English);
 - a no-change rebuild, a prose-edit rebuild and the rebuild after editing one example of the
   safe-cases page, with the pages and cells each executed (docs/_build/execution.json);
@@ -28,8 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from book import config
-from book.build import copy_repository
+from execbook import config
+from execbook.build import copy_repository
 
 PROSE_EDIT = "\nA sentence added by the benchmark: prose only.\n"
 CODE_EDIT = "\n# a comment added by the benchmark\n"
@@ -58,7 +58,7 @@ def run_a_units(scratch):
 
 def build(repo):
     """(wall seconds of both languages, the build's execution report)."""
-    seconds, _ = timed([sys.executable, "-m", "book", "build"], repo)
+    seconds, _ = timed([sys.executable, "-m", "execbook", "build"], repo)
     report = repo / config.EXECUTION_REPORT.relative_to(config.REPO)
     return seconds, json.loads(report.read_text(encoding="utf-8"))
 

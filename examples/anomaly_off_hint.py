@@ -1,6 +1,6 @@
 # Anomaly detection off, then on: does turning it off make run B silent?
-from book import message
-from book.experiments import run_b
+from minigpt import message
+from minigpt.experiments import run_b
 
 # one forward + backward of B each
 runs = {anomaly: run_b(anomaly) for anomaly in (False, True)}
@@ -21,8 +21,8 @@ print("node named by the anomaly warning:", failing)
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book import message
-from book.checks import glue
+from minigpt import message
+from execbook.checks import glue
 
 assert all(runs[anomaly] is not None for anomaly in (False, True)), "the page says both raise"
 assert message.before_hint(runs[False].error) == message.before_hint(runs[True].error), \

@@ -5,7 +5,7 @@
 # each measured on its own release by `nox -s "drift(torch='...')"`.
 from collections import Counter
 
-from drift import claims, history, record
+from phase25 import claims, history, record
 
 # the installed release, measured now (torch.compile aside)
 live = record.measured_in_book()
@@ -56,7 +56,7 @@ print("draft quotes some release prints:",
 
 import html
 import re
-from book.checks import FIGURE_WIDTH, glue, glue_figure, glue_html, glue_number, glue_words
+from execbook.checks import FIGURE_WIDTH, glue, glue_figure, glue_html, glue_number, glue_words
 
 HEADS = {
     "es": {"parts": "parte del mensaje", "claims": "afirmación", "compile": "backend · campo",
@@ -69,7 +69,7 @@ HEADS = {
            "instead": "what they print there"},
 }
 
-GROUPS = {  # the history table's sections, by drift.history kind
+GROUPS = {  # the history table's sections, by phase25.history kind
     "es": {"message": "El mensaje de error de la ejecución B", "compile": "torch.compile", "claim": "Afirmaciones"},
     "en": {"message": "Run B's error message", "compile": "torch.compile", "claim": "Claims"},
 }
@@ -83,7 +83,7 @@ STATUS = {  # the committed record of the installed release against what this bu
            False: "is current: it matches what was measured"},
 }
 
-VALUES = {  # drift.history's values that are words; None: measured, and the message has no such part
+VALUES = {  # phase25.history's values that are words; None: measured, and the message has no such part
     "es": {"holds": "✓ se cumple", "fails": "✗ no se cumple", "n/a": "no aplica", "available": "disponible",
            None: "(ninguno)"},
     "en": {"holds": "✓ holds", "fails": "✗ fails", "n/a": "n/a", "available": "available", None: "(none)"},
@@ -101,7 +101,7 @@ def record_word(value, language):
     return MEASURED[language].get(value, value)
 
 
-WHY = {  # why "n/a", from what drift.history.reason keeps of a check's words
+WHY = {  # why "n/a", from what phase25.history.reason keeps of a check's words
     "es": {"missing": "falta {}", "refused": "torch rechaza torch.compile en este Python: {}",
            "compiler": "no hay compilador de C++ para inductor"},
     "en": {"missing": "{} is missing", "refused": "torch refuses torch.compile on this Python: {}",
@@ -161,7 +161,7 @@ def code(text):
 
 def long_value(value, previous=None, excerpt=None, width=SHORT):
     """A text value for a table cell: whole if short, else the part that differs from previous
-    (drift.history.excerpt) with the whole text in a <details> under it."""
+    (phase25.history.excerpt) with the whole text in a <details> under it."""
     text = str(value)
     if len(text) <= width:
         return code(text)
@@ -342,7 +342,7 @@ def label(thing, language):
 
 def releases_text(releases, recorded, language, compress):
     """Releases in few words: "none", "all 17", or runs "1.13.1–2.12.1, 2.14.1" (consecutive among
-    recorded; compress is drift.history.compress)."""
+    recorded; compress is phase25.history.compress)."""
     words = RELEASES[language]
     if not releases:
         return words["none"]
@@ -498,16 +498,17 @@ def compile_value(section, field):
         return "n/a"
     return str(section.get(field)) if field in section else None
 
-from book import cases, store
+from execbook import store
+from phase25 import safe_cases
 
-CASE_TITLES = {case.name: case.title for case in cases.summary_cases()}
+CASE_TITLES = {case.name: case.extra["case"] for case in safe_cases.summary_cases()}
 unnamed = sorted({name for name in [*claims.CLAIMS, *record.MESSAGE_PARTS, *record.COMPILE_FIELDS]
                   for language in ROW_WORDS if row_words(name, language) is None})
 assert not unnamed, (f"no words for the row {', '.join(unnamed)}: add them to ROW_WORDS in "
                      "examples/compat_tables.py, in both languages")
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
-if store.folder() is not None:  # book/build.py says so when the committed record is stale
+if store.folder() is not None:  # execbook/build.py says so when the committed record is stale
     record.write(dict(live, stale=stale and {"release": live["release"], "what": [w for w, *_ in stale]}),
                  path=store.folder() / "live-record.json")
 
@@ -577,7 +578,7 @@ glue_html("compat_compile", lambda language: table(
 
 glue_words("compat_stale", {language: STATUS[language][bool(stale)] for language in STATUS})
 glue_number("compat_claim_count", len(outcomes))
-from drift.__main__ import BROKEN, STALE  # python -m drift check's exit statuses
+from phase25.__main__ import BROKEN, STALE  # python -m phase25 check's exit statuses
 
 glue("drift_exit_broken", BROKEN)
 glue("drift_exit_stale", STALE)

@@ -35,10 +35,10 @@ for backend in ("eager", "aot_eager", "inductor"):
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book import message
-from book.checks import glue
+from minigpt import message
+from execbook.checks import glue
 
-from book.experiments import run_b
+from minigpt.experiments import run_b
 
 assert set(raised) == {"eager", "aot_eager", "inductor"}, "the page says every backend raises"
 where, eager = raised["eager"]

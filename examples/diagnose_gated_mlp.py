@@ -5,7 +5,7 @@
 import subprocess
 import sys
 
-from book.config import EXAMPLES
+from execbook.config import EXAMPLES
 
 done = subprocess.run(
     [sys.executable, "-m", "inplace_doctor", "gated_mlp.py"],
@@ -15,7 +15,7 @@ print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue
+from execbook.checks import glue
 
 script = (EXAMPLES / "gated_mlp.py").read_text(encoding="utf-8").split("\n")
 built = next(n for n, line in enumerate(script, 1) if "nn.ReLU(inplace=True)" in line)

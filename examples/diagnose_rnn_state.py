@@ -5,7 +5,7 @@
 import subprocess
 import sys
 
-from book.config import EXAMPLES
+from execbook.config import EXAMPLES
 
 runs = {}
 for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
@@ -18,7 +18,7 @@ for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue, glue_number
+from execbook.checks import glue, glue_number
 
 plain, offload = runs["rnn_state.py"], runs["rnn_state.py --offload"]
 script = (EXAMPLES / "rnn_state.py").read_text(encoding="utf-8").split("\n")

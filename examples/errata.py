@@ -2,8 +2,8 @@
 # had one sequence of 8 tokens, so run B is replayed on an input of that shape.
 import torch
 
-from book import message
-from book.experiments import gradients
+from minigpt import message
+from minigpt.experiments import gradients
 from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config, try_backward
@@ -57,8 +57,8 @@ print("relu_inplace / exp_inplace change the gradients:",
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book import message
-from book.checks import glue
+from minigpt import message
+from execbook.checks import glue
 
 seed = SEED
 assert claim in on.error and off and message.before_hint(off.error) == message.before_hint(on.error)

@@ -1,5 +1,5 @@
 # Step 1: read the message. Every piece of it is a clue; take it apart.
-from book import message
+from minigpt import message
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 

@@ -10,6 +10,6 @@ for candidate in candidates:
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue
+from execbook.checks import glue
 
 glue("scan_candidates", len(candidates))

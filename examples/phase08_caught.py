@@ -14,9 +14,9 @@ loss_and_gradients(params, inplace=True, check_versions=True)  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import raised
+from execbook.checks import raised
 
-from book import message
+from minigpt import message
 
 error = raised()
 assert all((unchecked[n] == checked[n]).all() for n in unchecked), "the page says out of place is unaffected"

@@ -11,8 +11,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from book.config import REPO
-from book.tracebacks import brief, excerpt
+from execbook.config import REPO
+from execbook.tracebacks import brief, excerpt
 
 A = "phase-25-train inplace=false"
 B_ANOMALY = "phase-25-train inplace=true detect_anomaly=true"

@@ -2,15 +2,13 @@
 # the safe page, from what each case's cell did when it ran above, judged
 # against examples/cases.toml (nothing runs again); the page shows the table in
 # its own language, glued below.
-from book.summary import outcomes
-
-found = outcomes()
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue_html
+from execbook.checks import glue_html
 
-from book.summary import table_html
+from phase25.summary import outcomes, table_html
 
+found = outcomes()
 glue_html("safe_summary", lambda language: table_html(language, found))

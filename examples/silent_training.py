@@ -1,7 +1,7 @@
 # The three ways run B really is silent, each trained to the end next to run A:
 # same seed, same batches; only the residual, and how it escapes the version
 # check, differ.
-from book.experiments import training
+from minigpt.experiments import training
 from minigpt.compare import compare_gradients, summary_line
 
 SWITCHES = {
@@ -25,7 +25,7 @@ for name, r in results.items():
 from minigpt.compare import median_error, worst_row
 import math
 
-from book.checks import FIGURE_WIDTH, LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
+from execbook.checks import FIGURE_WIDTH, LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
 
 RUN_NAMES = {"es": {"A": "ejecución A", "B": "ejecución B"}, "en": {"A": "run A", "B": "run B"}}
 

@@ -12,8 +12,8 @@ loss.backward()  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book import message
-from book.checks import glue, raised
+from minigpt import message
+from execbook.checks import glue, raised
 
 import torch
 

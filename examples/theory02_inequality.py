@@ -14,11 +14,11 @@ y.sum().backward()  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import raised
+from execbook.checks import raised
 
 import torch
 
-from book import message
+from minigpt import message
 
 error = raised()
 assert torch.equal(y, before), "the page says the values are back, bit for bit"

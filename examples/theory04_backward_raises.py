@@ -24,9 +24,9 @@ print(message.split(" Hint:")[0])
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from book.checks import glue
+from execbook.checks import glue
 
-from book import message as error_message
+from minigpt import message as error_message
 
 assert running[-1] is first, "the page says the real backward raises at the first stale node"
 first_stale = next(s for s in stale if s["node"] is first)

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from book import config
-from book.build import copy_repository  # noqa: F401 - the tests build in copies
+from execbook import config
+from execbook.build import copy_repository  # noqa: F401 - the tests build in copies
 from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
@@ -32,7 +32,7 @@ REPO = config.REPO
 FEW_STEPS = 3
 SUBPROCESS_TIMEOUT_S = 300
 SITE = config.SITE
-BUILD = [sys.executable, "-m", "book", "build"]  # run in the repository (or copy) to build
+BUILD = [sys.executable, "-m", "execbook", "build"]  # run in the repository (or copy) to build
 CHROMIUM = "/usr/bin/chromium"  # Debian's (apt-get install -y chromium), driven by Playwright
 
 
@@ -62,14 +62,14 @@ def serve(folder):
 
 
 def build(repo, *languages, timeout=1800):
-    """`python -m book build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
+    """`python -m execbook build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
     env = dict(os.environ, PYTHONPATH=str(repo))
     return subprocess.run([*BUILD, *languages], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def execution_report(repo=REPO):
-    """What the last build of repo executed and computed (book.build)."""
+    """What the last build of repo executed and computed (execbook.build)."""
     return json.loads((repo / config.EXECUTION_REPORT.relative_to(REPO)).read_text(encoding="utf-8"))
 
 

@@ -1,5 +1,5 @@
 """Run every example of examples/cases.toml in this one process, one after the other, and write
-what each did (judged by book.cases.judge, as the book's guards judge a cell) and every file of
+what each did (judged by execbook.cases.judge, as the book's guards judge a cell) and every file of
 the repository it opened or ran, to the JSON file named on the command line.
 
     python tests/run_examples.py OUT.json
@@ -32,7 +32,7 @@ def source(path):
 
 
 NOT_SOURCES = (".nox", ".git")  # the virtual environments nox keeps inside the repository
-RUNNER = {Path(__file__), REPO / "book" / "cases.py"}  # this runner's own code (linecache reads it)
+RUNNER = {Path(__file__), REPO / "execbook" / "cases.py"}  # this runner's own code (linecache reads it)
 
 
 def note(path):
@@ -59,8 +59,11 @@ def forget_our_modules(packages):
 
 
 def main(out):
-    from book import cases  # judged with the module loaded before any example runs
-    from book.deps import PACKAGES
+    from execbook import cases  # judged with the module loaded before any example runs
+    from execbook.config import PACKAGES, hook
+
+    for name in ("check-entry", "judge"):  # the book's hooks too (execbook.config keeps them)
+        hook(name)
 
     results = {}
     log = Path(tempfile.mkdtemp()) / "children.log"

@@ -1,8 +1,8 @@
-"""A build that says what it does (book.build): one line when a page starts executing, one when
+"""A build that says what it does (execbook.build): one line when a page starts executing, one when
 it ends (seconds, cells); nothing for a page whose execution is cached; no "[IPKernelApp] WARNING |
 Kernel is running over TCP without encryption" (kernels run over IPC).
 
-Read from the cold build (`cold_build`, tests/conftest.py: python -m book build, no stdin,
+Read from the cold build (`cold_build`, tests/conftest.py: python -m execbook build, no stdin,
 offline): it executes every executed page once, for both languages. tests/test_freshness.py
 checks the lines of the later builds against what each executed.
 """

@@ -1,4 +1,4 @@
-"""python -m book check: each mistake an author makes, named at the file and line they wrote, on
+"""python -m execbook check: each mistake an author makes, named at the file and line they wrote, on
 small synthetic books (tmp_path/docs/{es,en}); and the book itself has none."""
 
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from book import check, config
+from execbook import check, config
 
 GLOSSARY = {"es": "(glossary)=\n# Glosario\n\n```{glossary}\ntensor guardado\n  Un tensor.\n```\n",
             "en": "(glossary)=\n# Glossary\n\n```{glossary}\nsaved tensor\n  A tensor.\n```\n"}
@@ -152,11 +152,11 @@ def test_shown_code_too_wide_or_too_long(tmp_path, monkeypatch):
 def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
     for lang in ("es", "en"):
         book(lang, "p", page(lang, unclosed_load))
-    done = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from book import check; "
+    done = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from execbook import check; "
                            f"found = check.problems(Path({str(book.docs)!r})); print(*found, sep='\\n')"],
                           capture_output=True, text=True, cwd=config.REPO, timeout=60)
     assert done.returncode == 0 and done.stdout.count("\n") == 2, done.stdout + done.stderr
-    real = subprocess.run([sys.executable, "-m", "book", "check"], capture_output=True, text=True, cwd=config.REPO,
+    real = subprocess.run([sys.executable, "-m", "execbook", "check"], capture_output=True, text=True, cwd=config.REPO,
                           timeout=60)
     assert real.returncode == 0 and real.stdout.startswith("book: check: ok"), real.stdout + real.stderr
 
@@ -164,7 +164,7 @@ def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
 def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_nothing(tmp_path):
     """The issue's first mistake, in a whole (cold) copy: an unclosed :load: cell in both languages.
     The build stops at the check, before executing anything."""
-    from book.build import copy_repository
+    from execbook.build import copy_repository
 
     repo = copy_repository(tmp_path / "repo", keep_build=False)
     lines = {}
@@ -175,7 +175,7 @@ def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_
         del text[at + 1]  # the cell's closing fence
         page.write_text("\n".join(text), "utf-8")
         lines[lang] = at  # the opening fence's line number (1-based: the line above :load:)
-    done = subprocess.run([sys.executable, "-m", "book", "build"], cwd=repo, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=repo, capture_output=True, text=True,
                           timeout=120, env=dict(os.environ, PYTHONPATH=str(repo)))
     assert done.returncode == 1
     last = done.stderr.strip().split("\n")[-3:]

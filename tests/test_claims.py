@@ -1,4 +1,4 @@
-"""Every claim the prose relies on holds on the installed torch (drift.claims), and a claim that
+"""Every claim the prose relies on holds on the installed torch (phase25.claims), and a claim that
 breaks fails with the message the build shows: "claim X no longer holds on torch Y"."""
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from drift import claims
+from phase25 import claims
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = {lang: DOCS / lang / "compatibility.md" for lang in ("es", "en")}

@@ -1,11 +1,13 @@
-"""book.compiled: run A and run B under torch.compile, what raises and when; where a backend cannot
+"""phase25.compiled: run A and run B under torch.compile, what raises and when; where a backend cannot
 run, the measurement says why ("not applicable: ...") instead of failing."""
 
 import pytest
 import torch
 
-from book import compiled, experiments, message
-from drift import record
+from minigpt import experiments, message
+from phase25 import compiled
+from phase25 import experiments as lesson_experiments
+from phase25 import record
 
 
 class Wrapper(Exception):
@@ -72,9 +74,9 @@ def test_a_backend_that_does_not_apply_is_recorded_as_such(monkeypatch):
 
 @pytest.mark.parametrize("backend", compiled.BACKENDS)
 def test_run_b_compiled_is_measured_once_and_read_back(backend):
-    """The claims, the record and the pages share one measurement per backend (book.store)."""
-    first = experiments.compiled(backend, inplace=True)
-    assert experiments.compiled(backend, inplace=True) is first
+    """The claims, the record and the pages share one measurement per backend (execbook.store)."""
+    first = lesson_experiments.compiled(backend, inplace=True)
+    assert lesson_experiments.compiled(backend, inplace=True) is first
     if first.not_applicable:
         pytest.skip(first.not_applicable)
     assert first.raises and message.CORE in first.error and first.gradients is None

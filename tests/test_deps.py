@@ -1,6 +1,6 @@
 """What a page depends on is complete and no larger than it must be.
 
-book.deps declares, per example, the files it depends on (its imports' packages, what the
+execbook.deps declares, per example, the files it depends on (its imports' packages, what the
 manifest says it reads or runs); a page re-executes when one of them changes. Completeness is
 proven by watching: tests/run_examples.py runs every example with an audit hook (its child
 processes too) and lists every repository file it opened or ran; each must be declared.
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from book import cases, deps, pages
-from book.build import executed_pages
+from execbook import cases, deps, pages
+from execbook.build import executed_pages
 
 REPO = Path(__file__).resolve().parents[1]
 EXECUTED = set(executed_pages("en"))
@@ -47,17 +47,17 @@ def page_dependencies():
 
 @pytest.mark.parametrize("changed,pages_", [
     ("examples/safe_masked_fill.py", {"breaks/25-inplace-safe", "compatibility"}),  # its claim
-    ("book/summary.py", {"breaks/25-inplace-safe"}),  # imported by that page's hidden checks only
+    ("phase25/summary.py", {"breaks/25-inplace-safe"}),  # imported by that page's hidden checks only
     ("examples/theory04_stale.py", {"theory/04-autograd-tape-walk-mini-gpt"}),
     ("examples/reproducer.py", {"breaks/25-inplace-further"}),
     ("justfile", {"breaks/25-inplace-further"}),
     ("records/torch-2.13.0.json", {"compatibility"}),
     ("tapegrad/engine.py", {"theory/02-autograd-engine"}),
-    ("drift/claims.py", {"compatibility"}),
+    ("phase25/claims.py", {"compatibility"}),
     ("minigpt/model.py", EXECUTED),
-    ("book/kernel.py", EXECUTED),
-    ("book/build.py", set()),  # the build's own code runs no cell
-    ("book/sphinxext/downloads.py", set()),
+    ("execbook/kernel.py", EXECUTED),
+    ("execbook/build.py", set()),  # the build's own code runs no cell
+    ("execbook/sphinxext/downloads.py", set()),
     ("examples/cases.toml", set()),  # a page depends on its examples' entries only (next test)
     ("docs/en/breaks/25-inplace-safe.md", set()),
     ("README.md", set()),
@@ -83,7 +83,7 @@ def test_a_training_runs_cache_key_reads_every_module_the_training_runs():
 
 def test_an_example_depends_on_the_entries_it_reads():
     assert deps.example_entries("theory04_stale") == ["theory04_stale"]
-    summary = [case.name for case in cases.summary_cases()]
+    summary = [case.name for case in cases.cases_with("verdict")]
     assert deps.example_entries("safe_summary") == ["safe_summary", *summary]
     assert {"fix", "errata", *summary} <= set(deps.example_entries("compat_tables"))
 

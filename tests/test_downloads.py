@@ -1,4 +1,4 @@
-"""The downloads of the executed pages (book/sphinxext/downloads.py).
+"""The downloads of the executed pages (execbook/sphinxext/downloads.py).
 
 - The Markdown rules and the notebook and script transformations, on small resolved pages (no build).
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
@@ -43,9 +43,9 @@ RUN_TIMEOUT_S = 900
 
 from docutils import nodes as docutils_nodes
 
-from book import config
-from book.build import executed_pages, kernel_config
-from book.sphinxext import downloads
+from execbook import config
+from execbook.build import executed_pages, kernel_config
+from execbook.sphinxext import downloads
 
 PAGES = list(executed_pages("en"))
 
@@ -155,7 +155,7 @@ def glue_output(key, value):
 PRINTED = nbformat.v4.new_output("stream", name="stdout", text="4\n")
 BOOK_NOTEBOOK = [  # the page's notebook: its own Markdown cells are not used (the doctree is)
     ("markdown", "# The title", [], []),
-    ("code", "import book.kernel as _book\n_book.stamp()", ["remove-cell"], []),
+    ("code", "import execbook.kernel as _book\n_book.stamp()", ["remove-cell"], []),
     ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED, glue_output("n", "4")]),
     ("code", '_book.check("example")', ["remove-cell"], [glue_output("n", "4")]),
     ("code", 'message = """first line\nsecond line"""\nraise ValueError(message.splitlines()[1])',
@@ -293,7 +293,7 @@ def read_download(site, language, page):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
-    from book.pages import notebook as page_notebook
+    from execbook.pages import notebook as page_notebook
 
     code = {}
     for language in LANGUAGES:
@@ -350,7 +350,7 @@ def execute_notebook(path, result):
 
 def reader_env(tool_env, run_cache):
     """A reader's environment: the project installed, not the build's store. The test's own runs
-    share one store (book.store, minigpt.train's run cache in its runs/ folder): what the first run
+    share one store (execbook.store, minigpt.train's run cache in its runs/ folder): what the first run
     of a page computed, the runs of the same code after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
     return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from drift import claims, record
+from phase25 import claims, record
 
 REQUIRED_RELEASES = ("2.12.1", "2.13.0")
 
@@ -39,7 +39,7 @@ def test_every_required_claim_each_record_measured_held(committed):
 
 def test_each_record_has_every_compile_backend(committed):
     """Per backend, either what it did (every field) or only why this release cannot run it."""
-    from book.compiled import BACKENDS
+    from phase25.compiled import BACKENDS
 
     for release, r in committed.items():
         assert set(r["compile"]) == set(BACKENDS), release
@@ -97,15 +97,15 @@ def test_a_case_that_raised_for_a_missing_torch_api(raised, api):
 
 
 def test_a_case_claim_is_not_applicable_where_its_example_lacks_a_torch_api(monkeypatch):
-    from book import cases
+    from execbook import cases, deps
 
     missing = cases.Outcome("fix", False, raised="ModuleNotFoundError: No module named 'torch.func'",
                             seen="it raised ModuleNotFoundError: No module named 'torch.func'")
-    monkeypatch.setattr(cases, "outcome", lambda name: missing)
+    monkeypatch.setattr(deps, "outcome", lambda name: missing)
     holds, seen = claims._case_claim("fix")()
     assert not holds and seen.startswith(f"{claims.NOT_APPLICABLE}torch.func is missing from torch ")
     other = cases.Outcome("fix", False, raised="AttributeError: 'Tensor' object has no attribute 'x'", seen="it raised")
-    monkeypatch.setattr(cases, "outcome", lambda name: other)
+    monkeypatch.setattr(deps, "outcome", lambda name: other)
     assert not claims._case_claim("fix")()[1].startswith(claims.NOT_APPLICABLE)
 
 
@@ -119,15 +119,15 @@ def test_a_claim_a_record_lacks_is_not_a_difference(live):
 def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     """A course author who resizes the mini-GPT (n_embd 64 -> 48, n_layer 2 -> 3) leaves every
     record valid: the message is recorded with the sizes named, not as numbers."""
-    from book import experiments, store
-    from minigpt.train import model_config
+    from minigpt import experiments
+    from minigpt.train import RUN_CACHE, model_config
 
     resized = lambda data, **switches: model_config(data, **switches).__class__(  # noqa: E731
         **{**vars(model_config(data, **switches)), "n_embd": 48, "n_layer": 3})
     monkeypatch.setattr(experiments, "model_config", resized)
     monkeypatch.setattr(record, "model_config", resized)
-    monkeypatch.setattr(store, "_memory", {})
-    monkeypatch.delenv(store.STORE_ENV, raising=False)
+    monkeypatch.setattr(experiments, "_memory", {})
+    monkeypatch.delenv(RUN_CACHE, raising=False)
     assert "[16, 9, 48]], which is output 0 of" in experiments.run_b(False).error
     assert "is at version 6; expected version 5 instead" in experiments.run_b(False).error
     assert record.measure_message() == committed[claims.release()]["message"]
@@ -138,7 +138,7 @@ def test_records_hold_no_source_text_and_no_sizes_of_the_project(committed):
     must leave every record valid, so no line of the model's source and no concrete shape."""
     import re
 
-    from book.config import REPO
+    from execbook.config import REPO
 
     source = {line.strip() for path in (REPO / "minigpt").glob("*.py") for line in path.read_text().splitlines()
               if len(line.strip()) > 12 and "(" in line}
@@ -206,7 +206,7 @@ def test_differences_see_wording_and_claims_but_not_dates(live):
 
 
 def test_a_part_that_disappears_is_reported_as_absent():
-    from book import message
+    from minigpt import message
 
     parts = message.parts("one of the variables ... modified by an inplace operation: [torch.FloatTensor "
                           "[2, 3]], is at version 2; expected version 1 instead.")
@@ -214,16 +214,16 @@ def test_a_part_that_disappears_is_reported_as_absent():
     assert (parts["tensor"], parts["version_now"], parts["version_expected"]) == ("[torch.FloatTensor [2, 3]]", "2", "1")
 
 
-# --- python -m drift
+# --- python -m phase25
 
 
 def drift_command(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "drift", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "phase25", *map(str, args)], capture_output=True, text=True,
                           cwd=cwd, timeout=600, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
 
 
 def test_report_prints_what_changed_between_committed_releases(capsys):
-    from drift import __main__ as command
+    from phase25 import __main__ as command
 
     assert command.main(["report"]) == 0
     out = capsys.readouterr().out
@@ -231,7 +231,7 @@ def test_report_prints_what_changed_between_committed_releases(capsys):
 
 
 @pytest.mark.parametrize("args,says", [
-    ((), "usage: python -m drift"),
+    ((), "usage: python -m phase25"),
     (("frobnicate",), "unknown command 'frobnicate'"),
     (("report", "no/such/record.json", "records/torch-2.13.0.json"), "no such record"),
     (("report", "records/torch-2.13.0.json"), "at least two records"),
@@ -243,7 +243,7 @@ def test_report_prints_what_changed_between_committed_releases(capsys):
     (("record", "--out", "README.md"), "not a folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(repo, monkeypatch, capsys, args, says):
-    from drift import __main__ as command
+    from phase25 import __main__ as command
 
     monkeypatch.chdir(repo)
     assert command.main(list(args)) == 2
@@ -257,7 +257,7 @@ def test_bad_input_through_the_real_entry_point(repo):
 
 
 def test_report_refuses_a_file_that_is_not_a_record(tmp_path, capsys):
-    from drift import __main__ as command
+    from phase25 import __main__ as command
 
     bad = tmp_path / "torch-1.0.0.json"
     bad.write_text("[1, 2]")
@@ -265,8 +265,8 @@ def test_report_refuses_a_file_that_is_not_a_record(tmp_path, capsys):
 
 
 def in_process(*args):
-    """python -m drift ARGS, run in this process (the claims' results are shared with the tests)."""
-    from drift import __main__ as command
+    """python -m phase25 ARGS, run in this process (the claims' results are shared with the tests)."""
+    from phase25 import __main__ as command
 
     return command.main([str(a) for a in args])
 
@@ -294,7 +294,7 @@ def test_check_tells_a_stale_record_from_a_broken_claim(tmp_path, committed, cap
 
 
 def test_check_exits_1_naming_a_claim_that_no_longer_holds(monkeypatch, capsys):
-    from drift import __main__ as command
+    from phase25 import __main__ as command
 
     claims.claim("made-up-broken", "a claim made up for a test")(lambda: (False, "it did not hold"))
     try:

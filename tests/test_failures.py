@@ -1,4 +1,4 @@
-"""A failing build says what failed in its last lines (book.build): the page (both languages),
+"""A failing build says what failed in its last lines (execbook.build): the page (both languages),
 the example file and line, the one-line reason (what was declared, what happened) and what to do;
 no Sphinx error wall, no kernel message, no traceback.
 
@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from book import cases
+from execbook import cases
 from conftest import build, copy_repository
 
 LAST_LINES = 15
@@ -88,10 +88,13 @@ def test_the_report_blames_no_release_and_hides_no_wall_of_errors(broken):
 
 
 def test_a_broken_claim_blames_the_checkout_when_its_release_recorded_it_holding():
-    from book.build import claims_report
+    from phase25.claims import ClaimBroken, Outcome
 
-    held = claims_report("claim forward-identical no longer holds on torch 2.13.0+cpu: logits differ")
-    assert "no longer holds with this checkout (records/torch-2.13.0.json says it held on torch 2.13.0+cpu)" in held
-    assert "undo that change" in held and "behaves differently" not in held
-    new = claims_report("claim forward-identical no longer holds on torch 9.9.9: logits differ")
-    assert "no longer holds on torch 9.9.9: logits differ" in new and "torch 9.9.9 behaves differently" in new
+    broken = [Outcome("forward-identical", False, "logits differ")]
+    held = ClaimBroken(broken, "2.13.0+cpu")
+    assert "no longer holds with this checkout (records/torch-2.13.0.json says it held on torch 2.13.0+cpu)" in held.reason
+    assert "undo that change" in held.todo and "behaves differently" not in held.todo
+    new = ClaimBroken(broken, "9.9.9")
+    assert "no longer holds on torch 9.9.9: logits differ" in new.reason and "torch 9.9.9 behaves differently" in new.todo
+    failure = cases.check_failure(cases.manifest()["compat_tables"], new)  # what the build renders
+    assert (failure.reason, failure.todo) == (new.reason, new.todo)

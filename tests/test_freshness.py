@@ -1,18 +1,18 @@
 """No stale outputs, and no needless execution. Each executed page's setup cell names the
-fingerprint of what it depends on (book.deps, proven complete by tests/test_deps.py): after a
+fingerprint of what it depends on (execbook.deps, proven complete by tests/test_deps.py): after a
 change to one of those files, or to the manifest entry of one of its examples, that page executes
 again, and only that page; after a prose-only edit nothing executes; each experiment is computed
-once (book.store); and a build never publishes a file it did not write.
+once (execbook.store); and a build never publishes a file it did not write.
 
 The end-to-end test goes on from the cold build (`cold_build`, tests/conftest.py): it copies it,
 with its build state, to another directory and builds there again and again, reading what each
-build executed (docs/_build/execution.json) and what it printed (book.build: a line when a page
+build executed (docs/_build/execution.json) and what it printed (execbook.build: a line when a page
 starts executing, one when it ends).
 """
 
 import pytest
 
-from book import config, pages
+from execbook import config, pages
 from conftest import build, copy_repository, execution_report
 from test_build_output import STARTED  # the line a page that starts executing prints
 

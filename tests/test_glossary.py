@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from book.config import DOCS, LANGUAGES, REPO
-from book.check import SPAN, EXPLICIT, blank_machinery, glossary_terms, term_citations
-from book.sphinxext.bilingual import page_sources
+from execbook.config import DOCS, LANGUAGES, REPO
+from execbook.check import SPAN, EXPLICIT, blank_machinery, glossary_terms, term_citations
+from execbook.sphinxext.bilingual import page_sources
 
 LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")
 AUTOLINK = re.compile(r"<https?://[^>]*>|https?://\S+")

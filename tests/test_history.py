@@ -1,4 +1,4 @@
-"""drift.history: what changed across the recorded releases, and what the first draft quoted.
+"""phase25.history: what changed across the recorded releases, and what the first draft quoted.
 
 Synthetic records pin the rules (a change, a revert, not measured, not applicable); the committed
 records, whatever records/ holds today, are checked against the records themselves."""
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from drift import claims, history, record
+from phase25 import claims, history, record
 
 NA = history.NOT_APPLICABLE_PREFIX
 

@@ -1,5 +1,5 @@
-"""Nothing broken is published (book.outputs), failures name the line the author wrote (the line
-map of book.pages), and each example runs in a namespace of its own (book.kernel): on synthetic
+"""Nothing broken is published (execbook.outputs), failures name the line the author wrote (the line
+map of execbook.pages), and each example runs in a namespace of its own (execbook.kernel): on synthetic
 pages, notebooks and examples, without a build."""
 
 import os
@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from book import build, cases, config, kernel, outputs, pages
+from execbook import build, cases, config, kernel, outputs, pages
 
 
 @pytest.fixture
@@ -85,10 +85,10 @@ def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
     found = outputs.lost_content("p", {"en": source}, {"en": read}, executed)
     assert found == [
         "docs/en/p.md:8: the cell that loads examples/symptom_backward.py is not in the executed page → python -m "
-        "book check names the fence that swallowed it",
+        "execbook check names the fence that swallowed it",
         "docs/en/p.md:6: the page quotes the glued value median_en, which no example glued → glue it in an example's "
         "hidden checks (glue_number, glue_by_value), or correct the key",
-        "docs/en/p.md:12: 1 figure(s) in the source, 0 in the page → python -m book check names the fence that "
+        "docs/en/p.md:12: 1 figure(s) in the source, 0 in the page → python -m execbook check names the fence that "
         "swallowed the others"]
 
 
@@ -151,7 +151,7 @@ def test_a_glued_value_that_holds_an_address_is_refused_too(scratch):
 
 
 def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
-    from book import changes
+    from execbook import changes
 
     def built(median_es, median_en, extra=()):
         notebook = new_notebook(cells=[new_code_cell("x", outputs=[
@@ -175,7 +175,7 @@ def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
     scratch("second", "print(future)\n")
     notebook = new_notebook(cells=[new_code_cell("", metadata={pages.EXAMPLE: n}) for n in ("first", "second")])
     assert build.borrowed(notebook, "second", "name 'future' is not defined") == (
-        "\n  (future is defined by examples/first.py, an earlier example on the page: each example runs in a "
+        "\n(future is defined by examples/first.py, an earlier example on the page: each example runs in a "
         "namespace of its own, as it does alone; define or import it here)")
     assert build.borrowed(notebook, "second", "name 'nowhere' is not defined") == ""
     assert build.borrowed(notebook, "first", "name 'future' is not defined") == ""

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from book import config
+from execbook import config
 from conftest import REPO, serve
 
 WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"

@@ -1,4 +1,4 @@
-"""Where a reader finds a page's source and runs it in Colab (book/sphinxext/links.py, downloads.py).
+"""Where a reader finds a page's source and runs it in Colab (execbook/sphinxext/links.py, downloads.py).
 
 - The addresses, from pyproject.toml's [tool.book] (the repository, its source branch and the
   notebooks branch, each declared once); `pip install` of the project installs `minigpt`.
@@ -8,7 +8,7 @@
   cell itself: what it clones and installs, within 80 columns.
 - The menu's template: downloads name their file, links that leave the site do not.
 - The workflow publishes the build's Colab notebooks on the notebooks branch read from
-  book/config.py, after the tests, from main only, with `contents: write` in that job alone.
+  execbook/config.py, after the tests, from main only, with `contents: write` in that job alone.
 - A real page's Colab notebook (theory/02, seconds) runs in a fresh kernel outside the repository,
   with the project importable: the install cell does nothing, each cell that must raise raises.
 - On the built site (`site`, so end-to-end): every page of both languages links to its source
@@ -27,9 +27,9 @@ import nbformat
 import pytest
 import yaml
 
-from book import config
-from book.pages import notebook as page_notebook
-from book.sphinxext import downloads, links
+from execbook import config
+from execbook.pages import notebook as page_notebook
+from execbook.sphinxext import downloads, links
 from test_downloads import BOOK_NOTEBOOK, BOOK_PAGE, PAGES, executed, reader_env, render
 from test_site import html_pages
 
@@ -58,7 +58,7 @@ def test_the_addresses_come_from_the_declared_repository_and_branches():
 
 
 def test_config_answers_the_notebooks_branch_to_a_bare_python():
-    done = subprocess.run([sys.executable, "-I", str(REPO / "book" / "config.py"), "notebooks-branch"],
+    done = subprocess.run([sys.executable, "-I", str(REPO / "execbook" / "config.py"), "notebooks-branch"],
                           capture_output=True, text=True, check=True)
     assert done.stdout.strip() == config.NOTEBOOKS_BRANCH != config.SOURCE_BRANCH
 
@@ -71,7 +71,7 @@ def test_installing_the_project_installs_minigpt_and_the_packages_pages_import()
 
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     found = set(find_packages(str(REPO), include=pyproject["tool"]["setuptools"]["packages"]["find"]["include"]))
-    assert {"minigpt", "inplace_doctor", "tapegrad", "book", "drift"} <= found
+    assert {"minigpt", "inplace_doctor", "tapegrad", "execbook", "phase25"} <= found
     # the code some pages show imports book.*, whose config reads the repository's own files: a
     # clone, not the packages alone, is what the install cell installs
     assert (REPO / "pyproject.toml").is_file() and config.REPO == Path(links.__file__).resolve().parents[2]
@@ -168,7 +168,7 @@ def test_the_workflow_publishes_the_build_s_colab_notebooks_on_their_branch():
     flow = workflow()
     jobs = flow["jobs"]
     read = " ".join(step.get("run", "") for step in jobs["releases"]["steps"])
-    assert "notebooks-branch=$(python3 book/config.py notebooks-branch)" in read
+    assert "notebooks-branch=$(python3 execbook/config.py notebooks-branch)" in read
     assert jobs["releases"]["outputs"]["notebooks-branch"] == "${{ steps.read.outputs.notebooks-branch }}"
     upload = next(step for step in jobs["book"]["steps"] if step.get("name") == "Upload the Colab notebooks")
     assert upload["uses"].startswith("actions/upload-artifact@")

@@ -3,7 +3,7 @@ page's stamp time, when each page ran): no absolute path, no random id, no timin
 
 The `site` fixture is this checkout's build. In CI (.ci/run) that is a cold build of a fresh
 clone; on a contributor's machine it may be incremental, and then this test also proves that an
-incremental build publishes what a cold one does (every build writes a fresh site: book.build).
+incremental build publishes what a cold one does (every build writes a fresh site: execbook.build).
 The second, `cold_build` (tests/conftest.py), is cold, of a scratch copy in another directory,
 with the network cut off (a network namespace holding only loopback), where the machine allows
 it: nothing may download during a build.

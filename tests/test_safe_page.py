@@ -11,7 +11,8 @@ import functools
 
 import pytest
 
-from book import cases, config, pages, summary
+from execbook import cases, config, pages
+from phase25 import safe_cases, summary
 
 PAGE = "breaks/25-inplace-safe.md"
 HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
@@ -48,8 +49,9 @@ def test_the_spanish_table_is_spanish():
     words = summary.WORDS["es"]
     rows = summary.rows("es", found)
     assert {verdict.split(" (")[0] for _, verdict, _ in rows} == {words["safe"], words["unsafe"]}
-    for case in cases.summary_cases():
-        assert case.title["es"] != case.title["en"] or case.title["en"] == "tok_emb += pos_emb"
+    for case in safe_cases.summary_cases():
+        title = case.extra["case"]
+        assert title["es"] != title["en"] or title["en"] == "tok_emb += pos_emb"
     html = summary.table_html("es", found)
     assert "<th>veredicto</th>" in html and "not safe" not in html and ">safe<" not in html
 

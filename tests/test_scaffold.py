@@ -1,4 +1,4 @@
-"""`nox -s new-page -- <slug>` (python -m book new-page): a new page in both languages, with one
+"""`nox -s new-page -- <slug>` (python -m execbook new-page): a new page in both languages, with one
 executed example that raises, its manifest entry and both tables of contents. The page builds and
 passes the tests as written (end-to-end, in a copy of the cold build); bad names are refused with
 one line, and nothing is written."""
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from book import config
+from execbook import config
 from conftest import build, copy_repository, execution_report
 
 SLUG = "breaks/26-scaffolded"
@@ -17,7 +17,7 @@ SLUG = "breaks/26-scaffolded"
 
 def new_page(repo, *arguments):
     env = dict(os.environ, PYTHONPATH=str(repo))
-    return subprocess.run([sys.executable, "-m", "book", "new-page", *arguments], cwd=repo, env=env,
+    return subprocess.run([sys.executable, "-m", "execbook", "new-page", *arguments], cwd=repo, env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 

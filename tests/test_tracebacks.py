@@ -1,4 +1,4 @@
-"""book.tracebacks: what the book shows of a traceback or a warning. Synthetic tracebacks (paths of
+"""execbook.tracebacks: what the book shows of a traceback or a warning. Synthetic tracebacks (paths of
 a made-up machine) for the formatter, then one real IPython shell set up as the book's kernel."""
 
 import re
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from book import kernel, store, tracebacks
-from book.tracebacks import Frame, Places
+from execbook import kernel, store, tracebacks
+from execbook.tracebacks import Frame, Places
 
 REPO = Path(__file__).resolve().parents[1]
 ROOT = "/build/book"  # the repository on a made-up build machine
@@ -218,12 +218,12 @@ def test_a_chained_exception_shows_both_with_pythons_words():
 # --- in a real IPython shell set up as the book's kernel
 
 
-GUARD = 'import book.kernel as _book\n_book.check("theory02_inequality")'  # as book.pages adds it
+GUARD = 'import execbook.kernel as _book\n_book.check("theory02_inequality")'  # as execbook.pages adds it
 
 
 @pytest.fixture
 def shell(tmp_path, monkeypatch):
-    """An IPython shell (IPython's InteractiveShell, as ipykernel's is) with book.kernel installed;
+    """An IPython shell (IPython's InteractiveShell, as ipykernel's is) with execbook.kernel installed;
     `shell.errors` collects the structured tracebacks of the error outputs it shows."""
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # install replaces it
@@ -265,7 +265,7 @@ def test_a_guard_that_fails_fails_its_cell_with_a_brief_traceback(shell):
     guard = shell.run_cell(GUARD, store_history=True)
     assert isinstance(guard.error_in_exec, AssertionError)
     text = "\n".join(shell.errors[-1])
-    assert "File book/kernel.py:" in text and not MACHINE_PATH.search(text) and str(REPO) not in text
+    assert "File execbook/kernel.py:" in text and not MACHINE_PATH.search(text) and str(REPO) not in text
 
 
 def test_warnings_in_the_kernel_name_the_cell_and_no_machine_path(shell, capsys):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("minigpt", "inplace_doctor", "book")
+PACKAGES = ("minigpt", "inplace_doctor", "execbook")
 SPECIAL = {"__init__", "__call__", "__enter__", "__exit__"}  # dunder methods whose types matter
 
 

@@ -1,4 +1,4 @@
-"""The GitHub Actions workflow: its release matrices read from book/config.py (the one list, in
+"""The GitHub Actions workflow: its release matrices read from execbook/config.py (the one list, in
 pyproject.toml's [tool.book]), records of every listed release, the jobs it must run, and the
 ecosystem's linters (actionlint, zizmor) clean. (It runs on GitHub, not here: this checks what
 it says.)"""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from book import config
-from drift import record
+from execbook import config
+from phase25 import record
 
 REPO = config.REPO
 WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"
@@ -23,9 +23,9 @@ def workflow():
 
 
 def config_answer(question):
-    """What the workflow's `releases` job reads: `python3 book/config.py <question>`, run by a bare
+    """What the workflow's `releases` job reads: `python3 execbook/config.py <question>`, run by a bare
     Python (no project installed, as on the runner before anything is installed)."""
-    done = subprocess.run([sys.executable, "-I", str(REPO / "book" / "config.py"), question], capture_output=True,
+    done = subprocess.run([sys.executable, "-I", str(REPO / "execbook" / "config.py"), question], capture_output=True,
                           text=True, check=True)
     return done.stdout.strip()
 
@@ -43,7 +43,7 @@ def test_the_matrices_are_read_from_book_config_not_written_in_the_workflow():
     flow = workflow()
     read = " ".join(step.get("run", "") for step in flow["jobs"]["releases"]["steps"])
     for output, question in (("recorded", "releases"), ("book", "book-releases"), ("default", "default-torch")):
-        assert f"{output}=$(python3 book/config.py {question})" in read
+        assert f"{output}=$(python3 execbook/config.py {question})" in read
     assert flow["jobs"]["record"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.recorded) }}"
     assert flow["jobs"]["book"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.book) }}"
     book = json.loads(config_answer("book-releases"))

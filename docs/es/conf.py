@@ -1,3 +1,3 @@
-from book.sphinxext.config import configure
+from execbook.sphinxext.config import configure
 
 globals().update(configure("es"))

@@ -1,0 +1,30 @@
+"""python -m execbook COMMAND: the author's commands (AUTHORING.md).
+
+    python -m execbook check              check the sources in seconds, executing nothing (every build runs it first)
+    python -m execbook build [es|en]      build the book (nox -s docs)
+    python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
+    python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
+    python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
+"""
+
+import sys
+
+
+def main(argv: list[str]) -> int:
+    commands = {"check": "check", "build": "build", "run": "author", "page": "author", "new-page": "scaffold"}
+    if not argv or argv[0] not in commands:
+        print(f"usage: python -m execbook {{{','.join(commands)}}} ...", file=sys.stderr)
+        return 2
+    from importlib import import_module
+
+    try:
+        module = import_module(f"execbook.{commands[argv[0]]}")
+    except ModuleNotFoundError as missing:  # this Python lacks the book's packages
+        print(f"execbook: error: {missing} in {sys.executable}: run it with the docs environment, "
+              f".nox/docs/bin/python -m execbook {' '.join(argv)} (nox -s docs creates it)", file=sys.stderr)
+        return 2
+    return module.main(argv[1:]) if argv[0] in ("build", "check") else module.main(argv[0], argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,82 @@
+"""The author's fast loop (AUTHORING.md):
+
+    python -m execbook run EXAMPLE   examples/EXAMPLE.py as its page's cell and hidden guard run it, in
+                                 this process: what it prints, what it glues, and the verdict
+    python -m execbook page PAGE     one page's cells in a kernel, as the build runs them (PAGE: a
+                                 docname such as breaks/25-inplace-safe, or a path to its .md);
+                                 the execution is kept, so the next build does not run it again
+
+Both use the build's store when there is one (the shared experiments and training runs of the
+last build, so nothing slow runs again), and exit 1 with the build's explanation on a failure.
+"""
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import build, cases, config, pages
+
+
+def run(name: str) -> int:
+    if name.endswith(".py"):
+        name = Path(name).stem
+    if name not in cases.manifest():
+        close = [n for n in cases.manifest() if name in n or n in name][:5]
+        print(f"book: error: no example {name!r} in examples/cases.toml" + (f" (did you mean {', '.join(close)}?)"
+                                                                           if close else ""), file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    try:
+        done = cases.execute(name)
+    except Exception as failed:  # noqa: BLE001 - a hidden check failed: say where
+        failure = cases.check_failure(cases.manifest()[name], failed)
+        print(f"book: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        return 1
+    outcome = done.outcome
+    assert outcome is not None, "cases.execute judges every run"
+    sys.stdout.write(done.stdout)
+    if done.error is not None:
+        print(f"[{type(done.error).__name__}: {str(done.error).splitlines()[0][:200]}]")
+    for key, value in done.glued.items():
+        shown = str(value).replace("\n", " ")
+        print(f"glued {key} = {shown[:70]}{'…' if len(shown) > 70 else ''}")
+    if not outcome.ok:
+        failure = cases.case_failure(outcome)
+        print(f"book: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        return 1
+    print(f"book: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def page(target: str) -> int:
+    path = Path(target)
+    if not path.suffix:
+        path = config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
+    if not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
+        print(f"book: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
+              "or the path of its .md)", file=sys.stderr)
+        return 2
+    docname = path.resolve().relative_to(config.DOCS).with_suffix("").as_posix().split("/", 1)[1]
+    try:
+        notebooks = build.check_sources()
+    except build.BuildFailed as failed:
+        print(f"book: {failed}", file=sys.stderr)
+        return 1
+    try:
+        build.execute(notebooks, [docname])
+    except build.BuildFailed as failed:
+        print(f"\n{failed}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(command: str, arguments: list[str]) -> int:
+    if len(arguments) != 1:
+        print(f"usage: python -m execbook {command} {'EXAMPLE' if command == 'run' else 'PAGE'}", file=sys.stderr)
+        return 2
+    if config.STORE.is_dir():
+        build.kernel_environment()
+    else:
+        os.environ.setdefault("MPLBACKEND", "Agg")
+    return run(arguments[0]) if command == "run" else page(arguments[0])

@@ -1,0 +1,438 @@
+"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs).
+
+1. Check the sources (execbook.check, executing nothing): the es/en trees mirror each other,
+   fences close, the manifest reads, every executed page loads declared examples, and both
+   languages of a page run the same code.
+2. Execute every page whose fingerprint changed since it last ran (execbook.pages): first the shared
+   experiments (phase25.experiments.SHARED) in two processes, then the pages in two processes, each
+   as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
+   the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
+   cache, keyed on the cells.
+3. Sphinx builds each language (side by side) into a fresh folder, and takes every page's outputs
+   from that cache; the finished site replaces docs/_build/html, so it never holds a file this
+   build did not write.
+
+A failure ends the build with the page, the example file and line, the reason in one line, and
+what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
+no experiment may be computed twice in one build.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import TYPE_CHECKING
+
+from nbformat import NotebookNode
+
+from . import cases, check, config, deps, pages, store
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
+
+WORKERS = 2
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")  # IPython's own frame label
+
+
+class BuildFailed(Exception):
+    """The build stopped: problems is the report (one paragraph each), summary its last line."""
+
+    def __init__(self, problems: list[str] | str, summary: str = "the site was not updated") -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        self.summary = summary
+        super().__init__("\n\n".join(self.problems))
+
+
+def say(line: str) -> None:
+    print(f"docs: {line}", flush=True)
+
+
+def executed_pages(language: str) -> dict[str, Path]:
+    """docname -> source path of the pages of one language that execute code."""
+    tree = config.DOCS / language
+    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*.md"))
+            if config.BUILD.name not in p.parts and pages.is_executed(p.read_text("utf-8"))}
+
+
+def check_sources() -> dict[str, dict[str, NotebookNode]]:
+    """docname -> {language: notebook} of every executed page, or BuildFailed."""
+    found = check.problems()  # the sources as written, executing nothing (python -m execbook check)
+    if found:
+        raise BuildFailed("\n".join(map(str, found)), f"{len(found)} problem(s) in the sources (python -m execbook "
+                                                       "check lists them in seconds); the site was not updated")
+    problems = []
+    notebooks: dict[str, dict[str, NotebookNode]] = {}
+    for language in config.LANGUAGES:
+        for docname, path in executed_pages(language).items():
+            try:
+                notebooks.setdefault(docname, {})[language] = pages.notebook(path)
+            except pages.PageError as exc:
+                problems.append(f"docs/{language}/{docname}.md: {exc}")
+    for docname, by_language in notebooks.items():
+        code = {lang: [c.source for c in nb.cells if c.cell_type == "code"] for lang, nb in by_language.items()}
+        if len({json.dumps(c) for c in code.values()}) > 1:
+            problems.append(f"{docname}: the es and en pages run different code; keep their code cells identical "
+                            "(code and its comments stay English; one execution serves both)")
+    if problems:
+        raise BuildFailed("\n".join(problems))
+    return notebooks
+
+
+def kernel_environment() -> None:
+    """What every kernel and Sphinx inherit: this checkout's packages (whichever one the installed
+    package points to: the tests build copies) and the build's store (experiments, training runs)."""
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+    for variable in (config.STORE_ENV, *config.STORE_VARIABLES):  # the book's own cache, if any, shares it
+        os.environ[variable] = str(config.STORE)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def _cache():
+    from jupyter_cache import get_cache
+
+    return get_cache(str(config.EXECUTION_CACHE))
+
+
+def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
+    """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
+    cache = _cache()
+    stale: list[str] = []
+    for docname, by_language in notebooks.items():
+        try:
+            cache.match_cache_notebook(next(iter(by_language.values())))
+        except KeyError:
+            stale.append(docname)
+    return stale
+
+
+def kernel_config(sockets: str | Path) -> "Config":
+    """nbclient's configuration: the kernel listens on IPC sockets in the folder `sockets` (over
+    TCP, ipykernel 7 warns that it runs without encryption); the path must be absolute, as the
+    kernel starts in the page's folder."""
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+
+
+def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
+    """(docname, executed notebook as JSON, seconds, error or None), in a worker process."""
+    import nbformat
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    notebook = nbformat.reads(notebook_json, as_version=4)
+    with TemporaryDirectory(prefix="kernel-") as sockets:
+        result = single_nb_execution(notebook, cwd=cwd, timeout=600, allow_errors=False, config=kernel_config(sockets))
+    error = None if result.err is None else explain(docname, notebook, result.err)
+    if error is None:  # nothing unstable is published (execbook.outputs)
+        from . import outputs
+
+        error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
+    return docname, nbformat.writes(notebook), result.time, error
+
+
+def loaded(notebook: NotebookNode) -> list[str]:
+    """The examples a page's notebook loads, in order."""
+    return [c.metadata[pages.EXAMPLE] for c in notebook.cells if pages.EXAMPLE in c.metadata]
+
+
+def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> dict[str, set[str]]:
+    """docname -> the other stale pages it must run after: those that load an example whose outcome
+    its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
+    loads = {d: loaded(next(iter(notebooks[d].values()))) for d in stale}
+    return {d: {other for other in stale if other != d and set(loads[other])
+                & {e for name in loads[d] for e in deps.example_entries(name)}} for d in stale}
+
+
+def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
+    """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
+    outcomes it reads are done (waits_for), the biggest first; or BuildFailed with a paragraph per
+    page that failed."""
+    import nbformat
+    from jupyter_cache.base import CacheBundleIn
+
+    if not stale:
+        return
+    precompute = config.hook("precompute")
+    if precompute is not None:
+        start = time.perf_counter()
+        say(f"computing the shared experiments ({WORKERS} processes) ...")
+        precompute(WORKERS)
+        say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
+    cache, problems = _cache(), []
+    done: set[str] = set()
+    needs = waits_for(notebooks, stale)
+    waiting = dict(needs)  # the pages not started yet
+    cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
+    with ProcessPoolExecutor(WORKERS) as pool:
+        running: dict = {}
+        while waiting or running:
+            # the pages that waited for others first (they end the build), then the biggest
+            ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
+            for docname in ready[:WORKERS - len(running)]:  # "executing" means it runs now
+                del waiting[docname]
+                language, notebook = next(iter(notebooks[docname].items()))
+                say(f"executing {docname} ...")
+                cwd = str((config.DOCS / language / docname).parent)
+                running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
+            if not running:  # what is left waits for a page that failed
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for job in finished:
+                del running[job]
+                docname, executed, seconds, error = job.result()
+                if error:
+                    say(f"{docname} failed after {seconds:.1f} s")
+                    problems.append(error)
+                    continue
+                done.add(docname)
+                say(f"{docname} executed in {seconds:.1f} s ({cells[docname]} cells)")
+                uri = str(config.DOCS / next(iter(notebooks[docname])) / f"{docname}.md")
+                for old in cache.list_cache_records():  # the page's earlier executions: no longer used
+                    if old.uri == uri:
+                        cache.remove_cache(old.pk)
+                cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(executed, as_version=4), uri,
+                                                          data={"execution_seconds": seconds}),
+                                            check_validity=False, overwrite=True)
+    if problems:
+        skipped = sorted(waiting)
+        not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
+        raise BuildFailed(problems, f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; "
+                                    "the site was not updated")
+
+
+def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: list[str]) -> None:
+    """Every page, executed now or earlier, has all its source's cells, glued values and figures
+    (execbook.outputs); or BuildFailed."""
+    from . import outputs
+
+    cache, problems = _cache(), []
+    for docname, by_language in notebooks.items():
+        sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in by_language}
+        try:
+            executed = cache.get_cache_bundle(cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb
+        except KeyError:  # not executed: its cells changed while it ran
+            executed = NotebookNode(cells=[])
+        problems += outputs.lost_content(docname, sources, by_language, executed)
+        if docname not in executed_now:  # kept from an earlier build, before its outputs were checked
+            problems += outputs.unstable_outputs(docname, executed)
+    if problems:
+        raise BuildFailed("\n".join(problems), f"{len(problems)} problem(s) in what the pages would publish; "
+                                                "the site was not updated")
+
+
+def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
+    """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
+    ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
+    failing = next((c for c in notebook.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+                    and "raises-exception" not in c.metadata.get("tags", [])), None)
+    where = f"{docname} ({', '.join(config.LANGUAGES)})"
+    if failing is None:
+        return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
+    guarded = failing.metadata.get(pages.GUARDS)
+    if guarded:  # the guard kept its Failure in the store (execbook.kernel.check)
+        failure = stored_failure(guarded)
+        return failure.render(where) if failure else f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
+    if pages.EXAMPLE in failing.metadata:
+        name = failing.metadata[pages.EXAMPLE]
+        traceback = "\n".join(ANSI.sub("", line) for o in failing.outputs if o.get("output_type") == "error"
+                              for line in o.get("traceback", []))
+        lines = CELL_LINE.findall(traceback)
+        declared = cases.manifest()[name].expected()
+        raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
+        return cases.Failure(f"examples/{name}.py", int(lines[-1]) if lines else None, "raised",
+                             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
+                             f"{borrowed(notebook, name, evalue)}",
+                             "fix the example, or declare what it does in its entry (expect, error, match)").render(where)
+    hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
+    return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
+
+
+def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
+    """For a NameError: the earlier example on the page that defines the name, if one does (each
+    example runs in a namespace of its own, execbook.kernel.forget_example)."""
+    import ast
+
+    missing = re.search(r"name '(\w+)' is not defined", evalue)
+    if not missing:
+        return ""
+    earlier = loaded(notebook)
+    for other in reversed(earlier[:earlier.index(name)] if name in earlier else []):
+        source = cases.split(cases.manifest()[other].path)[0]
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
+               for n in ast.walk(ast.parse(source))):
+            return (f"\n({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
+                    "example runs in a namespace of its own, as it does alone; define or import it here)")
+    return ""
+
+
+def stored_failure(name: str) -> cases.Failure | None:
+    try:
+        found = store.load("failure", deps.outcome_key(name))
+    except KeyError:
+        return None
+    return found if isinstance(found, cases.Failure) else None
+
+
+def sphinx(language: str, outdir: Path) -> None:
+    """Sphinx builds one language into outdir (warnings are errors); BuildFailed with its warnings."""
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
+               "-d", str(config.BUILD / "doctrees" / language), str(config.DOCS / language), str(outdir / language)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    if done.returncode:
+        # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
+        # nor warn, and would publish it. Forget this language's reading.
+        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
+        warnings = [source_warning(line.replace(str(config.REPO) + os.sep, "")) for line in done.stderr.splitlines()
+                    if "WARNING" in line or "ERROR" in line or "Error" in line]
+        raise BuildFailed(f"Sphinx could not build the {language} pages:\n" + "\n".join(
+            f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
+            + "\n  → fix the page source named above (and its twin in the other language)")
+
+
+QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
+WARNING_AT = re.compile(r"^(?P<file>docs/[^:\s]+\.md):(?P<line>\d+):")
+
+
+def source_warning(warning: str) -> str:
+    """A Sphinx warning on an executed page points into the text the build expanded (execbook.pages):
+    point it at the line the author wrote instead."""
+    at = WARNING_AT.match(warning)
+    path = config.REPO / at["file"] if at else None
+    if at is None or path is None or not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
+        return warning
+    try:
+        line = pages.source_line(path, int(at["line"]))
+    except pages.PageError:
+        return warning
+    # docutils names a paragraph's first line: the line of the paragraph that holds what it quotes
+    quoted = [q for pair in QUOTED.findall(warning[at.end():]) for q in pair if q]
+    lines = path.read_text("utf-8").split("\n")
+    for number in range(line, len(lines) + 1):
+        if number > line and not lines[number - 1].strip():
+            break
+        if any(q in lines[number - 1] for q in quoted):
+            line = number
+            break
+    return f"{at['file']}:{line}:{warning[at.end():]}"
+
+
+def timed_sphinx(language: str, outdir: Path) -> float:
+    start = time.perf_counter()
+    sphinx(language, outdir)
+    return time.perf_counter() - start
+
+
+def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
+    started = time.time()
+    kernel_environment()
+    notebooks = check_sources()
+    stale = stale_pages(notebooks)
+    execute(notebooks, stale)
+    lost_content(notebooks, stale)
+    computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
+    twice = sorted({e for e in computed if computed.count(e) > 1})
+    if twice:
+        raise BuildFailed(f"this build computed an experiment more than once: {', '.join(twice)}\n"
+                          "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run")
+    fresh = config.BUILD / "html.new"
+    shutil.rmtree(fresh, ignore_errors=True)
+    with ThreadPoolExecutor(len(languages)) as pool:  # one Sphinx process per language, side by side
+        built = {language: pool.submit(timed_sphinx, language, fresh) for language in languages}
+        for language, job in built.items():
+            say(f"{language} built in {job.result():.1f} s")
+    publish(fresh, languages)
+    cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
+    report = {"executed": stale, "cells_executed": cells, "experiments": computed,
+              "seconds": round(time.time() - started, 1)}
+    config.EXECUTION_REPORT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
+        f"{(config.SITE / 'index.html').relative_to(config.REPO)}")
+    glue_changes(notebooks)
+    stale_record_note()
+
+
+def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:
+    """What this build's change did to the glued values: listed here and in docs/_build/glue-changes.txt."""
+    from . import changes
+
+    cache = _cache()
+    values = {}
+    for docname, by_language in notebooks.items():
+        try:
+            values[docname] = changes.glued(cache.get_cache_bundle(
+                cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb)
+        except KeyError:
+            continue
+    lines = changes.record(values)
+    where = changes.CHANGES.relative_to(config.REPO)
+    if not lines:
+        say(f"no glued value changed ({where})")
+        return
+    say(f"glued values that changed since the last build ({where}):")
+    for line in lines[:shown]:
+        print(line, flush=True)
+    if len(lines) > shown:
+        print(f"  ... {len(lines) - shown} more lines in {where}", flush=True)
+
+
+def publish(fresh: Path, languages: tuple[str, ...]) -> None:
+    """The fresh site replaces the published one: all of it, or the languages built (and the root)."""
+    if set(languages) == set(config.LANGUAGES) or not config.SITE.is_dir():
+        shutil.rmtree(config.SITE, ignore_errors=True)
+        fresh.rename(config.SITE)
+        return
+    for item in fresh.iterdir():
+        target = config.SITE / item.name
+        shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+        item.rename(target)
+    fresh.rmdir()
+
+
+def stale_record_note() -> None:
+    """The compatibility page evaluated the claims; when only the wording changed, the committed
+    record of this release is stale: say so (the build goes on)."""
+    live = config.STORE / "live-record.json"
+    stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
+    if stale:
+        say(f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
+            f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\"")
+
+
+# What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
+NOT_COPIED = (".git", ".nox", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
+
+
+def copy_repository(destination: Path, keep_build: bool = True, repository: Path = config.REPO) -> Path:
+    """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
+    is False)."""
+    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
+    shutil.copytree(repository, destination, ignore=ignore)
+    return Path(destination)
+
+
+def main(arguments: list[str]) -> int:
+    unknown = [a for a in arguments if a not in config.LANGUAGES]
+    if unknown:
+        print(f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}",
+              file=sys.stderr)
+        return 2
+    try:
+        build(tuple(arguments) or tuple(config.LANGUAGES))
+    except BuildFailed as failed:
+        from importlib.metadata import version
+
+        releases = ", ".join(f"{name} {version(name)}" for name in config.FINGERPRINTED)
+        print(f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary}" + (f" ({releases})" if releases else ""),
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,275 @@
+"""The case manifest: what each executed example must do, declared once (examples/cases.toml).
+
+One entry per file in examples/ that a page loads:
+
+    [symptom_backward]
+    expect = "raises"                 # or "completes"
+    error = "RuntimeError"            # with "raises": the exception type ...
+    match = "modified by an inplace operation"   # ... and a fragment of its message
+    holds = "same"                    # optional: a name the example defines that must be True
+    reads = ["justfile"]              # files it reads or runs besides the modules it imports
+                                      # ("@with:KEY": the outcomes of the cases whose entry sets KEY)
+
+A book may add keys of its own: its `check-entry` hook ([tool.book.hooks], execbook.config) judges
+them, they stay in Case.extra, and its `judge` hook may refine the verdict on a run (phase 25's
+safe-case summary: verdict, raised_at, case, checks). Without such a hook, another key is a mistake.
+
+Everything else derives from it: the pages' cells get their raises-exception tags and hidden
+guards from it (execbook.pages), the guard judges the cell with `judge`, `python -m execbook run <name>`
+and the tests run each file through `execute` and judge it the same way.
+
+An example file is what its cell shows, then, from a line starting with CHECKS on, its hidden
+checks (execbook.checks), which the guard runs after judging the cell: `split` parts the two.
+"""
+
+import ast
+import builtins
+import contextlib
+import io
+import json
+import sys
+import tomllib
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from . import config
+
+CHECKS = "# %% hidden checks"  # the line where an example's hidden checks start
+EXPECTATIONS = ("completes", "raises")
+KEYS = {"expect", "error", "match", "holds", "reads"}
+WITH = "@with:"  # a `reads` entry "@with:KEY": the outcomes of the cases whose entry sets KEY
+
+
+class ManifestError(ValueError):
+    """examples/cases.toml says something impossible: one line naming the entry."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the example's file name without .py
+    expect: str
+    error: str | None = None
+    match: str | None = None
+    holds: str | None = None
+    reads: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)  # the book's own keys (its check-entry hook)
+
+    @property
+    def path(self) -> Path:
+        return config.EXAMPLES / f"{self.name}.py"
+
+    def expected(self) -> str:
+        """What the case must do, after "must" (failure messages, claim statements)."""
+        if self.expect == "raises":
+            return f"raise {self.error} containing {self.match!r}"
+        return "complete" + (f" with {self.holds} true" if self.holds else "")
+
+
+def _problem(name: str, entry: dict[str, Any]) -> str | None:
+    raises = entry.get("expect") == "raises"
+    own = config.hook("check-entry")
+    unknown = set(entry) - KEYS if own is None else set()
+    checks = [
+        (unknown, f"unknown key(s) {', '.join(sorted(unknown))}"),
+        (entry.get("expect") not in EXPECTATIONS, f"expect must be one of {', '.join(EXPECTATIONS)}"),
+        (raises and not (entry.get("error") and entry.get("match")), "a raising case needs error and match"),
+        (not raises and ("error" in entry or "match" in entry), 'error/match only go with expect = "raises"'),
+        (not (config.EXAMPLES / f"{name}.py").is_file(), f"no file examples/{name}.py"),
+    ]
+    found = next((problem for failed, problem in checks if failed), None)
+    return found or (own(name, entry) if own is not None else None)
+
+
+def load(path: Path = config.MANIFEST) -> dict[str, Case]:
+    """name -> Case, in the manifest's order."""
+    try:
+        entries = tomllib.loads(Path(path).read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{Path(path).name}: not valid TOML ({exc})") from None
+    return {name: entry_case(name, entry, Path(path).name) for name, entry in entries.items()}
+
+
+def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.toml") -> Case:
+    """The Case of one manifest entry, or ManifestError naming it."""
+    problem = _problem(name, entry)
+    if problem:
+        raise ManifestError(f"{manifest_name} [{name}]: {problem}")
+    return Case(name, entry["expect"], entry.get("error"), entry.get("match"), entry.get("holds"),
+                tuple(entry.get("reads", ())), {k: v for k, v in entry.items() if k not in KEYS})
+
+
+@cache
+def manifest() -> dict[str, Case]:
+    return load()
+
+
+@cache
+def entry_text(name: str) -> str:
+    """The example's entry, as a fingerprint reads it: editing one entry re-runs only its pages."""
+    return json.dumps(tomllib.loads(config.MANIFEST.read_text("utf-8"))[name], sort_keys=True)
+
+
+def cases_with(key: str) -> list[Case]:
+    """The cases whose entry sets the book's own key `key`, in manifest order."""
+    return [c for c in manifest().values() if key in c.extra]
+
+
+# --- judging one run of a case
+
+
+@dataclass
+class Outcome:
+    name: str
+    ok: bool  # it did what the manifest says
+    raised: str | None = None  # "RuntimeError: ..." (the message before its Hint), or None
+    line: str | None = None  # the example's line that raised
+    seen: str = ""  # what happened, in one line
+    lineno: int | None = None  # that line's number in the example
+
+    def failure(self) -> str:
+        case = manifest()[self.name]
+        return f"examples/{self.name}.py must {case.expected()} (examples/cases.toml), but {self.seen}"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed example as the build reports it: where, what, what to do (rendered by `render` only).
+
+    kind: "case" (it did not do what its entry declares), "check" (a hidden check found the prose
+    false), "broken-check" (a hidden check raised), "raised" (its cell raised, undeclared)."""
+    file: str  # examples/<name>.py
+    line: int | None
+    kind: str
+    reason: str
+    todo: str
+
+    @property
+    def place(self) -> str:
+        return self.file + (f":{self.line}" if self.line else "")
+
+    def message(self) -> str:
+        """One paragraph without the page: what `python -m execbook run` and the guard's error say."""
+        return self.reason if self.kind in ("case", "raised") else f"{self.place}, {self.reason}"
+
+    def render(self, where: str) -> str:
+        """The build's report of it: the page, the file and line, the reason, what to do."""
+        reason = "\n".join(f"  {line}" for line in self.reason.splitlines())
+        return f"{where} · {self.place}\n{reason}\n  → {self.todo}"
+
+
+def case_failure(outcome: Outcome) -> Failure:
+    return Failure(f"examples/{outcome.name}.py", outcome.lineno, "case", outcome.failure(),
+                   "the example no longer does what its entry declares: fix the example, or its entry "
+                   f"[{outcome.name}] in examples/cases.toml")
+
+
+def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | None:
+    """The innermost frame of the example's own code in the error's traceback: a line of its source,
+    in a file that is not an installed package's nor this repository's modules (a notebook cell
+    runs the example under a name of its own)."""
+    ours = {line.strip() for line in source.splitlines() if line.strip()}
+    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in config.PACKAGES))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)]
+    return frames[-1] if frames else None
+
+
+def _assigned_at(source: str, name: str) -> int | None:
+    """The line of the last top-level statement of source that assigns name (None if none does)."""
+    lines = [node.lineno for node in ast.parse(source).body
+             if any(isinstance(target, ast.Name) and target.id == name
+                    for target in getattr(node, "targets", [getattr(node, "target", None)]))]
+    return lines[-1] if lines else None
+
+
+def judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
+    """Outcome of one run of case: error is what it raised (None if it completed), namespace the
+    globals it left behind; the book's judge hook, if any, has the last word."""
+    found = _judge(case, error, namespace)
+    own = config.hook("judge")
+    return found if own is None else own(case, found)
+
+
+def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
+    if error is not None:
+        text = f"{type(error).__name__}: {str(error).split(' Hint: ')[0]}"
+        frame = _own_frame(error, split(case.path)[0])
+        line = frame.line.split("#")[0].strip() if frame and frame.line else None
+        kind = getattr(builtins, case.error or "", Exception)
+        ok = case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
+        seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {text[:300]}"
+        return Outcome(case.name, ok, text, line, seen, frame.lineno if frame else None)
+    if case.expect == "raises":
+        return Outcome(case.name, False, seen="it completed without raising")
+    if case.holds and namespace.get(case.holds) is not True:
+        return Outcome(case.name, False, seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}",
+                       lineno=_assigned_at(split(case.path)[0], case.holds))
+    return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
+
+
+def split(path: Path) -> tuple[str, str]:
+    """(what the page shows, the hidden checks with blank lines in front, so that their line numbers
+    are the file's) of an example file; no checks: ""."""
+    lines = Path(path).read_text("utf-8").split("\n")
+    at = next((i for i, line in enumerate(lines) if line.startswith(CHECKS)), len(lines))
+    return "\n".join(lines[:at]).rstrip("\n") + "\n", "\n" * at + "\n".join(lines[at:])
+
+
+def run_checks(case: Case, namespace: dict[str, Any], glue: Callable[[str, Any], object],
+               error: BaseException | None) -> None:
+    """The example's hidden checks, on a copy of the names it left (nothing leaks into the page's
+    later cells), with glue(key, value). A failed check raises AssertionError."""
+    from . import checks
+
+    code = split(case.path)[1]
+    if code.strip():
+        with checks.running(glue, error):
+            exec(compile(code, str(case.path), "exec"), dict(namespace))
+
+
+def check_failure(case: Case, failed: Exception) -> Failure:
+    """The failure of a hidden check at its line: an exception of the book's own may say why and
+    what to do in fields (`reason`, `todo`: phase 25's broken claims); a failed assertion says the
+    prose no longer holds; anything else, that the check is broken."""
+    lines = [f.lineno for f in traceback.extract_tb(failed.__traceback__) if Path(f.filename) == case.path]
+    file, line = f"examples/{case.name}.py", (lines[-1] if lines else None)
+    reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
+    if isinstance(reason, str) and isinstance(todo, str):
+        return Failure(file, line, "check", reason, todo)
+    if isinstance(failed, AssertionError):
+        return Failure(file, line, "check", f"a hidden check of what the prose says: {failed or 'assertion failed'}",
+                       "what the prose says no longer holds: edit the sentence in both languages, or the check")
+    return Failure(file, line, "broken-check", f"a hidden check raised {type(failed).__name__}: {failed}",
+                   "the check itself is broken: fix it (below the example's `# %% hidden checks` line)")
+
+
+@dataclass
+class Run:
+    error: BaseException | None  # what the example raised, or None
+    namespace: dict[str, Any]  # the globals it left
+    stdout: str
+    glued: dict[str, Any]  # myst_nb.glue key -> value
+    outcome: Outcome | None = None  # the run judged against the manifest
+
+
+def execute(name: str) -> Run:
+    """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel:
+    what its page shows, then, if it did what the manifest says, its hidden checks, as the page's
+    guard does. What they glue is kept, not displayed; a failed check raises AssertionError."""
+    case = manifest()[name]
+    run = Run(None, {"__name__": "__main__", "__file__": str(case.path)}, "", {})
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        try:
+            exec(compile(split(case.path)[0], str(case.path), "exec"), run.namespace)
+        except Exception as exc:  # noqa: BLE001 - judged against the manifest
+            run.error = exc
+        run.outcome = judge(case, run.error, run.namespace)
+        if run.outcome.ok:
+            run_checks(case, run.namespace, run.glued.__setitem__, run.error)
+    run.stdout = output.getvalue()
+    return run

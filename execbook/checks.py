@@ -1,0 +1,109 @@
+"""What an example's hidden checks use: glue the values the prose quotes, in each language.
+
+An example file holds what the page shows, then, below a line starting `# %% hidden checks`, what
+the page's hidden guard runs after it (execbook.kernel.check; `python -m execbook run` and the tests run it
+the same way, through execbook.cases.execute). The checks see the names the example left, and
+- glue the values the prose quotes (`glue(key, value)`, MyST-NB's glue in the book);
+- glue what depends on the language once per language, as `<key>_es` and `<key>_en`: words,
+  numbers (the Spanish decimal comma), tables and figures. The cells stay identical in both
+  languages, so one execution serves both pages;
+- choose the words of a phrase whose truth depends on a measured value (the model's size, say)
+  from that value (`glue_by_value`), rather than assert a fixed phrase;
+- assert what the prose states in words: a failed assertion fails the build, naming its line.
+`raised()` is what the example raised, as its manifest entry expects (None if it completed).
+"""
+
+import contextlib
+import io
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .config import LANGUAGES  # noqa: F401 - the hidden checks' languages, in build order
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+_running: dict[str, Any] = {"glue": lambda key, value: None, "error": None}
+
+
+@contextlib.contextmanager
+def running(glue: Callable[[str, Any], object], error: BaseException | None) -> Iterator[None]:
+    """Run an example's checks with this glue(key, value) and the error the example raised."""
+    before = dict(_running)
+    _running.update(glue=glue, error=error)
+    try:
+        yield
+    finally:
+        _running.update(before)
+
+
+def glue(key: str, value: Any) -> None:
+    _running["glue"](key, value)
+
+
+def raised() -> BaseException | None:
+    return _running["error"]
+
+
+def number(value: float, language: str, spec: str = "") -> str:
+    """value formatted with spec, as a reader of language writes it: 97.3% / 97,3 %, 0.25 / 0,25."""
+    text = format(value, spec)
+    if language == "es":
+        text = text.replace(",", "\u202f").replace(".", ",")
+        if text.endswith("%"):
+            text = text[:-1] + "\u00a0%"
+    return text
+
+
+def glue_number(key: str, value: float, spec: str = "") -> None:
+    """Glue value as `<key>_es` and `<key>_en`, each written as its language writes numbers."""
+    for language in LANGUAGES:
+        glue(f"{key}_{language}", number(value, language, spec))
+
+
+def glue_words(key: str, words: dict[str, str]) -> None:
+    """Glue words[language] as `<key>_<language>` (words: {"es": ..., "en": ...})."""
+    if set(words) != set(LANGUAGES):
+        raise ValueError(f"{key}: words for {sorted(words)}, need {list(LANGUAGES)}")
+    for language in LANGUAGES:
+        glue(f"{key}_{language}", words[language])
+
+
+def glue_by_value(key: str, value: float, scale: list[tuple[float, dict[str, str]]]) -> dict[str, str]:
+    """Glue, as `<key>_<language>`, the words that fit a measured value: scale is [(upper bound,
+    {"es": ..., "en": ...}), ...] in increasing order, and the first bound above value wins (the
+    last may be math.inf). Returns those words. For "a few tenths of a percent" / "about one
+    percent": a phrase chosen from what this build measured, never asserted with fixed bounds."""
+    for bound, words in scale:
+        if value < bound:
+            glue_words(key, words)
+            return words
+    raise ValueError(f"{key}: {value!r} is above every bound of its scale; add a last bound of math.inf")
+
+
+FIGURE_DPI = 150
+# Figures are drawn about this wide (inches) with text of 8 points or more: at FIGURE_DPI a phone
+# 390 px wide shows them at about half size, text about 9 px high, and a tap opens them full size.
+FIGURE_WIDTH = 4.8
+
+
+def glue_figure(key: str, draw: Callable[[str], "Figure"]) -> None:
+    """Glue draw(language) (a matplotlib figure) as a PNG image `<key>_<language>`, at a resolution
+    that stays sharp when a phone scales a figure about 5 inches wide to its screen."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image
+
+    for language in LANGUAGES:
+        figure = draw(language)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=FIGURE_DPI, metadata={"Software": None})
+        plt.close(figure)
+        glue(f"{key}_{language}", Image(data=buffer.getvalue()))
+
+
+def glue_html(key: str, render: Callable[[str], str]) -> None:
+    """Glue render(language) (an HTML string) as `<key>_<language>`."""
+    from IPython.display import HTML
+
+    for language in LANGUAGES:
+        glue(f"{key}_{language}", HTML(render(language)))

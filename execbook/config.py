@@ -1,0 +1,116 @@
+"""The facts the book, its tests, nox and the CI workflow share, each declared once.
+
+Read from pyproject.toml's [tool.book] table (languages, titles, recorded releases, URLs), its
+[project] dependencies (the torch range the book is built on) and constraints.txt (the torch
+release that installs by default). Everything else derives from here. This file imports only the
+standard library (and `packaging`, when a release is compared), so that a bare Python can run it:
+
+    python3 execbook/config.py releases        # JSON list of the recorded releases (the workflow's matrix)
+    python3 execbook/config.py book-releases   # those inside the book's torch range
+    python3 execbook/config.py second-release  # the release CI checks beside the default
+    python3 execbook/config.py notebooks-branch  # where the workflow publishes the notebooks Colab opens
+"""
+
+import json
+import re
+import sys
+import tomllib
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = ("pyproject.toml", "constraints.txt")  # the files this module reads (execbook.deps counts them)
+_PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+_BOOK = _PYPROJECT["tool"]["book"]
+
+LANGUAGES: dict[str, str] = dict(_BOOK["languages"])  # code -> name, in build order
+TITLES: dict[str, str] = dict(_BOOK["titles"])
+RECORDED_RELEASES: list[str] = list(_BOOK.get("recorded-releases", []))
+SECOND_RELEASE: str = _BOOK.get("second-release", "")
+SITE_URL: str = _BOOK["site-url"].rstrip("/") + "/"
+REPOSITORY: str = _BOOK["repository"].rstrip("/")
+COURSE_URL: str = _BOOK.get("course-url", "")
+SOURCE_BRANCH: str = _BOOK.get("source-branch", "main")
+NOTEBOOKS_BRANCH: str = _BOOK.get("notebooks-branch", "notebooks")
+# What the engine reaches of the book's own code, by name ("module:function", imported when first
+# called; a book without them runs without): precompute(workers) computes what several pages share
+# before any page runs; check_entry(name, entry) -> problem or None judges a manifest entry's keys
+# beyond the engine's; judge(case, outcome) -> outcome refines the engine's verdict on one run.
+HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
+# Environment variables the build points at its store, for a project's own result cache.
+STORE_VARIABLES: list[str] = list(_BOOK.get("store-variables", []))
+# The installed distributions whose release is part of every page's fingerprint (a new one re-runs them).
+FINGERPRINTED: list[str] = list(_BOOK.get("fingerprinted", []))
+# The module whose import says "this project is installed" (a Colab notebook's first cell).
+PROJECT_MODULE: str = _BOOK.get("project-module", "")
+
+DEPENDENCIES: list[str] = list(_PYPROJECT["project"].get("dependencies", []))
+TORCH_REQUIREMENT: str = next((d for d in DEPENDENCIES if re.match(r"torch\b", d)), "torch")
+# `just`, which runs the reproducer's commands (the docs extra installs it; so does a Colab notebook)
+JUST_REQUIREMENT: str = next((d for d in _PYPROJECT["project"].get("optional-dependencies", {}).get("docs", [])
+                              if re.match(r"rust-just\b", d)), "")
+TEST_REQUIREMENTS: list[str] = list(_PYPROJECT["project"].get("optional-dependencies", {}).get("test", []))
+_CONSTRAINTS = REPO / "constraints.txt"
+_TORCH_PIN = re.search(r"^torch==(\S+)", _CONSTRAINTS.read_text(encoding="utf-8") if _CONSTRAINTS.is_file() else "",
+                       re.M)
+DEFAULT_TORCH: str = _TORCH_PIN.group(1) if _TORCH_PIN else ""
+# This repository's importable packages: its top-level folders with an __init__.py.
+PACKAGES: tuple[str, ...] = tuple(sorted(p.parent.name for p in REPO.glob("*/__init__.py")))
+
+# Where things live
+DOCS = REPO / "docs"
+EXAMPLES = REPO / "examples"
+MANIFEST = EXAMPLES / "cases.toml"
+RECORDS = REPO / "records"
+BUILD = DOCS / "_build"
+SITE = BUILD / "html"
+STORE = BUILD / "store"  # the results one build shares between its pages (execbook.store)
+EXECUTION_CACHE = BUILD / ".jupyter_cache"
+EXECUTION_REPORT = BUILD / "execution.json"
+COLAB = BUILD / "colab"  # the notebooks Colab opens, <language>/<page>.ipynb (the workflow publishes them)
+STORE_ENV = "BOOK_STORE"  # set by the build for the pages' kernels; unset, results live in the process
+
+
+@cache
+def hook(name: str) -> Callable[..., Any] | None:
+    """The book's callable named by [tool.book.hooks] `name`, imported once; None if none is named."""
+    if name not in HOOKS:
+        return None
+    from importlib import import_module
+
+    module, _, function = HOOKS[name].partition(":")
+    return getattr(import_module(module), function)
+
+
+def release(version: str) -> str:
+    """'2.13.0+cpu' -> '2.13.0' (the local build tag is not part of the release)."""
+    return version.split("+")[0]
+
+
+def release_key(name: str) -> tuple[int, ...]:
+    """'2.13.0' -> (2, 13, 0), so that releases sort as numbers."""
+    numbers = tuple(int(n) for n in re.findall(r"\d+", release(name))[:3])
+    return numbers + (0,) * (3 - len(numbers))
+
+
+def supported(release_name: str) -> bool:
+    """Is this release inside the torch range the book is built on (pyproject.toml)?"""
+    from packaging.requirements import Requirement
+
+    return Requirement(TORCH_REQUIREMENT).specifier.contains(release(release_name))
+
+
+def book_releases() -> list[str]:
+    """The recorded releases the book is built on (the others get a record only)."""
+    return [r for r in RECORDED_RELEASES if supported(r)]
+
+
+if __name__ == "__main__":
+    answers = {"releases": lambda: json.dumps(RECORDED_RELEASES), "book-releases": lambda: json.dumps(book_releases()),
+               "second-release": lambda: SECOND_RELEASE, "default-torch": lambda: DEFAULT_TORCH,
+               "notebooks-branch": lambda: NOTEBOOKS_BRANCH}
+    if len(sys.argv) != 2 or sys.argv[1] not in answers:
+        sys.exit(f"usage: python3 execbook/config.py {{{','.join(answers)}}}")
+    print(answers[sys.argv[1]]())

@@ -1,0 +1,145 @@
+"""What an executed example, and so a page, depends on, and the fingerprint of it.
+
+An example depends on its own file (its hidden checks included), its own entry in
+examples/cases.toml, every module of this repository that it imports (directly, or through
+another module), and what its entry says it reads besides (`reads`: a file, a folder,
+or "@with:KEY", what the cases whose entry sets KEY depend on, whose outcomes it reads). A page
+depends on the examples it loads and on the modules its kernel runs (execbook.kernel). A page runs
+again exactly when its fingerprint changes: one of those files, one of those manifest entries, or
+the installed torch. tests/test_deps.py proves the lists complete by watching every file each
+example opens.
+"""
+
+import ast
+from collections.abc import Iterable
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+
+from . import cases, config, store
+from .config import REPO
+
+
+@cache
+def module_file(name: str) -> Path | None:
+    """This repository's file of the module `a.b.c` (a/b/c.py or a/b/c/__init__.py), or None."""
+    if name.split(".")[0] not in config.PACKAGES:
+        return None
+    base = REPO.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
+    """The module names a file imports anywhere in it (functions included), relative ones resolved."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, or a name
+    return frozenset(found)
+
+
+def closure(paths: set[Path]) -> set[Path]:
+    """The files of these modules and of every repository module they import, transitively
+    (a package's __init__.py counts: importing a.b runs a/__init__.py)."""
+    seen: set[Path] = set()
+    todo = [Path(p) for p in paths]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imports(path, path.stat().st_mtime_ns):
+            parts = name.split(".")
+            todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
+    if REPO / "execbook" / "config.py" in seen:  # the one module that reads data files at import
+        seen |= {REPO / source for source in config.SOURCES if (REPO / source).is_file()}
+    return seen
+
+
+def _read_paths(entry: str) -> set[Path]:
+    if entry.startswith(cases.WITH):
+        return {p for case in cases.cases_with(entry.removeprefix(cases.WITH)) for p in example_dependencies(case.name)}
+    path = REPO / entry
+    if path.is_dir():
+        return {p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    return {path}
+
+
+@cache  # one build, one answer: the files do not change while a build reads them
+def example_dependencies(name: str) -> frozenset[Path]:
+    """Every file examples/<name>.py depends on (absolute paths); its manifest entry aside."""
+    case = cases.manifest()[name]
+    paths = closure({case.path})
+    for entry in case.reads:
+        paths |= _read_paths(entry)
+    return frozenset(p for p in paths if p.is_file())
+
+
+def kernel_dependencies() -> set[Path]:
+    """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
+    (the guard calls its judge), and what they import."""
+    hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
+    return closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)})
+
+
+def fingerprint(paths: Iterable[Path], *extra: str) -> str:
+    """The fingerprint of these repository files, of extra strings and of the installed releases of
+    the distributions [tool.book] `fingerprinted` names (torch, for phase 25)."""
+    return store.fingerprint(paths, REPO, *(f"{d} {version(d)}" for d in config.FINGERPRINTED), *extra)
+
+
+def example_entries(name: str) -> list[str]:
+    """The manifest entries examples/<name>.py depends on: its own, those of the cases "@with:KEY"
+    names, and those of the examples its `reads` names."""
+    reads = cases.manifest()[name].reads
+    named = [Path(entry).stem for entry in reads if Path(entry).parent.as_posix() == "examples"]
+    keyed = [case.name for entry in reads if entry.startswith(cases.WITH)
+             for case in cases.cases_with(entry.removeprefix(cases.WITH))]
+    return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
+
+
+def example_fingerprint(name: str) -> str:
+    """Changes whenever anything examples/<name>.py depends on does (its outcome's key)."""
+    return fingerprint(example_dependencies(name), *(cases.entry_text(e) for e in example_entries(name)))
+
+
+def page_dependencies(names: list[str]) -> set[Path]:
+    """The files a page that loads these examples depends on (its kernel's and theirs)."""
+    paths = set(kernel_dependencies())
+    for name in names:
+        paths |= example_dependencies(name)
+    return paths
+
+
+def page_fingerprint(names: list[str]) -> str:
+    """Changes whenever anything the page depends on does: a file, or one of its examples' entries."""
+    entries = dict.fromkeys(e for name in names for e in example_entries(name))
+    return fingerprint(page_dependencies(names), *(cases.entry_text(e) for e in entries))
+
+
+def outcome_key(name: str) -> str:
+    """The store key of one case's outcome: it changes whenever anything the case depends on does."""
+    return f"{name}-{example_fingerprint(name)}"
+
+
+def outcome(name: str) -> cases.Outcome:
+    """The case's outcome in this build: the one its page's guard saved, else run now."""
+    found: cases.Outcome = store.memoized("case", outcome_key(name), lambda: cases.execute(name).outcome)
+    return found

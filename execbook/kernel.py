@@ -1,0 +1,166 @@
+"""What the book's notebook kernel runs around the pages' cells.
+
+execbook.pages puts a hidden setup cell under the title of every executed page
+
+    import execbook.kernel as _book
+    _book.stamp()
+
+and a hidden `_book.check("<example>")` after each cell that loads an example, which judges the
+cell against examples/cases.toml and runs the example's hidden checks: a page declares no
+expectation itself.
+
+Inside IPython, importing this module also makes what the cells print readable (execbook.tracebacks):
+the traceback of a cell that raises keeps the frames of the reader's code and folds those of torch,
+Python and Jupyter into a line that counts them; no path of the build machine is shown.
+"""
+
+import builtins
+import datetime
+import platform
+import re
+import sys
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from . import cases, config, deps, store, tracebacks
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+_last: dict[str, BaseException | None] = {"error": None}
+CELL_OUTPUT_FLUSH_S = 24 * 3600  # longer than any cell: ipykernel flushes a cell's output when it ends
+_baseline: set[str] = set()  # the names of the page's namespace before its first example (stamp)
+_outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
+
+
+class CheckFailed(AssertionError):
+    """A page's hidden guard found that an example, or what the prose says of it, no longer holds:
+    `failure` says where, what and what to do (the guard keeps it in the store for the build)."""
+
+    def __init__(self, failure: cases.Failure) -> None:
+        self.failure = failure
+        super().__init__(failure.message())
+
+
+def _fail(name: str, failure: cases.Failure) -> CheckFailed:
+    store.save("failure", deps.outcome_key(name), failure, seconds=None)  # the build reports it (explain)
+    return CheckFailed(failure)
+
+
+def remember_error(error: BaseException | None) -> None:
+    """What the cell that just ran raised (None if nothing): read by check. In the kernel an
+    IPython hook calls it after every cell; `python -m execbook page` calls it itself."""
+    _last["error"] = error
+
+
+def install(shell: "InteractiveShell") -> None:
+    """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
+    (for check); show a cell's error and the warnings it emits through execbook.tracebacks."""
+    shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
+    # ipykernel sends what a cell prints in chunks, one every 0.2 s; MyST-NB joins a cell's chunks
+    # after stripping each one's trailing blank lines, so where the chunks were cut (how fast this
+    # machine ran the cell) would change the page. Send each cell's output once, when it ends.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "flush_interval"):
+            stream.flush_interval = CELL_OUTPUT_FLUSH_S
+    places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
+    shell.set_custom_exc((Exception,), lambda shell, etype, value, tb, tb_offset=None:
+                         _show_exception(shell, places, etype, value, tb))
+    warnings.showwarning = tracebacks.warning_printer(places)
+
+
+def _cell_label(shell, path: str) -> str | None:
+    """"Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
+    named = shell.compile.format_code_name(path)
+    return " ".join(named) if named else None
+
+
+def _show_exception(shell, places, etype, value, tb):
+    """IPython's custom exception handler: the cell's error with execbook.tracebacks' brief traceback
+    (the shell's own outermost frame left out). What that does not cover (syntax errors, exception
+    groups, exceptions that render themselves) and any failure of its own get IPython's."""
+    if (issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup)
+            or hasattr(value, "_render_traceback_")):
+        return shell.showtraceback((etype, value, tb), running_compiled_code=True)
+    try:
+        stb = tracebacks.structured_traceback(value, places, tb=tb, skip=1)
+    except Exception:  # noqa: BLE001 - never hide the cell's error behind the formatter's
+        return shell.showtraceback((etype, value, tb), running_compiled_code=True)
+    shell._showtraceback(etype, value, stb)
+
+
+def _ipython() -> "InteractiveShell | None":
+    """The IPython shell running this code, or None: IPython puts its get_ipython among the builtins."""
+    get_ipython = getattr(builtins, "get_ipython", None)
+    return None if get_ipython is None else get_ipython()
+
+
+_shell = _ipython()
+if _shell is not None:
+    install(_shell)
+
+
+def _namespace() -> dict[str, Any]:
+    shell = _ipython()
+    return vars(sys.modules["__main__"]) if shell is None else shell.user_ns
+
+
+def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
+    """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail the
+    build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
+    for the claims, in the build's store. Then the example's hidden checks glue what the prose
+    quotes and check what it states (execbook.checks)."""
+    own_namespace = namespace is None
+    namespace = _namespace() if namespace is None else namespace
+    case = cases.manifest()[name]
+    outcome = cases.judge(case, _last["error"], namespace)
+    _outcomes[name] = outcome
+    store.save("case", deps.outcome_key(name), outcome)  # the cell above was this case's one run
+    if not outcome.ok:
+        raise _fail(name, cases.case_failure(outcome))
+    from myst_nb import glue
+
+    try:
+        cases.run_checks(case, namespace, lambda key, value: glue(key, value, display=False), _last["error"])
+    except Exception as failed:  # noqa: BLE001 - the build says where, and why
+        raise _fail(name, cases.check_failure(case, failed)) from None
+    if own_namespace:
+        forget_example(namespace)
+    return outcome
+
+
+IPYTHON_NAMES = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|_oh|_dh|In|Out|exit|quit|get_ipython")
+
+
+def forget_example(namespace: dict[str, Any]) -> None:
+    """Each example runs in a namespace of its own, as it does run alone (python -m execbook run, the
+    tests): after its guard, the names it defined go, so that a later example on the page that uses
+    a name it never defined raises NameError on the page too, instead of borrowing this one's."""
+    for key in [k for k in namespace if k not in _baseline and not IPYTHON_NAMES.fullmatch(k)]:
+        del namespace[key]
+
+
+def outcomes() -> dict[str, cases.Outcome]:
+    """name -> Outcome of every case checked in this kernel so far."""
+    return dict(_outcomes)
+
+
+def versions() -> dict[str, str]:
+    """The releases a page's outputs depend on: [tool.book] `fingerprinted` (torch), then Python."""
+    from importlib.metadata import version
+
+    return {**{name: version(name) for name in config.FINGERPRINTED}, "python": platform.python_version()}
+
+
+def stamp() -> None:
+    """Glue `book_stamp`: which torch produced this page's outputs (language-neutral, so cells stay
+    identical); the page shows it under its title (execbook.pages)."""
+    from IPython.display import HTML
+    from myst_nb import glue
+
+    _baseline.update(_namespace())
+    v = versions()
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    releases = " · ".join(f"{name} {release}" for name, release in v.items() if name != "python")
+    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ {releases + " · " if releases else ""}Python {v["python"]} · '
+                            f'{sys.platform} · {when}</div>'), display=False)

@@ -1,0 +1,278 @@
+"""The two mirrored language trees.
+
+- a language switcher on every page, linking to the same page in the other language; it names
+  the page's explicit labels, the ids both languages share, so that docs/_static/book.js can carry
+  the section in view across (and remember the reader's choice for the root page);
+- <link rel="alternate" hreflang> tags for search engines, absolute (from the site URL,
+  pyproject.toml [tool.book]): one per language and x-default, the root page that chooses the language;
+- at the site root, beside es/ and en/: the language chooser (docs/root/index.html, with the same
+  alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
+- the build fails (a warning under -W) when a page, a label, a section or a figure exists in one tree only
+  (execbook.check says where);
+- MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
+- every executed page must carry the run stamp printed by its setup cell (execbook.kernel.stamp()).
+"""
+
+import json
+import posixpath
+import re
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+from xml.sax.saxutils import escape, quoteattr
+
+from docutils import nodes
+from sphinx.util import logging
+from sphinx.util.nodes import _make_id
+
+from .. import check, config
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.builders.html import StandaloneHTMLBuilder
+    from sphinx.domains.std import StandardDomain
+    from sphinx.environment import BuildEnvironment
+
+logger = logging.getLogger(__name__)
+GENERATED_PAGES = {"genindex", "search", "py-modindex"}
+# "Read this page in <other language>", in the page's own language
+SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Read this page in Spanish"}
+STAMP_CLASS = "book-stamp"
+# The pages a search engine is pointed at: the generated ones but the search page
+SITEMAP_GENERATED = ["genindex"]
+ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: execbook/sphinxext/bilingual.py -->"
+SITEMAP_HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+                  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+                  'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n')
+
+
+GLOSSARY = check.GLOSSARY  # the page whose terms pair up across languages, entry by entry
+page_sources = check.page_sources
+
+
+def labels(tree: str | Path) -> dict[str, str]:
+    """label -> page name, for every explicit label in the tree's page sources."""
+    return {label: page for page, path in page_sources(tree).items() for _, label in check.read(path).labels}
+
+
+def glossary_entries(path: Path) -> list[list[str]]:
+    """The terms of each entry of a page's ```{glossary} block, in source order (execbook.check)."""
+    return [[term for _, term in entry] for entry in check.glossary_entries(path)]
+
+
+def term_anchor(term: str) -> str:
+    """The id Sphinx gives a glossary term ("saved tensor" -> term-saved-tensor)."""
+    return _make_id(f"term-{term}")
+
+
+def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
+    """For each term position (entry by entry, in source order, the same in every language), the
+    ids of that term in every language: each glossary page carries them all, so a term's anchor is
+    the same in both languages."""
+    entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
+    return [{term_anchor(term) for term in terms} for pairs in zip(*entries)
+            for terms in zip(*pairs)]
+
+
+def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
+    """Give each glossary term the ids of its counterparts in the other languages too."""
+    if docname != GLOSSARY:
+        return
+    pairs = {anchor: ids for ids in glossary_anchors(config.DOCS, config.LANGUAGES) for anchor in ids}
+    for term in doctree.findall(nodes.term):
+        for anchor in list(term["ids"]):
+            term["ids"].extend(sorted(pairs.get(anchor, set()) - set(term["ids"])))
+
+
+def glossary_always_outdated(app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str],
+                             removed: set[str]) -> list[str]:
+    """Re-read the glossary on every build: its ids come from the other language's glossary too."""
+    return [GLOSSARY] if GLOSSARY in env.found_docs else []
+
+
+def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
+    """Differences between the language trees, one line each (empty when they mirror): execbook.check's."""
+    return [str(problem) for problem in check.mirror_problems(docs_dir, list(languages))]
+
+
+def other_languages(app: "Sphinx") -> list[str]:
+    return [lang for lang in config.LANGUAGES if lang != app.config.language]
+
+
+def relocate_execution_folder(app: "Sphinx") -> None:
+    env: Any = app.env  # MyST-NB adds its mystnb_config to the environment
+    env.mystnb_config = env.mystnb_config.copy(
+        output_folder=str(config.BUILD / "jupyter_execute" / app.config.language))
+
+
+def check_mirror(app: "Sphinx", env: "BuildEnvironment") -> None:
+    for problem in mirror_problems(config.DOCS, config.LANGUAGES):
+        logger.warning(f"es/en mirror: {problem}", type="bilingual", subtype="mirror")
+
+
+def counterpart_exists(app: "Sphinx", language: str, pagename: str) -> bool:
+    if pagename in GENERATED_PAGES:
+        return True
+    tree = Path(app.srcdir).parent / language
+    return any((tree / f"{pagename}{suffix}").is_file() for suffix in (".md", ".ipynb", ".rst"))
+
+
+def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
+    """The ids of the page's explicit labels: the mirror check keeps them on the same page in both
+    languages, unlike the ids made from a heading's words."""
+    std = cast("StandardDomain", env.get_domain("std"))
+    anchors = {labelid for docname, labelid in std.anonlabels.values()
+               if docname == pagename and labelid}
+    if pagename == GLOSSARY:
+        anchors.update(*glossary_anchors(config.DOCS, config.LANGUAGES))
+    return " ".join(sorted(anchors))
+
+
+def alternates(pagename: str, suffix: str = ".html") -> list[tuple[str, str]]:
+    """[(hreflang, absolute URL)] of one page: each language's version, then x-default (the root
+    page, which sends a reader to their language)."""
+    base = config.SITE_URL
+    return [(lang, f"{base}{lang}/{pagename}{suffix}") for lang in config.LANGUAGES] + [("x-default", base)]
+
+
+def alternate_tags(links: Iterable[tuple[str, str]], slash: str = " /") -> str:
+    return "\n".join(f'<link rel="alternate" hreflang="{lang}" href="{escape(url)}"{slash}>' for lang, url in links)
+
+
+def sitemap(pagenames: Iterable[str], suffix: str = ".html") -> str:
+    """sitemap.xml: the root page and every page of every language, each with all its alternates
+    (Google's hreflang format). No lastmod: two builds of one commit write the same file."""
+    # the root page first: the x-default of the languages' home pages
+    entries = [(config.SITE_URL, alternates("index", suffix))]
+    for pagename in pagenames:
+        links = alternates(pagename, suffix)
+        entries += [(url, links) for lang, url in links if lang != "x-default"]
+    out = [SITEMAP_HEADER]
+    for loc, links in entries:
+        out.append(f"  <url>\n    <loc>{escape(loc)}</loc>\n")
+        out += [f'    <xhtml:link rel="alternate" hreflang="{lang}" href={quoteattr(url)}/>\n' for lang, url in links]
+        out.append("  </url>\n")
+    out.append("</urlset>\n")
+    return "".join(out)
+
+
+def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
+    """The site root (beside es/ and en/): the language chooser, with its hreflang alternates, and
+    sitemap.xml. Each language's build writes the same two files: the mirror check keeps the
+    pages of both languages the same."""
+    if exception or app.builder.format != "html":
+        return
+    root = Path(app.outdir).parent
+    chooser = (config.DOCS / "root" / "index.html").read_text(encoding="utf-8")
+    assert ROOT_ALTERNATES_MARK in chooser, "docs/root/index.html lost the mark of its alternates"
+    chooser = chooser.replace(ROOT_ALTERNATES_MARK, alternate_tags(alternates("index"), slash="").replace("\n", "\n  "))
+    (root / "index.html").write_text(chooser, encoding="utf-8")
+    pages = sorted(app.env.found_docs) + SITEMAP_GENERATED
+    suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
+    (root / "sitemap.xml").write_text(sitemap(pages, suffix), encoding="utf-8")
+
+
+def add_switcher(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
+                 doctree: nodes.document | None) -> None:
+    # from this page's folder up to the site root (which holds es/ and en/)
+    up = "../" * (pagename.count("/") + 1)
+    suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
+    links = []
+    for lang in other_languages(app):
+        if not counterpart_exists(app, lang, pagename):
+            logger.warning(f"page {pagename} has no {lang} counterpart", type="bilingual", subtype="mirror")
+            continue
+        links.append((lang, posixpath.join(up, lang, pagename + suffix)))
+    tags = alternate_tags(alternates(pagename, suffix))
+    context["metatags"] = context.get("metatags", "") + "\n" + tags
+    if links:
+        lang, url = links[0]
+        context.update(book_other_url=url, book_other_language=lang, book_other_language_name=config.LANGUAGES[lang],
+                       book_switch_label=SWITCH_LABEL[app.config.language, lang],
+                       book_shared_anchors=shared_anchors(app.env, pagename))
+
+
+CODE_LANGUAGE = "en"  # code, identifiers and outputs stay English in every language's pages
+CODE_BLOCK = re.compile(r'<div class="((?:highlight-|cell_output)[^"]*)"')
+
+
+def mark_code_language(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
+                       doctree: nodes.document | None) -> None:
+    """On a page in another language, each code block and cell output says it is English
+    (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English."""
+    if app.config.language != CODE_LANGUAGE and "body" in context:
+        context["body"] = CODE_BLOCK.sub(rf'<div class="\1" lang="{CODE_LANGUAGE}"', context["body"])
+
+
+# MyST-NB names what a collapsed cell hides with an English word ("{type}" in the show/hide
+# labels: source, output(s), content); a page in another language gets its own words.
+CELL_PARTS = {"es": {"source": "el código", "outputs": "la salida", "output": "la salida",
+                     "content": "el código y la salida"}}
+CELL_TOGGLE = {"es": "Mostrar u ocultar"}
+CELL_LABEL = re.compile(r'(<p class="(?:collapsed|expanded) admonition-title">\w+) (source|outputs?|content)</p>')
+
+
+def translate_cell_toggles(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
+                           doctree: nodes.document | None) -> None:
+    """Say in the page's language whether a collapsed cell hides its code, its output or both."""
+    parts = CELL_PARTS.get(app.config.language)
+    if parts and "body" in context:
+        body = CELL_LABEL.sub(lambda m: f"{m[1]} {parts[m[2]]}</p>", context["body"])
+        context["body"] = body.replace('aria-label="Toggle hidden content"',
+                                       f'aria-label="{CELL_TOGGLE[app.config.language]}"')
+
+
+JS_TRANSLATIONS = "_static/translations.js"
+JS_CATALOG = re.compile(r"(?s)Documentation\.addTranslations\((\{.*\})\);")
+
+
+def complete_js_translations(app: "Sphinx", exception: Exception | None) -> None:
+    """Sphinx's JavaScript catalog of the page language, with the strings it leaves empty taken
+    from docs/locale's catalog (its Spanish one has no search summary: the search page said
+    nothing after its results)."""
+    if exception or app.builder.format != "html" or app.config.language == CODE_LANGUAGE:
+        return
+    from babel.messages.pofile import read_po
+
+    po = config.DOCS / "locale" / app.config.language / "LC_MESSAGES" / "sphinx.po"
+    js = Path(app.builder.outdir) / JS_TRANSLATIONS
+    if not (po.exists() and js.exists()):
+        return
+    with po.open("rb") as source:
+        catalog = read_po(source)
+    text = js.read_text(encoding="utf-8")
+    found = JS_CATALOG.search(text)
+    assert found, f"{js}: not the catalog Sphinx writes (Documentation.addTranslations({{...}}))"
+    data = json.loads(found.group(1))
+    for message in catalog:
+        key = message.id[0] if isinstance(message.id, tuple) else message.id
+        translated = list(message.string) if isinstance(message.string, tuple) else message.string or ""
+        if key in data["messages"] and not any(data["messages"][key]) and any(translated):
+            data["messages"][key] = translated
+    filled = json.dumps(data, ensure_ascii=False, indent=4, sort_keys=True)
+    js.write_text(text[:found.start(1)] + filled + text[found.end(1):], encoding="utf-8")
+
+
+def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    if NbMetadataCollector.get_exec_data(app.env, docname) is None:
+        return  # not an executed page
+    stamped = any(STAMP_CLASS in node.astext() for node in doctree.findall(nodes.raw))
+    if not stamped:
+        logger.warning(f"{docname} executes code but shows no run stamp: its setup cell (added by "
+                       "execbook/pages.py under the title) did not run execbook.kernel.stamp()",
+                       location=docname, type="bilingual", subtype="stamp")
+
+
+def setup(app: "Sphinx") -> None:
+    app.connect("builder-inited", relocate_execution_folder, priority=900)
+    app.connect("env-check-consistency", check_mirror)
+    app.connect("html-page-context", add_switcher)
+    app.connect("html-page-context", mark_code_language)
+    app.connect("html-page-context", translate_cell_toggles)
+    app.connect("doctree-resolved", check_stamp)
+    app.connect("doctree-resolved", add_glossary_anchors)
+    app.connect("env-get-outdated", glossary_always_outdated)
+    app.connect("build-finished", write_site_root)
+    app.connect("build-finished", complete_js_translations)

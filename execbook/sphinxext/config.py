@@ -1,0 +1,89 @@
+"""Sphinx configuration shared by docs/es and docs/en; each conf.py sets only its language:
+
+    from execbook.sphinxext.config import configure
+    globals().update(configure("es"))
+"""
+
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from .. import config
+from ..pages import MYST_EXTENSIONS
+
+# docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
+# relative to it, so that no absolute path of the build machine reaches the published site
+# (Sphinx hashes those options into each language's .buildinfo).
+SHARED = ".."
+WORDS = {
+    "es": {"author": "los autores del curso mini-GPT", "phase": "fase %s", "search": "Buscar en el libro…",
+           "show": "Mostrar {type}", "hide": "Ocultar {type}"},
+    "en": {"author": "the mini-GPT course authors", "phase": "phase %s", "search": "Search this book…",
+           "show": "Show code cell {type}", "hide": "Hide code cell {type}"},
+}
+
+
+def build_versions() -> dict[str, str]:
+    """The versions the status page shows: the build's environment, which the kernels inherit."""
+    found = {"python": platform.python_version()}
+    for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
+        try:
+            found[package.replace("-", "_")] = version(package)
+        except PackageNotFoundError:
+            found[package.replace("-", "_")] = "not installed"
+    return found
+
+
+def configure(language: str) -> dict[str, Any]:
+    words = WORDS[language]
+    return dict(
+        project=config.TITLES[language],
+        author=words["author"],
+        copyright="2026",
+        language=language,
+        extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton", "sphinx.ext.extlinks",
+                    "execbook.sphinxext"],
+        extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", words["phase"])},
+        templates_path=[f"{SHARED}/_templates"],
+        exclude_patterns=[config.BUILD.name, "**.ipynb_checkpoints"],
+        nitpicky=True,
+        myst_enable_extensions=list(MYST_EXTENSIONS),
+        myst_substitutions=build_versions(),  # {{ torch }}, {{ sphinx }}, ... on the status page
+        myst_heading_anchors=3,
+        # MyST-NB takes every page's outputs from the execution cache, where the build's first step
+        # (execbook.build) put them; an unexpected error fails the build
+        nb_execution_mode="cache",
+        nb_execution_cache_path=str(config.EXECUTION_CACHE),
+        nb_execution_raise_on_error=True,
+        nb_execution_show_tb=True,
+        nb_execution_timeout=600,
+        nb_merge_streams=True,
+        nb_code_prompt_show=words["show"],
+        nb_code_prompt_hide=words["hide"],
+        # another release of a fingerprinted distribution (torch) re-reads every page (Sphinx re-reads
+        # on a changed config value)
+        book_fingerprinted=" ".join(f"{d} {version(d)}" for d in config.FINGERPRINTED),
+        today_fmt="%Y-%m-%d",
+        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po)
+        locale_dirs=[f"{SHARED}/locale"],
+        sphinx_tabs_disable_tab_closing=True,
+        sphinx_tabs_valid_builders=["linkcheck"],
+        html_theme="sphinx_book_theme",
+        html_title=config.TITLES[language],
+        html_static_path=[f"{SHARED}/_static"],
+        html_css_files=["book.css", "outputs.css", "print.css"],
+        html_js_files=[("book.js", {"defer": "defer"})],
+        html_favicon=f"{SHARED}/_static/favicon.svg",
+        # pydata-sphinx-theme's script rejects an empty mode (a console error on every page)
+        html_context={"default_mode": "auto"},
+        html_theme_options={
+            "article_header_end": ["language-switcher.html", "download-menu.html", "article-header-buttons.html"],
+            "use_download_button": False,
+            "use_fullscreen_button": False,
+            "show_toc_level": 2,
+            "search_bar_text": words["search"],
+        },
+        html_last_updated_fmt="%Y-%m-%d",
+        html_copy_source=False,
+        html_show_sourcelink=False,
+    )

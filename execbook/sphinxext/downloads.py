@@ -1,0 +1,442 @@
+"""What a reader downloads from an executed page: its executed notebook and its code as one script,
+in the page's language, both runnable from a clone with the project installed. A menu in the page
+header offers them (docs/_templates/download-menu.html), then "open in Colab" (the notebook again,
+made to run in Colab: `colab_notebook`) and, on every page, its source in the repository (links).
+
+Both are made when Sphinx writes the page (html-page-context), from the page as Sphinx resolved it:
+glued values are in the text already, cross-references are links, includes are code. So:
+- the notebook's Markdown cells are the page rendered as Markdown (`Markdown`, one rule per kind of
+  node), cut where the page shows a code cell; admonitions become quotes with their title in bold,
+  dropdowns <details>, tabs a bold title per tab, figures cell attachments, glued HTML stays HTML,
+  links point at the published book (the site URL, execbook/config.py), labels become HTML anchors;
+- its code cells are the executed notebook's (this build's outputs, from the execution cache),
+  with their tags: `raises-exception` is honoured by nbclient and Jupyter, so a run goes on past an
+  expected error. The book's hidden setup and guard cells are not on the page, so not in the
+  download; nor are the glue records (their values are in the prose), execution times or the run
+  stamp (the page header's date). Streams are merged per cell, as on the page; cell ids are
+  numbered; JSON as nbformat writes it: two builds of one commit write the same bytes;
+- the script: the code cells in order, each under `# %%` and the heading of its section; an
+  expected-error cell runs inside try/except, prints the error and goes on;
+- the Colab notebook: the downloaded notebook with a note of its own, and first of its code cells
+  one that installs the project where it is missing (links.INSTALL).
+Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook outside the site, in
+docs/_build/colab/<language>/<page>.ipynb (the workflow publishes it on its own branch). Editing
+this module, or links, re-reads the executed pages (and executes nothing: it is not code the pages
+run, execbook.deps).
+"""
+
+import ast
+import base64
+import copy
+import html
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import nbformat
+from docutils import nodes
+from jupyter_cache import get_cache
+from myst_nb.core.read import is_myst_markdown_notebook
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.locale import admonitionlabels
+
+from .. import config
+from . import links as reader_links
+
+FOLDER = "_downloads"
+REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
+NBFORMAT_MINOR = 5  # cell ids
+TEXT = {
+    "es": {
+        "menu": "Código", "menu_label": "Descargar esta página, abrirla en Colab o ver su fuente",
+        "source_label": "Ver la fuente de esta página",
+        "notebook": "cuaderno ejecutado (.ipynb)", "script": "código (.py)",
+        "colab": "abrir en Colab", "source": "fuente en GitHub ({suffix})",
+        "note": ("> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
+                 "Para ejecutarlo: un clon del repositorio con el proyecto instalado (`pip install -e .`). "
+                 "Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."),
+        "colab_note": ("> Cuaderno de [{title}]({url}), con las salidas de la construcción del libro, para "
+                       "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta: clona el "
+                       "repositorio y lo instala sin sus dependencias (se queda el torch que ya trae Colab). "
+                       "Las celdas cuya salida es un error fallan a propósito: el error es la lección. Al ejecutar "
+                       "todas las celdas, Colab se detiene en cada una de ellas; para seguir, ejecuta las que "
+                       "vienen después."),
+        "script_header": ("El código de la página «{title}», {url}\n"
+                          "Se ejecuta desde un clon del repositorio con el proyecto instalado (pip install -e .)."),
+        "expected": "Error esperado:",
+        "not_raised": "Esta celda debía lanzar un error y no lo lanzó.",
+        "lesson": "Esta celda falla a propósito: el error es la lección. El script lo imprime y sigue.",
+    },
+    "en": {
+        "menu": "Code", "menu_label": "Download this page, open it in Colab or see its source",
+        "source_label": "See this page's source",
+        "notebook": "executed notebook (.ipynb)", "script": "code (.py)",
+        "colab": "open in Colab", "source": "source on GitHub ({suffix})",
+        "note": ("> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
+                 "To run it: a clone of the repository with the project installed (`pip install -e .`). "
+                 "The cells tagged `raises-exception` fail on purpose: the error is the lesson."),
+        "colab_note": ("> Notebook of [{title}]({url}), with the outputs of the book's build, to run in Colab. "
+                       "Its first code cell installs the project where it is missing: it clones the repository "
+                       "and installs it without its dependencies (Colab's own torch stays). The cells whose "
+                       "output is an error fail on purpose: the error is the lesson. Running all cells stops at "
+                       "each of them; to go on, run the cells after it."),
+        "script_header": ("The code of the page \"{title}\", {url}\n"
+                          "It runs from a clone of the repository with the project installed (pip install -e .)."),
+        "expected": "Expected error:",
+        "not_raised": "This cell was meant to raise an error and did not.",
+        "lesson": "This cell fails on purpose: the error is the lesson. The script prints it and goes on.",
+    },
+}
+SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
+
+
+class Markdown:
+    """A resolved page as Markdown cells and code cells: `cells` is a list of Markdown strings and
+    ints (the index of a code cell in the page's notebook), in page order; `attachments` maps the
+    position of a Markdown cell to the images it shows; `headings` each code cell to the title of
+    its section."""
+
+    def __init__(self, page_url: str, srcdir: Path):
+        self.page_url, self.srcdir = page_url, srcdir  # the images' paths are relative to srcdir
+        self.cells: list[str | int] = []
+        self.attachments: dict[int, dict] = {}
+        self.headings: dict[int, str] = {}
+        self._lines: list[str] = []
+        self._images: dict[str, dict] = {}  # those of the Markdown cell being written
+        self._depth = 0
+        self._heading = ""
+
+    def render(self, document: nodes.document) -> "Markdown":
+        self.blocks(document.children, "")
+        self._flush()
+        return self
+
+    def _flush(self) -> None:
+        text = re.sub(r"\n{3,}", "\n\n", "\n".join(self._lines)).strip("\n")
+        if text:
+            if self._images:
+                self.attachments[len(self.cells)] = dict(sorted(self._images.items()))
+            self.cells.append(text)
+        self._lines, self._images = [], {}
+
+    def _emit(self, text: str, indent: str) -> None:
+        self._lines += [indent + line if line else line for line in text.split("\n")] + [""]
+
+    # --- blocks
+
+    def blocks(self, children: list, indent: str) -> None:
+        for child in children:
+            self.block(child, indent)
+
+    def block(self, node: nodes.Node, indent: str) -> None:
+        if isinstance(node, SKIPPED) and not (isinstance(node, nodes.raw) and node.get("format") == "html"):
+            return
+        if isinstance(node, nodes.Element) and "no-search" in node["classes"]:
+            return  # the run stamp: the build's date and time, page furniture
+        if isinstance(node, nodes.container) and node.get("nb_element") == "cell_code":
+            self._flush()
+            self.cells.append(int(node["cell_index"]))
+            self.headings[int(node["cell_index"])] = self._heading
+            return
+        if isinstance(node, nodes.section):
+            self._depth += 1
+            self.blocks(node.children, indent)
+            self._depth -= 1
+        elif isinstance(node, nodes.title):
+            self._heading = self.inline(node)
+            self._emit("#" * max(self._depth, 1) + " " + self._heading, indent)
+        elif isinstance(node, nodes.target) and node.get("refid"):
+            self._emit(f'<a id="{node["refid"]}"></a>', indent)
+        elif isinstance(node, (nodes.paragraph, nodes.caption)):
+            self._emit(self.inline(node), indent)
+        elif isinstance(node, nodes.literal_block):
+            self._emit(fenced(node.astext(), node.get("language", "").replace("ipython3", "python")), indent)
+        elif isinstance(node, nodes.raw):
+            self._emit(node.astext(), indent)
+        elif isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
+            for number, item in enumerate(node.children, 1):
+                marker = f"{number}. " if isinstance(node, nodes.enumerated_list) else "- "
+                self.item(item, marker, indent)
+        elif isinstance(node, nodes.definition_list):
+            for item in node.children:
+                term = self.inline(item.next_node(nodes.term))
+                self.item(item.next_node(nodes.definition), "- ", indent, lead=f"**{term}**: ")
+        elif isinstance(node, nodes.Admonition):
+            title = node.next_node(nodes.title)
+            heading = self.inline(title) if title else str(admonitionlabels.get(node.tagname, node.tagname))
+            quoted = Markdown(self.page_url, self.srcdir)
+            quoted._images = self._images
+            quoted.blocks([c for c in node.children if not isinstance(c, nodes.title)], "")
+            body = "\n".join(quoted._lines).strip("\n")
+            self._emit("\n".join([f"> **{heading}**", ">"] + [f"> {line}".rstrip() for line in body.split("\n")]), indent)
+        elif node.tagname == "dropdown_main":
+            summary = html_inline(node.children[0]) if node.children else ""
+            self._emit(f"<details><summary>{summary}</summary>", indent)
+            self.blocks(node.children[1:], indent)
+            self._emit("</details>", indent)
+        elif isinstance(node, nodes.container) and "sphinx-tabs" in node["classes"]:
+            titles = [self.inline(tab) for tab in node.findall(lambda n: n.tagname == "button")]
+            panels = [c for c in node.children if "sphinx-tabs-panel" in c.get("classes", [])]
+            for title, panel in zip(titles, panels):
+                self._emit(f"**{title}**", indent)
+                self.blocks(panel.children, indent)
+        elif isinstance(node, nodes.transition):
+            self._emit("---", indent)
+        elif isinstance(node, nodes.image):
+            self.image(node, indent)
+        elif isinstance(node, nodes.table):
+            self._emit(table(node, self), indent)
+        elif isinstance(node, nodes.math_block):
+            self._emit(f"$$\n{node.astext()}\n$$", indent)
+        elif isinstance(node, nodes.Element):  # containers, figures, tab panels, glossaries: their content
+            self.blocks(node.children, indent)
+
+    def item(self, item: nodes.Element, marker: str, indent: str, lead: str = "") -> None:
+        """A list item: its blocks indented under the marker, the first line after it (and lead)."""
+        start = len(self._lines)
+        self.blocks(item.children, indent + " " * len(marker))
+        if len(self._lines) > start:
+            self._lines[start] = indent + marker + lead + self._lines[start][len(indent) + len(marker):]
+
+    def image(self, node: nodes.image, indent: str) -> None:
+        path = (self.srcdir / node.get("candidates", {}).get("*", node["uri"])).resolve()  # uri: the output's
+        mime = "image/svg+xml" if path.suffix == ".svg" else f"image/{path.suffix.lstrip('.')}"
+        self._images[path.name] = {mime: base64.b64encode(path.read_bytes()).decode()}
+        alt = node.get("alt", "").replace("[", "(").replace("]", ")")
+        self._emit(f"![{alt}](attachment:{path.name})", indent)
+
+    # --- inline
+
+    def inline(self, node: nodes.Node) -> str:
+        if isinstance(node, nodes.Text):
+            return re.sub(r"([\\`*_\[\]<])", r"\\\1", node.astext())
+        if isinstance(node, nodes.literal):
+            return code_span(node.astext())
+        if isinstance(node, nodes.math):
+            return f"${node.astext()}$"
+        if isinstance(node, (nodes.raw, nodes.image)):
+            return ""  # an icon in a title
+        text = "".join(self.inline(child) for child in node.children)
+        if isinstance(node, nodes.emphasis):
+            return f"*{text}*"
+        if isinstance(node, nodes.strong):
+            return f"**{text}**"
+        if isinstance(node, nodes.reference):
+            target = "#" + node["refid"] if node.get("refid") else node.get("refuri", "")
+            return f"[{text}]({target if target.startswith('#') else urljoin(self.page_url, target)})" if target else text
+        return text
+
+
+def html_inline(node: nodes.Node) -> str:
+    """Inline content as HTML, for an element whose text Markdown does not render (a <summary>)."""
+    if isinstance(node, nodes.Text):
+        return html.escape(node.astext(), quote=False)
+    if isinstance(node, nodes.literal):
+        return f"<code>{html.escape(node.astext(), quote=False)}</code>"
+    if isinstance(node, (nodes.raw, nodes.image)):
+        return ""
+    return "".join(html_inline(child) for child in node.children)
+
+
+def code_span(text: str) -> str:
+    ticks = "`"
+    while ticks in text:
+        ticks += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def fenced(text: str, language: str = "") -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def table(node: nodes.table, page: Markdown) -> str:
+    rows = [[page.inline(entry).replace("|", "\\|").replace("\n", " ") for entry in row.findall(nodes.entry)]
+            for row in node.findall(nodes.row)]
+    if not rows:
+        return ""
+    head = len(list(node.findall(nodes.thead))) and 1
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] if head else \
+        ["|" + " |" * len(rows[0]), "|" + "---|" * len(rows[0]), "| " + " | ".join(rows[0]) + " |"]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows[1:]])
+
+
+# --- the notebook and the script
+
+
+def tags(cell: Any) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def merged_streams(outputs: list) -> list:
+    """A cell's outputs with all its stdout in one stream output and all its stderr in another, at
+    the place of its first stream, stdout first (as the page shows them, nb_merge_streams): how a
+    stream's text arrives in chunks, and how stdout and stderr interleave, differ from run to run."""
+    texts: dict[str, str] = {}
+    out: list = []
+    for output in outputs:
+        if output["output_type"] != "stream":
+            out.append(copy.deepcopy(output))
+            continue
+        if not texts:
+            out.append("streams")  # their place
+        text = output["text"]
+        texts[output["name"]] = texts.get(output["name"], "") + ("".join(text) if isinstance(text, list) else text)
+    streams = [nbformat.v4.new_output("stream", name=name, text=texts[name]) for name in ("stdout", "stderr")
+               if name in texts]
+    return [item for output in out for item in (streams if output == "streams" else [output])]
+
+
+def notebook_download(page: Markdown, notebook: Any, title: str, language: str, colab: bool = False) -> str:
+    """The executed notebook a reader downloads, as the text of an .ipynb file (colab: the one Colab
+    opens, `colab_notebook`)."""
+    cells = []
+    for position, cell in enumerate(page.cells):
+        if isinstance(cell, str):
+            new = nbformat.v4.new_markdown_cell(cell)
+            if page.attachments.get(position):
+                new.attachments = page.attachments[position]
+        else:
+            source = notebook.cells[cell]
+            outputs = [] if REMOVE_OUTPUT in tags(source) else merged_streams(
+                [o for o in source.get("outputs", []) if not o.get("metadata", {}).get("scrapbook")])
+            new = nbformat.v4.new_code_cell(source.source, metadata={"tags": tags(source)} if tags(source) else {},
+                                            outputs=outputs,
+                                            execution_count=source.get("execution_count"))
+        cells.append(new)
+    note = TEXT[language]["colab_note" if colab else "note"].format(title=title, url=page.page_url)
+    at = 1 if cells and cells[0].cell_type == "markdown" else 0
+    cells.insert(at, nbformat.v4.new_markdown_cell(note))
+    if colab:
+        cells.insert(at + 1, nbformat.v4.new_code_cell(reader_links.install_cell()))
+    for number, cell in enumerate(cells, 1):
+        cell.id = f"cell-{number}"
+    about: dict[str, Any] = {"kernelspec": dict(notebook.metadata.get("kernelspec", {}), language="python")}
+    if "language_info" in notebook.metadata:
+        about["language_info"] = dict(notebook.metadata["language_info"])
+    out = nbformat.v4.new_notebook(cells=cells, metadata=about)
+    out.nbformat_minor = max(out.nbformat_minor, NBFORMAT_MINOR)
+    nbformat.validate(out)
+    return nbformat.writes(out) + "\n"
+
+
+def colab_notebook(page: Markdown, notebook: Any, title: str, language: str) -> str:
+    """The notebook "open in Colab" opens, as the text of an .ipynb file: the downloaded notebook
+    (the page's code cells and this build's outputs, no hidden cell of the book), with a note on
+    running it in Colab and, right after that note, before any other code, the cell that installs
+    the project where it is missing (links.INSTALL)."""
+    return notebook_download(page, notebook, title, language, colab=True)
+
+
+def _string_continuations(code: str) -> set[int]:
+    """The numbers (1-based) of the lines that continue a multi-line string: indenting them would
+    change the string."""
+    inside: set[int] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), str):
+            inside.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))
+    return inside
+
+
+def expected_error_block(code: str, language: str) -> list[str]:
+    """A cell that raises on purpose, as script lines: it runs inside try/except, prints the error
+    and goes on (and says so when it did not raise)."""
+    words, keep = TEXT[language], _string_continuations(code)
+    body = [line if number in keep or not line.strip() else "    " + line
+            for number, line in enumerate(code.rstrip("\n").split("\n"), 1)]
+    block = [f"# {words['lesson']}", "try:", *body, "except Exception as error:",
+             f"    print({words['expected']!r}, f\"{{type(error).__name__}}: {{error}}\")",
+             "else:", f"    print({words['not_raised']!r})"]
+    wrapped = ast.parse("\n".join(block)).body[0]
+    assert isinstance(wrapped, ast.Try) and ast.dump(ast.parse(code)) == ast.dump(ast.Module(wrapped.body, [])), \
+        "wrapping the cell in try/except changed its code"
+    return block
+
+
+def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
+    """The page's code as one plain Python script (the text of a .py file)."""
+    out = ["# " + line for line in TEXT[language]["script_header"].format(title=title, url=page.page_url).split("\n")]
+    section = None
+    for index in (c for c in page.cells if isinstance(c, int)):
+        cell, heading = notebook.cells[index], page.headings[index] or title
+        if not cell.source.strip():
+            continue
+        code = cell.source.rstrip("\n")
+        lines = expected_error_block(code, language) if RAISES in tags(cell) else code.split("\n")
+        out += ["", "", f"# %% {plain(heading)}" if heading != section else "# %%", *lines]
+        section = heading
+    return "\n".join(out) + "\n"
+
+
+def plain(markdown: str) -> str:
+    """Inline Markdown as plain text: links as their text, escapes and code marks removed."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", text.replace("`", ""))
+
+
+# --- Sphinx
+
+
+def executed_notebook(app: Sphinx, pagename: str) -> Any:
+    """The page's notebook with this build's outputs, or None if the page executes nothing."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    if NbMetadataCollector.get_exec_data(app.env, pagename) is None:
+        return None
+    settings = app.env.mystnb_config  # type: ignore[attr-defined] # MyST-NB sets it at run time
+    path = Path(app.outdir).parent.joinpath(settings.output_folder, *f"{pagename}.ipynb".split("/"))
+    try:
+        _, merged = get_cache(settings.execution_cache_path).merge_match_into_notebook(
+            nbformat.read(path, as_version=4), cell_meta=())
+    except KeyError:
+        raise ExtensionError(f"downloads: {pagename} has no executed notebook in the execution cache "
+                             f"({settings.execution_cache_path}); rebuild from clean") from None
+    return merged
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    """The page's menu: its downloads and "open in Colab" (an executed page), then its source."""
+    if app.builder.format != "html" or doctree is None:
+        return
+    language = app.config.language
+    words, links = TEXT[language], []
+    notebook = executed_notebook(app, pagename)
+    if notebook is not None:
+        url = config.SITE_URL + f"{language}/{pagename}.html"
+        page = Markdown(url, Path(app.srcdir)).render(doctree)
+        title = plain(page.inline(doctree.next_node(nodes.title)))
+        folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent
+        name, up = pagename.rsplit("/", 1)[-1], "../" * pagename.count("/")
+        for suffix, make, label in ((".ipynb", notebook_download, words["notebook"]),
+                                    (".py", script_download, words["script"])):
+            write(folder / f"{name}{suffix}", make(page, notebook, title, language))
+            links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
+        write(reader_links.colab_file(language, pagename), colab_notebook(page, notebook, title, language))
+        links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
+    source = reader_links.page_source(app, pagename)
+    links.append({"text": words["source"].format(suffix=Path(source).suffix),
+                  "href": reader_links.source_url(language, source)})
+    context["book_downloads"] = {"menu": words["menu"], "label": words["menu_label" if notebook is not None else
+                                                                        "source_label"], "links": links}
+
+
+def depend_on_this_code(app: Sphinx, docname: str, source: list[str]) -> None:
+    """An executed page's downloads are made by this code: a change to it re-reads the page."""
+    if is_myst_markdown_notebook(source[0]):
+        for module in (__file__, reader_links.__file__):
+            app.env.note_dependency(str(Path(module).resolve()))
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("source-read", depend_on_this_code)
+    app.connect("html-page-context", write_downloads)

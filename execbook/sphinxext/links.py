@@ -1,0 +1,106 @@
+"""Where a reader finds a page's source and runs its notebook in Colab. Both are links in the page
+header's menu (docs/_templates/download-menu.html), after the downloads (execbook.sphinxext.downloads,
+which puts them there):
+
+- every page: its source file in the repository, <repository>/blob/<source-branch>/docs/<lang>/<page>.md;
+- every page that executes code: "open in Colab",
+  https://colab.research.google.com/github/<owner>/<name>/blob/<notebooks-branch>/<lang>/<page>.ipynb.
+  Colab opens notebooks from a GitHub path, so the deploy workflow (.github/workflows/docs.yml)
+  publishes what the build wrote to docs/_build/colab/ (config.COLAB) on that branch.
+
+The repository and both branches are declared once, in pyproject.toml's [tool.book] (execbook.config).
+The Colab notebook is the downloaded one (downloads.colab_notebook) with a note of its own and,
+first of its code cells, INSTALL: where the project's module ([tool.book] project-module) is missing it clones the repository and installs
+it without its dependencies. A clone, not `pip install git+<repository>`: that would install the
+packages (minigpt, inplace_doctor, tapegrad, phase25, execbook) but not the repository's files that the code some pages
+show reads (execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
+dependencies: Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full
+CUDA build (gigabytes) wherever it is outside the book's range. The editable install serves the
+processes the page starts (python -m minigpt, just); this kernel gets the clone on sys.path.
+"""
+
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from sphinx.application import Sphinx
+
+from .. import config
+
+COLAB_URL = "https://colab.research.google.com/github/"
+
+# The first code cell of a Colab notebook (80 columns, like the code a page shows).
+INSTALL = '''\
+# In Colab (or any Python without this project): clone the repository and
+# install it, without its dependencies, so that Colab's own torch, numpy and
+# matplotlib stay. Where the project is installed already, this does nothing.
+import os
+import subprocess
+import sys
+
+REPOSITORY, BRANCH = "{repository}", "{branch}"
+JUST = "{just}"  # `just`, which runs the reproducer's commands
+try:
+    import {module}  # noqa: F401
+except ModuleNotFoundError:
+    clone = os.path.abspath("{folder}")
+    if not os.path.isdir(clone):
+        subprocess.run(["git", "clone", "--quiet", "--depth", "1",
+                        "--branch", BRANCH, REPOSITORY, clone], check=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
+                    "--no-deps", "--editable", clone, JUST], check=True)
+    sys.path.insert(0, clone)  # new processes see the install; this one, now
+'''
+
+
+def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
+    """'https://github.com/owner/name' -> ('owner', 'name'): Colab opens notebooks from GitHub only."""
+    parts = urlsplit(repository)
+    path = parts.path.strip("/").removesuffix(".git").split("/")
+    if parts.netloc != "github.com" or len(path) != 2 or not all(path):
+        raise ValueError(f"pyproject.toml [tool.book] repository: {repository!r} is not "
+                         "https://github.com/<owner>/<name>")
+    return path[0], path[1]
+
+
+def install_cell() -> str:
+    """The code of a Colab notebook's first code cell."""
+    return INSTALL.format(folder=github_repository()[1], branch=config.SOURCE_BRANCH, repository=config.REPOSITORY,
+                          just=config.JUST_REQUIREMENT, module=config.PROJECT_MODULE or config.PACKAGES[0]).rstrip("\n")
+
+
+def source_url(language: str, source: str) -> str:
+    """The page's source file in the repository; source: its path inside docs/<language>/."""
+    return f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/docs/{language}/{source}"
+
+
+def notebook_path(language: str, pagename: str) -> str:
+    """The Colab notebook's path inside the notebooks branch (and inside config.COLAB)."""
+    return f"{language}/{pagename}.ipynb"
+
+
+def colab_url(language: str, pagename: str) -> str:
+    owner, name = github_repository()
+    return f"{COLAB_URL}{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/{notebook_path(language, pagename)}"
+
+
+def page_source(app: Sphinx, pagename: str) -> str:
+    """The page's source file, relative to its language's folder (docs/<language>/)."""
+    return Path(app.env.doc2path(pagename)).relative_to(Path(app.srcdir)).as_posix()
+
+
+def colab_file(language: str, pagename: str) -> Path:
+    """Where the build writes the page's Colab notebook."""
+    return config.COLAB.joinpath(*notebook_path(language, pagename).split("/"))
+
+
+def clear_colab_notebooks(app: Sphinx) -> None:
+    """A language's Colab notebooks are those this build writes (the book's build writes every page:
+    Sphinx's output folder is a fresh one, execbook.build)."""
+    if app.builder.format == "html":
+        shutil.rmtree(config.COLAB / app.config.language, ignore_errors=True)
+
+
+def setup(app: Sphinx) -> None:
+    github_repository()  # a repository Colab cannot open fails the build, not the reader's click
+    app.connect("builder-inited", clear_colab_notebooks)

@@ -1,0 +1,95 @@
+"""The status page's execution table, and the pages read on every build.
+
+- Re-reads ALWAYS_READ on every build (neither executes code, so re-reading them is cheap): the
+  status page shows the build date with ``{sub-ref}`today```; the glossary's terms are index
+  entries, which Sphinx keeps only for the pages it read.
+- ``{book-execution-table}``: when each executed page ran and whether it succeeded, with headers in
+  the page's language. Unlike MyST-NB's ``{nb-exec-table}`` it shows no run times: two builds of
+  one commit publish the same site but for its dates (tests/test_reproducible.py); the build
+  prints the seconds (execbook.build).
+"""
+
+import datetime
+import posixpath
+from typing import TYPE_CHECKING, Any
+
+from docutils import nodes
+from sphinx.addnodes import pending_xref
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.docutils import SphinxDirective
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.environment import BuildEnvironment
+
+ALWAYS_READ = ("status", "glossary")
+
+
+def always_read(app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str],
+                removed: set[str]) -> list[str]:
+    return [doc for doc in ALWAYS_READ if doc in env.found_docs]
+
+
+# MyST-NB re-writes the pages marked with its own key when a page executes (its env-updated hook)
+HAS_EXECUTION_TABLE = "has_exec_table"
+TABLE_WORDS = {
+    "es": {"page": "Página", "ran": "Ejecutada (UTC)", "result": "Resultado", True: "correcta", False: "falló"},
+    "en": {"page": "Page", "ran": "Executed (UTC)", "result": "Result", True: "succeeded", False: "failed"},
+}
+
+
+class ExecutionTableNode(nodes.General, nodes.Element):
+    """Where the table goes; filled in once every page has been read (and executed)."""
+
+
+class ExecutionTable(SphinxDirective):
+    def run(self) -> list[nodes.Node]:
+        from myst_nb.sphinx_ import NbMetadataCollector
+
+        NbMetadataCollector.set_doc_data(self.env, self.env.docname, HAS_EXECUTION_TABLE, True)
+        return [ExecutionTableNode()]
+
+
+def _row(*cells: str | nodes.paragraph) -> nodes.row:
+    row = nodes.row()
+    for cell in cells:
+        row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else nodes.paragraph(text=cell))
+    return row
+
+
+def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.table:
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    words = TABLE_WORDS[language]
+    table = nodes.table(classes=["colwidths-auto", "no-search"])  # times: not search terms
+    group = nodes.tgroup(cols=3)
+    table += group
+    group.extend(nodes.colspec(colwidth=1) for _ in range(3))
+    group += nodes.thead("", _row(words["page"], words["ran"], words["result"]))
+    body = nodes.tbody()
+    group += body
+    for docname, data in sorted(NbMetadataCollector.get_doc_data(env).items()):
+        ran = data.get("exec_data")
+        if not ran:
+            continue
+        link = pending_xref(refdoc=here, reftarget=posixpath.relpath(docname, posixpath.dirname(here)),
+                            reftype="doc", refdomain="std", refexplicit=True, refwarn=True)
+        link += nodes.inline(text=env.titles[docname].astext())
+        when = datetime.datetime.fromtimestamp(ran["mtime"], datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        body += _row(nodes.paragraph("", "", link), when, words[ran["succeeded"] is True])
+    return table
+
+
+class FillExecutionTable(SphinxPostTransform):
+    default_priority = 8  # before the references are resolved (10)
+
+    def run(self, **kwargs: Any) -> None:
+        for node in list(self.document.findall(ExecutionTableNode)):
+            node.replace_self(execution_table(self.env, self.env.docname, self.config.language))
+
+
+def setup(app: "Sphinx") -> None:
+    app.connect("env-get-outdated", always_read)
+    app.add_node(ExecutionTableNode)
+    app.add_directive("book-execution-table", ExecutionTable)
+    app.add_post_transform(FillExecutionTable)

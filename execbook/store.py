@@ -1,0 +1,104 @@
+"""Results kept on disk for a build, so that each experiment runs once per fingerprint.
+
+The build sets BOOK_STORE (docs/_build/store) for every page's kernel and for its first step,
+which computes the shared experiments (phase25.experiments.SHARED) before any page runs. A result is
+written once, under a key that changes with everything it depends on, and read back by whoever
+needs it later: a page, a claim, the next build. Without BOOK_STORE (the tests, `python -m
+drift`) results live in the process only.
+
+Every computation is logged to computed.jsonl (a project's own cache may log there too: the build
+sets the variables `[tool.book] store-variables` names to the same folder): the build fails if one
+build computed anything twice.
+"""
+
+import hashlib
+import json
+import os
+import pickle
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .config import STORE_ENV
+
+COMPUTED_LOG = "computed.jsonl"  # in the store: one line per result computed there
+
+_memory: dict[tuple[str, str], Any] = {}
+
+
+def fingerprint(files: Iterable[str | Path], root: Path, *extra: str | bytes) -> str:
+    """A short hash of files (their paths relative to root, and their contents) and of extra
+    strings or bytes: the engine's one fingerprint (pages, cases, the results a book keeps here)."""
+    digest = hashlib.sha256()
+    for item in extra:
+        digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
+    for path in sorted(Path(f) for f in files):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Write bytes to path so that another process never reads half of them."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(f".{os.getpid()}.tmp")
+    scratch.write_bytes(data)
+    scratch.replace(path)
+
+
+def log_computation(store: str | Path, kind: str, key: str, seconds: float) -> None:
+    """Append {kind, key, seconds, at} to store/computed.jsonl (the build counts them)."""
+    Path(store).mkdir(parents=True, exist_ok=True)
+    entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
+    with open(Path(store) / COMPUTED_LOG, "a", encoding="utf-8") as log:
+        log.write(json.dumps(entry) + "\n")
+
+
+def folder() -> Path | None:
+    return Path(os.environ[STORE_ENV]) if os.environ.get(STORE_ENV) else None
+
+
+def _path(store: Path, kind: str, key: str) -> Path:
+    return store / kind / f"{key}.pickle"
+
+
+def load(kind: str, key: str) -> Any:
+    """The stored value, or KeyError."""
+    if (kind, key) not in _memory:
+        store = folder()
+        if store is None or not _path(store, kind, key).is_file():
+            raise KeyError((kind, key))
+        _memory[(kind, key)] = pickle.loads(_path(store, kind, key).read_bytes())
+    return _memory[(kind, key)]
+
+
+def save(kind: str, key: str, value: Any, seconds: float | None = 0.0) -> None:
+    """Keep value under (kind, key), and log its computation (seconds None: a record, not a result
+    computed, such as a failure's report)."""
+    _memory[(kind, key)] = value
+    store = folder()
+    if store is not None:
+        write_atomically(_path(store, kind, key), pickle.dumps(value))
+        if seconds is not None:
+            log_computation(store, kind, key, seconds)
+
+
+def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:
+    """compute() once per (kind, key): from memory, else from the store, else computed now."""
+    try:
+        return load(kind, key)
+    except KeyError:
+        start = time.perf_counter()
+        value = compute()
+        save(kind, key, value, time.perf_counter() - start)
+        return value
+
+
+def computed_since(started: float, store: Path | None = None) -> list[dict[str, Any]]:
+    """[{kind, key, seconds, at}] logged at or after `started` (a time.time() value)."""
+    log = Path(store or folder() or "") / COMPUTED_LOG
+    if not log.is_file():
+        return []
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line]
+    return [e for e in entries if e["at"] >= started]

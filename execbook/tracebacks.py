@@ -1,0 +1,371 @@
+"""Tracebacks and warnings as a reader of the book can read them.
+
+What a cell prints is published, so it must not show the build machine: every path is named as
+the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`,
+`torch/csrc/autograd/python_anomaly_mode.cpp:122`), and the frames of code the reader did not
+write (torch, Python, Jupyter) fold into one line saying how many were left out:
+
+    ---------------------------------------------------------------------------
+    RuntimeError                              Traceback (most recent call last)
+    Cell In[6], line 13
+         11 with torch.autograd.set_detect_anomaly(True):
+         12     logits, loss = model_b(x, y)
+    ---> 13     loss.backward()  # raises
+
+    [3 frames in torch left out]
+
+    RuntimeError: one of the variables needed for gradient computation has been modified ...
+
+Plain functions, no IPython needed: execbook/kernel.py installs them in the notebook kernel (an
+IPython custom exception handler and `warnings.showwarning`); examples/reproducer.py passes the
+output of its commands through `brief` and `excerpt`.
+"""
+
+import inspect
+import linecache
+import os
+import re
+import sys
+import sysconfig
+import textwrap
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import CodeType, TracebackType
+from typing import Callable, NamedTuple, TextIO
+
+JUPYTER = {"IPython", "ipykernel", "ipykernel_launcher", "ipython_pygments_lexers", "jupyter_client",
+           "jupyter_core", "tornado", "zmq", "traitlets", "comm", "debugpy", "nbclient"}  # as "Jupyter"
+VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
+PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+# A C++ source named in torch's messages ("Triggered internally at /__w/pytorch/pytorch/torch/
+# csrc/..."): named from the first of these folders on.
+CPP_SOURCE = re.compile(r"[/\\]((?:torch[/\\]csrc|aten[/\\]src|c10|caffe2)[/\\])")
+# An absolute path inside a text: not part of a URL, a ratio or a date.
+ABSOLUTE = re.compile(r"(?<![\w.:/\\])/[^\s\"'<>:,()\[\]]+")
+# One frame of a Python traceback as text ("  File "x.py", line 3, in f").
+FRAME_LINE = re.compile(r'^(?P<indent>[ \t]*)File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.*))?$')
+CONTEXT = 2  # lines of source shown above the one that ran
+MOST_LINES = 5  # of the statement that ran, when it spans several
+RULE = "-" * 75
+
+
+def _stdlib_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple(sorted({os.path.normpath(paths[k]) for k in ("stdlib", "platstdlib")}, key=len, reverse=True))
+
+
+@dataclass(frozen=True)
+class Places:
+    """Where code lives: which files are the project's own and how the reader names a file.
+
+    repo: the repository root; cell_label: a notebook cell's file name -> its label
+    ("Cell In[6]"), None for any other file (IPython's `shell.compile.format_code_name`)."""
+
+    repo: str
+    cell_label: Callable[[str], str | None] = lambda path: None
+    stdlib: tuple[str, ...] = _stdlib_dirs()
+
+    def _in_repo(self, path: str) -> bool:
+        path = os.path.normpath(path)
+        return path.startswith(os.path.normpath(self.repo) + os.sep)
+
+    def origin(self, path: str) -> str:
+        """"cell", "project", or what the code belongs to: "torch", "Python", "Jupyter", a package."""
+        if self.cell_label(path) is not None:
+            return "cell"
+        if path.startswith("<"):  # <frozen runpy>, <string>
+            return "Python"
+        packages = PACKAGES_DIR.search(path)
+        if packages:
+            top = re.split(r"[/\\.]", path[packages.end():], maxsplit=1)[0]
+            return "Jupyter" if top in JUPYTER else top
+        if self._in_repo(path):
+            inside = os.path.relpath(os.path.normpath(path), os.path.normpath(self.repo)).split(os.sep)
+            return "other code" if VIRTUAL_ENVIRONMENTS & set(inside) else "project"
+        if os.path.normpath(path).startswith(self.stdlib):
+            return "Python"
+        return "other code"
+
+    def is_ours(self, path: str) -> bool:
+        """The reader's code: a cell of the page, or a file of the repository."""
+        return self.origin(path) in ("cell", "project")
+
+    def display(self, path: str) -> str:
+        """The path as the reader names it: relative to the repository, to site-packages, to the
+        standard library or to torch's source tree; a cell by its label."""
+        label = self.cell_label(path)
+        if label is not None:
+            return label
+        cpp = CPP_SOURCE.search(path)
+        if cpp and path.startswith(("/", "\\")):
+            return path[cpp.start(1):]
+        packages = PACKAGES_DIR.search(path)
+        if packages:
+            return path[packages.end():]
+        if self._in_repo(path):
+            return os.path.relpath(os.path.normpath(path), os.path.normpath(self.repo))
+        for stdlib in self.stdlib:
+            if os.path.normpath(path).startswith(stdlib + os.sep):
+                return os.path.relpath(os.path.normpath(path), stdlib)
+        return path
+
+
+def default_places() -> Places:
+    """The places of this repository, with no notebook cells."""
+    from .config import REPO
+
+    return Places(repo=str(REPO))
+
+
+def shorten_paths(text: str, places: Places) -> str:
+    """Every absolute path in text as places.display names it."""
+    return ABSOLUTE.sub(lambda m: places.display(m.group()), text)
+
+
+def fold_line(origins: list[str], indent: str = "") -> str:
+    """The line standing for frames left out, origins being each one's (e.g. ["torch", "torch"])."""
+    names = list(dict.fromkeys(origins))  # in order of appearance, once
+    where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    count = len(origins)
+    return f"{indent}[{count} frame{'s' if count != 1 else ''} in {where} left out]"
+
+
+# --- tracebacks inside a text (a warning's message, the output of a command)
+
+
+def _frames_in_text(lines: list[str]) -> list[tuple[int, int, re.Match[str]]]:
+    """[(start, end, match)] of each frame of a Python traceback in lines: its File line and the
+    more indented lines under it (its source line, the carets)."""
+    found: list[tuple[int, int, re.Match[str]]] = []
+    i = 0
+    while i < len(lines):
+        match = FRAME_LINE.match(lines[i])
+        if not match:
+            i += 1
+            continue
+        end, indent = i + 1, len(match["indent"])
+        while (end < len(lines) and not FRAME_LINE.match(lines[end]) and lines[end].strip()
+               and len(lines[end]) - len(lines[end].lstrip()) > indent
+               and not lines[end].lstrip().startswith("(Triggered internally")):
+            end += 1
+        found.append((i, end, match))
+        i = end
+    return found
+
+
+def fold_text(text: str, places: Places) -> str:
+    """text with the frames of its Python tracebacks that are not the reader's code folded into
+    one line per run, and the reader's frames named as places.display names them."""
+    lines = text.split("\n")
+    out: list[str] = []
+    run: list[str] = []
+    last, run_indent = 0, ""
+    for start, end, match in _frames_in_text(lines):
+        if start != last and run:  # text between two tracebacks ends a run
+            out.append(fold_line(run, run_indent))
+            run = []
+        out.extend(lines[last:start])
+        path = match["path"]
+        if places.is_ours(path):
+            if run:
+                out.append(fold_line(run, run_indent))
+                run = []
+            label = places.cell_label(path)
+            where = label if label else f'File "{places.display(path)}"'
+            where += f', line {match["line"]}'
+            function = f', in {match["function"]}' if match["function"] is not None else ""
+            out.append(f'{match["indent"]}{where}{function}')
+            out.extend(lines[start + 1:end])
+        else:
+            run_indent = match["indent"]
+            run.append(places.origin(path))
+        last = end
+    if run:
+        out.append(fold_line(run, run_indent))
+    out.extend(lines[last:])
+    return "\n".join(out)
+
+
+def brief(text: str, places: Places | None = None) -> str:
+    """text (a warning, a command's output) with foreign frames folded and no machine paths."""
+    places = places or default_places()
+    return shorten_paths(fold_text(text, places), places)
+
+
+def excerpt(text: str, head: int, tail: int) -> str:
+    """text's first head and last tail lines, with a line saying how many were left out between
+    (text itself when that would not be shorter)."""
+    lines = text.split("\n")
+    if len(lines) <= head + tail + 1:
+        return text
+    left_out = len(lines) - head - tail
+    return "\n".join([*lines[:head], f"[... {left_out} lines left out ...]", *lines[len(lines) - tail:]])
+
+
+def format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                   line: str | None = None, places: Places | None = None) -> str:
+    """A warning as `warnings.showwarning` prints it, briefly: where it was raised only when that
+    is the reader's code (else it is a line of torch or Python), the message through `brief`."""
+    places = places or default_places()
+    text = f"{category.__name__}: {brief(str(message), places)}\n"
+    if not places.is_ours(filename):
+        return text
+    if line is None:
+        line = linecache.getline(filename, lineno)
+    source = f"  {line.strip()}\n" if line and line.strip() else ""
+    return f"{places.display(filename)}:{lineno}: {text}{source}"
+
+
+def warning_printer(places: Places) -> Callable[..., None]:
+    """A replacement for `warnings.showwarning` printing warnings with format_warning, flushed at
+    once (in a notebook, before what the cell prints next)."""
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        file = sys.stderr if file is None else file
+        if file is None:
+            return
+        try:
+            file.write(format_warning(message, category, filename, lineno, line, places))
+            file.flush()
+        except OSError:
+            pass
+
+    return show
+
+
+# --- tracebacks of exceptions
+
+
+class Frame(NamedTuple):
+    """One frame of a traceback, as much as formatting needs."""
+
+    path: str
+    line: int
+    function: str  # qualified: Tensor.backward, <module>
+    args: tuple[str, ...] = ()  # parameter names, as in its signature ("self", "*args")
+    end_line: int | None = None  # the last line of the statement that ran, when it spans several
+
+
+def frames_of(tb: TracebackType | None) -> list[Frame]:
+    """The Frames of a traceback object, outermost first."""
+    frames = []
+    while tb is not None:
+        code, lineno = tb.tb_frame.f_code, tb.tb_lineno
+        count = code.co_argcount + code.co_kwonlyargcount
+        names = list(code.co_varnames[:count])
+        if code.co_flags & inspect.CO_VARARGS:
+            names.append("*" + code.co_varnames[count])
+            count += 1
+        if code.co_flags & inspect.CO_VARKEYWORDS:
+            names.append("**" + code.co_varnames[count])
+        frames.append(Frame(code.co_filename, lineno, getattr(code, "co_qualname", code.co_name),
+                            tuple(names), _statement_end(code, tb.tb_lasti, lineno)))
+        tb = tb.tb_next
+    return frames
+
+
+def _statement_end(code: CodeType, lasti: int, lineno: int, most: int = MOST_LINES) -> int:
+    """The last line of the expression that was running (a call spread over a few lines)."""
+    if lasti < 0 or not hasattr(code, "co_positions"):
+        return lineno
+    for i, (start, end, *_) in enumerate(code.co_positions()):
+        if i == lasti // 2:
+            return min(end, lineno + most - 1) if start == lineno and end and end > lineno else lineno
+    return lineno
+
+
+def _numbered(number: int | str, code: str, current: bool, width: int = 7) -> str:
+    if current:
+        number = "-" * (width - len(str(number)) - 2) + "> " + str(number)
+    return f"{number:>{width}} {code}".rstrip()
+
+
+def format_frame(frame: Frame, places: Places, getline: Callable[[str, int], str] = linecache.getline,
+                 context: int = CONTEXT) -> str:
+    """One kept frame as IPython shows it: where, then the lines that ran with a few above (their
+    common indentation removed)."""
+    label = places.cell_label(frame.path)
+    signature = f"({', '.join(frame.args)})" if frame.function != "<module>" else ""
+    if label is not None:
+        head = f"{label}, line {frame.line}" + (f", in {frame.function}{signature}" if signature else "")
+    else:
+        head = f"File {places.display(frame.path)}:{frame.line}, in {frame.function}{signature}"
+    first = max(1, frame.line - context)
+    while first < frame.line and not getline(frame.path, first).strip():
+        first += 1  # no blank lines at the top
+    numbers = range(first, (frame.end_line or frame.line) + 1)
+    code = textwrap.dedent("\n".join(getline(frame.path, n).rstrip("\n") for n in numbers)).split("\n")
+    return "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code))]) + "\n"
+
+
+def format_frames(frames: Iterable[Frame], places: Places, getline: Callable[[str, int], str] = linecache.getline,
+                  context: int = CONTEXT) -> list[str]:
+    """[entry] of a traceback's frames: each frame of the reader's code, and one fold line for
+    each run of frames of torch, Python or Jupyter between them."""
+    entries: list[str] = []
+    run: list[str] = []
+    for frame in frames:
+        if places.is_ours(frame.path):
+            if run:
+                entries.append(fold_line(run) + "\n")
+                run = []
+            entries.append(format_frame(frame, places, getline, context))
+        else:
+            run.append(places.origin(frame.path))
+    if run:
+        entries.append(fold_line(run) + "\n")
+    return entries
+
+
+CAUSE = "The above exception was the direct cause of the following exception:\n"
+CONTEXT_MESSAGE = "During handling of the above exception, another exception occurred:\n"
+
+
+def _chain(value: BaseException | None) -> list[tuple[BaseException, str | None]]:
+    """[(exception, the message that introduces the next one)] oldest first, as Python prints."""
+    chain: list[tuple[BaseException, str | None]] = []
+    seen: set[int] = set()
+    while value is not None and id(value) not in seen:
+        seen.add(id(value))
+        if value.__cause__ is not None:
+            chain.append((value, CAUSE))
+            value = value.__cause__
+        elif value.__context__ is not None and not value.__suppress_context__:
+            chain.append((value, CONTEXT_MESSAGE))
+            value = value.__context__
+        else:
+            chain.append((value, None))
+            value = None
+    chain.reverse()
+    return [(exc, chain[i + 1][1] if i + 1 < len(chain) else None) for i, (exc, _) in enumerate(chain)]
+
+
+def exception_entries(etype: type[BaseException], value: BaseException, frames: Iterable[Frame], places: Places,
+                      getline: Callable[[str, int], str] = linecache.getline) -> list[str]:
+    """[entry] of one exception: the header, its frames (folded), the error line(s)."""
+    header = f"{RULE}\n{etype.__name__:<42}Traceback (most recent call last)"
+    error = "".join(traceback.format_exception_only(etype, value)).rstrip("\n")
+    return [header, *format_frames(frames, places, getline), shorten_paths(error, places)]
+
+
+def structured_traceback(value: BaseException, places: Places, tb: TracebackType | None = None, skip: int = 0,
+                         getline: Callable[[str, int], str] = linecache.getline) -> list[str]:
+    """IPython's structured traceback (a list of strings) of value, briefly: for it and each
+    exception it was raised from or while handling. tb: value's traceback if not
+    value.__traceback__; skip: how many of its outermost frames are the shell's own."""
+    entries = []
+    for exc, introduces in _chain(value):
+        frames = frames_of(tb if exc is value and tb is not None else exc.__traceback__)
+        if exc is value:
+            frames = frames[skip:]
+        entries += exception_entries(type(exc), exc, frames, places, getline)
+        if introduces:
+            entries[-1] += "\n\n" + introduces
+    return entries
+
+
+def format_exception(value: BaseException, places: Places | None = None, skip: int = 0) -> str:
+    """The text of structured_traceback (what the book's kernel shows for value)."""
+    return "\n".join(structured_traceback(value, places or default_places(), skip=skip))

@@ -1,0 +1,140 @@
+"""python -m phase25 {record,check,report}
+
+    python -m phase25 record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
+                                           (default records/) and say what changed
+    python -m phase25 check [--records DIR] [--save FILE]
+                                           measure, and fail if a claim no longer holds or if the
+                                           committed record of this release no longer matches;
+                                           if all is well, write what was measured to FILE
+    python -m phase25 report [RECORD ...]    what changed between records (default: all committed),
+                                           one release to the next
+
+Exit status: 0 fine; 1 a claim no longer holds ("claim X no longer holds on torch Y"); 2 bad
+input (one line on stderr); 3 (check only) every claim holds but the committed record of this
+release no longer matches what it prints: re-record it. A claim that the committed record lacks
+is "not measured" there, not a difference.
+"""
+
+import sys
+from pathlib import Path
+
+BROKEN, USAGE_ERROR, STALE = 1, 2, 3
+
+from . import claims, record
+
+USAGE = "usage: python -m phase25 {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
+
+
+class UsageError(Exception):
+    pass
+
+
+def option(args, name, default, what="a folder"):
+    """(value of --name, remaining args); --name must be followed by a value."""
+    if name not in args:
+        return default, args
+    i = args.index(name)
+    if i + 1 >= len(args) or args[i + 1].startswith("--"):
+        raise UsageError(f"{name} needs {what}")
+    return args[i + 1], args[:i] + args[i + 2:]
+
+
+def measured():
+    """(record, outcomes) of the installed torch, printing each claim as it is checked."""
+    outcomes = {}
+    for name in claims.CLAIMS:
+        outcomes[name] = claims.evaluate(name)
+        outcome = outcomes[name]
+        verdict = ("n/a   " if not outcome.applicable else "holds " if outcome.holds
+                   else "BROKEN" if outcome.broken else "no    ")  # no: a claim recorded, not required
+        print(f"  {verdict}  {name}", flush=True)
+    return record.measure(outcomes), outcomes
+
+
+def broken_claims(outcomes):
+    lines = [o.failure() for o in outcomes.values() if o.broken]
+    for line in lines:
+        print(line, file=sys.stderr)
+    return bool(lines)
+
+
+def measure_into(command, flag, args):
+    """(the record of the installed torch, claim outcomes, path of its record in the folder given
+    with flag) for `command`, which takes that one option only."""
+    folder, args = option(args, flag, record.RECORDS)
+    if args:
+        raise UsageError(f"{command} takes only {flag} DIR, not {args[0]!r}")
+    if Path(folder).exists() and not Path(folder).is_dir():
+        raise UsageError(f"{flag} {folder}: not a folder")
+    print(f"drift: {command}: torch {record.torch.__version__}")
+    if not claims.supported():
+        print(f"drift: torch {claims.release()} is outside the releases the book is built on "
+              f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break")
+    new, outcomes = measured()
+    return new, outcomes, record.path_for(new["release"], folder)
+
+
+def do_record(args):
+    new, outcomes, path = measure_into("record", "--out", args)
+    folder = path.parent
+    old = record.load(path) if path.exists() else None
+    written = record.write(new, folder)
+    print(f"drift: wrote {written}")
+    print(record.format_differences(old, new) if old else f"drift: first record of torch {new['release']}")
+    return BROKEN if broken_claims(outcomes) else 0
+
+
+def do_check(args):
+    save, args = option(args, "--save", None, what="a file")
+    if save and Path(save).is_dir():
+        raise UsageError(f"--save {save}: a folder, not a file")
+    records, _ = option(args, "--records", record.RECORDS)
+    if not Path(records).exists():
+        raise UsageError(f"--records {records}: no such folder")
+    new, outcomes, path = measure_into("check", "--records", args)
+    status = BROKEN if broken_claims(outcomes) else 0
+    if not path.exists():
+        print(f"drift: no committed record of torch {new['release']} ({path}); "
+              f"`python -m phase25 record` makes one")
+    elif record.differences(old := record.load(path), new):
+        print(record.format_differences(old, new))
+        if not status:  # wording only: the record is stale, the prose is not wrong
+            print(f"drift: {path} no longer matches what torch {new['release']} prints, though every claim "
+                  f"holds: re-record it with nox -s \"drift(torch='{new['release']}')\" and commit it",
+                  file=sys.stderr)
+            status = STALE
+    else:
+        print(f"drift: {path} matches torch {new['release']}")
+    if save and status != BROKEN:
+        print(f"drift: wrote {record.write(new, path=save)}")
+    return status
+
+
+def do_report(args):
+    if args:
+        records = sorted((record.load(p) for p in args), key=lambda r: record.release_key(r["release"]))
+    else:
+        records = list(record.committed().values())
+    if len(records) < 2:
+        raise UsageError("report needs at least two records to compare")
+    for old, new in zip(records, records[1:]):
+        print(record.format_differences(old, new))
+    return 0
+
+
+COMMANDS = {"record": do_record, "check": do_check, "report": do_report}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        if not argv or argv[0] not in COMMANDS:
+            raise UsageError(USAGE if not argv else f"unknown command {argv[0]!r}; {USAGE}")
+        return COMMANDS[argv[0]](argv[1:])
+    except (UsageError, record.RecordError) as exc:
+        print(f"drift: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""The experiments that the claims (phase25.claims), the pages and the compatibility page share.
+
+Run B's first backward, the gradients of each switch and the training runs are minigpt's
+(minigpt.experiments, which learners call; kept in MINIGPT_RUN_CACHE, the build's store). Here:
+run A and run B under torch.compile with each backend (phase25.compiled), computed once per
+fingerprint of the code it runs and the installed torch (execbook.store), and SHARED, what the
+build computes first, in two processes, before any page runs (the precompute hook); anything
+else is computed where it is first needed.
+"""
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from execbook import deps, store
+from execbook.config import REPO
+from minigpt.experiments import BYPASSES, data, gradients, run_b, training
+from minigpt.train import BackwardRaised
+
+from . import compiled as compiling
+
+
+@cache
+def _fingerprint() -> str:
+    return deps.fingerprint(deps.closure({Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py"}))
+
+
+def compiled(backend: str, inplace: bool) -> compiling.Compiled:
+    """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
+    (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
+    described = f"backend={backend},inplace={inplace}"
+    found: compiling.Compiled = store.memoized("experiment", f"compiled({described})-{_fingerprint()}",
+                                               lambda: compiling.measure(backend, inplace, data()))
+    return found
+
+
+# What the build computes before any page runs (two processes share the list): what several
+# pages and the claims read, and the training runs, the longest first.
+SHARED: list[tuple[Callable[..., Any], dict[str, Any]]] = [
+    (training, {}), *((training, switches) for switches in BYPASSES.values()),
+    *((run_b, {"anomaly": anomaly}) for anomaly in (False, True)),
+    *((gradients, switches) for switches in ({}, *BYPASSES.values(), {"relu_inplace": True}, {"exp_inplace": True}))]
+
+
+def compute_shared(index: int) -> None:
+    """Compute SHARED[index] (in a worker process of precompute)."""
+    function, arguments = SHARED[index]
+    try:
+        function(**arguments)
+    except BackwardRaised:  # kept in the store all the same: gradients of run B raise
+        pass
+
+
+def precompute(workers: int) -> None:
+    """The build's first step ([tool.book.hooks] precompute): SHARED, in `workers` processes."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers) as pool:
+        list(pool.map(compute_shared, range(len(SHARED))))

@@ -1,0 +1,325 @@
+"""What changed across the recorded torch releases, and when: pure functions over records.
+
+A *thing* is one value a record keeps: a message part, a torch.compile field of one backend (or
+whether that backend runs at all), or a claim's outcome. Its history is the list of *spans* of
+consecutive recorded releases that agree on its value, oldest first: the first span gives the
+first recorded value, and each later span starts at a release where the value changed (a revert
+is a change too). A release whose record lacks the thing has not measured it: it belongs to no
+span and changes nothing. A claim's value is "holds", "fails" or "n/a" (the release lacks what
+its check needs), so "n/a -> holds" at the release where an API appeared is a change; so is a
+different reason for "n/a" (torch.compile missing, then refused on this Python).
+
+The draft findings compare what the course's first draft quotes (SEED in examples/errata.py,
+read here, not copied) with what each record prints.
+
+Nothing here measures or writes: every function reads the records it is given.
+"""
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from inplace_doctor.torch_private import NOT_APPLICABLE as NOT_APPLICABLE_PREFIX
+
+from .record import BACKENDS, COMPILE_FIELDS, MESSAGE_PARTS, model_sizes, release_key
+
+ERRATA = Path(__file__).resolve().parents[1] / "examples" / "errata.py"  # holds the draft's quotes
+HOLDS, FAILS, NOT_APPLICABLE, AVAILABLE = "holds", "fails", "n/a", "available"  # values that are words
+MESSAGE, COMPILE, CLAIM = "message", "compile", "claim"
+FULL_MESSAGES = ("anomaly_off", "anomaly_on")  # the parts that are run B's whole error text
+SENTENCE = re.compile(r"which is output \d+ of .*? instead\.")  # the sentence of the message the draft quotes
+RAISES_WITH_ANOMALY, RAISES_WITHOUT_ANOMALY = "b-raises-with-anomaly", "b-raises-without-anomaly"
+
+
+@dataclass(frozen=True)
+class Thing:
+    kind: str  # MESSAGE, COMPILE or CLAIM
+    name: str | None  # the message part, the compile field (None: whether the backend runs), the claim
+    backend: str | None = None  # COMPILE only
+
+    @property
+    def what(self):
+        """The name phase25.record.differences gives it: message.output_of, compile.eager.b_hint,
+        compile.eager (whether it runs), claim forward-identical."""
+        if self.kind == COMPILE:
+            return f"compile.{self.backend}" + (f".{self.name}" if self.name else "")
+        return f"message.{self.name}" if self.kind == MESSAGE else f"claim {self.name}"
+
+
+@dataclass(frozen=True)
+class Seen:
+    value: object  # what a record says: a part's text (None: the message has no such part), HOLDS...
+    detail: str | None = None  # why not applicable (compared), or what a failing check saw (not compared)
+
+
+@dataclass(frozen=True)
+class Span:
+    value: object
+    releases: tuple  # consecutive measured releases with this value, oldest first
+    detail: str | None = None  # the first release's
+
+    @property
+    def start(self):
+        return self.releases[0]
+
+
+@dataclass(frozen=True)
+class History:
+    thing: Thing
+    spans: tuple  # Span, oldest first; empty if no record measured the thing
+
+    @property
+    def first(self):
+        return self.spans[0]
+
+    @property
+    def changes(self):
+        """The spans that start where the value changed: (release, new value) in .start, .value."""
+        return self.spans[1:]
+
+    @property
+    def changed(self):
+        return len(self.spans) > 1
+
+    @property
+    def measured(self):
+        return tuple(r for span in self.spans for r in span.releases)
+
+
+def ordered(records):
+    """The releases of records (release -> record), oldest first."""
+    return sorted(records, key=release_key)
+
+
+def reason(seen):
+    """"not applicable: torch.func is missing from torch 1.13.1+cu117 (...)" -> "torch.func is missing":
+    what is missing, without the release that says it (so two releases that lack it agree)."""
+    text = seen[len(NOT_APPLICABLE_PREFIX):] if seen.startswith(NOT_APPLICABLE_PREFIX) else seen
+    missing = re.match(r"(\S+) is missing\b", text)
+    if missing:
+        return f"{missing.group(1)} is missing"
+    return re.sub(r"\btorch \d[\w.+]*", "torch", text)
+
+
+def missing_api(detail):
+    """"torch.func is missing" -> "torch.func" (None for any other reason)."""
+    found = re.fullmatch(r"(\S+) is missing", detail or "")
+    return found and found.group(1)
+
+
+def observe(record, thing):
+    """What record says of thing (a Seen), or None where it did not measure it."""
+    if thing.kind == MESSAGE:
+        return Seen(record["message"][thing.name]) if thing.name in record["message"] else None
+    if thing.kind == CLAIM:
+        outcome = record["claims"].get(thing.name)
+        if outcome is None:
+            return None
+        if outcome.get("seen", "").startswith(NOT_APPLICABLE_PREFIX):
+            return Seen(NOT_APPLICABLE, reason(outcome["seen"]))
+        return Seen(HOLDS) if outcome["holds"] else Seen(FAILS, outcome["seen"])
+    section = (record.get("compile") or {}).get(thing.backend)
+    if section is None:
+        return None
+    if thing.name is None:
+        return Seen(NOT_APPLICABLE, reason(section["not_applicable"])) if "not_applicable" in section \
+            else Seen(AVAILABLE)
+    if "not_applicable" in section or thing.name not in section:  # the backend did not run there
+        return None
+    return Seen(section[thing.name])
+
+
+def things(records, claim_names=()):
+    """Every thing the records keep: the message parts, then per backend whether it runs and its
+    fields, then the claims (claim_names' order first, then any other a record has)."""
+    found = [Thing(MESSAGE, part) for part in MESSAGE_PARTS]
+    backends = {b for r in records.values() for b in (r.get("compile") or {})}
+    for backend in sorted(backends, key=lambda b: (BACKENDS.index(b) if b in BACKENDS else len(BACKENDS), b)):
+        found += [Thing(COMPILE, None, backend)] + [Thing(COMPILE, f, backend) for f in COMPILE_FIELDS]
+    names = list(claim_names)
+    names += sorted({n for r in records.values() for n in r["claims"]} - set(names))
+    return found + [Thing(CLAIM, name) for name in names]
+
+
+def _same(span, seen):
+    """A value, and for "n/a" also why: a release that lacks something else has changed."""
+    return span.value == seen.value and (seen.value != NOT_APPLICABLE or span.detail == seen.detail)
+
+
+def spans(records, observe_one):
+    """Spans of the releases of records (oldest first) on which observe_one(record) agrees; a
+    release where it returns None is skipped."""
+    found: list[Span] = []
+    for release in ordered(records):
+        seen = observe_one(records[release])
+        if seen is None:
+            continue
+        if found and _same(found[-1], seen):
+            found[-1] = Span(seen.value, found[-1].releases + (release,), found[-1].detail)
+        else:
+            found.append(Span(seen.value, (release,), seen.detail))
+    return tuple(found)
+
+
+def history(records, claim_names=()):
+    """[History] of every thing the records keep (things), in that order; things no record
+    measured are left out."""
+    found = [History(t, spans(records, lambda r, t=t: observe(r, t))) for t in things(records, claim_names)]
+    return [h for h in found if h.spans]
+
+
+def compress(releases, recorded):
+    """["2.10.0", "2.11.0", "2.13.0"] -> [("2.10.0", "2.11.0"), ("2.13.0", "2.13.0")]: runs of
+    releases consecutive among recorded (all the releases, oldest first)."""
+    runs: list[tuple[str, str]] = []
+    for release in sorted(releases, key=release_key):
+        i = recorded.index(release)
+        if runs and recorded.index(runs[-1][1]) == i - 1:
+            runs[-1] = (runs[-1][0], release)
+        else:
+            runs.append((release, release))
+    return runs
+
+
+def excerpt(new, old=None, width=48, context=14):
+    """new, short enough to read in a table cell: the part that differs from old with a little
+    context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
+    new = str(new)
+    if len(new) <= width:
+        return new
+    start, end = 0, len(new)
+    if old is not None and str(old) != new:
+        old = str(old)
+        prefix = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        suffix = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new))) if a != b),
+                      min(len(old), len(new)))
+        suffix = min(suffix, len(new) - prefix, len(old) - prefix)
+        start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
+    if end - start > width:
+        end = start + width
+    if start > 0:  # whole words at either end
+        space = new.rfind(" ", 0, start)
+        start = space + 1 if space >= 0 and start - space <= context else start
+    if end < len(new):
+        space = new.find(" ", end)
+        end = space if 0 <= space and space - end <= context else end
+    return ("…" if start > 0 else "") + new[start:end].strip() + ("…" if end < len(new) else "")
+
+
+# --- what the course's first draft quoted
+
+
+def draft_quotes(path=ERRATA):
+    """The draft's quotes, as examples/errata.py keeps them (its SEED dict), read without running it."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SEED" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise LookupError(f"{path}: no SEED")
+
+
+def size_names():
+    """part -> the name a record writes for a size of the mini-GPT: shape, version_now, version_expected."""
+    return {part: name for part, (_, name) in model_sizes().items()}
+
+
+def _linear(name):
+    """"2·n_layer-1" -> (2, -1): the version a record names, as a·n_layer + b."""
+    found = re.fullmatch(r"(\d+)·\w+(?:([+-])(\d+))?", name)
+    if not found:
+        raise ValueError(f"not a version name: {name}")
+    a, sign, b = found.groups()
+    return int(a), (int(b) if sign == "+" else -int(b)) if b else 0
+
+
+def concrete(text, names, dims, n_layer):
+    """A record's text with the model's sizes written as numbers: dims (e.g. "1, 8, 64") for the
+    shape's name, and the version names for this n_layer."""
+    if text is None:
+        return None
+    text = text.replace(names["shape"], f"[{dims}]")
+    for part in sorted(("version_now", "version_expected"), key=lambda p: -len(names[p])):  # longer first
+        a, b = _linear(names[part])
+        text = text.replace(names[part], str(a * n_layer + b))
+    return text
+
+
+@dataclass(frozen=True)
+class Finding:
+    key: str  # SEED's key, or "node" for the producer's name looked for anywhere
+    quote: str  # what the draft says
+    printed_by: tuple  # the recorded releases that print it (for "torch": that fit the draft's statement)
+    instead: tuple  # Spans: what the records print at that place, release by release
+
+
+def _spans_of_part(records, part):
+    return spans(records, lambda r: Seen(r["message"][part]) if part in r["message"] else None)
+
+
+def _printed(records, test):
+    return tuple(r for r in ordered(records) if test(records[r]))
+
+
+def draft_findings(records, seed=None, names=None):
+    """[Finding] for each thing the draft quotes about run B's error, from records."""
+    seed = seed or draft_quotes()
+    names = names or size_names()
+    shape = re.search(r"\[([\d, ]+)\]\]$", seed["shape"])
+    parts = re.search(r"output \d+ of (\w+), is at version (\d+); expected version (\d+)", seed["message"])
+    if shape is None or parts is None:
+        raise ValueError("examples/errata.py: SEED's shape or message is not the draft's error")
+    dims = shape.group(1)  # the draft's input and width
+    quoted = dict(zip(("output_of", "version_now", "version_expected"), parts.groups()))
+    tries = range(1, 1 + max(int(n) for n in re.findall(r"\d+", seed["message"])))  # n_layer: 2·n_layer ≥ n_layer
+
+    def prints(sentence, parts):
+        return lambda record: any(sentence in (concrete(record["message"].get(p), names, dims, n) or "")
+                                  for p in parts for n in tries)
+
+    def sentence(record):
+        found = SENTENCE.search(record["message"].get("anomaly_on") or "")
+        return Seen(found and found.group(0)) if "anomaly_on" in record["message"] else None
+
+    def versions(record):
+        return Seen(f"{record['message'].get('version_now')}; {record['message'].get('version_expected')}")
+
+    def same_versions(record):
+        return any((concrete(record["message"].get("version_now"), names, dims, n),
+                    concrete(record["message"].get("version_expected"), names, dims, n))
+                   == (quoted["version_now"], quoted["version_expected"]) for n in tries)
+
+    node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
+    version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
+    in_range, raises = torch_range(seed["torch"]), observed_claim(RAISES_WITH_ANOMALY)
+    return [
+        Finding("message", seed["message"], _printed(records, prints(seed["message"], FULL_MESSAGES)),
+                spans(records, sentence)),
+        Finding("producer", f"output 0 of {quoted['output_of']}",
+                _printed(records, lambda r: r["message"].get("output_of") == quoted["output_of"]),
+                _spans_of_part(records, "output_of")),
+        Finding("node", seed["producer"], _printed(records, lambda r: any(
+            node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",))),
+            _spans_of_part(records, "anomaly_node")),
+        Finding("versions", version_phrase, _printed(records, same_versions), spans(records, versions)),
+        Finding("shape", seed["shape"], _printed(records, lambda r: concrete(
+            r["message"].get("tensor"), names, dims, 1) == seed["shape"]), _spans_of_part(records, "tensor")),
+        Finding("torch", seed["torch"], _printed(records, lambda r: in_range(r["release"]) and raises(r) == HOLDS),
+                spans(records, lambda r: observe(r, Thing(CLAIM, RAISES_WITHOUT_ANOMALY)))),
+    ]
+
+
+def observed_claim(name):
+    """record -> HOLDS, FAILS, NOT_APPLICABLE or None (not measured) for the claim name."""
+    return lambda record: getattr(observe(record, Thing(CLAIM, name)), "value", None)
+
+
+def torch_range(text):
+    """"PyTorch ≥ 1.5" -> a test of a release name (≥, >, ≤, <, = with a release)."""
+    found = re.search(r"(≥|>=|>|≤|<=|<|=)\s*(\d+(?:\.\d+)*)", text)
+    if not found:
+        raise ValueError(f"no release range in {text!r}")
+    op, bound = found.groups()
+    compare = {"≥": "__ge__", ">=": "__ge__", ">": "__gt__", "≤": "__le__", "<=": "__le__", "<": "__lt__",
+               "=": "__eq__"}[op]
+    return lambda release: getattr(release_key(release), compare)(release_key(bound))

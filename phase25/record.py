@@ -1,0 +1,215 @@
+"""One JSON record per torch release: the message's variable parts and every claim's outcome.
+
+    {"torch": "2.13.0+cpu", "release": "2.13.0", "python": "3.11.7", "measured": "2026-12-02",
+     "message": {"anomaly_off": "...", "tensor": "...", "output_of": "Add", ...},
+     "compile": {"eager": {"a_gradients": "bitwise", "b_raised_at": "backward", ...}, ...},
+     "claims": {"forward-identical": {"holds": true}, "x": {"holds": false, "seen": "..."}, ...}}
+
+"compile" says, per torch.compile backend (phase25.compiled), what run A's gradients were and what
+run B raised, when and with which message parts; or only "not_applicable" where torch cannot
+compile with it.
+
+A record holds what the release decides, nothing of this project's source or sizes: the message's
+shape and version numbers are written as "[batch, tokens, n_embd]", "2·n_layer" and "2·n_layer-1";
+the line anomaly mode points at, as "residual add k of n"; what a check saw, only where the claim
+does not hold (its evidence). Resizing or renaming parts of the mini-GPT leaves every record
+valid. Records are compared on the message parts, the compile fields and whether each claim
+holds, never on when or where they were measured. A claim or a compile section that one of two
+records lacks is "not measured" there, not a difference.
+"""
+
+import datetime
+import json
+import platform
+from pathlib import Path
+
+import torch
+
+from minigpt import message
+from phase25.compiled import BACKENDS
+from execbook.config import RECORDS, release, release_key
+from minigpt.experiments import data, run_b
+from phase25.experiments import compiled
+from minigpt.data import probe_batch
+from minigpt.train import model_config
+
+from . import claims
+
+# The message parts a record keeps, in the order reports and the compatibility page show them.
+MESSAGE_PARTS = ("anomaly_off", "anomaly_on", "tensor", "output_of", "version_now", "version_expected",
+                 "hint_off", "hint_on", "anomaly_node", "anomaly_points_at")
+# What a record keeps of each torch.compile backend: run A's gradients against eager run A's
+# (phase25.claims.compiled_gradients), and what run B raised (phase25.compiled.Compiled), its message
+# taken apart like the eager one; only "not_applicable" where the backend cannot run.
+COMPILE_FIELDS = ("a_gradients", "a_raised_at", "a_error_type", "b_raised_at", "b_error_type", "b_wraps",
+                  "b_message", "b_tensor", "b_output_of", "b_version_now", "b_version_expected", "b_hint")
+
+
+class RecordError(Exception):
+    """A record file that cannot be read: printed as one line."""
+
+
+def model_sizes():
+    """What run B's message says that depends on the mini-GPT, not on torch: the activation's
+    shape and the two version numbers, as they read for the bundled model, each with the name a
+    record writes instead (so a course author who resizes the model leaves every record valid)."""
+    x, _ = probe_batch(data())
+    config = model_config(data())
+    writes = 2 * config.n_layer  # every block adds to the residual twice, in place
+    return {"shape": (f"[{x.size(0)}, {x.size(1)}, {config.n_embd}]", "[batch, tokens, n_embd]"),
+            "version_now": (str(writes), "2·n_layer"), "version_expected": (str(writes - 1), "2·n_layer-1")}
+
+
+def generic(error, sizes=None):
+    """(error text, its parts) with the model's sizes replaced by their names (model_sizes)."""
+    if error is None:
+        return None, {}
+    sizes = sizes or model_sizes()
+    parts = message.parts(error)
+    shape, shape_name = sizes["shape"]
+    text = error.replace(shape, shape_name)
+    parts["tensor"] = parts["tensor"] and parts["tensor"].replace(shape, shape_name)
+    for part, phrase in (("version_now", "is at version {};"), ("version_expected", "expected version {} instead")):
+        concrete, name = sizes[part]
+        if parts[part] == concrete:
+            text = text.replace(phrase.format(concrete), phrase.format(name))
+            parts[part] = name
+    return text, parts
+
+
+def measure_message():
+    off, on = run_b(False), run_b(True)
+    text_off, parts_off = generic(off and off.error)
+    text_on, parts_on = generic(on and on.error)
+    return {
+        "anomaly_off": text_off,
+        "anomaly_on": text_on,
+        "tensor": parts_off.get("tensor"),
+        "output_of": parts_off.get("output_of"),
+        "version_now": parts_off.get("version_now"),
+        "version_expected": parts_off.get("version_expected"),
+        "hint_off": parts_off.get("hint"),
+        "hint_on": parts_on.get("hint"),
+        "anomaly_node": on and message.anomaly_node(on.warnings),
+        "anomaly_points_at": on and claims.anomaly_points_at(on.warnings),
+    }
+
+
+def measure_compile(backend):
+    """The record's compile section of one backend."""
+    a, b = compiled(backend, inplace=False), compiled(backend, inplace=True)
+    if b.not_applicable:
+        return {"not_applicable": b.not_applicable}
+    text, parts = generic(b.error if b.raises else None)
+    return {"a_gradients": claims.compiled_gradients(backend)[0], "a_raised_at": a.raised_at,
+            "a_error_type": a.error_type, "b_raised_at": b.raised_at, "b_error_type": b.error_type,
+            "b_wraps": b.wraps, "b_message": text, "b_tensor": parts.get("tensor"),
+            "b_output_of": parts.get("output_of"), "b_version_now": parts.get("version_now"),
+            "b_version_expected": parts.get("version_expected"), "b_hint": parts.get("hint")}
+
+
+def measure(outcomes=None, compile=True):
+    """The record of the installed torch (claims evaluated now unless given; the compile section
+    unless compile is False)."""
+    outcomes = outcomes or claims.evaluate_all()
+    return {
+        "torch": torch.__version__,
+        "release": claims.release(),
+        "python": platform.python_version(),
+        "measured": datetime.date.today().isoformat(),
+        "message": measure_message(),
+        **({"compile": {backend: measure_compile(backend) for backend in BACKENDS}} if compile else {}),
+        "claims": {name: claim_entry(o) for name, o in outcomes.items()},
+    }
+
+
+def claim_entry(outcome):
+    """What a record keeps of a claim: whether it holds, and, where it does not, what was seen
+    (with the mini-GPT's sizes written as their names)."""
+    if outcome.holds:
+        return {"holds": True}
+    return {"holds": False, "seen": generic(outcome.seen)[0] or outcome.seen}
+
+
+def measured_in_book():
+    """What the book's build measures of the installed torch: every claim but the torch.compile
+    ones (phase25.claims.Claim.in_book), and no compile section."""
+    return measure(claims.evaluate_all(claims.in_book()), compile=False)
+
+
+def completed(live, committed_record):
+    """live, with what it did not measure (the compile section, the claims left out of the book's
+    build) taken from the committed record of the same release, if there is one."""
+    if committed_record is None:
+        return live
+    done = dict(live, claims={**committed_record["claims"], **live["claims"]})
+    if "compile" not in live and "compile" in committed_record:
+        done["compile"] = committed_record["compile"]
+    return done
+
+
+def outcomes(record):
+    """The record's claims as phase25.claims.Outcome objects (for claims.require)."""
+    return {name: claims.Outcome(name, c["holds"], c.get("seen", ""), record["release"])
+            for name, c in record["claims"].items()}
+
+
+def path_for(release_name, folder=RECORDS):
+    return Path(folder) / f"torch-{release_name}.json"
+
+
+def write(record, folder=RECORDS, path=None):
+    """Write record as folder/torch-<release>.json, or to path when given; returns the path."""
+    path = Path(path) if path else path_for(record["release"], folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load(path):
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such record") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RecordError(f"{path}: not a readable JSON record ({exc})") from None
+    missing = [k for k in ("release", "message", "claims") if not isinstance(record, dict) or k not in record]
+    if missing:
+        raise RecordError(f"{path}: not a behaviour record (missing {', '.join(missing)})")
+    return record
+
+
+def committed(folder=RECORDS):
+    """release -> record, for every record in folder, oldest release first."""
+    records = [load(p) for p in Path(folder).glob("torch-*.json")]
+    return {r["release"]: r for r in sorted(records, key=lambda r: release_key(r["release"]))}
+
+
+def differences(old, new):
+    """[(what, old value, new value)] where two records disagree on what PyTorch decides."""
+    rows = []
+    for part in MESSAGE_PARTS:
+        a, b = old["message"].get(part), new["message"].get(part)
+        if a != b:
+            rows.append((f"message.{part}", a, b))
+    for backend in [b for b in BACKENDS if b in old.get("compile", {}) and b in new.get("compile", {})]:
+        a, b = old["compile"][backend], new["compile"][backend]
+        for field in ("not_applicable",) + COMPILE_FIELDS:
+            if a.get(field) != b.get(field):
+                rows.append((f"compile.{backend}.{field}", a.get(field), b.get(field)))
+    for name in sorted(set(old["claims"]) & set(new["claims"])):  # a claim one lacks: not measured
+        a, b = (r["claims"][name]["holds"] for r in (old, new))
+        if a != b:
+            rows.append((f"claim {name}", a, b))
+    return rows
+
+
+def format_differences(old, new):
+    """Readable lines: what changed from old's release to new's (or that nothing did)."""
+    rows = differences(old, new)
+    head = f"torch {old['release']} -> {new['release']}:"
+    if not rows:
+        return f"{head} no difference"
+    show = lambda v: "(absent)" if v is None else json.dumps(v, ensure_ascii=False)
+    return "\n".join([head] + [f"  {what}\n    - {show(a)}\n    + {show(b)}" for what, a, b in rows])

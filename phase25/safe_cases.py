@@ -1,0 +1,85 @@
+"""The safe-case summary's keys of examples/cases.toml, which the engine leaves to the book
+([tool.book.hooks] check-entry and judge, execbook.cases):
+
+    verdict = "unsafe"                # listed in the safe-case summary, as safe or unsafe
+    raised_at = "backward"            # with an unsafe verdict: "backward" or "op" (the op itself)
+    case = {en = "...", es = "..."}   # its name in the summary, per language
+    checks = {en = "...", es = "..."} # with holds: what that name being True means, per language
+
+Each summary case backs a claim, safe:<name> or unsafe:<name> (phase25.claims).
+"""
+
+from dataclasses import replace
+from typing import Any
+
+from execbook import cases, config
+
+VERDICTS = ("safe", "unsafe")
+RAISED_AT = ("backward", "op")
+KEYS = {"verdict", "raised_at", "case", "checks"}
+WHERE = {"backward": "at backward", "op": "at the op itself"}
+
+
+def check_entry(name: str, entry: dict[str, Any]) -> str | None:
+    """The problem with this entry's summary keys, in a few words, or None."""
+    languages = set(config.LANGUAGES)
+    unknown = set(entry) - cases.KEYS - KEYS
+    checks = [
+        (unknown, f"unknown key(s) {', '.join(sorted(unknown))}"),
+        (entry.get("verdict", "safe") not in VERDICTS, f"verdict must be one of {', '.join(VERDICTS)}"),
+        ("verdict" in entry and set(entry.get("case", {})) != languages,
+         "a case in the summary needs case = {es = ..., en = ...}"),
+        ("holds" in entry and set(entry.get("checks", {})) != languages, "holds needs checks = {es = ..., en = ...}"),
+        (entry.get("verdict") == "unsafe" and entry.get("raised_at") not in RAISED_AT,
+         f"an unsafe case needs raised_at = one of {', '.join(RAISED_AT)}"),
+    ]
+    return next((problem for failed, problem in checks if failed), None)
+
+
+def raised_at(outcome: cases.Outcome) -> str | None:
+    """"backward" when the line that raised calls .backward(), "op" for any other line; None if
+    nothing was raised."""
+    if outcome.raised is None:
+        return None
+    return "backward" if outcome.line and outcome.line.endswith(".backward()") else "op"
+
+
+def judge(case: cases.Case, outcome: cases.Outcome) -> cases.Outcome:
+    """A raising case must raise where its entry says (raised_at); the outcome says where it did."""
+    where = raised_at(outcome)
+    if not outcome.ok or where is None:
+        return outcome
+    declared = case.extra.get("raised_at")
+    if declared not in (None, where):
+        return replace(outcome, ok=False, seen=f"it raised {WHERE[where]}, not {WHERE[declared]}: {outcome.line}")
+    return replace(outcome, seen=f"raised {WHERE[where]}: {outcome.line}")
+
+
+def verdict(case: cases.Case) -> str | None:
+    return case.extra.get("verdict")
+
+
+def title(case: cases.Case, language: str) -> str:
+    """The case's name in the summary."""
+    return str(case.extra["case"][language])
+
+
+def what_holds_means(case: cases.Case, language: str) -> str:
+    return str(case.extra["checks"][language])
+
+
+def claim(case: cases.Case) -> str | None:
+    """The claim that this case's outcome backs (safe:<name> or unsafe:<name>)."""
+    return f"{verdict(case)}:{case.name}" if verdict(case) else None
+
+
+def expected(case: cases.Case) -> str:
+    """What the case must do, after "must", with where it raises (claim statements)."""
+    where = case.extra.get("raised_at")
+    return case.expected() + (f" {WHERE[where]}" if where in WHERE else "")
+
+
+def summary_cases() -> list[cases.Case]:
+    """The cases of the safe-case summary: the safe ones, then the unsafe ones, in manifest order."""
+    found = cases.cases_with("verdict")
+    return [c for c in found if verdict(c) == "safe"] + [c for c in found if verdict(c) == "unsafe"]

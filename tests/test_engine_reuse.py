@@ -1,0 +1,138 @@
+"""The book engine (execbook) is reusable: a tiny two-language book, written here in a temporary
+folder beside a copy of the engine alone (its package and the theme files under docs/), builds:
+one page, one example that must raise, one number its hidden checks glue into the prose, one
+label the index of each language cites. Neither the build process nor the page's kernel imports
+anything of the lesson (phase25), of minigpt or of the diagnoser, although all three are
+installed here: the engine reaches a book's code only by name ([tool.book.hooks]), and this book
+names none.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from execbook import config
+
+NOT_THE_ENGINE = ("phase25", "minigpt", "inplace_doctor", "tapegrad")
+PYPROJECT = """\
+[project]
+name = "tiny-book"
+version = "0"
+
+[tool.book]
+languages = { en = "English", es = "Español" }
+titles = { en = "A tiny book", es = "Un libro mínimo" }
+site-url = "https://example.org/tiny/"
+repository = "https://github.com/example/tiny"
+"""
+EXAMPLE = """\
+numbers = [1, 2, 3]
+total = sum(numbers)
+numbers[3]  # raises
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+import sys
+
+from execbook.checks import glue_number
+
+outside = sorted({m.split(".")[0] for m in sys.modules} & {NOT_THE_ENGINE})
+assert not outside, f"the page's kernel imported {outside}"
+glue_number("tiny_total", total)  # tiny_total_en, tiny_total_es: each language writes numbers its way
+""".replace("{NOT_THE_ENGINE}", repr(set(NOT_THE_ENGINE)))
+MANIFEST = """\
+[tiny]
+expect = "raises"
+error = "IndexError"
+match = "list index out of range"
+"""
+INDEX = {"en": ("A tiny book", "The page is {ref}`tiny-page`."), "es": ("Un libro mínimo", "La página es {ref}`tiny-page`.")}
+PAGE = {"en": ("The list", "Reading past the end raises:", "The numbers add up to {glue:}`tiny_total_en`."),
+        "es": ("La lista", "Leer más allá del final lanza un error:", "Los números suman {glue:}`tiny_total_es`.")}
+# What the build process reports of itself (a copy of execbook.build's entry point).
+BUILD = """\
+import json, sys
+from execbook import build
+status = build.main([])
+engine = sys.modules["execbook"].__file__
+json.dump({"status": status, "engine": engine, "modules": sorted(sys.modules)}, open("built.json", "w"))
+sys.exit(status)
+"""
+
+
+def write_book(root: Path) -> None:
+    shutil.copytree(config.REPO / "execbook", root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
+    for assets in ("_static", "_templates", "locale", "root"):  # the engine's theme files
+        shutil.copytree(config.DOCS / assets, root / "docs" / assets)
+    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    (root / "examples").mkdir()
+    (root / "examples" / "tiny.py").write_text(EXAMPLE, encoding="utf-8")
+    (root / "examples" / "cases.toml").write_text(MANIFEST, encoding="utf-8")
+    for language in ("en", "es"):
+        tree = root / "docs" / language
+        tree.mkdir()
+        (tree / "conf.py").write_text(f"from execbook.sphinxext.config import configure\n\n"
+                                      f"globals().update(configure({language!r}))\n", encoding="utf-8")
+        title, text = INDEX[language]
+        (tree / "index.md").write_text(f"# {title}\n\n{text}\n\n```{{toctree}}\npage\n```\n", encoding="utf-8")
+        title, text, after = PAGE[language]
+        front = textwrap.dedent("""\
+            ---
+            file_format: mystnb
+            kernelspec:
+              name: python3
+              display_name: Python 3
+            ---
+            """)
+        (tree / "page.md").write_text(f"{front}\n(tiny-page)=\n# {title}\n\n{text}\n\n```{{code-cell}} ipython3\n"
+                                      f":load: ../../examples/tiny.py\n```\n\n{after}\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tiny-book")
+    write_book(root)
+    done = subprocess.run([sys.executable, "-c", BUILD], cwd=root, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=900)
+    return root, done
+
+
+def test_the_engine_alone_builds_a_tiny_two_language_book(tiny):
+    root, done = tiny
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads((root / "built.json").read_text(encoding="utf-8"))
+    assert Path(report["engine"]).is_relative_to(root), "the build ran the copy of the engine"
+    for language, words in (("en", "add up to"), ("es", "suman")):
+        page = (root / "docs" / "_build" / "html" / language / "page.html").read_text(encoding="utf-8")
+        assert re.search(rf"{words} <span[^>]*>\W*6\W*</span>", page), "the glued number is in the prose"
+        assert "IndexError" in page and "list index out of range" in page, "the page shows the error it must raise"
+        index = (root / "docs" / "_build" / "html" / language / "index.html").read_text(encoding="utf-8")
+        assert 'href="page.html#tiny-page"' in index, "the index cites the page's label"
+
+
+def test_the_build_imports_nothing_of_the_lesson_the_model_or_the_diagnoser(tiny):
+    root, done = tiny
+    report = json.loads((root / "built.json").read_text(encoding="utf-8"))
+    outside = sorted({m for m in report["modules"] if m.split(".")[0] in NOT_THE_ENGINE})
+    assert outside == [], f"the build process imported {outside}"
+
+
+def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
+    root, _ = tiny
+    broken = tmp_path / "broken"
+    shutil.copytree(root, broken, ignore=shutil.ignore_patterns("built.json"))
+    example = broken / "examples" / "tiny.py"
+    example.write_text(example.read_text(encoding="utf-8").replace("numbers[3]  # raises", "numbers[2]"),
+                       encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=broken, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=900)
+    assert done.returncode == 1
+    assert "examples/tiny.py must raise IndexError containing 'list index out of range'" in done.stderr
+    assert "but it completed without raising" in done.stderr and "Traceback" not in done.stderr
