@@ -110,22 +110,26 @@ def default_label(slug: str) -> str:
     return "page-" + slug.replace("/", "-")
 
 
-def glossary_term(language: str, first_language_term: str | None) -> str:
+def glossary_term(language: str, first_language_term: str | None) -> str | None:
     """The glossary term the template cites in a language: the one paired with the first language's
-    term (entries pair up by position, execbook.check), else the first term."""
-    entries = {lang: check.glossary_entries(config.DOCS / lang / f"{check.GLOSSARY}.md") for lang in config.LANGUAGES}
+    term (entries pair up by position, execbook.check), else the first term; None without a glossary."""
+    paths = {lang: config.DOCS / lang / f"{check.GLOSSARY}.md" for lang in config.LANGUAGES}
+    if not all(path.is_file() for path in paths.values()):
+        return None
+    entries = {lang: check.glossary_entries(path) for lang, path in paths.items()}
     first = [[t for _, t in entry] for entry in entries[next(iter(config.LANGUAGES))]]
     at = next((i for i, terms in enumerate(first) if first_language_term in terms), 0)
     mine = entries[language]
-    return mine[at][0][1] if len(mine) > at else mine[0][0][1]
+    return mine[at][0][1] if len(mine) > at else mine[0][0][1] if mine else None
 
 
-def link_target(wanted: str | None) -> str:
-    labels = {label for page in check.page_sources(config.DOCS / next(iter(config.LANGUAGES))).values()
-              for _, label in check.read(page).labels}
-    glossary = next((label for page, path in check.page_sources(config.DOCS / next(iter(config.LANGUAGES))).items()
-                     if page == check.GLOSSARY for _, label in check.read(path).labels), None)
-    return wanted if wanted in labels else glossary or sorted(labels)[0]
+def link_target(wanted: str | None, own: str) -> str:
+    """The label the template links to: the one asked for, else the glossary's, else the page's own."""
+    sources = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
+    labels = {page: [label for _, label in check.read(path).labels] for page, path in sources.items()}
+    if any(wanted in found for found in labels.values()):
+        return str(wanted)
+    return next(iter(labels.get(check.GLOSSARY, [])), own)
 
 
 def main(command: str, arguments: list[str]) -> int:
@@ -147,8 +151,11 @@ def main(command: str, arguments: list[str]) -> int:
     after = ""
     for language in config.LANGUAGES:
         words: dict[str, str] = {**WORDS, **chosen["words"].get(language, {})}
-        filled = {key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"]),
-                                                 term=glossary_term(language, chosen["term"]))
+        term = glossary_term(language, chosen["term"])
+        if term is None:  # no glossary: the words without the role
+            words = {key: text.replace("{term}`$term`", "term") for key, text in words.items()}
+        filled = {key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label),
+                                                 term=term)
                   for key, text in words.items()}
         if language != "en":  # a language's own glued key: <key>_<language>
             filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")
