@@ -331,7 +331,7 @@ def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
         numbered = numbered if at is None else numbered[:at]
     if "dedent" in options:
         dedented = textwrap.dedent("\n".join(line for _, line in numbered)).split("\n")
-        numbered = [(n, line) for (n, _), line in zip(numbered, dedented)]
+        numbered = [(n, line) for (n, _), line in zip(numbered, dedented, strict=True)]
     return numbered
 
 
@@ -503,7 +503,7 @@ def mirror_problems(docs: str | Path, languages: Collection[str], sources: dict[
 
 def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
     found = []
-    for (a_line, a_level, a_title), (b_line, b_level, b_title) in zip(mine.headings, theirs.headings):
+    for (a_line, a_level, a_title), (b_line, b_level, b_title) in zip(mine.headings, theirs.headings, strict=False):
         if a_level != b_level:
             found.append(Problem(theirs.shown, b_line, f"heading {'#' * b_level} {b_title} is level {b_level}; its "
                                  f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
@@ -514,7 +514,8 @@ def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
             longer, shorter = (mine, theirs) if len(mine.headings) > len(theirs.headings) else (theirs, mine)
             line, level, title = longer.headings[len(shorter.headings)]
             found.append(Problem(longer.shown, line, f"heading {'#' * level} {title} has no counterpart in "
-                                 f"{shorter.shown} ({len(longer.headings)} headings here, {len(shorter.headings)} there)",
+                                 f"{shorter.shown} ({len(longer.headings)} headings here, "
+                                 f"{len(shorter.headings)} there)",
                                  "give both languages the same sections, in the same order"))
     if len(mine.figures) != len(theirs.figures):
         longer, shorter = (mine, theirs) if len(mine.figures) > len(theirs.figures) else (theirs, mine)
@@ -523,10 +524,11 @@ def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
                              f"({len(longer.figures)} figures here, {len(shorter.figures)} there)",
                              "show the same figures in both languages"))
     cells = [[(b.options.get("load", (0, ""))[1], sorted(_tags(b))) for b in s.cells] for s in (mine, theirs)]
-    for a, b, (cell_a, cell_b) in zip(mine.cells, theirs.cells, zip(*cells)):
+    for a, b, (cell_a, cell_b) in zip(mine.cells, theirs.cells, zip(*cells, strict=True), strict=False):
         if cell_a != cell_b:
             found.append(Problem(theirs.shown, b.opening, f"this code cell ({cell_b[0] or 'inline'}, tags {cell_b[1]}) "
-                                 f"differs from its counterpart {mine.shown}:{a.opening} ({cell_a[0] or 'inline'}, tags "
+                                 f"differs from its counterpart {mine.shown}:{a.opening} "
+                                 f"({cell_a[0] or 'inline'}, tags "
                                  f"{cell_a[1]})", "keep the code cells of both languages identical (one execution "
                                  "serves both)"))
             break
@@ -545,7 +547,7 @@ def glossary_problems(glossaries: dict[str, Source]) -> list[Problem]:
     found = []
     for lang in others:
         shown = glossaries[lang].shown
-        for mine, theirs in zip(entries[first], entries[lang]):
+        for mine, theirs in zip(entries[first], entries[lang], strict=False):
             if len(mine) != len(theirs):
                 found.append(Problem(shown, theirs[0][0], f"glossary entry {' / '.join(t for _, t in theirs)} has "
                                      f"{len(theirs)} term(s), its counterpart {glossaries[first].shown}:{mine[0][0]} "
@@ -586,8 +588,8 @@ def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(
                 broken.add(page)
             found += fences + cell_problems(source) + include_problems(source)
             found += role_problems(source, terms, labels, set(sources[lang]), tree)
-            loaded |= {example_of(source, c) for c in source.cells if "load" in c.options
-                       and example_of(source, c).is_file() and example_of(source, c).parent == config.EXAMPLES.resolve()}
+            examples = {example_of(source, c) for c in source.cells if "load" in c.options}
+            loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
     found += width_problems(loaded)
     found += mirror_problems(docs, list(languages), sources, skip=broken)
     return sorted(set(found))

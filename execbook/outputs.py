@@ -165,6 +165,7 @@ def lost_content(docname: str, sources: dict[str, Path], read: dict[str, Noteboo
         expected = len(source.figures)
         present = sum(bool(check.FIGURE_LINE.match(line)) for line in markdown.split("\n"))
         if present < expected:
-            found.append(f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} in the page → python -m execbook check "
+            found.append(f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} "
+                         "in the page → python -m execbook check "
                          "names the fence that swallowed the others")
     return found

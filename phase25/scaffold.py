@@ -46,5 +46,5 @@ def label(slug: str) -> str:
 
 
 def template() -> dict[str, Any]:
-    return {"example": EXAMPLE, "entry": ENTRY, "words": WORDS, "glued": "${name}_version", "term": "operación in-place",
-            "link": "phase-25-inplace-safe", "label": label}
+    return {"example": EXAMPLE, "entry": ENTRY, "words": WORDS, "glued": "${name}_version",
+            "term": "operación in-place", "link": "phase-25-inplace-safe", "label": label}

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from execbook.config import DOCS, LANGUAGES, REPO
-from execbook.check import SPAN, EXPLICIT, blank_machinery, glossary_terms, term_citations
+from execbook.check import EXPLICIT, SPAN, blank_machinery, glossary_terms, term_citations
+from execbook.config import DOCS, LANGUAGES
 from execbook.sphinxext.bilingual import page_sources
 
 LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")

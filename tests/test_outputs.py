@@ -36,7 +36,8 @@ def notebook_with(output, name="node"):
 
 def test_an_address_printed_by_an_example_is_named_at_its_line(scratch):
     scratch("node", NODE)
-    notebook = notebook_with(new_output("stream", name="stdout", text="its node: <ReluBackward0 object at 0x7f3a2b1c0d90>\n"))
+    printed = "its node: <ReluBackward0 object at 0x7f3a2b1c0d90>\n"
+    notebook = notebook_with(new_output("stream", name="stdout", text=printed))
     found = outputs.unstable_outputs("breaks/p", notebook)
     assert len(found) == 1
     assert found[0].startswith("breaks/p (es, en) · examples/node.py:4\n  its output shows a memory address, which no "
@@ -50,7 +51,8 @@ def test_a_path_of_the_build_machine_or_a_random_id_is_refused(scratch):
     assert "examples/node.py:3\n  its output shows a path of the build machine" in outputs.unstable_outputs(
         "p", notebook_with(result))[0]
     stream = new_output("stream", name="stdout", text="id 1b4e28ba-2fa1-11d2-883f-0016d3cca427\n")
-    assert "examples/node.py:2\n  its output shows a random id" in outputs.unstable_outputs("p", notebook_with(stream))[0]
+    found = outputs.unstable_outputs("p", notebook_with(stream))
+    assert "examples/node.py:2\n  its output shows a random id" in found[0]
 
 
 def test_stable_outputs_pass(scratch):

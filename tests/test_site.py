@@ -81,8 +81,9 @@ def test_mirror_check_reports_glossaries_that_do_not_pair_up(tmp_path):
     assert mirror_problems(tmp_path, ["es", "en"]) == []
     (tmp_path / "en" / "glossary.md").write_text(glossary.replace("TERMS", "leaf tensor"))
     assert mirror_problems(tmp_path, ["es", "en"]) == [
-        "docs/en/glossary.md:6: glossary entry leaf tensor has 1 term(s), its counterpart docs/es/glossary.md:6 (tensor hoja / "
-        "hoja) 2 → the entries pair up in source order, term by term: give both the same number of terms"]
+        "docs/en/glossary.md:6: glossary entry leaf tensor has 1 term(s), its counterpart docs/es/glossary.md:6 "
+        "(tensor hoja / hoja) 2 → the entries pair up in source order, term by term: give both the same number of "
+        "terms"]
 
 
 def test_glossary_term_anchors_are_the_same_in_both_languages(site):
