@@ -5,13 +5,15 @@
     python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
     python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
     python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
+    python -m execbook sizes              lines of Python per package (tests apart), against their targets
 """
 
 import sys
 
 
 def main(argv: list[str]) -> int:
-    commands = {"check": "check", "build": "build", "run": "author", "page": "author", "new-page": "scaffold"}
+    commands = {"check": "check", "build": "build", "run": "author", "page": "author", "new-page": "scaffold",
+                "sizes": "sizes"}
     if not argv or argv[0] not in commands:
         print(f"usage: python -m execbook {{{','.join(commands)}}} ...", file=sys.stderr)
         return 2
@@ -23,7 +25,7 @@ def main(argv: list[str]) -> int:
         print(f"execbook: error: {missing} in {sys.executable}: run it with the docs environment, "
               f".nox/docs/bin/python -m execbook {' '.join(argv)} (nox -s docs creates it)", file=sys.stderr)
         return 2
-    return module.main(argv[1:]) if argv[0] in ("build", "check") else module.main(argv[0], argv[1:])
+    return module.main(argv[1:]) if argv[0] in ("build", "check", "sizes") else module.main(argv[0], argv[1:])
 
 
 if __name__ == "__main__":

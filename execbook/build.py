@@ -34,6 +34,7 @@ from nbformat import NotebookNode
 from . import cases, check, config, deps, pages, store
 
 if TYPE_CHECKING:
+    from jupyter_cache.cache.main import JupyterCacheBase
     from traitlets.config import Config
 
 WORKERS = 2
@@ -96,7 +97,7 @@ def kernel_environment() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _cache():
+def _cache() -> "JupyterCacheBase":
     from jupyter_cache import get_cache
 
     return get_cache(str(config.EXECUTION_CACHE))

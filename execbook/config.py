@@ -43,6 +43,8 @@ HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
 STORE_VARIABLES: list[str] = list(_BOOK.get("store-variables", []))
 # The installed distributions whose release is part of every page's fingerprint (a new one re-runs them).
 FINGERPRINTED: list[str] = list(_BOOK.get("fingerprinted", []))
+# Lines of Python each part may have at most (python -m execbook sizes): a package's name, or "total".
+SIZE_TARGETS: dict[str, int] = dict(_BOOK.get("sizes", {}))
 # The module whose import says "this project is installed" (a Colab notebook's first cell).
 PROJECT_MODULE: str = _BOOK.get("project-module", "")
 

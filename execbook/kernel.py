@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from . import cases, config, deps, store, tracebacks
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from IPython.core.interactiveshell import InteractiveShell
 
 _last: dict[str, BaseException | None] = {"error": None}
@@ -69,13 +71,14 @@ def install(shell: "InteractiveShell") -> None:
     warnings.showwarning = tracebacks.warning_printer(places)
 
 
-def _cell_label(shell, path: str) -> str | None:
+def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
     """"Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
     named = shell.compile.format_code_name(path)
     return " ".join(named) if named else None
 
 
-def _show_exception(shell, places, etype, value, tb):
+def _show_exception(shell: "InteractiveShell", places: tracebacks.Places, etype: type[BaseException],
+                    value: BaseException, tb: "TracebackType | None") -> Any:
     """IPython's custom exception handler: the cell's error with execbook.tracebacks' brief traceback
     (the shell's own outermost frame left out). What that does not cover (syntax errors, exception
     groups, exceptions that render themselves) and any failure of its own get IPython's."""

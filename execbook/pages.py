@@ -54,7 +54,7 @@ def loaded_examples(text: str, path: str | Path) -> list[tuple[int, str]]:
     """[(line index of the cell's opening fence, example name)] of every cell that loads an example."""
     read = _read(text, path)
     found: list[tuple[int, str]] = []
-    for cell, start in zip(read.cells, read.metadata["source_map"]):
+    for cell, start in zip(read.cells, read.metadata["source_map"], strict=True):
         if cell.cell_type != "code" or "load" not in cell.metadata:
             continue
         target = (Path(path).parent / cell.metadata["load"]).resolve()

@@ -297,7 +297,7 @@ def format_frame(frame: Frame, places: Places, getline: Callable[[str, int], str
         first += 1  # no blank lines at the top
     numbers = range(first, (frame.end_line or frame.line) + 1)
     code = textwrap.dedent("\n".join(getline(frame.path, n).rstrip("\n") for n in numbers)).split("\n")
-    return "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code))]) + "\n"
+    return "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code, strict=False))]) + "\n"
 
 
 def format_frames(frames: Iterable[Frame], places: Places, getline: Callable[[str, int], str] = linecache.getline,

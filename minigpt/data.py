@@ -103,7 +103,9 @@ def build_dataset() -> AgreementData:
             examples["test" if i in test_ids else "train"].append(example_pair(triple, number))
     vocab = sorted({t for split in examples.values() for ex in split for t in ex})
     index = {t: i for i, t in enumerate(vocab)}
-    encode = lambda split: torch.tensor([[index[t] for t in ex] for ex in split])
+    def encode(split: list[list[str]]) -> torch.Tensor:
+        return torch.tensor([[index[t] for t in ex] for ex in split])
+
     return AgreementData(tuple(vocab), encode(examples["train"]), encode(examples["test"]))
 
 

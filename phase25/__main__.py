@@ -15,21 +15,26 @@ release no longer matches what it prints: re-record it. A claim that the committ
 is "not measured" there, not a difference.
 """
 
+import itertools
 import sys
 from pathlib import Path
-
-BROKEN, USAGE_ERROR, STALE = 1, 2, 3
+from typing import TypeVar
 
 from . import claims, record
 
+BROKEN, USAGE_ERROR, STALE = 1, 2, 3
+
 USAGE = "usage: python -m phase25 {record [--out DIR],check [--records DIR] [--save FILE],report [RECORD ...]}"
+
+
+T = TypeVar("T")
 
 
 class UsageError(Exception):
     pass
 
 
-def option(args, name, default, what="a folder"):
+def option(args: list[str], name: str, default: T, what: str = "a folder") -> tuple[T | str, list[str]]:
     """(value of --name, remaining args); --name must be followed by a value."""
     if name not in args:
         return default, args
@@ -39,7 +44,7 @@ def option(args, name, default, what="a folder"):
     return args[i + 1], args[:i] + args[i + 2:]
 
 
-def measured():
+def measured() -> tuple[record.Record, dict[str, claims.Outcome]]:
     """(record, outcomes) of the installed torch, printing each claim as it is checked."""
     outcomes = {}
     for name in claims.CLAIMS:
@@ -51,14 +56,15 @@ def measured():
     return record.measure(outcomes), outcomes
 
 
-def broken_claims(outcomes):
+def broken_claims(outcomes: dict[str, claims.Outcome]) -> bool:
     lines = [o.failure() for o in outcomes.values() if o.broken]
     for line in lines:
         print(line, file=sys.stderr)
     return bool(lines)
 
 
-def measure_into(command, flag, args):
+def measure_into(command: str, flag: str, args: list[str]
+                 ) -> tuple[record.Record, dict[str, claims.Outcome], Path]:
     """(the record of the installed torch, claim outcomes, path of its record in the folder given
     with flag) for `command`, which takes that one option only."""
     folder, args = option(args, flag, record.RECORDS)
@@ -74,7 +80,7 @@ def measure_into(command, flag, args):
     return new, outcomes, record.path_for(new["release"], folder)
 
 
-def do_record(args):
+def do_record(args: list[str]) -> int:
     new, outcomes, path = measure_into("record", "--out", args)
     folder = path.parent
     old = record.load(path) if path.exists() else None
@@ -84,7 +90,7 @@ def do_record(args):
     return BROKEN if broken_claims(outcomes) else 0
 
 
-def do_check(args):
+def do_check(args: list[str]) -> int:
     save, args = option(args, "--save", None, what="a file")
     if save and Path(save).is_dir():
         raise UsageError(f"--save {save}: a folder, not a file")
@@ -110,14 +116,14 @@ def do_check(args):
     return status
 
 
-def do_report(args):
+def do_report(args: list[str]) -> int:
     if args:
         records = sorted((record.load(p) for p in args), key=lambda r: record.release_key(r["release"]))
     else:
         records = list(record.committed().values())
     if len(records) < 2:
         raise UsageError("report needs at least two records to compare")
-    for old, new in zip(records, records[1:]):
+    for old, new in itertools.pairwise(records):
         print(record.format_differences(old, new))
     return 0
 
@@ -125,7 +131,7 @@ def do_report(args):
 COMMANDS = {"record": do_record, "check": do_check, "report": do_report}
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         if not argv or argv[0] not in COMMANDS:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -50,6 +51,10 @@ def supported(release_name: str | None = None) -> bool:
     return config.supported(release_name or release())
 
 
+Verdict = tuple[bool, str]  # (holds, what was seen)
+Check = Callable[[], Verdict]
+
+
 @dataclass(frozen=True)
 class Claim:
     name: str
@@ -69,16 +74,16 @@ class Outcome:
     release: str | None = None  # where it was measured (default: the installed torch)
 
     @property
-    def applicable(self):
+    def applicable(self) -> bool:
         return not self.seen.startswith(NOT_APPLICABLE)
 
     @property
-    def broken(self):
+    def broken(self) -> bool:
         """A required claim that does not hold on a release the book is built on: its prose would be false."""
         return (self.applicable and not self.holds and getattr(CLAIMS.get(self.name), "required", True)
                 and supported(self.release))
 
-    def failure(self, torch_version=None):
+    def failure(self, torch_version: str | None = None) -> str:
         return f"claim {self.name} no longer holds on torch {torch_version or torch.__version__}: {self.seen}"
 
 
@@ -111,20 +116,20 @@ def blame(outcome: Outcome, version: str) -> tuple[str, str]:
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(name, statement, required=True, in_book=True):
-    def register(check):
+def claim(name: str, statement: str, required: bool = True, in_book: bool = True) -> Callable[[Check], Check]:
+    def register(check: Check) -> Check:
         CLAIMS[name] = Claim(name, statement, check, required, in_book)
         return check
 
     return register
 
 
-def in_book():
+def in_book() -> list[str]:
     """The names of the claims the book's build evaluates (the others: Claim.in_book)."""
     return [name for name, c in CLAIMS.items() if c.in_book]
 
 
-def _evaluate_now(name):
+def _evaluate_now(name: str) -> Outcome:
     try:
         holds, seen = CLAIMS[name].check()
     except Exception as exc:  # a check that crashes is a claim that does not hold
@@ -133,11 +138,11 @@ def _evaluate_now(name):
 
 
 @functools.cache
-def _code_fingerprint():
+def _code_fingerprint() -> str:
     return deps.fingerprint(deps.closure({Path(__file__)}))
 
 
-def evaluate(name):
+def evaluate(name: str) -> Outcome:
     """The claim's outcome. In the book's build (execbook.store) each is evaluated once per fingerprint
     of the code it runs; a safe-case claim reads its case's outcome, which is kept by the case."""
     if store.folder() is None or name in CASE_CLAIMS:
@@ -145,11 +150,11 @@ def evaluate(name):
     return store.memoized("claim", f"{name}-{_code_fingerprint()}", lambda: _evaluate_now(name))
 
 
-def evaluate_all(names=None):
+def evaluate_all(names: list[str] | None = None) -> dict[str, Outcome]:
     return {name: evaluate(name) for name in (names or CLAIMS)}
 
 
-def require(outcomes, torch_version=None):
+def require(outcomes: dict[str, Outcome], torch_version: str | None = None) -> None:
     """Raise ClaimBroken naming every claim that does not hold (one line each)."""
     broken = [o for o in outcomes.values() if o.broken]
     if broken:
@@ -160,36 +165,36 @@ def require(outcomes, torch_version=None):
 
 
 @claim("forward-identical", "Run A and run B give bitwise-identical forward outputs.")
-def _forward_identical():
+def _forward_identical() -> Verdict:
     x, y = probe_batch(data())
     a, b = (build_model(model_config(data(), inplace=inplace), seed=0)(x, y)[0] for inplace in (False, True))
     return torch.equal(a, b), "bitwise equal" if torch.equal(a, b) else "the logits differ"
 
 
-def _raises(anomaly):
+def _raises(anomaly: bool) -> Verdict:
     failure = run_b(anomaly)
     if failure is None:
         return False, "backward completed without an error"
     parts = message.parts(failure.error)
     holds = message.CORE in failure.error and parts["version_now"] and parts["version_expected"]
-    return holds, failure.error[:300]
+    return bool(holds), failure.error[:300]
 
 
 @claim("b-raises-without-anomaly",
        "Run B's backward raises the version-counter RuntimeError with anomaly detection off.")
-def _b_raises_without_anomaly():
+def _b_raises_without_anomaly() -> Verdict:
     return _raises(anomaly=False)
 
 
 @claim("b-raises-with-anomaly",
        "Run B's backward raises the version-counter RuntimeError with anomaly detection on.")
-def _b_raises_with_anomaly():
+def _b_raises_with_anomaly() -> Verdict:
     return _raises(anomaly=True)
 
 
 @claim("anomaly-changes-only-the-hint",
        "With anomaly detection off and on, run B's message is the same up to its Hint, and the Hints differ.")
-def _anomaly_changes_only_the_hint():
+def _anomaly_changes_only_the_hint() -> Verdict:
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
         return False, "run B did not raise in both modes"
@@ -226,7 +231,7 @@ def anomaly_points_at(warnings: list) -> str | None:
 @claim("anomaly-traceback-names-layernorm",
        "Only with anomaly detection on does a warning show the forward traceback; it names a LayerNorm "
        "backward node and points at the block's last in-place residual add.")
-def _anomaly_traceback_names_layernorm():
+def _anomaly_traceback_names_layernorm() -> Verdict:
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
         return False, "run B did not raise in both modes"
@@ -239,7 +244,7 @@ def _anomaly_traceback_names_layernorm():
 
 @claim("message-names-the-activation",
        "The message names the saved activation (batch, tokens, n_embd) and versions one write apart.")
-def _message_names_the_activation():
+def _message_names_the_activation() -> Verdict:
     failure = run_b(False)
     if failure is None:
         return False, "run B did not raise"
@@ -249,13 +254,13 @@ def _message_names_the_activation():
     now, expected = parts["version_now"], parts["version_expected"]
     holds = parts["tensor"] is not None and parts["tensor"].endswith(f" {shape}]") and now and expected \
         and int(now) - int(expected) == 1
-    return holds, f"tensor {parts['tensor']}, expected [batch, tokens, n_embd]; versions {now}/{expected}"
+    return bool(holds), f"tensor {parts['tensor']}, expected [batch, tokens, n_embd]; versions {now}/{expected}"
 
 
 # --- breaks/25-inplace-autograd: the silent bypasses, and the brief's other candidate breaks
 
 
-def _silent(bypass):
+def _silent(bypass: str) -> tuple[list[Any] | None, str]:
     try:
         grads = gradients(inplace=True, bypass=bypass)
     except BackwardRaised as raised:
@@ -263,7 +268,7 @@ def _silent(bypass):
     return compare_gradients(gradients(), grads), ""
 
 
-def _silent_and_layernorm_gains_worst(bypass):
+def _silent_and_layernorm_gains_worst(bypass: str) -> Verdict:
     rows, seen = _silent(bypass)
     if rows is None:
         return False, seen
@@ -274,20 +279,20 @@ def _silent_and_layernorm_gains_worst(bypass):
 @claim("bypass-hooks-silent",
        "Run B under identity saved_tensors_hooks completes backward with no error, with wrong gradients; "
        "a LayerNorm gain's is the worst.")
-def _bypass_hooks_silent():
+def _bypass_hooks_silent() -> Verdict:
     return _silent_and_layernorm_gains_worst("hooks")
 
 
 @claim("bypass-ctx-silent",
        "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error, with wrong "
        "gradients; a LayerNorm gain's is the worst.")
-def _bypass_ctx_silent():
+def _bypass_ctx_silent() -> Verdict:
     return _silent_and_layernorm_gains_worst("ctx")
 
 
 @claim("bypass-data-silent",
        "Run B writing through h.data completes backward with no error, and some parameters get no gradient.")
-def _bypass_data_silent():
+def _bypass_data_silent() -> Verdict:
     rows, seen = _silent("data")
     if rows is None:
         return False, seen
@@ -295,18 +300,18 @@ def _bypass_data_silent():
     return bool(missing), "no error; some parameters get no gradient" if missing else "every parameter gets one"
 
 
-def _bitwise_equal_to_a(switch):
+def _bitwise_equal_to_a(switch: str) -> Verdict:
     same = identical(gradients(), gradients(**{switch: True}))
     return same, f"{switch}: gradients bitwise equal to run A's: {same}"
 
 
 @claim("relu-inplace-safe", "F.relu_ after the feed-forward Linear leaves every gradient bitwise unchanged.")
-def _relu_inplace_safe():
+def _relu_inplace_safe() -> Verdict:
     return _bitwise_equal_to_a("relu_inplace")
 
 
 @claim("exp-inplace-safe", "exp_ on the shifted attention scores leaves every gradient bitwise unchanged.")
-def _exp_inplace_safe():
+def _exp_inplace_safe() -> Verdict:
     return _bitwise_equal_to_a("exp_inplace")
 
 
@@ -315,7 +320,7 @@ def _exp_inplace_safe():
 
 @claim("check-compares-versions-not-values",
        "Writing a saved tensor in place and back to the same values still fails the check.")
-def _check_compares_versions():
+def _check_compares_versions() -> Verdict:
     a = torch.linspace(-1.0, 1.0, 5, requires_grad=True)
     y = a.exp()
     before = y.detach().clone()
@@ -329,7 +334,7 @@ def _check_compares_versions():
 
 
 @claim("data-write-not-counted", "A write through .data leaves the version counter unchanged.")
-def _data_write_not_counted():
+def _data_write_not_counted() -> Verdict:
     t = torch.zeros(3, requires_grad=True).clone()
     before = t._version
     t.data.add_(1)
@@ -345,7 +350,7 @@ MISSING_API = (re.compile(r"AttributeError: module '(?P<module>torch[\w.]*)' has
                re.compile(r"ImportError: cannot import name '(?P<name>\w+)' from '(?P<module>torch[\w.]*)'"))
 
 
-def missing_api(raised):
+def missing_api(raised: str | None) -> str | None:
     """The torch API whose absence an example raised for ("torch.func"), or None: from its error text,
     "AttributeError: module 'torch.x' has no attribute 'y'" and the like."""
     for pattern in MISSING_API:
@@ -355,8 +360,8 @@ def missing_api(raised):
     return None
 
 
-def _case_claim(name):
-    def check():
+def _case_claim(name: str) -> Check:
+    def check() -> Verdict:
         outcome = deps.outcome(name)
         if outcome.ok:
             return True, outcome.seen
@@ -377,7 +382,7 @@ claim("fixes-give-run-a-gradients", "Run B fixed by clone-then-add, and run B's 
 @claim("allow-mutation-gives-run-a-gradients",
        "Run B's own in-place residual, forward and backward inside "
        "torch.autograd.graph.allow_mutation_on_saved_tensors(), gets run A's gradients bitwise (the third fix).")
-def _allow_mutation_gives_run_a_gradients():
+def _allow_mutation_gives_run_a_gradients() -> Verdict:
     allow_mutation = getattr(torch.autograd.graph, "allow_mutation_on_saved_tensors", None)
     if allow_mutation is None:
         return False, f"{NOT_APPLICABLE}torch.autograd.graph.allow_mutation_on_saved_tensors is missing " \
@@ -392,7 +397,7 @@ def _allow_mutation_gives_run_a_gradients():
 
 CASE_CLAIMS = {safe_cases.claim(case) for case in safe_cases.summary_cases()} | {"fixes-give-run-a-gradients"}
 for _case in safe_cases.summary_cases():
-    claim(safe_cases.claim(_case), f"{safe_cases.title(_case, 'en')} must {safe_cases.expected(_case)} "
+    claim(f"{safe_cases.verdict(_case)}:{_case.name}", f"{safe_cases.title(_case, 'en')} must {safe_cases.expected(_case)} "
           f"(examples/{_case.name}.py).")(
         _case_claim(_case.name))
 
@@ -443,7 +448,7 @@ def diagnose_works() -> tuple[bool, str]:
 GRADIENT_TOLERANCE = 1e-5  # largest ||g_compiled - g_eager|| / ||g_eager|| of a parameter
 
 
-def compiled_gradients(backend):
+def compiled_gradients(backend: str) -> tuple[str | None, Any]:
     """(verdict, worst relative error) of run A compiled with backend against eager run A:
     verdict "bitwise", "close" (within GRADIENT_TOLERANCE) or "differ"; or (None, why) where it
     did not give gradients (not applicable, or it raised)."""
@@ -459,8 +464,8 @@ def compiled_gradients(backend):
     return ("close" if worst <= GRADIENT_TOLERANCE else "differ"), worst
 
 
-def _compiled_a(backend):
-    def check():
+def _compiled_a(backend: str) -> Check:
+    def check() -> Verdict:
         verdict, worst = compiled_gradients(backend)
         if verdict is None:
             return False, worst
@@ -469,13 +474,13 @@ def _compiled_a(backend):
     return check
 
 
-def _eager_b_error():
+def _eager_b_error() -> str | None:
     failure = run_b(False)
-    return failure and failure.error
+    return failure.error if failure else None
 
 
-def _compiled_b(backend, raised_at, error_type):
-    def check():
+def _compiled_b(backend: str, raised_at: str, error_type: str) -> Check:
+    def check() -> Verdict:
         run = compiled(backend, inplace=True)
         if run.not_applicable:
             return False, run.not_applicable
@@ -486,7 +491,7 @@ def _compiled_b(backend, raised_at, error_type):
         wrapped = error_type == "RuntimeError" or run.wraps == "RuntimeError"
         same_as_eager = message.before_hint(run.error) == message.before_hint(_eager_b_error() or "")
         holds = run.raised_at == raised_at and run.error_type == error_type and wrapped and says and same_as_eager
-        return holds, (f"raised at {run.raised_at}: {run.error_type}" + (f" wrapping {run.wraps}" if run.wraps else "")
+        return bool(holds), (f"raised at {run.raised_at}: {run.error_type}" + (f" wrapping {run.wraps}" if run.wraps else "")
                        + f"; the same text as eager run B up to the Hint: {same_as_eager}; {run.error[:200]}")
 
     return check

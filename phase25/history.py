@@ -16,14 +16,17 @@ Nothing here measures or writes: every function reads the records it is given.
 """
 
 import ast
+import functools
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from inplace_doctor.torch_private import NOT_APPLICABLE as NOT_APPLICABLE_PREFIX
 
-from .record import BACKENDS, COMPILE_FIELDS, MESSAGE_PARTS, model_sizes, release_key
+from .record import BACKENDS, COMPILE_FIELDS, MESSAGE_PARTS, Record, model_sizes, release_key
 
+Records = dict[str, Record]  # release -> its record
 ERRATA = Path(__file__).resolve().parents[1] / "examples" / "errata.py"  # holds the draft's quotes
 HOLDS, FAILS, NOT_APPLICABLE, AVAILABLE = "holds", "fails", "n/a", "available"  # values that are words
 MESSAGE, COMPILE, CLAIM = "message", "compile", "claim"
@@ -39,7 +42,7 @@ class Thing:
     backend: str | None = None  # COMPILE only
 
     @property
-    def what(self):
+    def what(self) -> str:
         """The name phase25.record.differences gives it: message.output_of, compile.eager.b_hint,
         compile.eager (whether it runs), claim forward-identical."""
         if self.kind == COMPILE:
@@ -56,43 +59,43 @@ class Seen:
 @dataclass(frozen=True)
 class Span:
     value: object
-    releases: tuple  # consecutive measured releases with this value, oldest first
+    releases: tuple[str, ...]  # consecutive measured releases with this value, oldest first
     detail: str | None = None  # the first release's
 
     @property
-    def start(self):
+    def start(self) -> str:
         return self.releases[0]
 
 
 @dataclass(frozen=True)
 class History:
     thing: Thing
-    spans: tuple  # Span, oldest first; empty if no record measured the thing
+    spans: tuple[Span, ...]  # oldest first; empty if no record measured the thing
 
     @property
-    def first(self):
+    def first(self) -> Span:
         return self.spans[0]
 
     @property
-    def changes(self):
+    def changes(self) -> tuple[Span, ...]:
         """The spans that start where the value changed: (release, new value) in .start, .value."""
         return self.spans[1:]
 
     @property
-    def changed(self):
+    def changed(self) -> bool:
         return len(self.spans) > 1
 
     @property
-    def measured(self):
+    def measured(self) -> tuple[str, ...]:
         return tuple(r for span in self.spans for r in span.releases)
 
 
-def ordered(records):
+def ordered(records: Records) -> list[str]:
     """The releases of records (release -> record), oldest first."""
     return sorted(records, key=release_key)
 
 
-def reason(seen):
+def reason(seen: str) -> str:
     """"not applicable: torch.func is missing from torch 1.13.1+cu117 (...)" -> "torch.func is missing":
     what is missing, without the release that says it (so two releases that lack it agree)."""
     text = seen[len(NOT_APPLICABLE_PREFIX):] if seen.startswith(NOT_APPLICABLE_PREFIX) else seen
@@ -102,13 +105,13 @@ def reason(seen):
     return re.sub(r"\btorch \d[\w.+]*", "torch", text)
 
 
-def missing_api(detail):
+def missing_api(detail: str | None) -> str | None:
     """"torch.func is missing" -> "torch.func" (None for any other reason)."""
     found = re.fullmatch(r"(\S+) is missing", detail or "")
     return found and found.group(1)
 
 
-def observe(record, thing):
+def observe(record: Record, thing: Thing) -> Seen | None:
     """What record says of thing (a Seen), or None where it did not measure it."""
     if thing.kind == MESSAGE:
         return Seen(record["message"][thing.name]) if thing.name in record["message"] else None
@@ -130,7 +133,7 @@ def observe(record, thing):
     return Seen(section[thing.name])
 
 
-def things(records, claim_names=()):
+def things(records: Records, claim_names: Iterable[str] = ()) -> list[Thing]:
     """Every thing the records keep: the message parts, then per backend whether it runs and its
     fields, then the claims (claim_names' order first, then any other a record has)."""
     found = [Thing(MESSAGE, part) for part in MESSAGE_PARTS]
@@ -142,12 +145,12 @@ def things(records, claim_names=()):
     return found + [Thing(CLAIM, name) for name in names]
 
 
-def _same(span, seen):
+def _same(span: Span, seen: Seen) -> bool:
     """A value, and for "n/a" also why: a release that lacks something else has changed."""
     return span.value == seen.value and (seen.value != NOT_APPLICABLE or span.detail == seen.detail)
 
 
-def spans(records, observe_one):
+def spans(records: Records, observe_one: Callable[[Record], Seen | None]) -> tuple[Span, ...]:
     """Spans of the releases of records (oldest first) on which observe_one(record) agrees; a
     release where it returns None is skipped."""
     found: list[Span] = []
@@ -162,14 +165,18 @@ def spans(records, observe_one):
     return tuple(found)
 
 
-def history(records, claim_names=()):
+def _observe_thing(thing: Thing, record: Record) -> Seen | None:
+    return observe(record, thing)
+
+
+def history(records: Records, claim_names: Iterable[str] = ()) -> list[History]:
     """[History] of every thing the records keep (things), in that order; things no record
     measured are left out."""
-    found = [History(t, spans(records, lambda r, t=t: observe(r, t))) for t in things(records, claim_names)]
+    found = [History(t, spans(records, functools.partial(_observe_thing, t))) for t in things(records, claim_names)]
     return [h for h in found if h.spans]
 
 
-def compress(releases, recorded):
+def compress(releases: Iterable[str], recorded: list[str]) -> list[tuple[str, str]]:
     """["2.10.0", "2.11.0", "2.13.0"] -> [("2.10.0", "2.11.0"), ("2.13.0", "2.13.0")]: runs of
     releases consecutive among recorded (all the releases, oldest first)."""
     runs: list[tuple[str, str]] = []
@@ -182,7 +189,7 @@ def compress(releases, recorded):
     return runs
 
 
-def excerpt(new, old=None, width=48, context=14):
+def excerpt(new: object, old: object = None, width: int = 48, context: int = 14) -> str:
     """new, short enough to read in a table cell: the part that differs from old with a little
     context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
     new = str(new)
@@ -191,8 +198,8 @@ def excerpt(new, old=None, width=48, context=14):
     start, end = 0, len(new)
     if old is not None and str(old) != new:
         old = str(old)
-        prefix = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
-        suffix = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new))) if a != b),
+        prefix = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+        suffix = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
                       min(len(old), len(new)))
         suffix = min(suffix, len(new) - prefix, len(old) - prefix)
         start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
@@ -210,7 +217,7 @@ def excerpt(new, old=None, width=48, context=14):
 # --- what the course's first draft quoted
 
 
-def draft_quotes(path=ERRATA):
+def draft_quotes(path: str | Path = ERRATA) -> dict[str, str]:
     """The draft's quotes, as examples/errata.py keeps them (its SEED dict), read without running it."""
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     for node in tree.body:
@@ -219,12 +226,12 @@ def draft_quotes(path=ERRATA):
     raise LookupError(f"{path}: no SEED")
 
 
-def size_names():
+def size_names() -> dict[str, str]:
     """part -> the name a record writes for a size of the mini-GPT: shape, version_now, version_expected."""
     return {part: name for part, (_, name) in model_sizes().items()}
 
 
-def _linear(name):
+def _linear(name: str) -> tuple[int, int]:
     """"2·n_layer-1" -> (2, -1): the version a record names, as a·n_layer + b."""
     found = re.fullmatch(r"(\d+)·\w+(?:([+-])(\d+))?", name)
     if not found:
@@ -233,7 +240,7 @@ def _linear(name):
     return int(a), (int(b) if sign == "+" else -int(b)) if b else 0
 
 
-def concrete(text, names, dims, n_layer):
+def concrete(text: str | None, names: dict[str, str], dims: str, n_layer: int) -> str | None:
     """A record's text with the model's sizes written as numbers: dims (e.g. "1, 8, 64") for the
     shape's name, and the version names for this n_layer."""
     if text is None:
@@ -249,19 +256,20 @@ def concrete(text, names, dims, n_layer):
 class Finding:
     key: str  # SEED's key, or "node" for the producer's name looked for anywhere
     quote: str  # what the draft says
-    printed_by: tuple  # the recorded releases that print it (for "torch": that fit the draft's statement)
-    instead: tuple  # Spans: what the records print at that place, release by release
+    printed_by: tuple[str, ...]  # the recorded releases that print it (for "torch": that fit the draft's statement)
+    instead: tuple[Span, ...]  # Spans: what the records print at that place, release by release
 
 
-def _spans_of_part(records, part):
+def _spans_of_part(records: Records, part: str) -> tuple[Span, ...]:
     return spans(records, lambda r: Seen(r["message"][part]) if part in r["message"] else None)
 
 
-def _printed(records, test):
+def _printed(records: Records, test: Callable[[Record], bool]) -> tuple[str, ...]:
     return tuple(r for r in ordered(records) if test(records[r]))
 
 
-def draft_findings(records, seed=None, names=None):
+def draft_findings(records: Records, seed: dict[str, str] | None = None,
+                   names: dict[str, str] | None = None) -> list[Finding]:
     """[Finding] for each thing the draft quotes about run B's error, from records."""
     seed = seed or draft_quotes()
     names = names or size_names()
@@ -270,21 +278,21 @@ def draft_findings(records, seed=None, names=None):
     if shape is None or parts is None:
         raise ValueError("examples/errata.py: SEED's shape or message is not the draft's error")
     dims = shape.group(1)  # the draft's input and width
-    quoted = dict(zip(("output_of", "version_now", "version_expected"), parts.groups()))
+    quoted = dict(zip(("output_of", "version_now", "version_expected"), parts.groups(), strict=True))
     tries = range(1, 1 + max(int(n) for n in re.findall(r"\d+", seed["message"])))  # n_layer: 2·n_layer ≥ n_layer
 
-    def prints(sentence, parts):
+    def prints(sentence: str, parts: Iterable[str]) -> Callable[[Record], bool]:
         return lambda record: any(sentence in (concrete(record["message"].get(p), names, dims, n) or "")
                                   for p in parts for n in tries)
 
-    def sentence(record):
+    def sentence(record: Record) -> Seen | None:
         found = SENTENCE.search(record["message"].get("anomaly_on") or "")
         return Seen(found and found.group(0)) if "anomaly_on" in record["message"] else None
 
-    def versions(record):
+    def versions(record: Record) -> Seen:
         return Seen(f"{record['message'].get('version_now')}; {record['message'].get('version_expected')}")
 
-    def same_versions(record):
+    def same_versions(record: Record) -> bool:
         return any((concrete(record["message"].get("version_now"), names, dims, n),
                     concrete(record["message"].get("version_expected"), names, dims, n))
                    == (quoted["version_now"], quoted["version_expected"]) for n in tries)
@@ -309,12 +317,12 @@ def draft_findings(records, seed=None, names=None):
     ]
 
 
-def observed_claim(name):
+def observed_claim(name: str) -> Callable[[Record], object]:
     """record -> HOLDS, FAILS, NOT_APPLICABLE or None (not measured) for the claim name."""
     return lambda record: getattr(observe(record, Thing(CLAIM, name)), "value", None)
 
 
-def torch_range(text):
+def torch_range(text: str) -> Callable[[str], bool]:
     """"PyTorch ≥ 1.5" -> a test of a release name (≥, >, ≤, <, = with a release)."""
     found = re.search(r"(≥|>=|>|≤|<=|<|=)\s*(\d+(?:\.\d+)*)", text)
     if not found:

@@ -22,6 +22,7 @@ import datetime
 import json
 import platform
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -45,11 +46,14 @@ COMPILE_FIELDS = ("a_gradients", "a_raised_at", "a_error_type", "b_raised_at", "
                   "b_message", "b_tensor", "b_output_of", "b_version_now", "b_version_expected", "b_hint")
 
 
+Record = dict[str, Any]  # one release's record, as its JSON file holds it
+
+
 class RecordError(Exception):
     """A record file that cannot be read: printed as one line."""
 
 
-def model_sizes():
+def model_sizes() -> dict[str, tuple[str, str]]:
     """What run B's message says that depends on the mini-GPT, not on torch: the activation's
     shape and the two version numbers, as they read for the bundled model, each with the name a
     record writes instead (so a course author who resizes the model leaves every record valid)."""
@@ -60,7 +64,8 @@ def model_sizes():
             "version_now": (str(writes), "2·n_layer"), "version_expected": (str(writes - 1), "2·n_layer-1")}
 
 
-def generic(error, sizes=None):
+def generic(error: str | None, sizes: dict[str, tuple[str, str]] | None = None
+            ) -> tuple[str | None, dict[str, Any]]:
     """(error text, its parts) with the model's sizes replaced by their names (model_sizes)."""
     if error is None:
         return None, {}
@@ -77,10 +82,10 @@ def generic(error, sizes=None):
     return text, parts
 
 
-def measure_message():
+def measure_message() -> Record:
     off, on = run_b(False), run_b(True)
-    text_off, parts_off = generic(off and off.error)
-    text_on, parts_on = generic(on and on.error)
+    text_off, parts_off = generic(off.error if off else None)
+    text_on, parts_on = generic(on.error if on else None)
     return {
         "anomaly_off": text_off,
         "anomaly_on": text_on,
@@ -95,7 +100,7 @@ def measure_message():
     }
 
 
-def measure_compile(backend):
+def measure_compile(backend: str) -> Record:
     """The record's compile section of one backend."""
     a, b = compiled(backend, inplace=False), compiled(backend, inplace=True)
     if b.not_applicable:
@@ -108,7 +113,7 @@ def measure_compile(backend):
             "b_version_expected": parts.get("version_expected"), "b_hint": parts.get("hint")}
 
 
-def measure(outcomes=None, compile=True):
+def measure(outcomes: dict[str, claims.Outcome] | None = None, compile: bool = True) -> Record:
     """The record of the installed torch (claims evaluated now unless given; the compile section
     unless compile is False)."""
     outcomes = outcomes or claims.evaluate_all()
@@ -123,7 +128,7 @@ def measure(outcomes=None, compile=True):
     }
 
 
-def claim_entry(outcome):
+def claim_entry(outcome: claims.Outcome) -> Record:
     """What a record keeps of a claim: whether it holds, and, where it does not, what was seen
     (with the mini-GPT's sizes written as their names)."""
     if outcome.holds:
@@ -131,13 +136,13 @@ def claim_entry(outcome):
     return {"holds": False, "seen": generic(outcome.seen)[0] or outcome.seen}
 
 
-def measured_in_book():
+def measured_in_book() -> Record:
     """What the book's build measures of the installed torch: every claim but the torch.compile
     ones (phase25.claims.Claim.in_book), and no compile section."""
     return measure(claims.evaluate_all(claims.in_book()), compile=False)
 
 
-def completed(live, committed_record):
+def completed(live: Record, committed_record: Record | None) -> Record:
     """live, with what it did not measure (the compile section, the claims left out of the book's
     build) taken from the committed record of the same release, if there is one."""
     if committed_record is None:
@@ -148,17 +153,17 @@ def completed(live, committed_record):
     return done
 
 
-def outcomes(record):
+def outcomes(record: Record) -> dict[str, claims.Outcome]:
     """The record's claims as phase25.claims.Outcome objects (for claims.require)."""
     return {name: claims.Outcome(name, c["holds"], c.get("seen", ""), record["release"])
             for name, c in record["claims"].items()}
 
 
-def path_for(release_name, folder=RECORDS):
+def path_for(release_name: str, folder: str | Path = RECORDS) -> Path:
     return Path(folder) / f"torch-{release_name}.json"
 
 
-def write(record, folder=RECORDS, path=None):
+def write(record: Record, folder: str | Path = RECORDS, path: str | Path | None = None) -> Path:
     """Write record as folder/torch-<release>.json, or to path when given; returns the path."""
     path = Path(path) if path else path_for(record["release"], folder)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -166,7 +171,7 @@ def write(record, folder=RECORDS, path=None):
     return path
 
 
-def load(path):
+def load(path: str | Path) -> Record:
     path = Path(path)
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
@@ -180,13 +185,13 @@ def load(path):
     return record
 
 
-def committed(folder=RECORDS):
+def committed(folder: str | Path = RECORDS) -> dict[str, Record]:
     """release -> record, for every record in folder, oldest release first."""
     records = [load(p) for p in Path(folder).glob("torch-*.json")]
     return {r["release"]: r for r in sorted(records, key=lambda r: release_key(r["release"]))}
 
 
-def differences(old, new):
+def differences(old: Record, new: Record) -> list[tuple[str, Any, Any]]:
     """[(what, old value, new value)] where two records disagree on what PyTorch decides."""
     rows = []
     for part in MESSAGE_PARTS:
@@ -205,11 +210,13 @@ def differences(old, new):
     return rows
 
 
-def format_differences(old, new):
+def format_differences(old: Record, new: Record) -> str:
     """Readable lines: what changed from old's release to new's (or that nothing did)."""
     rows = differences(old, new)
     head = f"torch {old['release']} -> {new['release']}:"
     if not rows:
         return f"{head} no difference"
-    show = lambda v: "(absent)" if v is None else json.dumps(v, ensure_ascii=False)
+    def show(v: Any) -> str:
+        return "(absent)" if v is None else json.dumps(v, ensure_ascii=False)
+
     return "\n".join([head] + [f"  {what}\n    - {show(a)}\n    + {show(b)}" for what, a, b in rows])

@@ -15,7 +15,7 @@ from . import engine as tg
 PARAMETERS = ("x", "pos", "w1", "w2", "w_out")
 
 
-def init_params(seed=0, tokens=4, width=6, outputs=3):
+def init_params(seed: int = 0, tokens: int = 4, width: int = 6, outputs: int = 3) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     shapes = {"x": (tokens, width), "pos": (tokens, width), "w1": (width, width),
               "w2": (width, width), "w_out": (width, outputs)}
@@ -23,7 +23,7 @@ def init_params(seed=0, tokens=4, width=6, outputs=3):
             for name in PARAMETERS}
 
 
-def forward(p, inplace=False):
+def forward(p: dict[str, tg.Tensor], inplace: bool = False) -> tg.Tensor:
     """The loss from tensors p (name -> Tensor); run it inside a Tape."""
     h = p["x"] + p["pos"]
     if inplace:
@@ -36,7 +36,8 @@ def forward(p, inplace=False):
     return tg.sum(y * y)
 
 
-def loss_and_gradients(arrays, inplace=False, check_versions=False):
+def loss_and_gradients(arrays: dict[str, np.ndarray], inplace: bool = False, check_versions: bool = False
+                       ) -> tuple[float, dict[str, tg.Array]]:
     """(loss, name -> gradient array) for parameter arrays (name -> ndarray)."""
     p = {name: tg.Tensor(a, requires_grad=True) for name, a in arrays.items()}
     with tg.Tape(check_versions=check_versions):
@@ -45,12 +46,12 @@ def loss_and_gradients(arrays, inplace=False, check_versions=False):
     return float(loss.data), {name: t.grad for name, t in p.items()}
 
 
-def loss_only(arrays, inplace=False):
+def loss_only(arrays: dict[str, np.ndarray], inplace: bool = False) -> float:
     """The forward alone (no tape): what finite differences perturb."""
     return float(forward({name: tg.Tensor(a) for name, a in arrays.items()}, inplace).data)
 
 
-def finite_differences(arrays, eps=1e-6):
+def finite_differences(arrays: dict[str, np.ndarray], eps: float = 1e-6) -> dict[str, np.ndarray]:
     """Central-difference gradient of the (out-of-place) loss for every parameter entry."""
     grads = {}
     for name, a in arrays.items():

@@ -14,23 +14,29 @@ the option ``Tape(check_versions=True)``. With ``check_versions=False`` nothing 
 gradients come out wrong. The lines that make the defence end with ``# version counter``.
 """
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
-_active = []  # the stack of tapes entered with `with Tape(): ...`
+Array = Any  # a numpy array (numpy's own array types are more than this demo needs)
+Rule = Callable[..., tuple[Array, ...]]  # (grad_out, *saved arrays) -> one gradient per input
+
+_active: list["Tape"] = []  # the stack of tapes entered with `with Tape(): ...`
 
 
 class Tape:
     """The list of records of one forward pass; use as ``with Tape() as tape: ...``."""
 
-    def __init__(self, check_versions=False):
+    def __init__(self, check_versions: bool = False) -> None:
         self.check_versions = check_versions
-        self.records = []
+        self.records: list[Record] = []
 
-    def __enter__(self):
+    def __enter__(self) -> "Tape":
         _active.append(self)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         _active.remove(self)
 
 
@@ -41,30 +47,31 @@ class Value:
     and the gradient of the contents after it are different quantities.
     """
 
-    def __init__(self, leaf=None):
+    def __init__(self, leaf: "Tensor | None" = None) -> None:
         self.leaf = leaf  # the tensor to receive .grad, for a leaf that requires grad
 
 
 class Saved:
     """A tensor a record keeps for its backward: a reference to it, not a copy."""
 
-    def __init__(self, tensor, tape):
+    def __init__(self, tensor: "Tensor", tape: Tape) -> None:
         self.tensor = tensor
         self.version = tensor.version if tape.check_versions else None  # version counter
 
-    def unpack(self, record):
+    def unpack(self, record: "Record") -> Array:
         if self.version is not None and self.tensor.version != self.version:  # version counter
             raise RuntimeError(self.stale_message(record))  # version counter
         return self.tensor.data
 
-    def stale_message(self, record):
+    def stale_message(self, record: "Record") -> str:
         return ("one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [array {list(self.tensor.shape)}], saved by {record.op}, "
                 f"is at version {self.tensor.version}; expected version {self.version} instead")
 
 
 class Record:
-    def __init__(self, op, inputs, output, saved, backward):
+    def __init__(self, op: str, inputs: list[Value | None], output: Value, saved: list[Saved], backward: Rule
+                 ) -> None:
         self.op = op  # a name, for messages
         self.inputs = inputs  # the Values read (None for an input that needs no gradient)
         self.output = output  # the Value produced
@@ -73,33 +80,33 @@ class Record:
 
 
 class Tensor:
-    def __init__(self, data, requires_grad=False):
+    def __init__(self, data: object, requires_grad: bool = False) -> None:
         self.data = np.array(data, dtype=np.float64)
         self.requires_grad = requires_grad
-        self.grad = None
+        self.grad: Array | None = None
         self.version = 0  # version counter: bumped by every in-place write
         self.value = Value(leaf=self if requires_grad else None)
-        self.tape = None  # the tape that recorded the op producing this tensor
+        self.tape: Tape | None = None  # the tape that recorded the op producing this tensor
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self.data.shape
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Tensor(shape={list(self.shape)}, requires_grad={self.requires_grad})"
 
     # out of place: each returns a new tensor
-    def __add__(self, other):
+    def __add__(self, other: object) -> "Tensor":
         return add(self, other)
 
-    def __mul__(self, other):
+    def __mul__(self, other: object) -> "Tensor":
         return mul(self, other)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: object) -> "Tensor":
         return matmul(self, other)
 
     # in place: writes into self.data, the buffer saved references point to
-    def add_(self, other):
+    def add_(self, other: object) -> "Tensor":
         other = as_tensor(other)
         tape = _recording(self, other)
         before = self.value if self.requires_grad else None
@@ -112,22 +119,23 @@ class Tensor:
                                        lambda g: (g, unbroadcast(g, other.shape))))
         return self
 
-    def backward(self):
+    def backward(self) -> None:
         backward(self)
 
 
-def as_tensor(x):
+def as_tensor(x: object) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-def _recording(*tensors):
+def _recording(*tensors: Tensor) -> Tape | None:
     """The active tape if the op's result needs a gradient, else None."""
     if _active and any(t.requires_grad for t in tensors):
         return _active[-1]
     return None
 
 
-def _op(name, inputs, out_data, saved, backward, save_output=False):
+def _op(name: str, inputs: Sequence[Tensor], out_data: Array, saved: Sequence[Tensor], backward: Rule,
+        save_output: bool = False) -> Tensor:
     """Create the output tensor and, when recording, the record of the op.
 
     saved: the inputs the backward rule reads; save_output: it also reads the output (last).
@@ -142,7 +150,7 @@ def _op(name, inputs, out_data, saved, backward, save_output=False):
     return out
 
 
-def unbroadcast(grad, shape):
+def unbroadcast(grad: Array, shape: tuple[int, ...]) -> Array:
     """Sum a gradient back down to the shape of an input that numpy broadcast."""
     while grad.ndim > len(shape):
         grad = grad.sum(0)
@@ -152,50 +160,50 @@ def unbroadcast(grad, shape):
     return grad
 
 
-def add(a, b):
+def add(a: object, b: object) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
     return _op("add", [a, b], a.data + b.data, [],
                lambda g: (unbroadcast(g, a.shape), unbroadcast(g, b.shape)))
 
 
-def mul(a, b):
+def mul(a: object, b: object) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
     return _op("mul", [a, b], a.data * b.data, [a, b],
                lambda g, a_, b_: (unbroadcast(g * b_, a_.shape), unbroadcast(g * a_, b_.shape)))
 
 
-def matmul(a, b):
+def matmul(a: object, b: object) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
     return _op("matmul", [a, b], a.data @ b.data, [a, b],
                lambda g, a_, b_: (unbroadcast(g @ np.swapaxes(b_, -1, -2), a_.shape),
                                   unbroadcast(np.swapaxes(a_, -1, -2) @ g, b_.shape)))
 
 
-def tanh(x):
+def tanh(x: Tensor) -> Tensor:
     """Its backward reads the saved output y: d tanh(x)/dx = 1 - y**2."""
     return _op("tanh", [x], np.tanh(x.data), [], lambda g, y: (g * (1 - y * y),), save_output=True)
 
 
-def layer_norm(x, eps=1e-5):
+def layer_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) over the last axis; its backward reads the saved input x."""
 
-    def normalize(x_):
+    def normalize(x_: Array) -> tuple[Array, Array]:
         mean = x_.mean(-1, keepdims=True)
         rstd = 1 / np.sqrt(x_.var(-1, keepdims=True) + eps)
         return (x_ - mean) * rstd, rstd
 
-    def backward(g, x_):
+    def backward(g: Array, x_: Array) -> tuple[Array]:
         xhat, rstd = normalize(x_)  # recomputed from the saved input
         return (rstd * (g - g.mean(-1, keepdims=True) - xhat * (g * xhat).mean(-1, keepdims=True)),)
 
     return _op("layer_norm", [x], normalize(x.data)[0], [x], backward)
 
 
-def sum(x):  # noqa: A001 - the op's name, as in torch.sum
+def sum(x: Tensor) -> Tensor:  # noqa: A001 - the op's name, as in torch.sum
     return _op("sum", [x], x.data.sum(), [], lambda g: (np.broadcast_to(g, x.shape).copy(),))
 
 
-def backward(loss):
+def backward(loss: Tensor) -> None:
     """Walk the tape of ``loss`` backwards; set ``.grad`` on every leaf that requires grad."""
     if loss.data.size != 1:
         raise ValueError("backward needs a scalar loss")
@@ -207,7 +215,7 @@ def backward(loss):
         if grad_out is None:
             continue  # nothing downstream needed this value
         arrays = [saved.unpack(record) for saved in record.saved]
-        for value, grad in zip(record.inputs, record.backward(grad_out, *arrays)):
+        for value, grad in zip(record.inputs, record.backward(grad_out, *arrays), strict=True):
             if value is not None:
                 grads[value] = grads[value] + grad if value in grads else grad
     for value, grad in grads.items():

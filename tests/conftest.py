@@ -93,7 +93,7 @@ def site_differences(site_a, site_b):
              for path in sorted(set(mine) - set(other))]
     for path in sorted(set(a) & set(b)):
         if a[path] != b[path]:
-            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path])) if x != y), min(len(a[path]), len(b[path])))
+            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path], strict=False)) if x != y), min(len(a[path]), len(b[path])))
             start = max(a[path].rfind(b"\n", 0, at) + 1, at - 80)  # from the line's start, or 80 bytes back
             lines.append(f"{path}: {a[path][start:at + 80]!r} != {b[path][start:at + 80]!r}")
     return lines
@@ -330,7 +330,7 @@ def cold_build(tmp_path_factory, offline, made_once):
     copy = copy_repository(tmp_path_factory.mktemp("somewhere") / "else" / "repo", keep_build=False)
     cut = offline(BUILD)
     if cut is None:
-        warnings.warn("the second build ran with the network on: unshare --net is not permitted here")
+        warnings.warn("the second build ran with the network on: unshare --net is not permitted here", stacklevel=2)
     done = subprocess.run(cut or BUILD, cwd=copy, env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True,
                           text=True, timeout=1800, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -101,7 +101,7 @@ def error_runs(tmp_path_factory, minigpt_command, tool_env, snapshot, subprocess
         return proc, before, snapshot(cwd)
 
     with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
-        return dict(zip(SUBPROCESS_CASES, pool.map(run, SUBPROCESS_CASES)))
+        return dict(zip(SUBPROCESS_CASES, pool.map(run, SUBPROCESS_CASES), strict=True))
 
 
 @pytest.mark.parametrize("name", SUBPROCESS_CASES)

@@ -89,7 +89,7 @@ def test_unknown_token_is_an_error(data):
 def test_only_the_rewrite_is_scored(data):
     x, y = inputs_and_targets(data.train, data)
     assert x.shape == y.shape == (data.train.size(0), data.block_size)
-    for example, targets in zip(data.train, y):
+    for example, targets in zip(data.train, y, strict=True):
         tokens = data.decode(example).split()
         scored = [data.vocab[int(t)] for t in targets if t != -1]
         _, target = halves(tokens)

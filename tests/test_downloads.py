@@ -33,19 +33,18 @@ from urllib.parse import urljoin
 import nbformat
 import pytest
 
+from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
+
+from execbook import config
+from execbook.build import executed_pages, kernel_config
+from execbook.sphinxext import downloads
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 LANGUAGES = ("es", "en")
 WORKERS = 2  # the machine's cores: two runs side by side
 RUN_TIMEOUT_S = 900
-
-from docutils import nodes as docutils_nodes
-
-from execbook import config
-from execbook.build import executed_pages, kernel_config
-from execbook.sphinxext import downloads
 
 PAGES = list(executed_pages("en"))
 
@@ -248,7 +247,7 @@ def test_executed_pages_and_only_they_offer_both_downloads_in_their_language(sit
         offered.append(page)
         assert f">{words['menu']}</span></summary>" in menus[0] and f'aria-label="{words["menu_label"]}"' in menus[0]
         assert [text for _, _, text in links] == [words["notebook"], words["script"]]
-        for (href, filename, _), suffix in zip(links, (".ipynb", ".py")):
+        for (href, filename, _), suffix in zip(links, (".ipynb", ".py"), strict=True):
             target = (html_page.parent / href).resolve()
             assert target == download(site, language, page, suffix).resolve() and target.is_file(), href
             assert filename == page.rsplit("/", 1)[-1] + suffix
@@ -256,7 +255,7 @@ def test_executed_pages_and_only_they_offer_both_downloads_in_their_language(sit
 
 
 @pytest.mark.parametrize("language,width", [("es", 390), ("en", 1280)])
-def test_the_menu_works_with_the_keyboard_on_a_phone_and_a_desktop(server, browser, language, width):
+def test_the_menu_works_with_the_keyboard_on_a_phone_and_a_desktop(server, browser, language, width):  # noqa: F811
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": width, "height": 800})

@@ -8,6 +8,7 @@ MyST-NB's own reader.
 """
 
 import ast
+import itertools
 import os
 import subprocess
 import sys
@@ -61,7 +62,7 @@ def test_cells_are_tagged_and_guarded_as_the_manifest_says(page):
     cells = code_cells("en", page)
     setup_metadata, setup = cells[0]
     assert setup_metadata["tags"] == ["remove-cell"] and "_book.stamp()" in setup
-    for (metadata, _), (guard_metadata, guard) in zip(cells, cells[1:]):
+    for (metadata, _), (guard_metadata, guard) in itertools.pairwise(cells):
         name = loaded(metadata)
         if name is None:
             continue

@@ -3,6 +3,7 @@
 Synthetic records pin the rules (a change, a revert, not measured, not applicable); the committed
 records, whatever records/ holds today, are checked against the records themselves."""
 
+import itertools
 import re
 
 import pytest
@@ -193,7 +194,7 @@ def test_the_history_of_the_committed_records(committed):
     assert releases == sorted(releases, key=record.release_key) and set(releases) == set(committed)
     for h in changes:
         assert list(h.measured) == [r for r in releases if history.observe(committed[r], h.thing) is not None]
-        for previous, span in zip(h.spans, h.changes):  # a change differs from the record measured just before
+        for previous, span in itertools.pairwise(h.spans):  # a change differs from the record measured just before
             before = committed[previous.releases[-1]]
             assert h.measured.index(span.start) == h.measured.index(previous.releases[-1]) + 1
             assert history.observe(before, h.thing) != history.observe(committed[span.start], h.thing)
@@ -205,7 +206,7 @@ def test_the_history_of_the_committed_records(committed):
 def test_every_difference_drift_record_reports_is_in_the_history(committed):
     releases = history.ordered(committed)
     starts = {(h.thing.what, s.start) for h in history.history(committed, claims.CLAIMS) for s in h.changes}
-    for old, new in zip(releases, releases[1:]):
+    for old, new in itertools.pairwise(releases):
         for what, *_ in record.differences(committed[old], committed[new]):
             if what.startswith("compile.") and what.endswith(".not_applicable"):
                 what = what.rsplit(".", 1)[0]  # whether the backend runs: one thing, "compile.<backend>"

@@ -68,7 +68,7 @@ def test_config_rejects_bypass_without_inplace_and_unknown_bypass():
 def test_forward_of_b_is_bitwise_identical_to_a(make_model, probe, switches):
     x, y = probe
     model_a, model_b = make_model(), make_model(**switches)
-    for (name, pa), (_, pb) in zip(model_a.state_dict().items(), model_b.state_dict().items()):
+    for (name, pa), (_, pb) in zip(model_a.state_dict().items(), model_b.state_dict().items(), strict=True):
         assert torch.equal(pa, pb), f"{name} initialised differently"
     logits_a, loss_a = model_a(x, y)  # grad mode on, as in training: the graph is built
     logits_b, loss_b = model_b(x, y)
@@ -188,7 +188,7 @@ def test_ctx_layer_norm_matches_nn_layer_norm():
         results.append((out, xi.grad, module.weight.grad, module.bias.grad))
     (out_r, *grads_r), (out_c, *grads_c) = results
     assert torch.equal(out_r, out_c)  # the forward is F.layer_norm itself
-    for gr, gc in zip(grads_r, grads_c):
+    for gr, gc in zip(grads_r, grads_c, strict=True):
         torch.testing.assert_close(gc, gr, rtol=1e-5, atol=1e-6)
 
 

@@ -11,16 +11,16 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from conftest import needs, serve
+
+from execbook.config import SITE_URL
+from execbook.sphinxext.bilingual import glossary_anchors, labels, mirror_problems, page_sources
+from execbook.sphinxext.status import TABLE_WORDS
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 BREAK_PAGE = "breaks/25-inplace-autograd.html"
 AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked at on purpose
-
-from execbook.config import SITE_URL
-from conftest import needs, serve
-from execbook.sphinxext.bilingual import glossary_anchors, labels, mirror_problems, page_sources
-from execbook.sphinxext.status import TABLE_WORDS
 
 
 def html_pages(site, language):
@@ -275,7 +275,7 @@ def test_every_image_has_alt_text_in_its_page_language(site):
     for (language, page), found in alts.items():
         if language == "es":
             other = alts["en", page]
-            assert len(found) == len(other) and all(a != b for a, b in zip(found, other)), \
+            assert len(found) == len(other) and all(a != b for a, b in zip(found, other, strict=True)), \
                 f"{page}: Spanish alt text must be Spanish, not the English one"
 
 

@@ -55,8 +55,10 @@ OPS = {  # name: (function of tensors returning a scalar tensor, input shapes)
 def test_op_gradients_match_finite_differences(name):
     f, shapes = OPS[name]
     arrays = [rng.normal(size=s) for s in shapes]
-    value = lambda *arrays: float(f(*[tg.Tensor(a) for a in arrays]).data)
-    for tape, numeric in zip(tape_gradient(f, arrays), numeric_gradient(value, arrays)):
+    def value(*arrays):
+        return float(f(*[tg.Tensor(a) for a in arrays]).data)
+
+    for tape, numeric in zip(tape_gradient(f, arrays), numeric_gradient(value, arrays), strict=True):
         assert tape.shape == numeric.shape
         np.testing.assert_allclose(tape, numeric, rtol=1e-6, atol=1e-8)
 
@@ -71,7 +73,9 @@ def test_block_gradients_match_finite_differences():
 
 def torch_block(p, inplace=False):
     """The same block in torch, float64; returns the loss."""
-    ln = lambda t: F.layer_norm(t, t.shape[-1:], eps=1e-5)
+    def ln(t):
+        return F.layer_norm(t, t.shape[-1:], eps=1e-5)
+
     h = p["x"] + p["pos"]
     if inplace:
         h.add_(torch.tanh(ln(h) @ p["w1"]))

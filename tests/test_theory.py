@@ -273,7 +273,7 @@ def test_reading_saved_from_python_is_checked_too():
     node = y.grad_fn
     y.add_(1)
     with pytest.raises(RuntimeError, match=INPLACE_ERROR):
-        node._saved_result
+        _ = node._saved_result
 
 
 def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
@@ -402,10 +402,10 @@ def test_backward_frees_saved_tensors(data):
     model = build_model(model_config(data), seed=0)
     _, loss = model(*probe_batch(data))
     ln = next(n for n in graph_nodes(loss.grad_fn) if n.name() == "NativeLayerNormBackward0")
-    ln._saved_input  # fine before backward
+    _ = ln._saved_input  # fine before backward
     loss.backward()
     with pytest.raises(RuntimeError, match="freed"):
-        ln._saved_input
+        _ = ln._saved_input
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,7 +481,7 @@ def test_first_error_does_not_depend_on_chance(data):
         ln2 = model.blocks[-1].ln2
         seen = []
         for node in graph_nodes(loss.grad_fn):
-            node.register_prehook(lambda g, node=node: seen.append(node))
+            node.register_prehook(lambda g, node=node, seen=seen: seen.append(node))
         with pytest.raises(RuntimeError, match=INPLACE_ERROR) as info:
             loss.backward()
         failing = seen[-1]

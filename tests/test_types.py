@@ -1,5 +1,5 @@
-"""The public functions of minigpt, book (its Sphinx package included) carry type annotations:
-every parameter and the return value. (mypy checks them: nox -s tests runs it before pytest.)"""
+"""The public functions of every package (minigpt, inplace_doctor, execbook, phase25, tapegrad) carry type
+annotations: every parameter and the return value. (mypy checks them: nox -s tests runs it before pytest.)"""
 
 import ast
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("minigpt", "inplace_doctor", "execbook")
+PACKAGES = ("minigpt", "inplace_doctor", "execbook", "phase25", "tapegrad")
 SPECIAL = {"__init__", "__call__", "__enter__", "__exit__"}  # dunder methods whose types matter
 
 

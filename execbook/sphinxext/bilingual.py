@@ -70,8 +70,8 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     ids of that term in every language: each glossary page carries them all, so a term's anchor is
     the same in both languages."""
     entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
-    return [{term_anchor(term) for term in terms} for pairs in zip(*entries)
-            for terms in zip(*pairs)]
+    return [{term_anchor(term) for term in terms} for pairs in zip(*entries, strict=False)
+            for terms in zip(*pairs, strict=False)]
 
 
 def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:

@@ -179,7 +179,7 @@ class Markdown:
         elif isinstance(node, nodes.container) and "sphinx-tabs" in node["classes"]:
             titles = [self.inline(tab) for tab in node.findall(lambda n: n.tagname == "button")]
             panels = [c for c in node.children if "sphinx-tabs-panel" in c.get("classes", [])]
-            for title, panel in zip(titles, panels):
+            for title, panel in zip(titles, panels, strict=False):
                 self._emit(f"**{title}**", indent)
                 self.blocks(panel.children, indent)
         elif isinstance(node, nodes.transition):
