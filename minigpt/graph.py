@@ -9,6 +9,8 @@ import torch
 import torch.nn as nn
 from torch.autograd.graph import Node
 
+from inplace_doctor import torch_private
+
 
 def graph_nodes(root: Node | None) -> list[Node]:
     """Every node reachable from root (e.g. ``loss.grad_fn``) through next_functions."""
@@ -48,7 +50,7 @@ def saved_tensors(node: Node) -> list[tuple[str, list[int], int]]:
     for slot in saved_slots(node):
         value = getattr(node, slot)
         if isinstance(value, torch.Tensor):
-            slots.append((slot.removeprefix("_saved_"), list(value.shape), value._version))
+            slots.append((slot.removeprefix("_saved_"), list(value.shape), torch_private.version(value)))
     return slots
 
 
@@ -91,7 +93,7 @@ def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
     read: dict[str, int] = {}
 
     def pack(t: torch.Tensor) -> int:
-        log.append(dict(module=running[-1], shape=list(t.shape), version=t._version,
+        log.append(dict(module=running[-1], shape=list(t.shape), version=torch_private.version(t),
                         tensor=t, memory_of_h=same_memory(t, h)))
         return len(log) - 1
 
@@ -206,5 +208,5 @@ def stale_table(stale: list[dict[str, Any]], valid: list[tuple[Node, str, torch.
     for node, slot, value in valid:
         if value.untyped_storage().data_ptr() in memory:
             lines.append(f"valid, same memory: {modules.get(node, '')} {node.name()}.{slot}, "
-                         f"saved at version {value._version}")
+                         f"saved at version {torch_private.version(value)}")
     return "\n".join(lines)

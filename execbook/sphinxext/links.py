@@ -13,7 +13,8 @@ The Colab notebook is the downloaded one (downloads.colab_notebook) with a note 
 first of its code cells, INSTALL: where the project's module ([tool.book] project-module) is
 missing it clones the repository and installs it without its dependencies. A clone, not
 `pip install git+<repository>`: that would install the packages (minigpt, inplace_doctor,
-tapegrad, phase25, execbook) but not the repository's files that the code some pages show reads (execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
+tapegrad, phase25, execbook) but not the repository's files that the code some pages show reads
+(execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
 dependencies: Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full
 CUDA build (gigabytes) wherever it is outside the book's range. The editable install serves the
 processes the page starts (python -m minigpt, just); this kernel gets the clone on sys.path.
