@@ -1,5 +1,5 @@
-"""nox -s tests | nox -s e2e | nox -s docs | nox -s bench | nox -s "drift(torch='2.12.1')"
-nox -s ci-container (root; .ci/run in a clean Debian root, not part of CI)
+"""nox -s tests | nox -s e2e | nox -s docs | nox -s check | nox -s new-page -- SLUG | nox -s bench
+nox -s "drift(torch='2.12.1')" | nox -s ci-container (root; .ci/run in a clean Debian root, not part of CI)
 
 BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of the book's range (the docs
 workflow's matrix); nox -s "drift(torch='1.13.1')" records any of the recorded releases
@@ -72,11 +72,28 @@ def docs(session):
     session.run("python", "-m", "execbook", "build", *session.posargs)
 
 
-@nox.session(name="new-page")
+DOCS_PYTHON = Path(__file__).parent / ".nox" / "docs" / "bin" / "python"  # the author's one environment
+
+
+def in_docs_environment(session, *arguments):
+    """Run python -m execbook ARGUMENTS with the docs environment (created once, by nox -s docs), so the
+    author's commands take seconds and need no environment of their own."""
+    if not DOCS_PYTHON.exists():
+        session.log("the docs environment does not exist yet: creating it once (nox -s docs --install-only)")
+        session.run("nox", "-s", "docs", "--install-only", external=True)
+    session.run(str(DOCS_PYTHON), "-m", "execbook", *arguments, external=True)
+
+
+@nox.session(name="new-page", venv_backend="none")
 def new_page(session):
-    """Write a new page in both languages with one example: nox -s new-page -- <slug>."""
-    install(session, "docs")
-    session.run("python", "-m", "execbook", "new-page", *session.posargs)
+    """Write a new page in both languages with one example: nox -s new-page -- <slug> (docs environment)."""
+    in_docs_environment(session, "new-page", *session.posargs)
+
+
+@nox.session(venv_backend="none")
+def check(session):
+    """Check the sources in seconds, executing nothing: nox -s check (docs environment)."""
+    in_docs_environment(session, "check", *session.posargs)
 
 
 @nox.session

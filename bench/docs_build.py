@@ -2,6 +2,7 @@
 
     nox -s bench -- docs_build
 
+The source check (`python -m execbook check`, which executes nothing) is timed too.
 Every figure is also given in run-A units: the wall time of one `minigpt train inplace=false`
 (150 steps, a fresh process), measured in this same run, UNIT_RUNS times before the rest and as
 many after, the median taken, so the ratios hold on a shared, noisy machine (one slow run, while
@@ -73,6 +74,7 @@ def main():
         folder = Path(folder)
         units = run_a_units(folder)
         repo = copy_repository(folder / "repo", keep_build=False)
+        check = timed([sys.executable, "-m", "execbook", "check"], repo)[0]  # what every build runs first
         results = {"cold build, both languages": build(repo), "no-change rebuild": build(repo)}
         for language in config.LANGUAGES:
             append(repo / "docs" / language / BREAK_PAGE, PROSE_EDIT)
@@ -94,6 +96,7 @@ def main():
         executed = (f"{len(report['executed'])} pages, {report['cells_executed']} cells, "
                     f"{len(report['experiments'])} computed")
         print(f"{name:<32} {seconds:8.1f} {seconds / unit:6.1f}   {executed}")
+    print(f"{'source check (execbook check)':<32} {check:8.1f} {check / unit:6.1f}   nothing executed")
     print(f"{'tests (nox -s tests), cold':<32} {tests[0]:8.1f} {tests[0] / unit:6.1f}")
     print(f"{'tests (nox -s tests), warm':<32} {tests[1]:8.1f} {tests[1] / unit:6.1f}")
     print(f"{'end-to-end tests (nox -s e2e)':<32} {e2e:8.1f} {e2e / unit:6.1f}\n")

@@ -1,7 +1,8 @@
 """Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs).
 
-1. Check the sources: the es/en trees mirror each other, the manifest reads, every executed page
-   loads declared examples, and both languages of a page run the same code.
+1. Check the sources (execbook.check, executing nothing): the es/en trees mirror each other,
+   fences close, the manifest reads, every executed page loads declared examples, and both
+   languages of a page run the same code.
 2. Execute every page whose fingerprint changed since it last ran (execbook.pages): first the shared
    experiments (phase25.experiments.SHARED) in two processes, then the pages in two processes, each
    as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
@@ -30,8 +31,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, config, deps, pages, store
-from .sphinxext.bilingual import mirror_problems
+from . import cases, check, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -64,11 +64,11 @@ def executed_pages(language: str) -> dict[str, Path]:
 
 def check_sources() -> dict[str, dict[str, NotebookNode]]:
     """docname -> {language: notebook} of every executed page, or BuildFailed."""
-    problems = [f"the es/en trees differ: {p}" for p in mirror_problems(config.DOCS, config.LANGUAGES)]
-    try:
-        cases.manifest()
-    except cases.ManifestError as exc:
-        raise BuildFailed(f"{exc}\n  → fix that entry of examples/cases.toml (execbook/cases.py lists the keys)") from None
+    found = check.problems()  # the sources as written, executing nothing (python -m execbook check)
+    if found:
+        raise BuildFailed("\n".join(map(str, found)), f"{len(found)} problem(s) in the sources (python -m execbook "
+                                                       "check lists them in seconds); the site was not updated")
+    problems = []
     notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
         for docname, path in executed_pages(language).items():
@@ -133,6 +133,10 @@ def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, floa
     with TemporaryDirectory(prefix="kernel-") as sockets:
         result = single_nb_execution(notebook, cwd=cwd, timeout=600, allow_errors=False, config=kernel_config(sockets))
     error = None if result.err is None else explain(docname, notebook, result.err)
+    if error is None:  # nothing unstable is published (execbook.outputs)
+        from . import outputs
+
+        error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
     return docname, nbformat.writes(notebook), result.time, error
 
 
@@ -206,6 +210,26 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                                     "the site was not updated")
 
 
+def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: list[str]) -> None:
+    """Every page, executed now or earlier, has all its source's cells, glued values and figures
+    (execbook.outputs); or BuildFailed."""
+    from . import outputs
+
+    cache, problems = _cache(), []
+    for docname, by_language in notebooks.items():
+        sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in by_language}
+        try:
+            executed = cache.get_cache_bundle(cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb
+        except KeyError:  # not executed: its cells changed while it ran
+            executed = NotebookNode(cells=[])
+        problems += outputs.lost_content(docname, sources, by_language, executed)
+        if docname not in executed_now:  # kept from an earlier build, before its outputs were checked
+            problems += outputs.unstable_outputs(docname, executed)
+    if problems:
+        raise BuildFailed("\n".join(problems), f"{len(problems)} problem(s) in what the pages would publish; "
+                                                "the site was not updated")
+
+
 def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
     ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
@@ -226,9 +250,29 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         declared = cases.manifest()[name].expected()
         raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
         return cases.Failure(f"examples/{name}.py", int(lines[-1]) if lines else None, "raised",
-                             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}",
+                             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
+                             f"{borrowed(notebook, name, evalue)}",
                              "fix the example, or declare what it does in its entry (expect, error, match)").render(where)
-    return f"{where}: a hidden cell failed: {ename}: {evalue.strip()[:300]}"
+    hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
+    return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
+
+
+def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
+    """For a NameError: the earlier example on the page that defines the name, if one does (each
+    example runs in a namespace of its own, execbook.kernel.forget_example)."""
+    import ast
+
+    missing = re.search(r"name '(\w+)' is not defined", evalue)
+    if not missing:
+        return ""
+    earlier = loaded(notebook)
+    for other in reversed(earlier[:earlier.index(name)] if name in earlier else []):
+        source = cases.split(cases.manifest()[other].path)[0]
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
+               for n in ast.walk(ast.parse(source))):
+            return (f"\n({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
+                    "example runs in a namespace of its own, as it does alone; define or import it here)")
+    return ""
 
 
 def stored_failure(name: str) -> cases.Failure | None:
@@ -246,11 +290,41 @@ def sphinx(language: str, outdir: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True)
     sys.stdout.write(done.stdout)
     if done.returncode:
-        warnings = [line.replace(str(config.REPO) + os.sep, "") for line in done.stderr.splitlines()
+        # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
+        # nor warn, and would publish it. Forget this language's reading.
+        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
+        warnings = [source_warning(line.replace(str(config.REPO) + os.sep, "")) for line in done.stderr.splitlines()
                     if "WARNING" in line or "ERROR" in line or "Error" in line]
         raise BuildFailed(f"Sphinx could not build the {language} pages:\n" + "\n".join(
             f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)")
+
+
+QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
+WARNING_AT = re.compile(r"^(?P<file>docs/[^:\s]+\.md):(?P<line>\d+):")
+
+
+def source_warning(warning: str) -> str:
+    """A Sphinx warning on an executed page points into the text the build expanded (execbook.pages):
+    point it at the line the author wrote instead."""
+    at = WARNING_AT.match(warning)
+    path = config.REPO / at["file"] if at else None
+    if at is None or path is None or not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
+        return warning
+    try:
+        line = pages.source_line(path, int(at["line"]))
+    except pages.PageError:
+        return warning
+    # docutils names a paragraph's first line: the line of the paragraph that holds what it quotes
+    quoted = [q for pair in QUOTED.findall(warning[at.end():]) for q in pair if q]
+    lines = path.read_text("utf-8").split("\n")
+    for number in range(line, len(lines) + 1):
+        if number > line and not lines[number - 1].strip():
+            break
+        if any(q in lines[number - 1] for q in quoted):
+            line = number
+            break
+    return f"{at['file']}:{line}:{warning[at.end():]}"
 
 
 def timed_sphinx(language: str, outdir: Path) -> float:
@@ -265,6 +339,7 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     notebooks = check_sources()
     stale = stale_pages(notebooks)
     execute(notebooks, stale)
+    lost_content(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
     twice = sorted({e for e in computed if computed.count(e) > 1})
     if twice:
@@ -283,7 +358,32 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     config.EXECUTION_REPORT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}")
+    glue_changes(notebooks)
     stale_record_note()
+
+
+def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:
+    """What this build's change did to the glued values: listed here and in docs/_build/glue-changes.txt."""
+    from . import changes
+
+    cache = _cache()
+    values = {}
+    for docname, by_language in notebooks.items():
+        try:
+            values[docname] = changes.glued(cache.get_cache_bundle(
+                cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb)
+        except KeyError:
+            continue
+    lines = changes.record(values)
+    where = changes.CHANGES.relative_to(config.REPO)
+    if not lines:
+        say(f"no glued value changed ({where})")
+        return
+    say(f"glued values that changed since the last build ({where}):")
+    for line in lines[:shown]:
+        print(line, flush=True)
+    if len(lines) > shown:
+        print(f"  ... {len(lines) - shown} more lines in {where}", flush=True)
 
 
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:

@@ -17,6 +17,7 @@ Python and Jupyter into a line that counts them; no path of the build machine is
 import builtins
 import datetime
 import platform
+import re
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 _last: dict[str, BaseException | None] = {"error": None}
 CELL_OUTPUT_FLUSH_S = 24 * 3600  # longer than any cell: ipykernel flushes a cell's output when it ends
+_baseline: set[str] = set()  # the names of the page's namespace before its first example (stamp)
 _outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
@@ -111,6 +113,7 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
     for the claims, in the build's store. Then the example's hidden checks glue what the prose
     quotes and check what it states (execbook.checks)."""
+    own_namespace = namespace is None
     namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
     outcome = cases.judge(case, _last["error"], namespace)
@@ -124,7 +127,20 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
         cases.run_checks(case, namespace, lambda key, value: glue(key, value, display=False), _last["error"])
     except Exception as failed:  # noqa: BLE001 - the build says where, and why
         raise _fail(name, cases.check_failure(case, failed)) from None
+    if own_namespace:
+        forget_example(namespace)
     return outcome
+
+
+IPYTHON_NAMES = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|_oh|_dh|In|Out|exit|quit|get_ipython")
+
+
+def forget_example(namespace: dict[str, Any]) -> None:
+    """Each example runs in a namespace of its own, as it does run alone (python -m execbook run, the
+    tests): after its guard, the names it defined go, so that a later example on the page that uses
+    a name it never defined raises NameError on the page too, instead of borrowing this one's."""
+    for key in [k for k in namespace if k not in _baseline and not IPYTHON_NAMES.fullmatch(k)]:
+        del namespace[key]
 
 
 def outcomes() -> dict[str, cases.Outcome]:
@@ -145,6 +161,7 @@ def stamp() -> None:
     from IPython.display import HTML
     from myst_nb import glue
 
+    _baseline.update(_namespace())
     v = versions()
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     releases = " · ".join(f"{name} {release}" for name, release in v.items() if name != "python")

@@ -20,18 +20,12 @@ from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_note
 from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode
 
-from . import cases, config, deps
+from . import cases, check, config, deps
 
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 
 
-FRONT_MATTER = """---
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
----
-"""  # what makes a Markdown page one that executes (MyST-NB)
+FRONT_MATTER = check.FRONT_MATTER  # what makes a Markdown page one that executes (MyST-NB)
 
 
 class PageError(ValueError):
@@ -103,19 +97,36 @@ def _example_cell(lines: list[str], opening: int, closing: int, name: str) -> li
 
 def with_cases(text: str, path: str | Path) -> tuple[str, list[str]]:
     """(the page's text with its setup cell, tags and guards, the examples it loads)."""
+    expanded, names, _ = expand(text, path)
+    return expanded, names
+
+
+def expand(text: str, path: str | Path) -> tuple[str, list[str], list[int]]:
+    """with_cases, and its line map: the source line (1-based) of each line of the expanded text
+    (a line the build added counts as the line of the cell or title it belongs to)."""
     examples = loaded_examples(text, path)
     names = [name for _, name in examples]
     lines = text.splitlines()
+    origin = list(range(1, len(lines) + 1))
     for opening, name in reversed(examples):
         closing, fence = _closing_fence(lines, opening)
-        lines[opening:closing + 1] = (_example_cell(lines, opening, closing, name) + [""]
-                                      + [p.format(fence=fence, name=name) for p in GUARD])
+        cell = (_example_cell(lines, opening, closing, name) + [""]
+                + [p.format(fence=fence, name=name) for p in GUARD])
+        lines[opening:closing + 1] = cell
+        origin[opening:closing + 1] = [opening + 1] * len(cell)
     title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
     if title is None:
         raise PageError(f"{Path(path).name}: an executed page needs a # title")
     setup = [p.format(fence="```", fingerprint=deps.page_fingerprint(names)) for p in SETUP]
     lines[title + 1:title + 1] = [""] + setup
-    return "\n".join(lines) + "\n", names
+    origin[title + 1:title + 1] = [origin[title]] * (len(setup) + 1)
+    return "\n".join(lines) + "\n", names, origin
+
+
+def source_line(path: str | Path, line: int) -> int:
+    """The line of an executed page's source that line `line` of its expanded text came from."""
+    origin = expand(Path(path).read_text("utf-8"), path)[2]
+    return origin[min(max(line, 1), len(origin)) - 1] if origin else line
 
 
 def is_executed(text: str) -> bool:

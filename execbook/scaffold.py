@@ -1,56 +1,82 @@
 """`python -m execbook new-page SLUG` (nox -s new-page -- SLUG): a new page in both languages.
 
-Writes the page in each language (same label, one executed example), the example
+Writes the page in each language (the book's label convention, one executed example), the example
 examples/<name>.py (one that raises, so the page shows an error from the first build: the book's
 `scaffold` hook gives its own), its entry in examples/cases.toml, and the page in both books'
-tables of contents. The page builds and passes the tests as it is written; AUTHORING.md says
-what to change next.
+tables of contents. A worked template: the page quotes one glued number, the example's hidden
+checks glue it and assert one fact, the prose cites one glossary term and links to one other
+page, and a closing comment (and the console) lists what to edit next. The page builds and passes
+the tests as it is written.
 """
 
 import re
 import sys
 from pathlib import Path
+from string import Template
 from typing import Any
 
-from . import config
-from .pages import FRONT_MATTER
+from . import check, config
+from .check import FRONT_MATTER
 
-# What a new page starts with: an example that raises, its manifest entry, and the page's words per
-# language. A book gives its own with the `scaffold` hook ([tool.book.hooks]: a callable returning
-# {"example": ..., "entry": ..., "words": {language: {"title": ..., "intro": ...}}}).
+# What a new page starts with, as string.Template texts ($name: the example's name; in the words,
+# $term: a glossary term, $link: a label, $glued: the glued number's key without its language).
+# A book gives its own with the `scaffold` hook ([tool.book.hooks]: a callable returning a dict
+# with these keys; "term" names a glossary term of the first language's glossary, its
+# counterparts pair up by position; "link" a label to link to; "label" a function slug -> label).
 DEFAULT: dict[str, Any] = {
     "example": """\
 # A list read past its end.
 numbers = [1, 2, 3]
 numbers[3]  # raises
+
+# %% hidden checks: run after the cell, out of sight; they glue what the prose quotes and assert
+# what it states (execbook/checks.py). Nothing below this line is shown on the page.
+from execbook.checks import glue_number
+
+glue_number("${name}_length", len(numbers))  # quoted as {glue:text}`${name}_length_en`
+assert len(numbers) == 3, "the page says the list holds three numbers"
 """,
     "entry": """
-[{name}]
+[$name]
 expect = "raises"
 error = "IndexError"
 match = "list index out of range"
 """,
     "words": {},  # any language: the English words below
+    "glued": "${name}_length",
+    "term": None,  # the first term of the glossary
+    "link": None,  # the glossary's label
 }
-WORDS = {"title": "New page", "intro": "Reading past the end of a list raises:"}
+WORDS = {"title": "New page", "intro": "Reading past the end of a list (a {term}`$term` links to the glossary) raises:",
+         "after": "The list holds {glue:text}`${glued}_en` numbers; {ref}`$link` says more."}
+PAGE = FRONT_MATTER + """
+($label)=
+# $title
+
+$intro
+
+```{code-cell} ipython3
+:load: ${up}examples/$name.py
+```
+
+$after
+
+% What to do next (delete this comment when done; AUTHORING.md says more):
+% 1. Write the prose in both languages (docs/<language>/$slug.md): same labels, sections and
+%    cells; python -m execbook check names any difference, at its line, in seconds.
+% 2. Change examples/$name.py: what a learner types above `# %% hidden checks`, the glued
+%    values and asserts below; python -m execbook run $name shows what it prints and glues.
+% 3. If it no longer raises, change its entry [$name] in examples/cases.toml.
+% 4. Move the page in every table of contents (docs/<language>/index.md) if it belongs
+%    elsewhere, and link to it from other pages with {ref}`$label`.
+% 5. nox -s docs builds it; the last lines say what failed, where and what to do.
+"""
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*")
 
 
 def template() -> dict[str, Any]:
     own = config.hook("scaffold")
-    return DEFAULT if own is None else own()
-
-
-PAGE = FRONT_MATTER + '''
-({label})=
-# {title}
-
-{intro}
-
-```{{code-cell}} ipython3
-:load: {up}examples/{name}.py
-```
-'''
-SLUG = re.compile(r"[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*")
+    return DEFAULT if own is None else {**DEFAULT, **own()}
 
 
 def problem(slug: str) -> str | None:
@@ -67,14 +93,43 @@ def problem(slug: str) -> str | None:
     return None
 
 
-def add_to_toctree(index: Path, slug: str) -> None:
-    """The page goes last in the index's toctree, before the glossary, compatibility and status pages."""
+def add_to_toctree(index: Path, slug: str) -> str:
+    """The page goes last in the index's toctree, before the glossary, compatibility and status
+    pages; the page it comes after."""
     lines = index.read_text("utf-8").split("\n")
     start = next(i for i, line in enumerate(lines) if line.startswith("```{toctree}"))
     end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("```"))
     at = next((i for i in range(start + 1, end) if lines[i].strip() in ("glossary", "compatibility", "status")), end)
     lines.insert(at, slug)
     index.write_text("\n".join(lines), "utf-8")
+    return next((line.strip() for line in reversed(lines[start + 1:at]) if line.strip() and not line.startswith(":")),
+                "the first page")
+
+
+def default_label(slug: str) -> str:
+    return "page-" + slug.replace("/", "-")
+
+
+def glossary_term(language: str, first_language_term: str | None) -> str | None:
+    """The glossary term the template cites in a language: the one paired with the first language's
+    term (entries pair up by position, execbook.check), else the first term; None without a glossary."""
+    paths = {lang: config.DOCS / lang / f"{check.GLOSSARY}.md" for lang in config.LANGUAGES}
+    if not all(path.is_file() for path in paths.values()):
+        return None
+    entries = {lang: check.glossary_entries(path) for lang, path in paths.items()}
+    first = [[t for _, t in entry] for entry in entries[next(iter(config.LANGUAGES))]]
+    at = next((i for i, terms in enumerate(first) if first_language_term in terms), 0)
+    mine = entries[language]
+    return mine[at][0][1] if len(mine) > at else mine[0][0][1] if mine else None
+
+
+def link_target(wanted: str | None, own: str) -> str:
+    """The label the template links to: the one asked for, else the glossary's, else the page's own."""
+    sources = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
+    labels = {page: [label for _, label in check.read(path).labels] for page, path in sources.items()}
+    if any(wanted in found for found in labels.values()):
+        return str(wanted)
+    return next(iter(labels.get(check.GLOSSARY, [])), own)
 
 
 def main(command: str, arguments: list[str]) -> int:
@@ -88,17 +143,35 @@ def main(command: str, arguments: list[str]) -> int:
         return 2
     name = slug.replace("/", "_").replace("-", "_")
     chosen = template()
-    (config.EXAMPLES / f"{name}.py").write_text(chosen["example"], "utf-8")
+    label = chosen.get("label", default_label)(slug)
+    glued = Template(chosen["glued"]).substitute(name=name)
+    (config.EXAMPLES / f"{name}.py").write_text(Template(chosen["example"]).substitute(name=name), "utf-8")
     with open(config.MANIFEST, "a", encoding="utf-8") as manifest:
-        manifest.write(chosen["entry"].format(name=name))
+        manifest.write(Template(chosen["entry"]).substitute(name=name))
+    after = ""
     for language in config.LANGUAGES:
-        words: dict[str, str] = chosen["words"].get(language, WORDS)
+        words: dict[str, str] = {**WORDS, **chosen["words"].get(language, {})}
+        term = glossary_term(language, chosen["term"])
+        if term is None:  # no glossary: the words without the role
+            words = {key: text.replace("{term}`$term`", "term") for key, text in words.items()}
+        filled = {key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label),
+                                                 term=term)
+                  for key, text in words.items()}
+        if language != "en":  # a language's own glued key: <key>_<language>
+            filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")
         page = config.DOCS / language / f"{slug}.md"
         page.parent.mkdir(parents=True, exist_ok=True)
         up = "../" * (slug.count("/") + 2)
-        page.write_text(PAGE.format(label=f"page-{name.replace('_', '-')}", name=name, up=up, **words), "utf-8")
-        add_to_toctree(config.DOCS / language / "index.md", slug)
+        page.write_text(Template(PAGE).substitute(label=label, name=name, up=up, slug=slug, **filled), "utf-8")
+        after = add_to_toctree(config.DOCS / language / "index.md", slug)
     written = [f"docs/{lang}/{slug}.md" for lang in config.LANGUAGES] + [f"examples/{name}.py"]
-    print(f"book: wrote {', '.join(written)}, the entry [{name}] in examples/cases.toml and both tables of "
-          "contents.\nNext: write the page's prose in both languages, then nox -s docs (AUTHORING.md).")
+    print(f"book: wrote {', '.join(written)} and the entry [{name}] in examples/cases.toml.\n"
+          f"  Its label: {label} (link to it with {{ref}}`{label}`). In every table of contents "
+          f"(docs/<language>/index.md) it comes after {after}: move that line to place it elsewhere.\n"
+          "  It shows one example that raises, one glued number, one hidden assert, one glossary term and one "
+          "link.\n  Next:\n"
+          f"  1. python -m execbook run {name}    what the example prints and glues, in seconds\n"
+          "  2. write the prose in both languages; python -m execbook check    names what differs, in seconds\n"
+          f"  3. change examples/{name}.py (and its entry, if it stops raising)\n"
+          "  4. nox -s docs    builds the book (AUTHORING.md: when the build fails)")
     return 0

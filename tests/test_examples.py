@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from execbook import cases, config, kernel, pages
+from execbook import cases, check, config, kernel, pages
 from phase25 import safe_cases
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,36 +84,18 @@ def test_a_raising_example_fails_the_same_way_run_as_a_script():
 def test_the_code_a_page_shows_fits_in_80_columns():
     """Readers on a phone see an example's code in a narrow box: a line longer than 80 characters
     scrolls sideways, and its end (often the point of the line) goes out of sight. Only what the
-    page shows counts, the part above the hidden checks, cut as the book cuts it (cases.split)."""
-    too_long = [f"examples/{path.name}:{number} ({len(line)} characters)"
-                for path in sorted((REPO / "examples").glob("*.py"))
-                for number, line in enumerate(cases.split(path)[0].split("\n"), 1) if len(line) > 80]
-    assert not too_long, "visible lines longer than 80 characters: " + ", ".join(too_long)
-
-
-SHOWN_LINES = 30  # a cell a reader sees whole on a phone, a screen or two
-HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
+    page shows counts, the part above the hidden checks (book.check, which every build runs)."""
+    assert [str(p) for p in check.width_problems(list((REPO / "examples").glob("*.py")))] == []
 
 
 def test_every_cell_a_page_shows_is_short():
-    """A cell whose code the page shows (not collapsed or removed) is at most SHOWN_LINES lines
-    above its example's hidden checks: what a learner would type, not the book's machinery."""
+    """A cell whose code the page shows (not collapsed or removed) is at most check.SHOWN_LINES
+    lines above its example's hidden checks: what a learner would type, not the book's machinery."""
     from execbook.sphinxext.bilingual import page_sources
 
-    shown, too_long = set(), []
-    for language in config.LANGUAGES:
-        for page, source in sorted(page_sources(config.DOCS / language).items()):
-            for cell in pages.notebook(source).cells:
-                name = cell.metadata.get(pages.EXAMPLE)
-                if cell.cell_type != "code" or not name or HIDDEN & set(cell.metadata.get("tags", [])):
-                    continue
-                shown.add(name)
-                lines = len(cases.split(config.EXAMPLES / f"{name}.py")[0].rstrip("\n").split("\n"))
-                if lines > SHOWN_LINES:
-                    too_long.append(f"{language}/{page}: examples/{name}.py ({lines} lines)")
-    assert len(shown) > 20, shown
-    assert not too_long, (f"shown cells longer than {SHOWN_LINES} lines above their hidden checks (split the "
-                          f"example, move machinery below the hidden-checks line, or collapse it): {too_long}")
+    found = [str(p) for language in config.LANGUAGES for path in page_sources(config.DOCS / language).values()
+             for p in check.cell_problems(check.read(path))]
+    assert not found, found
 
 
 # --- the judge: it must catch an example that stops raising, raises something else, or whose

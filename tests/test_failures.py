@@ -25,13 +25,22 @@ def insert_before_checks(path, line):
     path.write_text(text[:at] + line + "\n\n\n" + text[at:], encoding="utf-8")
 
 
+def insert_after_checks(path, line):
+    """Add a line at the top of an example's hidden checks (what the page runs out of sight)."""
+    text = path.read_text(encoding="utf-8")
+    at = text.index("\n", text.index(cases.CHECKS)) + 1
+    path.write_text(text[:at] + line + "\n" + text[at:], encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def broken(cold_build, tmp_path_factory):
     """(repo, the last lines of what its failed build printed, the whole output)."""
     repo, _ = cold_build
     repo = copy_repository(tmp_path_factory.mktemp("broken") / "repo", repository=repo)
     insert_before_checks(repo / "examples" / "safe_relu_linear.py", "same = False  # the case no longer holds")
-    insert_before_checks(repo / "examples" / "theory04_walk.py", "accumulate = accumulate[1:]  # the prose no longer holds")
+    # at the top of its hidden checks: its shown cell is already as long as a shown cell may be (execbook.check)
+    walk = repo / "examples" / "theory04_walk.py"
+    insert_after_checks(walk, "accumulate = accumulate[1:]  # the prose no longer holds")
     manifest = repo / "examples" / "cases.toml"
     text = manifest.read_text(encoding="utf-8")
     entry = '[phase08_caught]\nexpect = "raises"\nerror = "RuntimeError"'

@@ -2,8 +2,8 @@
 
 - every {term}`x` / {term}`text <x>` on a page names a term of its own tree's glossary;
 - both glossaries define the same number of terms (and the same page label, which the mirror check checks);
-- the prose of every Spanish page avoids the variants /work/notes/terms.md bans ("es (never)")
-  and its spelling rules; English prose never calls the first draft "the brief".
+- the prose of every Spanish page avoids the variants SPANISH_BANNED below bans (the team's term
+  list, kept here) and its spelling rules; English prose never calls the first draft "the brief".
 Prose means what a reader reads: fenced code, inline code, labels, role targets and directive
 options are left out (an :alt: text is prose and stays in).
 """
@@ -12,23 +12,10 @@ import re
 
 import pytest
 
-from execbook.config import DOCS, LANGUAGES, REPO
+from execbook.check import EXPLICIT, SPAN, blank_machinery, glossary_terms, term_citations
+from execbook.config import DOCS, LANGUAGES
 from execbook.sphinxext.bilingual import page_sources
 
-# Directives whose content a reader reads as prose; any other fenced block (code-cell,
-# literalinclude, toctree, glue:, plain ```python ...) is code or machinery and is skipped.
-PROSE_DIRECTIVES = {"admonition", "attention", "caution", "danger", "dropdown", "error", "figure",
-                    "glossary", "glue:figure", "hint", "important", "margin", "note", "seealso",
-                    "sidebar", "tab", "tab-item", "tab-set", "tabs", "tip", "topic", "warning"}
-# Of those, the ones whose argument (the rest of the opening line) is a title the reader reads.
-TITLED_DIRECTIVES = PROSE_DIRECTIVES - {"figure", "glossary", "glue:figure", "tab-set", "tabs"}
-FENCE = re.compile(r"^(?P<indent>\s*)(?P<marker>`{3,}|:{3,})(?P<info>.*)$")
-DIRECTIVE = re.compile(r"^\{(?P<name>[^}]+)\}\s*(?P<argument>.*)$")
-OPTION = re.compile(r"^\s*:(?P<name>[\w-]+):(?P<value>.*)$")
-LABEL_LINE = re.compile(r"^\s*\([^()\s]+\)=\s*$")
-# A role ({name}`content`) or an inline code span, read left to right as Markdown does.
-SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
-EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")
 AUTOLINK = re.compile(r"<https?://[^>]*>|https?://\S+")
 # Roles whose content is text the reader sees (the rest name a label, a glued key, a phase...).
@@ -39,77 +26,9 @@ def _keep_newlines(text):
     return "\n" * text.count("\n")
 
 
-def _blank_machinery(text):
-    """The page's text with front matter, labels, code blocks and directive options blanked out
-    (line for line, so line numbers survive); directive arguments (titles) and :alt: texts stay."""
-    lines = text.split("\n")
-    out = []
-    stack = []  # open fences: (marker, prose?)
-    in_options = False
-    front_matter = bool(lines) and lines[0].strip() == "---"
-    for i, line in enumerate(lines):
-        if front_matter:
-            out.append("")
-            if i > 0 and line.strip() == "---":
-                front_matter = False
-            continue
-        fence = FENCE.match(line)
-        if stack and not stack[-1][1]:  # inside a code block: only its closing fence matters
-            if fence and fence["marker"][0] == stack[-1][0][0] and len(fence["marker"]) >= len(stack[-1][0]) \
-                    and not fence["info"].strip():
-                stack.pop()
-            out.append("")
-            continue
-        if fence:
-            info = fence["info"].strip()
-            if not info and stack and fence["marker"][0] == stack[-1][0][0] \
-                    and len(fence["marker"]) >= len(stack[-1][0]):
-                stack.pop()
-                out.append("")
-                in_options = False
-                continue
-            directive = DIRECTIVE.match(info)
-            prose = bool(directive) and directive["name"].strip() in PROSE_DIRECTIVES
-            stack.append((fence["marker"], prose))
-            in_options = prose
-            titled = prose and directive["name"].strip() in TITLED_DIRECTIVES
-            out.append(directive["argument"] if titled else "")
-            continue
-        if in_options:
-            option = OPTION.match(line)
-            if option:
-                out.append(option["value"] if option["name"] == "alt" else "")
-                continue
-            in_options = False
-        if LABEL_LINE.match(line) or line.lstrip().startswith("%"):
-            out.append("")
-            continue
-        out.append(line)
-    return "\n".join(out)
-
-
-def term_citations(text):
-    """[(line number, term name)] of every {term} role in the page's prose."""
-    text = _blank_machinery(text)
-    found = []
-    for role in SPAN.finditer(text):
-        if role["role"] != "term":
-            continue
-        content = role["content"]
-        explicit = EXPLICIT.match(content)
-        target = explicit["target"] if explicit else content
-        found.append((text.count("\n", 0, role.start()) + 1, normalize(target)))
-    return found
-
-
-def normalize(term):
-    """How Sphinx matches a term: case-insensitively, whitespace collapsed."""
-    return " ".join(term.split()).lower()
-
-
 def prose(text):
     """The page's text as the reader reads it, line for line (line numbers as in the source)."""
-    text = _blank_machinery(text)
+    text = blank_machinery(text)
 
     def span(match):
         content = match["content"]
@@ -126,7 +45,7 @@ def prose(text):
     return text
 
 
-# (pattern, what to write instead): terms.md's "es (never)" column and its spelling rules.
+# (pattern, what to write instead): the variants a Spanish page never uses, and spelling rules.
 WORD = r"(?<![\w-])"  # no letter, digit or hyphen before (so "recorrida" is not "corrida")
 END = r"(?![\w-])"
 SPANISH_BANNED = [
@@ -168,28 +87,6 @@ def banned_variants(text, language):
         for match in pattern.finditer(text):
             found.append((text.count("\n", 0, match.start()) + 1, " ".join(match[0].split()), use))
     return sorted(found)
-
-
-def glossary_terms(text):
-    """The terms a page's {glossary} directive defines (alias lines included), normalized."""
-    terms = []
-    lines = text.split("\n")
-    inside, marker, options = False, None, False
-    for line in lines:
-        fence = FENCE.match(line)
-        if not inside:
-            if fence and fence["info"].strip().startswith("{glossary}"):
-                inside, marker, options = True, fence["marker"], True
-            continue
-        if fence and fence["marker"] == marker and not fence["info"].strip():
-            inside = False
-            continue
-        if options and OPTION.match(line):
-            continue
-        options = False
-        if line.strip() and not line[0].isspace():
-            terms.append(normalize(line))
-    return terms
 
 
 def pages(language):
@@ -317,4 +214,4 @@ def test_pages_use_one_term_per_concept(language):
     found = [f"docs/{language}/{page}.md:{line}: «{variant}» -> {use}"
              for page, path in pages(language)
              for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), language)]
-    assert not found, "variants that /work/notes/terms.md bans:\n" + "\n".join(found)
+    assert not found, "variants that tests/test_glossary.py bans (SPANISH_BANNED):\n" + "\n".join(found)

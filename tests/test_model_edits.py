@@ -42,7 +42,7 @@ def page(repo, name, language="en"):
 def test_the_edited_model_rebuilds_every_page_green_and_no_record_goes_stale(edited):
     repo, report = edited
     assert len(report["executed"]) >= 5
-    assert "stale" not in report["printed"], report["printed"]
+    assert ".json is stale" not in report["printed"], report["printed"]  # the note on a stale record
 
 
 def test_the_pages_quote_the_edited_model(edited):

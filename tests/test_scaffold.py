@@ -36,6 +36,29 @@ def test_a_bad_or_taken_name_is_refused_in_one_line_and_nothing_is_written(tmp_p
     assert snapshot(repo) == before
 
 
+def test_the_new_page_teaches_and_passes_the_check_as_written(tmp_path):
+    """The worked template: the book's label convention, one glued number (glued and asserted by the
+    example's hidden checks), one glossary term, one link, where it sits in the tables of contents
+    and what to do next; python -m execbook check finds nothing wrong with it."""
+    repo = copy_repository(tmp_path / "repo", keep_build=False)
+    done = new_page(repo, SLUG)
+    assert done.returncode == 0, done.stderr
+    assert "Its label: phase-26-scaffolded" in done.stdout and "it comes after " in done.stdout
+    assert "python -m execbook check" in done.stdout
+    name = SLUG.replace("/", "_").replace("-", "_")
+    example = (repo / "examples" / f"{name}.py").read_text("utf-8")
+    assert f'glue_number("{name}_version"' in example and "\nassert " in example
+    for language in config.LANGUAGES:
+        page = (repo / "docs" / language / f"{SLUG}.md").read_text("utf-8")
+        assert page.count("(phase-26-scaffolded)=") == 1
+        assert f"{{glue:text}}`{name}_version_{language}`" in page
+        assert "{term}`" in page and "{ref}`" in page and "% What to do next" in page
+    env = dict(os.environ, PYTHONPATH=str(repo))
+    checked = subprocess.run([sys.executable, "-m", "execbook", "check"], cwd=repo, env=env, capture_output=True,
+                             text=True, timeout=120)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
 @pytest.fixture(scope="module")
 def scaffolded(cold_build, tmp_path_factory):
     repo, _ = cold_build

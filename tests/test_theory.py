@@ -550,10 +550,11 @@ def test_summary_table_verdicts():
         unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
         assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].extra['raised_at']]})" for n in UNSAFE]
         assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
-    assert found["safe_counter_leaf"].line == "w.add_(1.0)"
-    assert found["safe_counter_split_view"].line == "q /= math.sqrt(C)"
     at_op = [n for n in UNSAFE if cases.manifest()[n].extra["raised_at"] == "op"]
-    assert at_op == ["safe_counter_leaf", "safe_counter_split_view"]
+    assert at_op, "the summary shows cases PyTorch refuses at the op itself"
+    for name in at_op:  # the line the summary shows is the example's own write, not its backward
+        assert found[name].line and found[name].line in cases.manifest()[name].path.read_text("utf-8")
+        assert not found[name].line.endswith(".backward()")
     assert all(found[n].line.endswith(".backward()") for n in UNSAFE if n not in at_op)
 
 

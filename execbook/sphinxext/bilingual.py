@@ -7,7 +7,8 @@
   pyproject.toml [tool.book]): one per language and x-default, the root page that chooses the language;
 - at the site root, beside es/ and en/: the language chooser (docs/root/index.html, with the same
   alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
-- the build fails (a warning under -W) when a page, a label, a section or a figure exists in one tree only;
+- the build fails (a warning under -W) when a page, a label, a section or a figure exists in one tree only
+  (execbook.check says where);
 - MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
 - every executed page must carry the run stamp printed by its setup cell (execbook.kernel.stamp()).
 """
@@ -24,7 +25,7 @@ from docutils import nodes
 from sphinx.util import logging
 from sphinx.util.nodes import _make_id
 
-from .. import config
+from .. import check, config
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -45,69 +46,18 @@ SITEMAP_HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
                   'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n')
 
 
-PAGE_SUFFIXES = (".md", ".ipynb")
-LABEL = re.compile(r"^\(([^()\s]+)\)=\s*$", re.MULTILINE)  # MyST target: (label)=
-NAME_OPTION = re.compile(r"^\s*:name:\s*(\S+)\s*$", re.MULTILINE)  # directive :name: option
-
-
-def page_sources(tree: str | Path) -> dict[str, Path]:
-    """page name -> source file of every page of one language's tree."""
-    tree = Path(tree)
-    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*"))
-            if p.suffix in PAGE_SUFFIXES and not {config.BUILD.name, ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
+GLOSSARY = check.GLOSSARY  # the page whose terms pair up across languages, entry by entry
+page_sources = check.page_sources
 
 
 def labels(tree: str | Path) -> dict[str, str]:
     """label -> page name, for every explicit label in the tree's page sources."""
-    found: dict[str, str] = {}
-    for page, path in page_sources(tree).items():
-        text = path.read_text(encoding="utf-8")
-        for label in LABEL.findall(text) + NAME_OPTION.findall(text):
-            found[label] = page
-    return found
-
-
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-FIGURE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
-
-
-def outline(path: Path) -> tuple[list[int], int]:
-    """(the levels of a page's headings, in order; how many figures it shows), code blocks aside:
-    what the two languages of a page must share besides their labels."""
-    levels, figures, fence = [], 0, None
-    for line in path.read_text(encoding="utf-8").split("\n"):
-        figures += bool(FIGURE.match(line))
-        opening = FENCE.match(line)
-        if fence is None and opening:  # a code block or a cell (``` or ~~~)
-            fence = opening.group(1)
-        elif fence is not None:
-            fence = None if line.strip() == fence else fence
-        elif line.startswith("#"):
-            levels.append(len(line) - len(line.lstrip("#")))
-    return levels, figures
-
-
-GLOSSARY = "glossary"  # the page whose terms pair up across languages, entry by entry
+    return {label: page for page, path in page_sources(tree).items() for _, label in check.read(path).labels}
 
 
 def glossary_entries(path: Path) -> list[list[str]]:
-    """The terms of each entry of a page's ```{glossary} block, in source order (a term line starts
-    at the left margin; its definition is indented)."""
-    entries: list[list[str]] = []
-    inside, defined = False, True
-    for line in path.read_text("utf-8").splitlines():
-        if line.startswith("```{glossary}"):
-            inside = True
-        elif inside and line.startswith("```"):
-            inside = False
-        elif inside and line and not line.startswith((" ", ":")):
-            if defined:
-                entries.append([])
-            entries[-1].append(line.strip())
-            defined = False
-        elif inside and line.startswith(" "):
-            defined = True
-    return entries
+    """The terms of each entry of a page's ```{glossary} block, in source order (execbook.check)."""
+    return [[term for _, term in entry] for entry in check.glossary_entries(path)]
 
 
 def term_anchor(term: str) -> str:
@@ -122,21 +72,6 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
     return [{term_anchor(term) for term in terms} for pairs in zip(*entries, strict=False)
             for terms in zip(*pairs, strict=False)]
-
-
-def glossary_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
-    """Where the glossaries do not pair up entry by entry (same order, same number of terms)."""
-    entries = {lang: glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages}
-    first, *others = languages
-    problems = []
-    for lang in others:
-        for i, (mine, theirs) in enumerate(zip(entries[first], entries[lang], strict=False), 1):
-            if len(mine) != len(theirs):
-                problems.append(f"glossary entry {i}: {' / '.join(mine)} ({first}) has {len(mine)} term(s), "
-                                f"{' / '.join(theirs)} ({lang}) {len(theirs)}: the entries pair up in source order")
-        if len(entries[first]) != len(entries[lang]):
-            problems.append(f"glossary: {len(entries[first])} entries in {first}, {len(entries[lang])} in {lang}")
-    return problems
 
 
 def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
@@ -156,31 +91,8 @@ def glossary_always_outdated(app: "Sphinx", env: "BuildEnvironment", added: set[
 
 
 def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
-    """Differences between the language trees, one line each (empty when they mirror)."""
-    pages = {lang: set(page_sources(Path(docs_dir) / lang)) for lang in languages}
-    found = {lang: labels(Path(docs_dir) / lang) for lang in languages}
-    problems: set[str] = set()
-    for lang in languages:
-        for other in (o for o in languages if o != lang):
-            problems.update(f"page {lang}/{page} has no counterpart {other}/{page}" for page in pages[lang] - pages[other])
-            for label in set(found[lang]) - set(found[other]):
-                problems.add(f"label {label!r} ({lang}/{found[lang][label]}) is missing in {other}")
-            for label in set(found[lang]) & set(found[other]):
-                if found[lang][label] != found[other][label]:
-                    problems.add(f"label {label!r} is on {lang}/{found[lang][label]} but on {other}/{found[other][label]}")
-    first, *others = languages
-    for page in set.intersection(*pages.values()):
-        shape = {lang: outline(Path(docs_dir) / lang / f"{page}.md") for lang in languages
-                 if (Path(docs_dir) / lang / f"{page}.md").is_file()}
-        for lang in others:
-            if lang in shape and first in shape and shape[lang][0] != shape[first][0]:
-                problems.add(f"page {page}: its sections differ between {first} and {lang} "
-                             f"(heading levels {shape[first][0]} and {shape[lang][0]})")
-            if lang in shape and first in shape and shape[lang][1] != shape[first][1]:
-                problems.add(f"page {page}: {shape[first][1]} figure(s) in {first}, {shape[lang][1]} in {lang}")
-    if all((Path(docs_dir) / lang / f"{GLOSSARY}.md").is_file() for lang in languages):
-        problems.update(glossary_problems(docs_dir, languages))
-    return sorted(problems)
+    """Differences between the language trees, one line each (empty when they mirror): execbook.check's."""
+    return [str(problem) for problem in check.mirror_problems(docs_dir, list(languages))]
 
 
 def other_languages(app: "Sphinx") -> list[str]:

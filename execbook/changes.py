@@ -1,0 +1,98 @@
+"""What a change did: the glued values that moved since the last build, per language.
+
+After every build, the values each page glued (its executed notebook, in the execution cache) go
+to docs/_build/glue-values.json; the build compares them with the previous build's and lists the
+ones that changed, old → new, in the console and in docs/_build/glue-changes.txt (beside the site).
+A figure or a table is compared whole and said to have changed; the run stamp is left out (its
+time changes on every run, on purpose).
+"""
+
+import ast
+import contextlib
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from . import config
+
+VALUES = config.BUILD / "glue-values.json"
+CHANGES = config.BUILD / "glue-changes.txt"
+LEFT_OUT = {"book_stamp"}
+TAGS = re.compile(r"<[^>]+>")
+SHOWN = 70  # characters of a value the list shows
+
+
+def glued(notebook: Any) -> dict[str, str]:
+    """key -> the glued value as text (a figure: its digest) of one executed notebook."""
+    found = {}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if not key or key in LEFT_OUT:
+                continue
+            prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
+            data = {mime.removeprefix(prefix): value for mime, value in output.get("data", {}).items()}
+            image = next((v for k, v in data.items() if k.startswith("image/")), None)
+            if image is not None:
+                found[key] = "figure " + hashlib.sha256(str(image).encode()).hexdigest()[:12]
+            elif "text/html" in data:
+                html = "".join(data["text/html"])
+                found[key] = "table " + hashlib.sha256(html.encode()).hexdigest()[:12] if "<table" in html \
+                    else " ".join(TAGS.sub(" ", html).split())
+            else:
+                text = "".join(data.get("text/plain", ""))
+                with contextlib.suppress(ValueError, SyntaxError):  # a glued str shows as its repr
+                    value = ast.literal_eval(text)
+                    text = value if isinstance(value, str) else text
+                found[key] = " ".join(text.split())
+    return found
+
+
+def language_of(key: str) -> str:
+    suffix = key.rsplit("_", 1)[-1]
+    return suffix if suffix in config.LANGUAGES else "all"
+
+
+def _short(value: str) -> str:
+    if value.startswith(("figure ", "table ")):
+        return value.split(" ")[0]
+    return value if len(value) <= SHOWN else value[:SHOWN - 1] + "…"
+
+
+def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[str]:
+    """One line per glued value that changed, appeared or went, grouped by language."""
+    lines: dict[str, list[str]] = {}
+    for page in sorted(set(old) | set(new)):
+        before, after = old.get(page, {}), new.get(page, {})
+        for key in sorted(set(before) | set(after)):
+            if before.get(key) == after.get(key):
+                continue
+            if key not in before:
+                change = f"new: {_short(after[key])}"
+            elif key not in after:
+                change = f"gone (was {_short(before[key])})"
+            elif before[key].startswith(("figure ", "table ")):
+                change = f"the {before[key].split(' ')[0]} changed"
+            else:
+                change = f"{_short(before[key])} → {_short(after[key])}"
+            lines.setdefault(language_of(key), []).append(f"  {page} · {key}: {change}")
+    out = []
+    for language in [*config.LANGUAGES, "all"]:
+        if language in lines:
+            out.append(f"{config.LANGUAGES.get(language, 'both languages')} ({language}):")
+            out += lines[language]
+    return out
+
+
+def record(values: dict[str, dict[str, str]], values_file: Path = VALUES, changes_file: Path = CHANGES) -> list[str]:
+    """Save this build's glued values, compare them with the last build's, write the changes file;
+    the lines of what changed (empty when nothing did, or on the first build)."""
+    old = json.loads(values_file.read_text("utf-8")) if values_file.is_file() else None
+    values_file.write_text(json.dumps(values, indent=1, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
+    lines = [] if old is None else compare(old, values)
+    head = ("glued values that changed since the last build (old → new):" if lines else
+            "no glued value changed since the last build" if old is not None else "the first build: nothing to compare")
+    changes_file.write_text("\n".join([head, *lines]) + "\n", "utf-8")
+    return lines

@@ -1,0 +1,612 @@
+"""`python -m execbook check`: the sources read as an author wrote them, executing nothing, in seconds.
+
+Every build runs it first (execbook.build.check_sources); Sphinx's mirror warning comes from it too
+(execbook.sphinxext.bilingual). Each problem is one line naming the file and line the author wrote,
+what is wrong and what to do:
+
+    docs/es/breaks/25-inplace-safe.md:120: the ``` fence opened here is closed only at line 131, after
+    another block opens at line 127 → close it before line 127
+
+What it checks:
+- fences: every code block and directive is closed, and closed by its own fence (not by the
+  closing fence of a block that opens later);
+- code cells: a page holds no code of its own (a cell loads examples/<name>.py with `:load:`), a
+  `:load:` cell has no body (MyST-NB would replace it with the file), it loads an example that
+  examples/cases.toml declares, and what it shows fits (at most SHOWN_LINES lines of at most
+  SHOWN_COLUMNS columns above the hidden checks; included source too);
+- the language mirror: the same pages, labels, headings, figures and code cells in every
+  language, and glossaries whose entries pair up;
+- `{term}` targets are glossary terms of the page's language, `{ref}`/`{numref}` targets are labels
+  of its tree, `{doc}` targets are pages.
+"""
+
+import re
+import sys
+import time
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from . import cases, config
+
+FRONT_MATTER = """---
+file_format: mystnb
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+"""  # what makes a Markdown page one that executes (MyST-NB)
+SHOWN_LINES = 30  # a cell a reader sees whole on a phone: a screen or two
+SHOWN_COLUMNS = 80  # a line a phone's code box shows without scrolling sideways
+HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
+PAGE_SUFFIXES = (".md", ".ipynb")
+GLOSSARY = "glossary"  # the page whose terms pair up across languages, entry by entry
+
+FENCE = re.compile(r"^(?P<indent> {0,3})(?P<marker>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
+DIRECTIVE = re.compile(r"^\{(?P<name>[^}\s]+)\}\s*(?P<argument>.*)$")
+OPTION = re.compile(r"^\s*:(?P<name>[\w-]+):(?P<value>.*)$")
+LABEL_LINE = re.compile(r"^\s*\((?P<label>[^()\s]+)\)=\s*$")
+HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
+# Directives whose content is Markdown (read for headings, labels, roles), any other fenced
+# block (code-cell, literalinclude, toctree, glue:, plain ```python ...) is code or machinery.
+PROSE_DIRECTIVES = {"admonition", "attention", "caution", "danger", "dropdown", "error", "figure",
+                    "glossary", "glue:figure", "hint", "important", "margin", "note", "seealso",
+                    "sidebar", "tab", "tab-item", "tab-set", "tabs", "tip", "topic", "warning"}
+# Of those, the ones whose argument (the rest of the opening line) is a title the reader reads.
+TITLED_DIRECTIVES = PROSE_DIRECTIVES - {"figure", "glossary", "glue:figure", "tab-set", "tabs"}
+FIGURES = {"figure", "glue:figure", "image"}
+FIGURE_LINE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
+# A role ({name}`content`) or an inline code span, read left to right as Markdown does.
+SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
+EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+SPHINX_LABELS = {"genindex", "modindex", "py-modindex", "search"}  # the labels Sphinx defines itself
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str  # as the author wrote it: docs/es/..., examples/...
+    line: int
+    what: str
+    todo: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.what} → {self.todo}"
+
+
+@dataclass
+class Block:
+    """A fenced block: a code block, a cell or a directive (lines are 1-based)."""
+    opening: int
+    marker: str
+    info: str
+    closing: int | None  # None: never closed
+    options: dict[str, tuple[int, str]] = field(default_factory=dict)  # name -> (line, value)
+    body: list[tuple[int, str]] = field(default_factory=list)  # the lines after the options
+    early: int | None = None  # a line inside it where another block opens: closed by a later fence
+
+    @property
+    def directive(self) -> str | None:
+        found = DIRECTIVE.match(self.info.strip())
+        return found["name"] if found else None
+
+
+@dataclass
+class Source:
+    """One page as its author wrote it: its fenced blocks (nested ones too), and outside code its
+    headings (top level only: sections) and labels."""
+    path: Path
+    shown: str
+    blocks: list[Block]
+    headings: list[tuple[int, int, str]]  # (line, level, title)
+    labels: list[tuple[int, str]]  # (line, label): (label)= lines and :name: options
+
+    @property
+    def cells(self) -> list[Block]:
+        return [b for b in self.blocks if b.directive == "code-cell"]
+
+    @property
+    def figures(self) -> list[Block]:
+        return [b for b in self.blocks if b.directive in FIGURES]
+
+
+def _closing(lines: list[str], start: int, marker: str) -> tuple[int | None, int | None]:
+    """(index of the fence that closes a block opened at lines[start - 1], index of the first line
+    inside it where another block of the same fence opens), None where there is none."""
+    early = None
+    for i in range(start, len(lines)):
+        fence = FENCE.match(lines[i])
+        if not fence or fence["marker"][0] != marker[0] or len(fence["marker"]) < len(marker):
+            continue
+        if not fence["info"].strip():
+            return i, early
+        if early is None and fence["info"].strip().startswith("{"):
+            early = i
+    return None, early
+
+
+def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
+    """Read lines (lines[0] is line `first` of the file) into source."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = FENCE.match(line)
+        if fence and not (fence["marker"][0] == "`" and "`" in fence["info"]):
+            closing, early = _closing(lines, i + 1, fence["marker"])
+            end = len(lines) if closing is None else closing
+            block = Block(first + i, fence["marker"], fence["info"].strip(),
+                          None if closing is None else first + closing, early=None if early is None else first + early)
+            inner = lines[i + 1:end]
+            j = 0
+            if block.directive and inner and inner[0].strip() == "---":  # options as YAML
+                k = next((k for k in range(1, len(inner)) if inner[k].strip() == "---"), None)
+                if k is not None:
+                    for n in range(1, k):
+                        key, _, value = inner[n].partition(":")
+                        block.options[key.strip()] = (first + i + 1 + n, value.strip())
+                    j = k + 1
+            while block.directive and j < len(inner) and OPTION.match(inner[j]):
+                option = OPTION.match(inner[j])
+                assert option is not None
+                block.options[option["name"]] = (first + i + 1 + j, option["value"].strip())
+                j += 1
+            block.body = [(first + i + 1 + n, inner[n]) for n in range(j, len(inner))]
+            source.blocks.append(block)
+            if "name" in block.options:
+                source.labels.append(block.options["name"])
+            if block.directive in PROSE_DIRECTIVES and block.body:
+                _scan([text for _, text in block.body], block.body[0][0], False, source)
+            i = end + 1
+            continue
+        label = LABEL_LINE.match(line)
+        heading = HEADING.match(line)
+        if label:
+            source.labels.append((first + i, label["label"]))
+        elif heading and top:
+            source.headings.append((first + i, len(heading["level"]), heading["title"]))
+        i += 1
+
+
+def shown_path(path: Path) -> str:
+    """A file's path as the author writes it: from the repository's root (docs/es/x.md)."""
+    path = Path(path).resolve()
+    for root in (config.REPO, config.DOCS.parent):
+        if path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+    return path.as_posix()
+
+
+def read(path: Path, shown: str | None = None) -> Source:
+    return parse(Path(path).read_text("utf-8"), Path(path), shown or shown_path(path))
+
+
+def parse(text: str, path: Path, shown: str) -> Source:
+    lines = text.split("\n")
+    first = 0
+    if lines and lines[0].strip() == "---":  # front matter
+        first = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
+    source = Source(path, shown, [], [], [])
+    _scan(lines[first:], first + 1, True, source)
+    return source
+
+
+def page_sources(tree: str | Path) -> dict[str, Path]:
+    """page name -> source file of every page of one language's tree."""
+    tree = Path(tree)
+    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*"))
+            if p.suffix in PAGE_SUFFIXES
+            and not {config.BUILD.name, ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
+
+
+def tree_sources(docs: Path, language: str) -> dict[str, Source]:
+    """page name -> Source of one language's Markdown pages, named from the docs folder's parent
+    (docs/es/x.md)."""
+    return {page: read(path, path.relative_to(docs.parent).as_posix())
+            for page, path in page_sources(docs / language).items() if path.suffix == ".md"}
+
+
+# --- fences and cells
+
+
+def fence_problems(source: Source) -> list[Problem]:
+    found = []
+    for block in source.blocks:
+        what = f"the {block.marker} fence opened here ({block.info or 'a code block'})"
+        if block.early is not None:
+            closed = f"is closed only at line {block.closing}" if block.closing else "is never closed"
+            found.append(Problem(source.shown, block.opening, f"{what} {closed}, after another block opens at line "
+                                 f"{block.early}", f"close it with a {block.marker} line before line {block.early}"))
+        elif block.closing is None:
+            found.append(Problem(source.shown, block.opening, f"{what} is never closed: the rest of the page is "
+                                 "inside it", f"add a {block.marker} line where the block ends"))
+    return found
+
+
+def _tags(block: Block) -> set[str]:
+    value = block.options.get("tags", (0, ""))[1]
+    return {t.strip().strip("'\"") for t in value.strip().strip("[]").split(",") if t.strip()}
+
+
+def example_of(source: Source, block: Block) -> Path:
+    return (source.path.parent / block.options["load"][1]).resolve()
+
+
+def cell_problems(source: Source) -> list[Problem]:
+    found = []
+    for cell in source.cells:
+        if cell.early is not None or cell.closing is None:
+            continue  # fence_problems names it
+        body = [(n, text) for n, text in cell.body if text.strip()]
+        if "load" not in cell.options:
+            found.append(Problem(source.shown, cell.opening, "a code cell written on the page (a page holds no code "
+                                 "of its own)", "put the code in examples/<name>.py, give it an entry in "
+                                 "examples/cases.toml and load it: :load: <path to examples>/<name>.py"))
+            continue
+        line, target = cell.options["load"]
+        path = example_of(source, cell)
+        if body:
+            found.append(Problem(source.shown, body[0][0], f"the cell that loads {target} (line {cell.opening}) has "
+                                 "a body of its own, which MyST-NB replaces with the file",
+                                 "a :load: cell holds only its options: close the cell right after them"))
+        if path.parent != config.EXAMPLES.resolve() or path.suffix != ".py":
+            found.append(Problem(source.shown, line, f"the cell loads {target}, not a file of examples/",
+                                 "pages load examples/<name>.py files"))
+        elif not path.is_file():
+            found.append(Problem(source.shown, line, f"the cell loads {target}, which does not exist",
+                                 f"write examples/{path.name}, or correct the path"))
+        elif path.stem not in _manifest():
+            found.append(Problem(source.shown, line, f"examples/cases.toml has no entry [{path.stem}]",
+                                 f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" '
+                                 '(or "raises", with error and match)'))
+        elif "raises-exception" in _tags(cell):
+            found.append(Problem(source.shown, cell.options["tags"][0], "the cell tags itself raises-exception",
+                                 f"remove the tag: examples/cases.toml [{path.stem}] says what it does"))
+        elif not HIDDEN & _tags(cell):
+            shown = cases.split(path)[0].rstrip("\n").split("\n")
+            if len(shown) > SHOWN_LINES:
+                found.append(Problem(source.shown, line, f"the cell shows {len(shown)} lines of examples/{path.name} "
+                                     f"(at most {SHOWN_LINES})", "split the example into two cells with a sentence "
+                                     "between, move machinery below its hidden-checks line, or collapse it "
+                                     "(:tags: [hide-input])"))
+    return found
+
+
+@cache
+def _manifest() -> dict[str, cases.Case]:
+    return cases.manifest()
+
+
+def width_problems(files: Collection[Path]) -> list[Problem]:
+    """Shown code wider than SHOWN_COLUMNS: the part of each example above its hidden checks."""
+    found = []
+    for path in sorted(set(files)):
+        for number, line in enumerate(cases.split(path)[0].split("\n"), 1):
+            if len(line) > SHOWN_COLUMNS:
+                found.append(Problem(shown_path(path), number, f"a line the page shows is {len(line)} columns wide "
+                                     f"(at most {SHOWN_COLUMNS})", "break it, or shorten its names"))
+    return found
+
+
+def include_problems(source: Source) -> list[Problem]:
+    """Included source too must fit a code box: the lines a literalinclude shows."""
+    found = []
+    for block in source.blocks:
+        if block.directive != "literalinclude":
+            continue
+        path = (source.path.parent / block.info.split("}", 1)[1].strip()).resolve()
+        if not path.is_file():
+            found.append(Problem(source.shown, block.opening, f"it includes {path.name}, which does not exist",
+                                 "correct the path"))
+            continue
+        numbered = included(path, {name: value for name, (_, value) in block.options.items()})
+        for number, line in numbered:
+            if len(line) > SHOWN_COLUMNS:
+                found.append(Problem(shown_path(path), number, f"a line {source.shown}:{block.opening} includes is "
+                                     f"{len(line)} columns wide (at most {SHOWN_COLUMNS})", "break it"))
+    return found
+
+
+def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
+    """[(line number, text as shown)] of what a literalinclude with these options shows, filtered in
+    Sphinx's order: pyobject, start-after, end-before, dedent (:lines: is not read)."""
+    import ast
+    import textwrap
+
+    text = path.read_text("utf-8")
+    numbered = list(enumerate(text.split("\n"), 1))
+    if "pyobject" in options:
+        body: list = ast.parse(text).body
+        node = None
+        for part in options["pyobject"].split("."):
+            node = next((n for n in body if getattr(n, "name", None) == part), None)
+            body = getattr(node, "body", [])
+        if node is None:
+            return []
+        numbered = numbered[node.lineno - 1:node.end_lineno]
+    if "start-after" in options:
+        at = next((i for i, (_, line) in enumerate(numbered) if options["start-after"] in line), None)
+        numbered = numbered if at is None else numbered[at + 1:]
+    if "end-before" in options:
+        at = next((i for i, (_, line) in enumerate(numbered) if options["end-before"] in line), None)
+        numbered = numbered if at is None else numbered[:at]
+    if "dedent" in options:
+        dedented = textwrap.dedent("\n".join(line for _, line in numbered)).split("\n")
+        numbered = [(n, line) for (n, _), line in zip(numbered, dedented, strict=True)]
+    return numbered
+
+
+# --- prose: the roles
+
+
+def blank_machinery(text: str) -> str:
+    """The page's text with front matter, labels, code blocks and directive options blanked out
+    (line for line, so line numbers survive); directive arguments (titles) and :alt: texts stay."""
+    lines = text.split("\n")
+    out: list[str] = []
+    stack: list[tuple[str, bool]] = []  # open fences: (marker, prose?)
+    in_options = False
+    front_matter = bool(lines) and lines[0].strip() == "---"
+    for i, line in enumerate(lines):
+        if front_matter:
+            out.append("")
+            if i > 0 and line.strip() == "---":
+                front_matter = False
+            continue
+        fence = FENCE.match(line)
+        if stack and not stack[-1][1]:  # inside a code block: only its closing fence matters
+            if fence and fence["marker"][0] == stack[-1][0][0] and len(fence["marker"]) >= len(stack[-1][0]) \
+                    and not fence["info"].strip():
+                stack.pop()
+            out.append("")
+            continue
+        if fence:
+            info = fence["info"].strip()
+            if not info and stack and fence["marker"][0] == stack[-1][0][0] \
+                    and len(fence["marker"]) >= len(stack[-1][0]):
+                stack.pop()
+                out.append("")
+                in_options = False
+                continue
+            directive = DIRECTIVE.match(info)
+            name, argument = (directive["name"].strip(), directive["argument"]) if directive else ("", "")
+            prose = name in PROSE_DIRECTIVES
+            stack.append((fence["marker"], prose))
+            in_options = prose
+            out.append(argument if name in TITLED_DIRECTIVES else "")
+            continue
+        if in_options:
+            option = OPTION.match(line)
+            if option:
+                out.append(option["value"] if option["name"] == "alt" else "")
+                continue
+            in_options = False
+        if LABEL_LINE.match(line) or line.lstrip().startswith("%"):
+            out.append("")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def normalize(term: str) -> str:
+    """How Sphinx matches a term or a label: case-insensitively, whitespace collapsed."""
+    return " ".join(term.split()).lower()
+
+
+def citations(text: str, roles: Collection[str]) -> Iterator[tuple[int, str, str]]:
+    """(line number, role, target) of every role of those kinds in the page's prose."""
+    text = blank_machinery(text)
+    for span in SPAN.finditer(text):
+        if span["role"] not in roles:
+            continue
+        explicit = EXPLICIT.match(span["content"])
+        target = explicit["target"] if explicit else span["content"]
+        yield text.count("\n", 0, span.start()) + 1, span["role"], target
+
+
+def term_citations(text: str) -> list[tuple[int, str]]:
+    """[(line number, term name)] of every {term} role in the page's prose."""
+    return [(line, normalize(target)) for line, _, target in citations(text, {"term"})]
+
+
+def glossary_entries(path: Path, text: str | None = None) -> list[list[tuple[int, str]]]:
+    """The terms of each entry of a page's {glossary} block, with their lines, in source order (a
+    term line starts at the left margin; its definition is indented)."""
+    entries: list[list[tuple[int, str]]] = []
+    source = read(path) if text is None else parse(text, Path(path), str(path))
+    for block in source.blocks:
+        if block.directive != "glossary":
+            continue
+        defined = True
+        for number, line in block.body:
+            if line and not line.startswith((" ", "\t")):
+                if defined:
+                    entries.append([])
+                entries[-1].append((number, line.strip()))
+                defined = False
+            elif line.strip():
+                defined = True
+    return entries
+
+
+def glossary_terms(text: str) -> list[str]:
+    """The terms a page's {glossary} block defines (alias lines included), normalized."""
+    return [normalize(term) for entry in glossary_entries(Path("glossary.md"), text) for _, term in entry]
+
+
+def role_problems(source: Source, terms: set[str], labels: set[str], docs: set[str], tree: Path) -> list[Problem]:
+    found = []
+    here = source.path.resolve().parent.relative_to(tree.resolve()).as_posix()
+    for line, role, target in citations(source.path.read_text("utf-8"), {"term", "ref", "numref", "doc"}):
+        if role == "term" and normalize(target) not in terms:
+            found.append(Problem(source.shown, line, f"{{term}}`{target}` is not a term of this language's glossary",
+                                 f"use a term of docs/{tree.name}/{GLOSSARY}.md, or add it there (in both languages)"))
+        elif role in ("ref", "numref") and normalize(target) not in labels:
+            close = sorted(label for label in labels if label.startswith(normalize(target)[:12]))[:3]
+            found.append(Problem(source.shown, line, f"{{{role}}}`{target}`: no label {target!r} in docs/{tree.name}",
+                                 "use a label written as (label)= above a heading" + (
+                                     f" (did you mean {', '.join(close)}?)" if close else "")))
+        elif role == "doc":
+            name = target.lstrip("/") if target.startswith("/") else \
+                Path(here, target).as_posix().removeprefix("./").removesuffix(".md")
+            name = _normpath(name)
+            if name not in docs:
+                found.append(Problem(source.shown, line, f"{{doc}}`{target}`: no page {name} in docs/{tree.name}",
+                                     "correct the page name"))
+    return found
+
+
+def _normpath(name: str) -> str:
+    import posixpath
+
+    return posixpath.normpath(name).removeprefix("./")
+
+
+# --- the mirror
+
+
+def mirror_problems(docs: str | Path, languages: Collection[str], sources: dict[str, dict[str, Source]] | None = None,
+                    skip: Collection[str] = ()) -> list[Problem]:
+    """Where the language trees differ: pages, labels, headings, figures, code cells, glossary entries
+    (pages in skip are compared only by their existence: their fences are broken)."""
+    docs = Path(docs)
+    if sources is None:
+        sources = {lang: tree_sources(docs, lang) for lang in languages}
+    first, *others = languages
+    found: list[Problem] = []
+    for lang in languages:
+        for other in (o for o in languages if o != lang):
+            for page in sorted(set(sources[lang]) - set(sources[other])):
+                found.append(Problem(sources[lang][page].shown, 1, f"a page with no counterpart in docs/{other}",
+                                     f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove "
+                                     "this one"))
+            theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
+            for page, source in sources[lang].items():
+                if page not in sources[other] or page in skip:
+                    continue
+                for line, label in source.labels:
+                    if label not in theirs:
+                        found.append(Problem(source.shown, line, f"label {label!r} is missing in docs/{other}",
+                                             f"add ({label})= at the same place of docs/{other}/{page}.md"))
+                    elif theirs[label] != page:
+                        found.append(Problem(source.shown, line, f"label {label!r} is on docs/{other}/"
+                                             f"{theirs[label]}.md in {other}", "keep a label on the same page in "
+                                             "every language"))
+    for page in sorted(set.intersection(*(set(sources[lang]) for lang in languages)) - set(skip)):
+        mine = sources[first][page]
+        for lang in others:
+            theirs_ = sources[lang][page]
+            found += _compare_outline(mine, theirs_)
+    if all(GLOSSARY in sources[lang] for lang in languages):
+        found += glossary_problems({lang: sources[lang][GLOSSARY] for lang in languages})
+    return sorted(set(found))
+
+
+def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
+    found = []
+    for (a_line, a_level, a_title), (b_line, b_level, b_title) in zip(mine.headings, theirs.headings, strict=False):
+        if a_level != b_level:
+            found.append(Problem(theirs.shown, b_line, f"heading {'#' * b_level} {b_title} is level {b_level}; its "
+                                 f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
+                                 "give both languages the same sections, in the same order"))
+            break
+    else:
+        if len(mine.headings) != len(theirs.headings):
+            longer, shorter = (mine, theirs) if len(mine.headings) > len(theirs.headings) else (theirs, mine)
+            line, level, title = longer.headings[len(shorter.headings)]
+            found.append(Problem(longer.shown, line, f"heading {'#' * level} {title} has no counterpart in "
+                                 f"{shorter.shown} ({len(longer.headings)} headings here, "
+                                 f"{len(shorter.headings)} there)",
+                                 "give both languages the same sections, in the same order"))
+    if len(mine.figures) != len(theirs.figures):
+        longer, shorter = (mine, theirs) if len(mine.figures) > len(theirs.figures) else (theirs, mine)
+        block = longer.figures[len(shorter.figures)]
+        found.append(Problem(longer.shown, block.opening, f"a figure with no counterpart in {shorter.shown} "
+                             f"({len(longer.figures)} figures here, {len(shorter.figures)} there)",
+                             "show the same figures in both languages"))
+    cells = [[(b.options.get("load", (0, ""))[1], sorted(_tags(b))) for b in s.cells] for s in (mine, theirs)]
+    for a, b, (cell_a, cell_b) in zip(mine.cells, theirs.cells, zip(*cells, strict=True), strict=False):
+        if cell_a != cell_b:
+            found.append(Problem(theirs.shown, b.opening, f"this code cell ({cell_b[0] or 'inline'}, tags {cell_b[1]}) "
+                                 f"differs from its counterpart {mine.shown}:{a.opening} "
+                                 f"({cell_a[0] or 'inline'}, tags "
+                                 f"{cell_a[1]})", "keep the code cells of both languages identical (one execution "
+                                 "serves both)"))
+            break
+    else:
+        if len(mine.cells) != len(theirs.cells):
+            longer, shorter = (mine, theirs) if len(mine.cells) > len(theirs.cells) else (theirs, mine)
+            found.append(Problem(longer.shown, longer.cells[len(shorter.cells)].opening, f"a code cell with no "
+                                 f"counterpart in {shorter.shown}", "keep the code cells of both languages identical"))
+    return found
+
+
+def glossary_problems(glossaries: dict[str, Source]) -> list[Problem]:
+    """Where the glossaries do not pair up entry by entry (same order, same number of terms)."""
+    entries = {lang: glossary_entries(source.path) for lang, source in glossaries.items()}
+    first, *others = glossaries
+    found = []
+    for lang in others:
+        shown = glossaries[lang].shown
+        for mine, theirs in zip(entries[first], entries[lang], strict=False):
+            if len(mine) != len(theirs):
+                found.append(Problem(shown, theirs[0][0], f"glossary entry {' / '.join(t for _, t in theirs)} has "
+                                     f"{len(theirs)} term(s), its counterpart {glossaries[first].shown}:{mine[0][0]} "
+                                     f"({' / '.join(t for _, t in mine)}) {len(mine)}", "the entries pair up in "
+                                     "source order, term by term: give both the same number of terms"))
+        if len(entries[first]) != len(entries[lang]):
+            longer = lang if len(entries[lang]) > len(entries[first]) else first
+            extra = entries[longer][min(len(entries[first]), len(entries[lang]))]
+            found.append(Problem(glossaries[longer].shown, extra[0][0], f"{len(entries[first])} glossary entries in "
+                                 f"{first}, {len(entries[lang])} in {lang}: this one has no counterpart",
+                                 "add its counterpart at the same position of the other glossary"))
+    return found
+
+
+# --- all of it
+
+
+def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(config.LANGUAGES)) -> list[Problem]:
+    """Everything wrong with the sources, in file and line order (empty when the book may build)."""
+    docs = Path(docs)
+    try:
+        _manifest.cache_clear()
+        _manifest()
+    except cases.ManifestError as exc:
+        return [Problem("examples/cases.toml", 1, str(exc), "fix that entry (book/cases.py lists the keys)")]
+    sources = {lang: tree_sources(docs, lang) for lang in languages}
+    found: list[Problem] = []
+    broken: set[str] = set()
+    loaded: set[Path] = set()
+    for lang in languages:
+        tree = docs / lang
+        labels = {normalize(label) for source in sources[lang].values() for _, label in source.labels} | SPHINX_LABELS
+        glossary = sources[lang].get(GLOSSARY)
+        terms = {normalize(t) for entry in glossary_entries(glossary.path) for _, t in entry} if glossary else set()
+        for page, source in sources[lang].items():
+            fences = fence_problems(source)
+            if fences:
+                broken.add(page)
+            found += fences + cell_problems(source) + include_problems(source)
+            found += role_problems(source, terms, labels, set(sources[lang]), tree)
+            examples = {example_of(source, c) for c in source.cells if "load" in c.options}
+            loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
+    found += width_problems(loaded)
+    found += mirror_problems(docs, list(languages), sources, skip=broken)
+    return sorted(set(found))
+
+
+def main(arguments: list[str]) -> int:
+    if arguments:
+        print("usage: python -m execbook check   (reads the sources; executes nothing)", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    found = problems()
+    for problem in found:
+        print(problem)
+    pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
+    if found:
+        print(f"book: check: {len(found)} problem(s) in the sources ({time.perf_counter() - start:.1f} s)",
+              file=sys.stderr)
+        return 1
+    print(f"book: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({time.perf_counter() - start:.1f} s)")
+    return 0

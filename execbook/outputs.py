@@ -1,0 +1,171 @@
+"""Nothing broken is published: what the build checks in a page's executed notebook before it
+keeps it (execbook.build.execute).
+
+- Nothing of the page was lost on the way from its source: every cell that loads an example in
+  the source is an executed cell, every glued value the prose quotes was glued by a cell, every
+  figure the source shows is there (execbook.check reads the source as the author wrote it; MyST-NB's
+  reading is what gets published).
+- No output holds what changes from run to run or from machine to machine: a memory address
+  (`<ReluBackward0 object at 0x7f...>`), a path of the build machine (this checkout, /tmp/...) or
+  a random id. Each is named at the example file and the line that printed it.
+"""
+
+import ast
+import contextlib
+import io
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbformat import NotebookNode
+
+from . import cases, check, config, pages
+
+GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`(?P<key>[^`:]+)(?::[^`]*)?`")
+GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w*)?\}\s+(?P<key>\S+)", re.M)
+TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex")
+STAMP = "book_stamp"  # the setup cell's run stamp: its time changes on purpose
+
+
+@dataclass(frozen=True)
+class Unstable:
+    pattern: re.Pattern[str]
+    what: str
+    todo: str
+
+
+def unstable() -> list[Unstable]:
+    """What no published output may hold (the checkout's path is this machine's)."""
+    return [
+        Unstable(re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "a memory address",
+                 "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), "
+                 "not the object"),
+        Unstable(re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"), "a path of the build machine",
+                 "print a path relative to the repository (path.relative_to(...)) or only its name"),
+        Unstable(re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "a random id",
+                 "print something that is the same on every run"),
+    ]
+
+
+def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
+    """(output type, text) of each textual output of a code cell."""
+    for output in cell.get("outputs", []):
+        kind = output.get("output_type")
+        if kind == "stream":
+            yield kind, output.get("text", "")
+        elif kind == "error":
+            yield kind, "\n".join([output.get("evalue", ""), *output.get("traceback", [])])
+        elif kind in ("execute_result", "display_data"):
+            if STAMP in str(output.get("metadata", {}).get("scrapbook", {}).get("name", "")):
+                continue
+            data = plain_mimes(output)
+            for mime in TEXT_OUTPUTS:
+                value = data.get(mime)
+                if value:
+                    yield kind, value if isinstance(value, str) else "".join(value)
+
+
+def plain_mimes(output: NotebookNode) -> dict:
+    """An output's data by MIME type, a glued value's too (MyST-NB stores those under a prefix)."""
+    prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
+    return {mime.removeprefix(prefix) if prefix else mime: value for mime, value in output.get("data", {}).items()}
+
+
+def _example_of(notebook: NotebookNode, index: int) -> str | None:
+    """The example a cell runs: its own, or for its hidden guard (which glues), the cell's above."""
+    for cell in reversed(notebook.cells[:index + 1]):
+        if cell.cell_type == "code" and pages.EXAMPLE in cell.metadata:
+            return cell.metadata[pages.EXAMPLE]
+    return None
+
+
+def printed_at(name: str, pattern: re.Pattern[str]) -> int | None:
+    """The line of examples/<name>.py whose output matches pattern: the example runs again, in this
+    process, with a stdout that notes the line of the example that wrote each piece."""
+    path = cases.manifest()[name].path
+    found: list[int] = []
+
+    class Noting(io.StringIO):
+        def write(self, text: str) -> int:
+            if pattern.search(text):
+                frame = sys._getframe(1)
+                while frame is not None and frame.f_code.co_filename != str(path):
+                    frame = frame.f_back  # type: ignore[assignment]
+                if frame is not None:
+                    found.append(frame.f_lineno)
+            return super().write(text)
+
+    with contextlib.redirect_stdout(Noting()), contextlib.suppress(Exception):
+        exec(compile(cases.split(path)[0], str(path), "exec"), {"__name__": "__main__", "__file__": str(path)})
+    return found[0] if found else None
+
+
+def last_statement(name: str) -> int | None:
+    """The line of the example's last statement: the expression a cell displays as its result."""
+    body = ast.parse(cases.split(cases.manifest()[name].path)[0]).body
+    return body[-1].lineno if body else None
+
+
+def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) -> list[str]:
+    """A paragraph per output that holds something unstable, named at the example and its line."""
+    found = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        for kind, text in _texts(cell):
+            for rule in unstable():
+                hit = rule.pattern.search(text)
+                if not hit:
+                    continue
+                name = _example_of(notebook, index)
+                line = None
+                if name and locate:
+                    line = last_statement(name) if kind == "execute_result" else printed_at(name, rule.pattern)
+                where = f"examples/{name}.py" + (f":{line}" if line else "") if name else "a cell of the page"
+                start = text.rfind("\n", 0, hit.start()) + 1
+                end = text.find("\n", hit.end())
+                shown = text[start:end if end >= 0 else len(text)].strip()[:160]
+                found.append(f"{docname} ({', '.join(config.LANGUAGES)}) · {where}\n  its output shows {rule.what}, "
+                             f"which no published page may hold: {shown}\n  → {rule.todo}")
+                break
+    return found
+
+
+def glued_keys(notebook: NotebookNode) -> set[str]:
+    return {str(o.get("metadata", {}).get("scrapbook", {}).get("name")) for c in notebook.cells
+            for o in c.get("outputs", []) if o.get("metadata", {}).get("scrapbook")}
+
+
+def lost_content(docname: str, sources: dict[str, Path], read: dict[str, NotebookNode],
+                 executed: NotebookNode) -> list[str]:
+    """What the source of each language has that its page, as MyST-NB read it and the kernel ran
+    it, lacks: a cell that loads an example, a glued value, a figure."""
+    found = []
+    glued = glued_keys(executed)
+    ran = [c.metadata.get(pages.EXAMPLE) for c in executed.cells if pages.EXAMPLE in c.metadata]
+    for language, path in sources.items():
+        shown = f"{config.DOCS.name}/{language}/{docname}.md"  # as the author wrote it
+        source = check.read(path, shown)
+        for cell in source.cells:
+            if "load" not in cell.options:
+                continue
+            name = Path(cell.options["load"][1]).stem
+            if name not in ran:
+                found.append(f"{shown}:{cell.opening}: the cell that loads examples/{name}.py is not in the executed "
+                             "page → python -m execbook check names the fence that swallowed it")
+        markdown = "\n".join(c.source for c in read[language].cells if c.cell_type == "markdown")
+        for key in sorted({m["key"] for m in GLUE_ROLE.finditer(markdown)}
+                          | {m["key"] for m in GLUE_DIRECTIVE.finditer(markdown)}):
+            if key not in glued:
+                line = next((n for n, text in enumerate(path.read_text("utf-8").split("\n"), 1) if key in text), 1)
+                found.append(f"{shown}:{line}: the page quotes the glued value {key}, which no example glued → glue "
+                             "it in an example's hidden checks (glue_number, glue_by_value), or correct the key")
+        expected = len(source.figures)
+        present = sum(bool(check.FIGURE_LINE.match(line)) for line in markdown.split("\n"))
+        if present < expected:
+            found.append(f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} "
+                         "in the page → python -m execbook check "
+                         "names the fence that swallowed the others")
+    return found

@@ -1,0 +1,183 @@
+"""Nothing broken is published (execbook.outputs), failures name the line the author wrote (the line
+map of execbook.pages), and each example runs in a namespace of its own (execbook.kernel): on synthetic
+pages, notebooks and examples, without a build."""
+
+import os
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+from execbook import build, cases, config, kernel, outputs, pages
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    """write(name, code) -> an example of a scratch manifest that holds only it."""
+    monkeypatch.setattr(cases.config, "EXAMPLES", tmp_path)
+    declared = {}
+    monkeypatch.setattr(cases, "manifest", lambda: declared)
+
+    def write(name, code, **entry):
+        (tmp_path / f"{name}.py").write_text(code, encoding="utf-8")
+        declared[name] = cases.entry_case(name, entry or {"expect": "completes"})
+        return declared[name]
+
+    return write
+
+
+NODE = "import torch\nx = torch.ones(2, requires_grad=True)\ny = x.relu()\nprint('its node:', y.grad_fn)\nz = 1\n"
+
+
+def notebook_with(output, name="node"):
+    cell = new_code_cell("...", metadata={pages.EXAMPLE: name}, outputs=[output])
+    return new_notebook(cells=[new_code_cell("_book.stamp()"), cell, new_code_cell(f'_book.check("{name}")')])
+
+
+def test_an_address_printed_by_an_example_is_named_at_its_line(scratch):
+    scratch("node", NODE)
+    printed = "its node: <ReluBackward0 object at 0x7f3a2b1c0d90>\n"
+    notebook = notebook_with(new_output("stream", name="stdout", text=printed))
+    found = outputs.unstable_outputs("breaks/p", notebook)
+    assert len(found) == 1
+    assert found[0].startswith("breaks/p (es, en) · examples/node.py:4\n  its output shows a memory address, which no "
+                               "published page may hold: its node: <ReluBackward0 object at 0x7f3a2b1c0d90>\n  → ")
+
+
+def test_a_path_of_the_build_machine_or_a_random_id_is_refused(scratch):
+    scratch("node", "import uuid\nprint(uuid.uuid4())\nstr(__file__)\n")
+    result = new_output("execute_result", data={"text/plain": repr(str(config.REPO / "examples" / "node.py"))},
+                        execution_count=1)
+    assert "examples/node.py:3\n  its output shows a path of the build machine" in outputs.unstable_outputs(
+        "p", notebook_with(result))[0]
+    stream = new_output("stream", name="stdout", text="id 1b4e28ba-2fa1-11d2-883f-0016d3cca427\n")
+    found = outputs.unstable_outputs("p", notebook_with(stream))
+    assert "examples/node.py:2\n  its output shows a random id" in found[0]
+
+
+def test_stable_outputs_pass(scratch):
+    scratch("node", NODE)
+    fine = new_output("stream", name="stdout", text="its node: ReluBackward0, version 0, shape (2,), 0x10 flags\n")
+    assert outputs.unstable_outputs("p", notebook_with(fine)) == []
+
+
+PAGE = """---
+file_format: mystnb
+---
+# T
+
+Quoted: {glue:text}`median_en`.
+
+```{code-cell} ipython3
+:load: EXAMPLES/symptom_backward.py
+```
+
+```{glue:figure} curve_en
+```
+"""
+
+
+def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
+    source = tmp_path / "docs" / "en" / "p.md"
+    source.parent.mkdir(parents=True)
+    source.write_text(PAGE.replace("EXAMPLES", os.path.relpath(config.EXAMPLES, source.parent)), "utf-8")
+    read = new_notebook(cells=[new_markdown_cell("# T\n\nQuoted: {glue:text}`median_en`.")])
+    executed = new_notebook(cells=[new_code_cell("x", outputs=[new_output(
+        "display_data", data={"text/plain": "1"}, metadata={"scrapbook": {"name": "other_en"}})])])
+    found = outputs.lost_content("p", {"en": source}, {"en": read}, executed)
+    assert found == [
+        "docs/en/p.md:8: the cell that loads examples/symptom_backward.py is not in the executed page → python -m "
+        "execbook check names the fence that swallowed it",
+        "docs/en/p.md:6: the page quotes the glued value median_en, which no example glued → glue it in an example's "
+        "hidden checks (glue_number, glue_by_value), or correct the key",
+        "docs/en/p.md:12: 1 figure(s) in the source, 0 in the page → python -m execbook check names the fence that "
+        "swallowed the others"]
+
+
+def test_the_expanded_page_maps_back_to_the_source_lines(tmp_path):
+    page = tmp_path / "p.md"
+    text = PAGE.replace("EXAMPLES", os.path.relpath(config.EXAMPLES, tmp_path)) + "\nSee {ref}`nowhere`.\n"
+    expanded, _, origin = pages.expand(text, page)
+    lines = expanded.split("\n")
+    at = next(i for i, line in enumerate(lines) if "{ref}`nowhere`" in line)
+    assert at + 1 > 15 and origin[at] == 15 and text.split("\n")[14] == "See {ref}`nowhere`."
+    cell = next(i for i, line in enumerate(lines) if line.startswith(":example:"))
+    assert origin[cell] == 8  # a line the build wrote into a cell: the cell's opening line
+
+
+def test_a_sphinx_warning_on_an_executed_page_names_the_source_line():
+    path = config.DOCS / "en" / "breaks" / "25-inplace-safe.md"
+    text = path.read_text("utf-8")
+    expanded, _, origin = pages.expand(text, path)
+    last = len(text.rstrip("\n").split("\n"))
+    warning = build.source_warning(f"docs/en/breaks/25-inplace-safe.md:{len(expanded.split(chr(10))) - 1}: "
+                                   "WARNING: undefined label: 'x'")
+    assert warning == f"docs/en/breaks/25-inplace-safe.md:{last}: WARNING: undefined label: 'x'"
+    assert build.source_warning("docs/en/glossary.md:12: WARNING: x") == "docs/en/glossary.md:12: WARNING: x"
+
+
+def test_an_example_does_not_see_the_names_an_earlier_one_defined(monkeypatch):
+    monkeypatch.setattr(kernel, "_baseline", {"_book", "__name__"})
+    namespace = {"_book": kernel, "__name__": "__main__", "_i3": "x", "Out": {}, "model": object(), "_tmp": 1}
+    kernel.forget_example(namespace)
+    assert set(namespace) == {"_book", "__name__", "_i3", "Out"}
+
+
+def test_a_visible_cell_that_fails_is_not_called_hidden():
+    failing = new_code_cell("print(undefined)", metadata={}, outputs=[new_output(
+        "error", ename="NameError", evalue="name 'undefined' is not defined", traceback=[])])
+    notebook = new_notebook(cells=[failing])
+    error = type("E", (Exception,), {"ename": "NameError", "evalue": "name 'undefined' is not defined"})()
+    assert "a cell the page shows failed: NameError" in build.explain("p", notebook, error)
+    failing.metadata["tags"] = ["remove-cell"]
+    assert "a hidden cell failed: NameError" in build.explain("p", notebook, error)
+
+
+def test_outputs_of_a_built_page_json_round_trip():
+    """The worker hands the executed notebook over as JSON: what it checks reads the same."""
+    notebook = notebook_with(new_output("stream", name="stdout", text="fine\n"))
+    assert nbformat.reads(nbformat.writes(notebook), as_version=4).cells[1].metadata[pages.EXAMPLE] == "node"
+
+
+def glue_output(key, text):
+    prefix = "application/papermill.record/"
+    return new_output("display_data", data={f"{prefix}text/plain": text},
+                      metadata={"scrapbook": {"name": key, "mime_prefix": prefix}})
+
+
+def test_a_glued_value_that_holds_an_address_is_refused_too(scratch):
+    scratch("node", NODE)
+    found = outputs.unstable_outputs("p", notebook_with(glue_output("node_en", "'<object at 0x7f3a2b1c0d90>'")),
+                                     locate=False)
+    assert len(found) == 1 and "examples/node.py\n  its output shows a memory address" in found[0]
+
+
+def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
+    from execbook import changes
+
+    def built(median_es, median_en, extra=()):
+        notebook = new_notebook(cells=[new_code_cell("x", outputs=[
+            glue_output("median_es", repr(median_es)), glue_output("median_en", repr(median_en)),
+            glue_output("book_stamp", "'a time'"), *extra])])
+        return {"breaks/p": changes.glued(notebook)}
+
+    values, text = tmp_path / "values.json", tmp_path / "changes.txt"
+    assert changes.record(built("97,3 %", "97.3%"), values, text) == []
+    assert text.read_text("utf-8").startswith("the first build")
+    assert changes.record(built("97,3 %", "97.3%"), values, text) == []
+    lines = changes.record(built("96,1 %", "96.1%", [glue_output("steps", "12")]), values, text)
+    assert lines == ["Español (es):", "  breaks/p · median_es: 97,3 % → 96,1 %",
+                     "English (en):", "  breaks/p · median_en: 97.3% → 96.1%",
+                     "both languages (all):", "  breaks/p · steps: new: 12"]
+    assert text.read_text("utf-8").split("\n")[1:-1] == lines
+
+
+def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
+    scratch("first", "future = 1\n")
+    scratch("second", "print(future)\n")
+    notebook = new_notebook(cells=[new_code_cell("", metadata={pages.EXAMPLE: n}) for n in ("first", "second")])
+    assert build.borrowed(notebook, "second", "name 'future' is not defined") == (
+        "\n(future is defined by examples/first.py, an earlier example on the page: each example runs in a "
+        "namespace of its own, as it does alone; define or import it here)")
+    assert build.borrowed(notebook, "second", "name 'nowhere' is not defined") == ""
+    assert build.borrowed(notebook, "first", "name 'future' is not defined") == ""
