@@ -35,8 +35,14 @@ PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # there as they are here. Nothing of the sort on a plain network.
 HOST_CAS = Path("/usr/local/share/ca-certificates")
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
-CA_VARIABLES = ("PIP_CERT", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO",
-                "CURL_CA_BUNDLE")
+CA_VARIABLES = (
+    "PIP_CERT",
+    "REQUESTS_CA_BUNDLE",
+    "SSL_CERT_FILE",
+    "NODE_EXTRA_CA_CERTS",
+    "GIT_SSL_CAINFO",
+    "CURL_CA_BUNDLE",
+)
 
 
 def fail(why: str) -> None:
@@ -70,8 +76,12 @@ def make_root(root: Path) -> None:
         remove(root)
     root.parent.mkdir(parents=True, exist_ok=True)
     made_here.touch()
-    done = subprocess.run(["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root),
-                           MIRROR], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        ["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root), MIRROR],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     if done.returncode:
         lines = [line for line in done.stderr.splitlines() if line.startswith("E:")] or done.stderr.splitlines()
         fail(f"could not make the Debian root: {lines[0] if lines else f'mmdebstrap exit {done.returncode}'}")
@@ -91,8 +101,9 @@ def trust_host_cas(root: Path) -> dict[str, str]:
 
 
 def clone(root: Path) -> str:
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     if subprocess.run(["git", "-C", str(REPO), "status", "--porcelain"], capture_output=True, text=True).stdout:
         print("ci-container: uncommitted changes are not in the run (a clone of HEAD)", file=sys.stderr)
     repo = root / "repo"
@@ -103,18 +114,21 @@ def clone(root: Path) -> str:
 
 def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: str = "bash .ci/run") -> int:
     env = {"HOME": "/root", "PATH": PATH, "LANG": "C.UTF-8", "CI": "true", **workflow_env(), **certificates}
-    mounts = ['mount -t proc proc "$R/proc"', 'mount -t sysfs -o ro sysfs "$R/sys"',
-              'mount --rbind /dev "$R/dev"']
+    mounts = ['mount -t proc proc "$R/proc"', 'mount -t sysfs -o ro sysfs "$R/sys"', 'mount --rbind /dev "$R/dev"']
     if wheels:
         env.pop("PIP_EXTRA_INDEX_URL", None)
         env["PIP_FIND_LINKS"] = "/wheels"
         (root / "wheels").mkdir(exist_ok=True)
         mounts.append(f'mount --bind -o ro "{wheels}" "$R/wheels"')
-    inside = " ".join(["exec chroot \"$R\" /usr/bin/env -i", *(f"{k}={v}" for k, v in env.items()),
-                       "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null"])
+    inside = " ".join(
+        [
+            'exec chroot "$R" /usr/bin/env -i',
+            *(f"{k}={v}" for k, v in env.items()),
+            "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null",
+        ]
+    )
     script = "set -e; " + "; ".join(mounts) + "; " + inside
-    command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child",
-               "sh", "-c", script]
+    command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", "sh", "-c", script]
     shown = run if len(run) <= 40 else run[:40] + " ..."
     print(f"ci-container: {shown} in {root} with {' '.join(f'{k}={v}' for k, v in env.items())}", flush=True)
     return subprocess.run(command, env=dict(os.environ, R=str(root))).returncode
@@ -122,30 +136,41 @@ def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: s
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="nox -s ci-container --", description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=REPO / ".nox" / "ci-container" / "bookworm",
-                        help="where the Debian root is made (one this script made there before is removed first)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=REPO / ".nox" / "ci-container" / "bookworm",
+        help="where the Debian root is made (one this script made there before is removed first)",
+    )
     parser.add_argument("--find-links", type=Path, help="a folder of wheels (torch's CPU wheel) for pip")
     parser.add_argument("--keep", action="store_true", help="keep the root afterwards")
-    parser.add_argument("--run", default="bash .ci/run", help="the command run in the clone instead (a part of .ci/run)")
+    parser.add_argument(
+        "--run", default="bash .ci/run", help="the command run in the clone instead (a part of .ci/run)"
+    )
     args = parser.parse_args()
     if args.find_links and not args.find_links.is_dir():
         fail(f"--find-links {args.find_links}: not a folder")
     start = time.monotonic()
     make_root(args.root.resolve())
     made = time.monotonic()
-    print(f"ci-container: Debian {SUITE} root made in {made - start:.0f} s "
-          f"({subprocess.run(['du', '-sh', str(args.root)], capture_output=True, text=True).stdout.split()[0]})",
-          flush=True)
+    print(
+        f"ci-container: Debian {SUITE} root made in {made - start:.0f} s "
+        f"({subprocess.run(['du', '-sh', str(args.root)], capture_output=True, text=True).stdout.split()[0]})",
+        flush=True,
+    )
     try:
         commit = clone(args.root.resolve())
         certificates = trust_host_cas(args.root.resolve())
-        status = run_ci(args.root.resolve(), args.find_links.resolve() if args.find_links else None, certificates,
-                        args.run)
+        status = run_ci(
+            args.root.resolve(), args.find_links.resolve() if args.find_links else None, certificates, args.run
+        )
     finally:
         if not args.keep:
             remove(args.root.resolve())
-    print(f"ci-container: {args.run} on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
-          flush=True)
+    print(
+        f"ci-container: {args.run} on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
+        flush=True,
+    )
     return status
 
 

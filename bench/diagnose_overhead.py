@@ -27,8 +27,8 @@ import statistics
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -79,7 +79,7 @@ class Figures:
     parameters: int
     plain_bytes: int
     diagnosed_bytes: int
-    seconds: Dict[str, List[float]]
+    seconds: dict[str, list[float]]
 
     def median(self, way: str) -> float:
         return statistics.median(self.seconds[way])
@@ -93,18 +93,22 @@ class Figures:
 
     @property
     def met(self) -> bool:
-        return (self.median("diagnosed") <= self.median("anomaly") and self.ratio("diagnosed") <= TIME_TARGET
-                and self.memory_ratio <= MEMORY_TARGET)
+        return (
+            self.median("diagnosed") <= self.median("anomaly")
+            and self.ratio("diagnosed") <= TIME_TARGET
+            and self.memory_ratio <= MEMORY_TARGET
+        )
 
 
-def batch_for(config: GPTConfig, device: str, seed: int, size: int) -> Tuple[torch.Tensor, torch.Tensor]:
+def batch_for(config: GPTConfig, device: str, seed: int, size: int) -> tuple[torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     tokens = torch.randint(0, config.vocab_size, (size, config.block_size + 1), generator=generator)
     return tokens[:, :-1].to(device), tokens[:, 1:].to(device)
 
 
-def measure(name: str, config: GPTConfig, device: str, batch: Tuple[torch.Tensor, torch.Tensor],
-            repeats: int) -> Figures:
+def measure(
+    name: str, config: GPTConfig, device: str, batch: tuple[torch.Tensor, torch.Tensor], repeats: int
+) -> Figures:
     settings = TrainConfig()
     model: GPT = build_model(config, settings.seed).to(device)
     x, y = batch
@@ -142,9 +146,9 @@ def measure(name: str, config: GPTConfig, device: str, batch: Tuple[torch.Tensor
     else:
         plain_bytes = peak_cpu_bytes(lambda: model(x, y))
         diagnosed_bytes = peak_cpu_bytes(lambda: diagnose(model, x, y))
-    seconds: Dict[str, List[float]] = {way: [] for way in WAYS}
+    seconds: dict[str, list[float]] = {way: [] for way in WAYS}
     for i in range(repeats):  # rotate which goes first
-        for way in WAYS[i % 3:] + WAYS[:i % 3]:
+        for way in WAYS[i % 3 :] + WAYS[: i % 3]:
             seconds[way].append(timed(runs[way]))
     return Figures(name, device, sum(p.numel() for p in model.parameters()), plain_bytes, diagnosed_bytes, seconds)
 
@@ -153,12 +157,16 @@ def verdict(ok: bool) -> str:
     return "MET" if ok else "MISSED"
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20, help="timed triples per row (default 20)")
     parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
-    parser.add_argument("--device", choices=("cpu", "cuda", "all"), default="all",
-                        help="which rows: the CPU's, the GPU's (where CUDA exists) or both (default)")
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda", "all"),
+        default="all",
+        help="which rows: the CPU's, the GPU's (where CUDA exists) or both (default)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
     if args.repeats < 1:
@@ -172,8 +180,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     default, bigger = model_config(data), model_config(data, **BIGGER)
     settings = TrainConfig()
     data_batch = sample_batch(data, settings.batch_size, torch.Generator().manual_seed(settings.seed))
-    print(f"torch {torch.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
-          f"{torch.get_num_threads()} torch threads; mini-GPT rows: batch {settings.batch_size} sequences")
+    print(
+        f"torch {torch.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"{torch.get_num_threads()} torch threads; mini-GPT rows: batch {settings.batch_size} sequences"
+    )
     devices = ["cpu"] if args.device in ("cpu", "all") else []
     if args.device in ("cuda", "all"):
         if torch.cuda.is_available():
@@ -181,41 +191,61 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"GPU: {torch.cuda.get_device_name()}")
         else:
             print("no CUDA device here: the GPU rows (mini-GPT, 10x, GPT-2-small- and -medium-sized) are not run")
-    rows: List[Figures] = []
+    rows: list[Figures] = []
     for device in devices:
         batch = (data_batch[0].to(device), data_batch[1].to(device))
-        rows.append(measure(f"mini-GPT (n_layer {default.n_layer}, n_embd {default.n_embd})", default, device,
-                            batch, args.repeats))
-        rows.append(measure(f"10x (n_layer {bigger.n_layer}, n_embd {bigger.n_embd})", bigger, device, batch,
-                            args.repeats))
+        rows.append(
+            measure(
+                f"mini-GPT (n_layer {default.n_layer}, n_embd {default.n_embd})", default, device, batch, args.repeats
+            )
+        )
+        rows.append(
+            measure(f"10x (n_layer {bigger.n_layer}, n_embd {bigger.n_embd})", bigger, device, batch, args.repeats)
+        )
         if device == "cuda":
             for label, sizes in (("GPT-2-small-sized", GPT2_SMALL), ("GPT-2-medium-sized", GPT2_MEDIUM)):
                 config = GPTConfig(**sizes)
-                rows.append(measure(f"{label} ({config.n_layer} x {config.n_embd}, {GPT2_BATCH} x "
-                                    f"{config.block_size} tokens)", config, device,
-                                    batch_for(config, device, settings.seed, GPT2_BATCH), max(5, args.repeats // 2)))
+                rows.append(
+                    measure(
+                        f"{label} ({config.n_layer} x {config.n_embd}, {GPT2_BATCH} x {config.block_size} tokens)",
+                        config,
+                        device,
+                        batch_for(config, device, settings.seed, GPT2_BATCH),
+                        max(5, args.repeats // 2),
+                    )
+                )
                 torch.cuda.empty_cache()
         if not rows:
             break
 
     width = max((len(r.name) for r in rows), default=5)
-    print(f"\ntime: one training step (forward + backward), medians of rotating repeats; targets: diagnosed <= "
-          f"anomaly and <= {TIME_TARGET:.0f}x plain")
-    print(f"{'model':<{width}}  {'device':>6}  {'params':>11}  {'plain':>9}  {'anomaly':>9}  {'diagnosed':>9}  "
-          f"{'anomaly/plain':>13}  {'diagnosed/plain':>15}  {'diagnosed/anomaly':>17}")
+    print(
+        f"\ntime: one training step (forward + backward), medians of rotating repeats; targets: diagnosed <= "
+        f"anomaly and <= {TIME_TARGET:.0f}x plain"
+    )
+    print(
+        f"{'model':<{width}}  {'device':>6}  {'params':>11}  {'plain':>9}  {'anomaly':>9}  {'diagnosed':>9}  "
+        f"{'anomaly/plain':>13}  {'diagnosed/plain':>15}  {'diagnosed/anomaly':>17}"
+    )
     for r in rows:
-        print(f"{r.name:<{width}}  {r.device:>6}  {r.parameters:>11,}  {r.median('plain') * 1e3:>6.1f} ms  "
-              f"{r.median('anomaly') * 1e3:>6.1f} ms  {r.median('diagnosed') * 1e3:>6.1f} ms  "
-              f"{r.ratio('anomaly'):>12.2f}x  {r.ratio('diagnosed'):>14.2f}x  "
-              f"{r.median('diagnosed') / r.median('anomaly'):>16.2f}x  "
-              f"{verdict(r.median('diagnosed') <= r.median('anomaly') and r.ratio('diagnosed') <= TIME_TARGET)}")
-    print(f"\nmemory: peak bytes of tensor memory, plain against diagnosed (CPU: a forward and its examination; "
-          f"GPU: a step); target <= {MEMORY_TARGET}x")
+        print(
+            f"{r.name:<{width}}  {r.device:>6}  {r.parameters:>11,}  {r.median('plain') * 1e3:>6.1f} ms  "
+            f"{r.median('anomaly') * 1e3:>6.1f} ms  {r.median('diagnosed') * 1e3:>6.1f} ms  "
+            f"{r.ratio('anomaly'):>12.2f}x  {r.ratio('diagnosed'):>14.2f}x  "
+            f"{r.median('diagnosed') / r.median('anomaly'):>16.2f}x  "
+            f"{verdict(r.median('diagnosed') <= r.median('anomaly') and r.ratio('diagnosed') <= TIME_TARGET)}"
+        )
+    print(
+        f"\nmemory: peak bytes of tensor memory, plain against diagnosed (CPU: a forward and its examination; "
+        f"GPU: a step); target <= {MEMORY_TARGET}x"
+    )
     print(f"{'model':<{width}}  {'device':>6}  {'plain':>11}  {'diagnosed':>11}  {'ratio':>6}")
     for r in rows:
-        print(f"{r.name:<{width}}  {r.device:>6}  {r.plain_bytes / 2**20:>7.2f} MiB  "
-              f"{r.diagnosed_bytes / 2**20:>7.2f} MiB  {r.memory_ratio:>5.2f}x  "
-              f"{verdict(r.memory_ratio <= MEMORY_TARGET)}")
+        print(
+            f"{r.name:<{width}}  {r.device:>6}  {r.plain_bytes / 2**20:>7.2f} MiB  "
+            f"{r.diagnosed_bytes / 2**20:>7.2f} MiB  {r.memory_ratio:>5.2f}x  "
+            f"{verdict(r.memory_ratio <= MEMORY_TARGET)}"
+        )
     print(f"(not counted: the digests' fixed weights, {CHUNK * 4 // 2**10} KiB allocated once per process and device)")
     missed = not all(r.met for r in rows)
     return 1 if missed and args.strict else 0

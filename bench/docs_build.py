@@ -53,8 +53,10 @@ UNIT_RUNS = 2
 def run_a_units(scratch):
     """Seconds of UNIT_RUNS run-A trainings from the command line, one after the other (each a
     fresh process, torch import included)."""
-    return [timed([sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"], scratch)[0]
-            for _ in range(UNIT_RUNS)]
+    return [
+        timed([sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"], scratch)[0]
+        for _ in range(UNIT_RUNS)
+    ]
 
 
 def build(repo):
@@ -89,12 +91,15 @@ def main():
         units += run_a_units(folder)
 
     unit = statistics.median(units)
-    print(f"run-A unit (`minigpt train inplace=false`, 150 steps): {', '.join(f'{u:.1f}' for u in units)} s, "
-          f"median {unit:.1f} s\n")
+    print(
+        f"run-A unit (`minigpt train inplace=false`, 150 steps): {', '.join(f'{u:.1f}' for u in units)} s, "
+        f"median {unit:.1f} s\n"
+    )
     print(f"{'what':<32} {'seconds':>8} {'units':>6}   executed (once for both languages)")
     for name, (seconds, report) in results.items():
-        executed = (f"{len(report['executed'])} pages, {report['cells_executed']} cells, "
-                    f"{len(report['experiments'])} computed")
+        executed = (
+            f"{len(report['executed'])} pages, {report['cells_executed']} cells, {len(report['experiments'])} computed"
+        )
         print(f"{name:<32} {seconds:8.1f} {seconds / unit:6.1f}   {executed}")
     print(f"{'source check (execbook check)':<32} {check:8.1f} {check / unit:6.1f}   nothing executed")
     print(f"{'tests (nox -s tests), cold':<32} {tests[0]:8.1f} {tests[0] / unit:6.1f}")

@@ -42,8 +42,9 @@ def cold_cli_run(workdir):
     """(wall time of the whole command, the run's recorded config and result)."""
     out = Path(workdir) / "experiments" / "25-A"
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "minigpt", *COMMAND, f"out={out}"], cwd=workdir,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "minigpt", *COMMAND, f"out={out}"], cwd=workdir, capture_output=True, text=True
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"benchmark: `minigpt {' '.join(COMMAND)}` failed ({proc.returncode}):\n{proc.stderr}")
@@ -101,27 +102,35 @@ def main(argv=None):
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
 
-    print(f"torch {torch.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
-          f"{torch.get_num_threads()} torch threads, {load()}")
+    print(
+        f"torch {torch.__version__}, Python {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"{torch.get_num_threads()} torch threads, {load()}"
+    )
     with tempfile.TemporaryDirectory(prefix="minigpt-bench-") as workdir:
         cold_wall, recorded, cold_result = cold_cli_run(workdir)
     config, settings = GPTConfig(**recorded["model"]), TrainConfig(**recorded["train"])
-    print(f"configuration: {settings.steps} steps, batch {settings.batch_size}, seed {settings.seed}, "
-          f"n_layer {config.n_layer}, n_embd {config.n_embd}, block_size {config.block_size}")
+    print(
+        f"configuration: {settings.steps} steps, batch {settings.batch_size}, seed {settings.seed}, "
+        f"n_layer {config.n_layer}, n_embd {config.n_embd}, block_size {config.block_size}"
+    )
 
     print(f"\ncold: `python -m minigpt {' '.join(COMMAND)}` in a subprocess")
     print(f"  whole command          {cold_wall:.2f} s")
     print(f"  training inside it     {cold_result['wall_time_s']:.2f} s ({cold_result['steps_per_s']:.1f} steps/s)")
 
     torch_s, dynamo_s = import_times()
-    print(f"  cold-start costs, timed in a fresh interpreter: import torch {torch_s:.2f} s (before training), "
-          f"import torch._dynamo {dynamo_s:.2f} s (inside training: the optimizer's first construction)")
+    print(
+        f"  cold-start costs, timed in a fresh interpreter: import torch {torch_s:.2f} s (before training), "
+        f"import torch._dynamo {dynamo_s:.2f} s (inside training: the optimizer's first construction)"
+    )
 
     data = build_dataset()
     default_threads = torch.get_num_threads()
     first_wall, first_rate = timed_runs(config, settings, data, 1)
-    print(f"\nin this process: warm-up run {first_wall[0]:.2f} s ({first_rate[0]:.1f} steps/s), "
-          f"then the same training {args.repeats} times per thread count")
+    print(
+        f"\nin this process: warm-up run {first_wall[0]:.2f} s ({first_rate[0]:.1f} steps/s), "
+        f"then the same training {args.repeats} times per thread count"
+    )
     walls, rates = timed_runs(config, settings, data, args.repeats)
     print(f"  {default_threads} threads (default):")
     print(line("training wall time", walls, "s", 2))
@@ -135,9 +144,11 @@ def main(argv=None):
         print(line("steps/s", rates_1, "", 1))
 
     met = cold_wall <= TARGET_S
-    print(f"\ntarget: whole cold command <= {TARGET_S:.0f} s: {'met' if met else 'MISSED'} ({cold_wall:.2f} s); "
-          f"warm training median {statistics.median(walls):.2f} s "
-          f"({'within' if statistics.median(walls) <= TARGET_S else 'over'} the target); {load()}")
+    print(
+        f"\ntarget: whole cold command <= {TARGET_S:.0f} s: {'met' if met else 'MISSED'} ({cold_wall:.2f} s); "
+        f"warm training median {statistics.median(walls):.2f} s "
+        f"({'within' if statistics.median(walls) <= TARGET_S else 'over'} the target); {load()}"
+    )
     return 0 if met or not args.strict else 1
 
 

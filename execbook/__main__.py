@@ -1,19 +1,25 @@
 """python -m execbook COMMAND: the author's commands (AUTHORING.md).
 
-    python -m execbook check              check the sources in seconds, executing nothing (every build runs it first)
-    python -m execbook build [es|en]      build the book (nox -s docs)
-    python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
-    python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
-    python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
-    python -m execbook sizes              lines of Python per package (tests apart), against their targets
+python -m execbook check              check the sources in seconds, executing nothing (every build runs it first)
+python -m execbook build [es|en]      build the book (nox -s docs)
+python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
+python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
+python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
+python -m execbook sizes              lines of Python per package (tests apart), against their targets
 """
 
 import sys
 
 
 def main(argv: list[str]) -> int:
-    commands = {"check": "check", "build": "build", "run": "author", "page": "author", "new-page": "scaffold",
-                "sizes": "sizes"}
+    commands = {
+        "check": "check",
+        "build": "build",
+        "run": "author",
+        "page": "author",
+        "new-page": "scaffold",
+        "sizes": "sizes",
+    }
     if not argv or argv[0] not in commands:
         print(f"usage: python -m execbook {{{','.join(commands)}}} ...", file=sys.stderr)
         return 2
@@ -22,8 +28,11 @@ def main(argv: list[str]) -> int:
     try:
         module = import_module(f"execbook.{commands[argv[0]]}")
     except ModuleNotFoundError as missing:  # this Python lacks the book's packages
-        print(f"execbook: error: {missing} in {sys.executable}: run it with the docs environment, "
-              f".nox/docs/bin/python -m execbook {' '.join(argv)} (nox -s docs creates it)", file=sys.stderr)
+        print(
+            f"execbook: error: {missing} in {sys.executable}: run it with the docs environment, "
+            f".nox/docs/bin/python -m execbook {' '.join(argv)} (nox -s docs creates it)",
+            file=sys.stderr,
+        )
         return 2
     return module.main(argv[1:]) if argv[0] in ("build", "check", "sizes") else module.main(argv[0], argv[1:])
 

@@ -23,8 +23,11 @@ def run(name: str) -> int:
         name = Path(name).stem
     if name not in cases.manifest():
         close = [n for n in cases.manifest() if name in n or n in name][:5]
-        print(f"book: error: no example {name!r} in examples/cases.toml" + (f" (did you mean {', '.join(close)}?)"
-                                                                           if close else ""), file=sys.stderr)
+        print(
+            f"book: error: no example {name!r} in examples/cases.toml"
+            + (f" (did you mean {', '.join(close)}?)" if close else ""),
+            file=sys.stderr,
+        )
         return 2
     start = time.perf_counter()
     try:
@@ -54,8 +57,11 @@ def page(target: str) -> int:
     if not path.suffix:
         path = config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
     if not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
-        print(f"book: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
-              "or the path of its .md)", file=sys.stderr)
+        print(
+            f"book: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
+            "or the path of its .md)",
+            file=sys.stderr,
+        )
         return 2
     docname = path.resolve().relative_to(config.DOCS).with_suffix("").as_posix().split("/", 1)[1]
     try:

@@ -58,16 +58,22 @@ def say(line: str) -> None:
 def executed_pages(language: str) -> dict[str, Path]:
     """docname -> source path of the pages of one language that execute code."""
     tree = config.DOCS / language
-    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*.md"))
-            if config.BUILD.name not in p.parts and pages.is_executed(p.read_text("utf-8"))}
+    return {
+        p.relative_to(tree).with_suffix("").as_posix(): p
+        for p in sorted(tree.rglob("*.md"))
+        if config.BUILD.name not in p.parts and pages.is_executed(p.read_text("utf-8"))
+    }
 
 
 def check_sources() -> dict[str, dict[str, NotebookNode]]:
     """docname -> {language: notebook} of every executed page, or BuildFailed."""
     found = check.problems()  # the sources as written, executing nothing (python -m execbook check)
     if found:
-        raise BuildFailed("\n".join(map(str, found)), f"{len(found)} problem(s) in the sources (python -m execbook "
-                                                       "check lists them in seconds); the site was not updated")
+        raise BuildFailed(
+            "\n".join(map(str, found)),
+            f"{len(found)} problem(s) in the sources (python -m execbook "
+            "check lists them in seconds); the site was not updated",
+        )
     problems = []
     notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
@@ -79,8 +85,10 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
     for docname, by_language in notebooks.items():
         code = {lang: [c.source for c in nb.cells if c.cell_type == "code"] for lang, nb in by_language.items()}
         if len({json.dumps(c) for c in code.values()}) > 1:
-            problems.append(f"{docname}: the es and en pages run different code; keep their code cells identical "
-                            "(code and its comments stay English; one execution serves both)")
+            problems.append(
+                f"{docname}: the es and en pages run different code; keep their code cells identical "
+                "(code and its comments stay English; one execution serves both)"
+            )
     if problems:
         raise BuildFailed("\n".join(problems))
     return notebooks
@@ -89,7 +97,9 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
 def kernel_environment() -> None:
     """What every kernel and Sphinx inherit: this checkout's packages (whichever one the installed
     package points to: the tests build copies) and the build's store (experiments, training runs)."""
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))])
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    )
     for variable in (config.STORE_ENV, *config.STORE_VARIABLES):  # the book's own cache, if any, shares it
         os.environ[variable] = str(config.STORE)
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -149,8 +159,14 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     """docname -> the other stale pages it must run after: those that load an example whose outcome
     its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
     loads = {d: loaded(next(iter(notebooks[d].values()))) for d in stale}
-    return {d: {other for other in stale if other != d and set(loads[other])
-                & {e for name in loads[d] for e in deps.example_entries(name)}} for d in stale}
+    return {
+        d: {
+            other
+            for other in stale
+            if other != d and set(loads[other]) & {e for name in loads[d] for e in deps.example_entries(name)}
+        }
+        for d in stale
+    }
 
 
 def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
@@ -178,7 +194,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
         while waiting or running:
             # the pages that waited for others first (they end the build), then the biggest
             ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
-            for docname in ready[:WORKERS - len(running)]:  # "executing" means it runs now
+            for docname in ready[: WORKERS - len(running)]:  # "executing" means it runs now
                 del waiting[docname]
                 language, notebook = next(iter(notebooks[docname].items()))
                 say(f"executing {docname} ...")
@@ -200,14 +216,18 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                 for old in cache.list_cache_records():  # the page's earlier executions: no longer used
                     if old.uri == uri:
                         cache.remove_cache(old.pk)
-                cache.cache_notebook_bundle(CacheBundleIn(nbformat.reads(executed, as_version=4), uri,
-                                                          data={"execution_seconds": seconds}),
-                                            check_validity=False, overwrite=True)
+                cache.cache_notebook_bundle(
+                    CacheBundleIn(nbformat.reads(executed, as_version=4), uri, data={"execution_seconds": seconds}),
+                    check_validity=False,
+                    overwrite=True,
+                )
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
-        raise BuildFailed(problems, f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; "
-                                    "the site was not updated")
+        raise BuildFailed(
+            problems,
+            f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; the site was not updated",
+        )
 
 
 def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: list[str]) -> None:
@@ -226,33 +246,51 @@ def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: li
         if docname not in executed_now:  # kept from an earlier build, before its outputs were checked
             problems += outputs.unstable_outputs(docname, executed)
     if problems:
-        raise BuildFailed("\n".join(problems), f"{len(problems)} problem(s) in what the pages would publish; "
-                                                "the site was not updated")
+        raise BuildFailed(
+            "\n".join(problems), f"{len(problems)} problem(s) in what the pages would publish; the site was not updated"
+        )
 
 
 def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
     ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
-    failing = next((c for c in notebook.cells if any(o.get("output_type") == "error" for o in c.get("outputs", []))
-                    and "raises-exception" not in c.metadata.get("tags", [])), None)
+    failing = next(
+        (
+            c
+            for c in notebook.cells
+            if any(o.get("output_type") == "error" for o in c.get("outputs", []))
+            and "raises-exception" not in c.metadata.get("tags", [])
+        ),
+        None,
+    )
     where = f"{docname} ({', '.join(config.LANGUAGES)})"
     if failing is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
     guarded = failing.metadata.get(pages.GUARDS)
     if guarded:  # the guard kept its Failure in the store (execbook.kernel.check)
         failure = stored_failure(guarded)
-        return failure.render(where) if failure else f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
+        return (
+            failure.render(where) if failure else f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
+        )
     if pages.EXAMPLE in failing.metadata:
         name = failing.metadata[pages.EXAMPLE]
-        traceback = "\n".join(ANSI.sub("", line) for o in failing.outputs if o.get("output_type") == "error"
-                              for line in o.get("traceback", []))
+        traceback = "\n".join(
+            ANSI.sub("", line)
+            for o in failing.outputs
+            if o.get("output_type") == "error"
+            for line in o.get("traceback", [])
+        )
         lines = CELL_LINE.findall(traceback)
         declared = cases.manifest()[name].expected()
         raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
-        return cases.Failure(f"examples/{name}.py", int(lines[-1]) if lines else None, "raised",
-                             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
-                             f"{borrowed(notebook, name, evalue)}",
-                             "fix the example, or declare what it does in its entry (expect, error, match)").render(where)
+        return cases.Failure(
+            f"examples/{name}.py",
+            int(lines[-1]) if lines else None,
+            "raised",
+            f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
+            f"{borrowed(notebook, name, evalue)}",
+            "fix the example, or declare what it does in its entry (expect, error, match)",
+        ).render(where)
     hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
     return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
 
@@ -266,12 +304,16 @@ def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
     if not missing:
         return ""
     earlier = loaded(notebook)
-    for other in reversed(earlier[:earlier.index(name)] if name in earlier else []):
+    for other in reversed(earlier[: earlier.index(name)] if name in earlier else []):
         source = cases.split(cases.manifest()[other].path)[0]
-        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
-               for n in ast.walk(ast.parse(source))):
-            return (f"\n({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
-                    "example runs in a namespace of its own, as it does alone; define or import it here)")
+        if any(
+            isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
+            for n in ast.walk(ast.parse(source))
+        ):
+            return (
+                f"\n({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
+                "example runs in a namespace of its own, as it does alone; define or import it here)"
+            )
     return ""
 
 
@@ -285,19 +327,37 @@ def stored_failure(name: str) -> cases.Failure | None:
 
 def sphinx(language: str, outdir: Path) -> None:
     """Sphinx builds one language into outdir (warnings are errors); BuildFailed with its warnings."""
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-n", "-q",
-               "-d", str(config.BUILD / "doctrees" / language), str(config.DOCS / language), str(outdir / language)]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-W",
+        "--keep-going",
+        "-n",
+        "-q",
+        "-d",
+        str(config.BUILD / "doctrees" / language),
+        str(config.DOCS / language),
+        str(outdir / language),
+    ]
     done = subprocess.run(command, capture_output=True, text=True)
     sys.stdout.write(done.stdout)
     if done.returncode:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
         shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
-        warnings = [source_warning(line.replace(str(config.REPO) + os.sep, "")) for line in done.stderr.splitlines()
-                    if "WARNING" in line or "ERROR" in line or "Error" in line]
-        raise BuildFailed(f"Sphinx could not build the {language} pages:\n" + "\n".join(
-            f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
-            + "\n  → fix the page source named above (and its twin in the other language)")
+        warnings = [
+            source_warning(line.replace(str(config.REPO) + os.sep, ""))
+            for line in done.stderr.splitlines()
+            if "WARNING" in line or "ERROR" in line or "Error" in line
+        ]
+        raise BuildFailed(
+            f"Sphinx could not build the {language} pages:\n"
+            + "\n".join(f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
+            + "\n  → fix the page source named above (and its twin in the other language)"
+        )
 
 
 QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
@@ -316,7 +376,7 @@ def source_warning(warning: str) -> str:
     except pages.PageError:
         return warning
     # docutils names a paragraph's first line: the line of the paragraph that holds what it quotes
-    quoted = [q for pair in QUOTED.findall(warning[at.end():]) for q in pair if q]
+    quoted = [q for pair in QUOTED.findall(warning[at.end() :]) for q in pair if q]
     lines = path.read_text("utf-8").split("\n")
     for number in range(line, len(lines) + 1):
         if number > line and not lines[number - 1].strip():
@@ -324,7 +384,7 @@ def source_warning(warning: str) -> str:
         if any(q in lines[number - 1] for q in quoted):
             line = number
             break
-    return f"{at['file']}:{line}:{warning[at.end():]}"
+    return f"{at['file']}:{line}:{warning[at.end() :]}"
 
 
 def timed_sphinx(language: str, outdir: Path) -> float:
@@ -343,8 +403,10 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
     twice = sorted({e for e in computed if computed.count(e) > 1})
     if twice:
-        raise BuildFailed(f"this build computed an experiment more than once: {', '.join(twice)}\n"
-                          "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run")
+        raise BuildFailed(
+            f"this build computed an experiment more than once: {', '.join(twice)}\n"
+            "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
+        )
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
     with ThreadPoolExecutor(len(languages)) as pool:  # one Sphinx process per language, side by side
@@ -353,11 +415,17 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
             say(f"{language} built in {job.result():.1f} s")
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
-    report = {"executed": stale, "cells_executed": cells, "experiments": computed,
-              "seconds": round(time.time() - started, 1)}
+    report = {
+        "executed": stale,
+        "cells_executed": cells,
+        "experiments": computed,
+        "seconds": round(time.time() - started, 1),
+    }
     config.EXECUTION_REPORT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
-        f"{(config.SITE / 'index.html').relative_to(config.REPO)}")
+    say(
+        f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
+        f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
+    )
     glue_changes(notebooks)
     stale_record_note()
 
@@ -370,8 +438,9 @@ def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40)
     values = {}
     for docname, by_language in notebooks.items():
         try:
-            values[docname] = changes.glued(cache.get_cache_bundle(
-                cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb)
+            values[docname] = changes.glued(
+                cache.get_cache_bundle(cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb
+            )
         except KeyError:
             continue
     lines = changes.record(values)
@@ -405,8 +474,10 @@ def stale_record_note() -> None:
     live = config.STORE / "live-record.json"
     stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
     if stale:
-        say(f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
-            f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\"")
+        say(
+            f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
+            f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\""
+        )
 
 
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
@@ -424,8 +495,9 @@ def copy_repository(destination: Path, keep_build: bool = True, repository: Path
 def main(arguments: list[str]) -> int:
     unknown = [a for a in arguments if a not in config.LANGUAGES]
     if unknown:
-        print(f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}",
-              file=sys.stderr)
+        print(
+            f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}", file=sys.stderr
+        )
         return 2
     try:
         build(tuple(arguments) or tuple(config.LANGUAGES))
@@ -433,7 +505,9 @@ def main(arguments: list[str]) -> int:
         from importlib.metadata import version
 
         releases = ", ".join(f"{name} {version(name)}" for name in config.FINGERPRINTED)
-        print(f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary}" + (f" ({releases})" if releases else ""),
-              file=sys.stderr)
+        print(
+            f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary}" + (f" ({releases})" if releases else ""),
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -98,8 +98,15 @@ def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.tom
     problem = _problem(name, entry)
     if problem:
         raise ManifestError(f"{manifest_name} [{name}]: {problem}")
-    return Case(name, entry["expect"], entry.get("error"), entry.get("match"), entry.get("holds"),
-                tuple(entry.get("reads", ())), {k: v for k, v in entry.items() if k not in KEYS})
+    return Case(
+        name,
+        entry["expect"],
+        entry.get("error"),
+        entry.get("match"),
+        entry.get("holds"),
+        tuple(entry.get("reads", ())),
+        {k: v for k, v in entry.items() if k not in KEYS},
+    )
 
 
 @cache
@@ -141,6 +148,7 @@ class Failure:
 
     kind: "case" (it did not do what its entry declares), "check" (a hidden check found the prose
     false), "broken-check" (a hidden check raised), "raised" (its cell raised, undeclared)."""
+
     file: str  # examples/<name>.py
     line: int | None
     kind: str
@@ -162,9 +170,14 @@ class Failure:
 
 
 def case_failure(outcome: Outcome) -> Failure:
-    return Failure(f"examples/{outcome.name}.py", outcome.lineno, "case", outcome.failure(),
-                   "the example no longer does what its entry declares: fix the example, or its entry "
-                   f"[{outcome.name}] in examples/cases.toml")
+    return Failure(
+        f"examples/{outcome.name}.py",
+        outcome.lineno,
+        "case",
+        outcome.failure(),
+        "the example no longer does what its entry declares: fix the example, or its entry "
+        f"[{outcome.name}] in examples/cases.toml",
+    )
 
 
 def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | None:
@@ -173,16 +186,24 @@ def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | No
     runs the example under a name of its own)."""
     ours = {line.strip() for line in source.splitlines() if line.strip()}
     elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in config.PACKAGES))
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)]
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)
+    ]
     return frames[-1] if frames else None
 
 
 def _assigned_at(source: str, name: str) -> int | None:
     """The line of the last top-level statement of source that assigns name (None if none does)."""
-    lines = [node.lineno for node in ast.parse(source).body
-             if any(isinstance(target, ast.Name) and target.id == name
-                    for target in getattr(node, "targets", [getattr(node, "target", None)]))]
+    lines = [
+        node.lineno
+        for node in ast.parse(source).body
+        if any(
+            isinstance(target, ast.Name) and target.id == name
+            for target in getattr(node, "targets", [getattr(node, "target", None)])
+        )
+    ]
     return lines[-1] if lines else None
 
 
@@ -206,8 +227,12 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising")
     if case.holds and namespace.get(case.holds) is not True:
-        return Outcome(case.name, False, seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}",
-                       lineno=_assigned_at(split(case.path)[0], case.holds))
+        return Outcome(
+            case.name,
+            False,
+            seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}",
+            lineno=_assigned_at(split(case.path)[0], case.holds),
+        )
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
 
 
@@ -219,8 +244,9 @@ def split(path: Path) -> tuple[str, str]:
     return "\n".join(lines[:at]).rstrip("\n") + "\n", "\n" * at + "\n".join(lines[at:])
 
 
-def run_checks(case: Case, namespace: dict[str, Any], glue: Callable[[str, Any], object],
-               error: BaseException | None) -> None:
+def run_checks(
+    case: Case, namespace: dict[str, Any], glue: Callable[[str, Any], object], error: BaseException | None
+) -> None:
     """The example's hidden checks, on a copy of the names it left (nothing leaks into the page's
     later cells), with glue(key, value). A failed check raises AssertionError."""
     from . import checks
@@ -241,10 +267,20 @@ def check_failure(case: Case, failed: Exception) -> Failure:
     if isinstance(reason, str) and isinstance(todo, str):
         return Failure(file, line, "check", reason, todo)
     if isinstance(failed, AssertionError):
-        return Failure(file, line, "check", f"a hidden check of what the prose says: {failed or 'assertion failed'}",
-                       "what the prose says no longer holds: edit the sentence in both languages, or the check")
-    return Failure(file, line, "broken-check", f"a hidden check raised {type(failed).__name__}: {failed}",
-                   "the check itself is broken: fix it (below the example's `# %% hidden checks` line)")
+        return Failure(
+            file,
+            line,
+            "check",
+            f"a hidden check of what the prose says: {failed or 'assertion failed'}",
+            "what the prose says no longer holds: edit the sentence in both languages, or the check",
+        )
+    return Failure(
+        file,
+        line,
+        "broken-check",
+        f"a hidden check raised {type(failed).__name__}: {failed}",
+        "the check itself is broken: fix it (below the example's `# %% hidden checks` line)",
+    )
 
 
 @dataclass

@@ -39,8 +39,11 @@ def glued(notebook: Any) -> dict[str, str]:
                 found[key] = "figure " + hashlib.sha256(str(image).encode()).hexdigest()[:12]
             elif "text/html" in data:
                 html = "".join(data["text/html"])
-                found[key] = "table " + hashlib.sha256(html.encode()).hexdigest()[:12] if "<table" in html \
+                found[key] = (
+                    "table " + hashlib.sha256(html.encode()).hexdigest()[:12]
+                    if "<table" in html
                     else " ".join(TAGS.sub(" ", html).split())
+                )
             else:
                 text = "".join(data.get("text/plain", ""))
                 with contextlib.suppress(ValueError, SyntaxError):  # a glued str shows as its repr
@@ -58,7 +61,7 @@ def language_of(key: str) -> str:
 def _short(value: str) -> str:
     if value.startswith(("figure ", "table ")):
         return value.split(" ")[0]
-    return value if len(value) <= SHOWN else value[:SHOWN - 1] + "…"
+    return value if len(value) <= SHOWN else value[: SHOWN - 1] + "…"
 
 
 def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[str]:
@@ -92,7 +95,12 @@ def record(values: dict[str, dict[str, str]], values_file: Path = VALUES, change
     old = json.loads(values_file.read_text("utf-8")) if values_file.is_file() else None
     values_file.write_text(json.dumps(values, indent=1, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
     lines = [] if old is None else compare(old, values)
-    head = ("glued values that changed since the last build (old → new):" if lines else
-            "no glued value changed since the last build" if old is not None else "the first build: nothing to compare")
+    head = (
+        "glued values that changed since the last build (old → new):"
+        if lines
+        else "no glued value changed since the last build"
+        if old is not None
+        else "the first build: nothing to compare"
+    )
     changes_file.write_text("\n".join([head, *lines]) + "\n", "utf-8")
     return lines

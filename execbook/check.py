@@ -50,9 +50,30 @@ LABEL_LINE = re.compile(r"^\s*\((?P<label>[^()\s]+)\)=\s*$")
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
 # Directives whose content is Markdown (read for headings, labels, roles), any other fenced
 # block (code-cell, literalinclude, toctree, glue:, plain ```python ...) is code or machinery.
-PROSE_DIRECTIVES = {"admonition", "attention", "caution", "danger", "dropdown", "error", "figure",
-                    "glossary", "glue:figure", "hint", "important", "margin", "note", "seealso",
-                    "sidebar", "tab", "tab-item", "tab-set", "tabs", "tip", "topic", "warning"}
+PROSE_DIRECTIVES = {
+    "admonition",
+    "attention",
+    "caution",
+    "danger",
+    "dropdown",
+    "error",
+    "figure",
+    "glossary",
+    "glue:figure",
+    "hint",
+    "important",
+    "margin",
+    "note",
+    "seealso",
+    "sidebar",
+    "tab",
+    "tab-item",
+    "tab-set",
+    "tabs",
+    "tip",
+    "topic",
+    "warning",
+}
 # Of those, the ones whose argument (the rest of the opening line) is a title the reader reads.
 TITLED_DIRECTIVES = PROSE_DIRECTIVES - {"figure", "glossary", "glue:figure", "tab-set", "tabs"}
 FIGURES = {"figure", "glue:figure", "image"}
@@ -77,6 +98,7 @@ class Problem:
 @dataclass
 class Block:
     """A fenced block: a code block, a cell or a directive (lines are 1-based)."""
+
     opening: int
     marker: str
     info: str
@@ -95,6 +117,7 @@ class Block:
 class Source:
     """One page as its author wrote it: its fenced blocks (nested ones too), and outside code its
     headings (top level only: sections) and labels."""
+
     path: Path
     shown: str
     blocks: list[Block]
@@ -134,9 +157,14 @@ def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
         if fence and not (fence["marker"][0] == "`" and "`" in fence["info"]):
             closing, early = _closing(lines, i + 1, fence["marker"])
             end = len(lines) if closing is None else closing
-            block = Block(first + i, fence["marker"], fence["info"].strip(),
-                          None if closing is None else first + closing, early=None if early is None else first + early)
-            inner = lines[i + 1:end]
+            block = Block(
+                first + i,
+                fence["marker"],
+                fence["info"].strip(),
+                None if closing is None else first + closing,
+                early=None if early is None else first + early,
+            )
+            inner = lines[i + 1 : end]
             j = 0
             if block.directive and inner and inner[0].strip() == "---":  # options as YAML
                 k = next((k for k in range(1, len(inner)) if inner[k].strip() == "---"), None)
@@ -193,16 +221,21 @@ def parse(text: str, path: Path, shown: str) -> Source:
 def page_sources(tree: str | Path) -> dict[str, Path]:
     """page name -> source file of every page of one language's tree."""
     tree = Path(tree)
-    return {p.relative_to(tree).with_suffix("").as_posix(): p for p in sorted(tree.rglob("*"))
-            if p.suffix in PAGE_SUFFIXES
-            and not {config.BUILD.name, ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)}
+    return {
+        p.relative_to(tree).with_suffix("").as_posix(): p
+        for p in sorted(tree.rglob("*"))
+        if p.suffix in PAGE_SUFFIXES and not {config.BUILD.name, ".ipynb_checkpoints"} & set(p.relative_to(tree).parts)
+    }
 
 
 def tree_sources(docs: Path, language: str) -> dict[str, Source]:
     """page name -> Source of one language's Markdown pages, named from the docs folder's parent
     (docs/es/x.md)."""
-    return {page: read(path, path.relative_to(docs.parent).as_posix())
-            for page, path in page_sources(docs / language).items() if path.suffix == ".md"}
+    return {
+        page: read(path, path.relative_to(docs.parent).as_posix())
+        for page, path in page_sources(docs / language).items()
+        if path.suffix == ".md"
+    }
 
 
 # --- fences and cells
@@ -214,11 +247,23 @@ def fence_problems(source: Source) -> list[Problem]:
         what = f"the {block.marker} fence opened here ({block.info or 'a code block'})"
         if block.early is not None:
             closed = f"is closed only at line {block.closing}" if block.closing else "is never closed"
-            found.append(Problem(source.shown, block.opening, f"{what} {closed}, after another block opens at line "
-                                 f"{block.early}", f"close it with a {block.marker} line before line {block.early}"))
+            found.append(
+                Problem(
+                    source.shown,
+                    block.opening,
+                    f"{what} {closed}, after another block opens at line {block.early}",
+                    f"close it with a {block.marker} line before line {block.early}",
+                )
+            )
         elif block.closing is None:
-            found.append(Problem(source.shown, block.opening, f"{what} is never closed: the rest of the page is "
-                                 "inside it", f"add a {block.marker} line where the block ends"))
+            found.append(
+                Problem(
+                    source.shown,
+                    block.opening,
+                    f"{what} is never closed: the rest of the page is inside it",
+                    f"add a {block.marker} line where the block ends",
+                )
+            )
     return found
 
 
@@ -238,36 +283,78 @@ def cell_problems(source: Source) -> list[Problem]:
             continue  # fence_problems names it
         body = [(n, text) for n, text in cell.body if text.strip()]
         if "load" not in cell.options:
-            found.append(Problem(source.shown, cell.opening, "a code cell written on the page (a page holds no code "
-                                 "of its own)", "put the code in examples/<name>.py, give it an entry in "
-                                 "examples/cases.toml and load it: :load: <path to examples>/<name>.py"))
+            found.append(
+                Problem(
+                    source.shown,
+                    cell.opening,
+                    "a code cell written on the page (a page holds no code of its own)",
+                    "put the code in examples/<name>.py, give it an entry in "
+                    "examples/cases.toml and load it: :load: <path to examples>/<name>.py",
+                )
+            )
             continue
         line, target = cell.options["load"]
         path = example_of(source, cell)
         if body:
-            found.append(Problem(source.shown, body[0][0], f"the cell that loads {target} (line {cell.opening}) has "
-                                 "a body of its own, which MyST-NB replaces with the file",
-                                 "a :load: cell holds only its options: close the cell right after them"))
+            found.append(
+                Problem(
+                    source.shown,
+                    body[0][0],
+                    f"the cell that loads {target} (line {cell.opening}) has "
+                    "a body of its own, which MyST-NB replaces with the file",
+                    "a :load: cell holds only its options: close the cell right after them",
+                )
+            )
         if path.parent != config.EXAMPLES.resolve() or path.suffix != ".py":
-            found.append(Problem(source.shown, line, f"the cell loads {target}, not a file of examples/",
-                                 "pages load examples/<name>.py files"))
+            found.append(
+                Problem(
+                    source.shown,
+                    line,
+                    f"the cell loads {target}, not a file of examples/",
+                    "pages load examples/<name>.py files",
+                )
+            )
         elif not path.is_file():
-            found.append(Problem(source.shown, line, f"the cell loads {target}, which does not exist",
-                                 f"write examples/{path.name}, or correct the path"))
+            found.append(
+                Problem(
+                    source.shown,
+                    line,
+                    f"the cell loads {target}, which does not exist",
+                    f"write examples/{path.name}, or correct the path",
+                )
+            )
         elif path.stem not in _manifest():
-            found.append(Problem(source.shown, line, f"examples/cases.toml has no entry [{path.stem}]",
-                                 f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" '
-                                 '(or "raises", with error and match)'))
+            found.append(
+                Problem(
+                    source.shown,
+                    line,
+                    f"examples/cases.toml has no entry [{path.stem}]",
+                    f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" '
+                    '(or "raises", with error and match)',
+                )
+            )
         elif "raises-exception" in _tags(cell):
-            found.append(Problem(source.shown, cell.options["tags"][0], "the cell tags itself raises-exception",
-                                 f"remove the tag: examples/cases.toml [{path.stem}] says what it does"))
+            found.append(
+                Problem(
+                    source.shown,
+                    cell.options["tags"][0],
+                    "the cell tags itself raises-exception",
+                    f"remove the tag: examples/cases.toml [{path.stem}] says what it does",
+                )
+            )
         elif not HIDDEN & _tags(cell):
             shown = cases.split(path)[0].rstrip("\n").split("\n")
             if len(shown) > SHOWN_LINES:
-                found.append(Problem(source.shown, line, f"the cell shows {len(shown)} lines of examples/{path.name} "
-                                     f"(at most {SHOWN_LINES})", "split the example into two cells with a sentence "
-                                     "between, move machinery below its hidden-checks line, or collapse it "
-                                     "(:tags: [hide-input])"))
+                found.append(
+                    Problem(
+                        source.shown,
+                        line,
+                        f"the cell shows {len(shown)} lines of examples/{path.name} (at most {SHOWN_LINES})",
+                        "split the example into two cells with a sentence "
+                        "between, move machinery below its hidden-checks line, or collapse it "
+                        "(:tags: [hide-input])",
+                    )
+                )
     return found
 
 
@@ -282,8 +369,14 @@ def width_problems(files: Collection[Path]) -> list[Problem]:
     for path in sorted(set(files)):
         for number, line in enumerate(cases.split(path)[0].split("\n"), 1):
             if len(line) > SHOWN_COLUMNS:
-                found.append(Problem(shown_path(path), number, f"a line the page shows is {len(line)} columns wide "
-                                     f"(at most {SHOWN_COLUMNS})", "break it, or shorten its names"))
+                found.append(
+                    Problem(
+                        shown_path(path),
+                        number,
+                        f"a line the page shows is {len(line)} columns wide (at most {SHOWN_COLUMNS})",
+                        "break it, or shorten its names",
+                    )
+                )
     return found
 
 
@@ -295,14 +388,24 @@ def include_problems(source: Source) -> list[Problem]:
             continue
         path = (source.path.parent / block.info.split("}", 1)[1].strip()).resolve()
         if not path.is_file():
-            found.append(Problem(source.shown, block.opening, f"it includes {path.name}, which does not exist",
-                                 "correct the path"))
+            found.append(
+                Problem(
+                    source.shown, block.opening, f"it includes {path.name}, which does not exist", "correct the path"
+                )
+            )
             continue
         numbered = included(path, {name: value for name, (_, value) in block.options.items()})
         for number, line in numbered:
             if len(line) > SHOWN_COLUMNS:
-                found.append(Problem(shown_path(path), number, f"a line {source.shown}:{block.opening} includes is "
-                                     f"{len(line)} columns wide (at most {SHOWN_COLUMNS})", "break it"))
+                found.append(
+                    Problem(
+                        shown_path(path),
+                        number,
+                        f"a line {source.shown}:{block.opening} includes is "
+                        f"{len(line)} columns wide (at most {SHOWN_COLUMNS})",
+                        "break it",
+                    )
+                )
     return found
 
 
@@ -322,10 +425,10 @@ def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
             body = getattr(node, "body", [])
         if node is None:
             return []
-        numbered = numbered[node.lineno - 1:node.end_lineno]
+        numbered = numbered[node.lineno - 1 : node.end_lineno]
     if "start-after" in options:
         at = next((i for i, (_, line) in enumerate(numbered) if options["start-after"] in line), None)
-        numbered = numbered if at is None else numbered[at + 1:]
+        numbered = numbered if at is None else numbered[at + 1 :]
     if "end-before" in options:
         at = next((i for i, (_, line) in enumerate(numbered) if options["end-before"] in line), None)
         numbered = numbered if at is None else numbered[:at]
@@ -354,15 +457,23 @@ def blank_machinery(text: str) -> str:
             continue
         fence = FENCE.match(line)
         if stack and not stack[-1][1]:  # inside a code block: only its closing fence matters
-            if fence and fence["marker"][0] == stack[-1][0][0] and len(fence["marker"]) >= len(stack[-1][0]) \
-                    and not fence["info"].strip():
+            if (
+                fence
+                and fence["marker"][0] == stack[-1][0][0]
+                and len(fence["marker"]) >= len(stack[-1][0])
+                and not fence["info"].strip()
+            ):
                 stack.pop()
             out.append("")
             continue
         if fence:
             info = fence["info"].strip()
-            if not info and stack and fence["marker"][0] == stack[-1][0][0] \
-                    and len(fence["marker"]) >= len(stack[-1][0]):
+            if (
+                not info
+                and stack
+                and fence["marker"][0] == stack[-1][0][0]
+                and len(fence["marker"]) >= len(stack[-1][0])
+            ):
                 stack.pop()
                 out.append("")
                 in_options = False
@@ -438,20 +549,41 @@ def role_problems(source: Source, terms: set[str], labels: set[str], docs: set[s
     here = source.path.resolve().parent.relative_to(tree.resolve()).as_posix()
     for line, role, target in citations(source.path.read_text("utf-8"), {"term", "ref", "numref", "doc"}):
         if role == "term" and normalize(target) not in terms:
-            found.append(Problem(source.shown, line, f"{{term}}`{target}` is not a term of this language's glossary",
-                                 f"use a term of docs/{tree.name}/{GLOSSARY}.md, or add it there (in both languages)"))
+            found.append(
+                Problem(
+                    source.shown,
+                    line,
+                    f"{{term}}`{target}` is not a term of this language's glossary",
+                    f"use a term of docs/{tree.name}/{GLOSSARY}.md, or add it there (in both languages)",
+                )
+            )
         elif role in ("ref", "numref") and normalize(target) not in labels:
             close = sorted(label for label in labels if label.startswith(normalize(target)[:12]))[:3]
-            found.append(Problem(source.shown, line, f"{{{role}}}`{target}`: no label {target!r} in docs/{tree.name}",
-                                 "use a label written as (label)= above a heading" + (
-                                     f" (did you mean {', '.join(close)}?)" if close else "")))
+            found.append(
+                Problem(
+                    source.shown,
+                    line,
+                    f"{{{role}}}`{target}`: no label {target!r} in docs/{tree.name}",
+                    "use a label written as (label)= above a heading"
+                    + (f" (did you mean {', '.join(close)}?)" if close else ""),
+                )
+            )
         elif role == "doc":
-            name = target.lstrip("/") if target.startswith("/") else \
-                Path(here, target).as_posix().removeprefix("./").removesuffix(".md")
+            name = (
+                target.lstrip("/")
+                if target.startswith("/")
+                else Path(here, target).as_posix().removeprefix("./").removesuffix(".md")
+            )
             name = _normpath(name)
             if name not in docs:
-                found.append(Problem(source.shown, line, f"{{doc}}`{target}`: no page {name} in docs/{tree.name}",
-                                     "correct the page name"))
+                found.append(
+                    Problem(
+                        source.shown,
+                        line,
+                        f"{{doc}}`{target}`: no page {name} in docs/{tree.name}",
+                        "correct the page name",
+                    )
+                )
     return found
 
 
@@ -464,8 +596,12 @@ def _normpath(name: str) -> str:
 # --- the mirror
 
 
-def mirror_problems(docs: str | Path, languages: Collection[str], sources: dict[str, dict[str, Source]] | None = None,
-                    skip: Collection[str] = ()) -> list[Problem]:
+def mirror_problems(
+    docs: str | Path,
+    languages: Collection[str],
+    sources: dict[str, dict[str, Source]] | None = None,
+    skip: Collection[str] = (),
+) -> list[Problem]:
     """Where the language trees differ: pages, labels, headings, figures, code cells, glossary entries
     (pages in skip are compared only by their existence: their fences are broken)."""
     docs = Path(docs)
@@ -476,21 +612,37 @@ def mirror_problems(docs: str | Path, languages: Collection[str], sources: dict[
     for lang in languages:
         for other in (o for o in languages if o != lang):
             for page in sorted(set(sources[lang]) - set(sources[other])):
-                found.append(Problem(sources[lang][page].shown, 1, f"a page with no counterpart in docs/{other}",
-                                     f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove "
-                                     "this one"))
+                found.append(
+                    Problem(
+                        sources[lang][page].shown,
+                        1,
+                        f"a page with no counterpart in docs/{other}",
+                        f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove this one",
+                    )
+                )
             theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
             for page, source in sources[lang].items():
                 if page not in sources[other] or page in skip:
                     continue
                 for line, label in source.labels:
                     if label not in theirs:
-                        found.append(Problem(source.shown, line, f"label {label!r} is missing in docs/{other}",
-                                             f"add ({label})= at the same place of docs/{other}/{page}.md"))
+                        found.append(
+                            Problem(
+                                source.shown,
+                                line,
+                                f"label {label!r} is missing in docs/{other}",
+                                f"add ({label})= at the same place of docs/{other}/{page}.md",
+                            )
+                        )
                     elif theirs[label] != page:
-                        found.append(Problem(source.shown, line, f"label {label!r} is on docs/{other}/"
-                                             f"{theirs[label]}.md in {other}", "keep a label on the same page in "
-                                             "every language"))
+                        found.append(
+                            Problem(
+                                source.shown,
+                                line,
+                                f"label {label!r} is on docs/{other}/{theirs[label]}.md in {other}",
+                                "keep a label on the same page in every language",
+                            )
+                        )
     for page in sorted(set.intersection(*(set(sources[lang]) for lang in languages)) - set(skip)):
         mine = sources[first][page]
         for lang in others:
@@ -505,38 +657,68 @@ def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
     found = []
     for (a_line, a_level, a_title), (b_line, b_level, b_title) in zip(mine.headings, theirs.headings, strict=False):
         if a_level != b_level:
-            found.append(Problem(theirs.shown, b_line, f"heading {'#' * b_level} {b_title} is level {b_level}; its "
-                                 f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
-                                 "give both languages the same sections, in the same order"))
+            found.append(
+                Problem(
+                    theirs.shown,
+                    b_line,
+                    f"heading {'#' * b_level} {b_title} is level {b_level}; its "
+                    f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
+                    "give both languages the same sections, in the same order",
+                )
+            )
             break
     else:
         if len(mine.headings) != len(theirs.headings):
             longer, shorter = (mine, theirs) if len(mine.headings) > len(theirs.headings) else (theirs, mine)
             line, level, title = longer.headings[len(shorter.headings)]
-            found.append(Problem(longer.shown, line, f"heading {'#' * level} {title} has no counterpart in "
-                                 f"{shorter.shown} ({len(longer.headings)} headings here, "
-                                 f"{len(shorter.headings)} there)",
-                                 "give both languages the same sections, in the same order"))
+            found.append(
+                Problem(
+                    longer.shown,
+                    line,
+                    f"heading {'#' * level} {title} has no counterpart in "
+                    f"{shorter.shown} ({len(longer.headings)} headings here, "
+                    f"{len(shorter.headings)} there)",
+                    "give both languages the same sections, in the same order",
+                )
+            )
     if len(mine.figures) != len(theirs.figures):
         longer, shorter = (mine, theirs) if len(mine.figures) > len(theirs.figures) else (theirs, mine)
         block = longer.figures[len(shorter.figures)]
-        found.append(Problem(longer.shown, block.opening, f"a figure with no counterpart in {shorter.shown} "
-                             f"({len(longer.figures)} figures here, {len(shorter.figures)} there)",
-                             "show the same figures in both languages"))
+        found.append(
+            Problem(
+                longer.shown,
+                block.opening,
+                f"a figure with no counterpart in {shorter.shown} "
+                f"({len(longer.figures)} figures here, {len(shorter.figures)} there)",
+                "show the same figures in both languages",
+            )
+        )
     cells = [[(b.options.get("load", (0, ""))[1], sorted(_tags(b))) for b in s.cells] for s in (mine, theirs)]
     for a, b, (cell_a, cell_b) in zip(mine.cells, theirs.cells, zip(*cells, strict=True), strict=False):
         if cell_a != cell_b:
-            found.append(Problem(theirs.shown, b.opening, f"this code cell ({cell_b[0] or 'inline'}, tags {cell_b[1]}) "
-                                 f"differs from its counterpart {mine.shown}:{a.opening} "
-                                 f"({cell_a[0] or 'inline'}, tags "
-                                 f"{cell_a[1]})", "keep the code cells of both languages identical (one execution "
-                                 "serves both)"))
+            found.append(
+                Problem(
+                    theirs.shown,
+                    b.opening,
+                    f"this code cell ({cell_b[0] or 'inline'}, tags {cell_b[1]}) "
+                    f"differs from its counterpart {mine.shown}:{a.opening} "
+                    f"({cell_a[0] or 'inline'}, tags "
+                    f"{cell_a[1]})",
+                    "keep the code cells of both languages identical (one execution serves both)",
+                )
+            )
             break
     else:
         if len(mine.cells) != len(theirs.cells):
             longer, shorter = (mine, theirs) if len(mine.cells) > len(theirs.cells) else (theirs, mine)
-            found.append(Problem(longer.shown, longer.cells[len(shorter.cells)].opening, f"a code cell with no "
-                                 f"counterpart in {shorter.shown}", "keep the code cells of both languages identical"))
+            found.append(
+                Problem(
+                    longer.shown,
+                    longer.cells[len(shorter.cells)].opening,
+                    f"a code cell with no counterpart in {shorter.shown}",
+                    "keep the code cells of both languages identical",
+                )
+            )
     return found
 
 
@@ -549,16 +731,28 @@ def glossary_problems(glossaries: dict[str, Source]) -> list[Problem]:
         shown = glossaries[lang].shown
         for mine, theirs in zip(entries[first], entries[lang], strict=False):
             if len(mine) != len(theirs):
-                found.append(Problem(shown, theirs[0][0], f"glossary entry {' / '.join(t for _, t in theirs)} has "
-                                     f"{len(theirs)} term(s), its counterpart {glossaries[first].shown}:{mine[0][0]} "
-                                     f"({' / '.join(t for _, t in mine)}) {len(mine)}", "the entries pair up in "
-                                     "source order, term by term: give both the same number of terms"))
+                found.append(
+                    Problem(
+                        shown,
+                        theirs[0][0],
+                        f"glossary entry {' / '.join(t for _, t in theirs)} has "
+                        f"{len(theirs)} term(s), its counterpart {glossaries[first].shown}:{mine[0][0]} "
+                        f"({' / '.join(t for _, t in mine)}) {len(mine)}",
+                        "the entries pair up in source order, term by term: give both the same number of terms",
+                    )
+                )
         if len(entries[first]) != len(entries[lang]):
             longer = lang if len(entries[lang]) > len(entries[first]) else first
             extra = entries[longer][min(len(entries[first]), len(entries[lang]))]
-            found.append(Problem(glossaries[longer].shown, extra[0][0], f"{len(entries[first])} glossary entries in "
-                                 f"{first}, {len(entries[lang])} in {lang}: this one has no counterpart",
-                                 "add its counterpart at the same position of the other glossary"))
+            found.append(
+                Problem(
+                    glossaries[longer].shown,
+                    extra[0][0],
+                    f"{len(entries[first])} glossary entries in "
+                    f"{first}, {len(entries[lang])} in {lang}: this one has no counterpart",
+                    "add its counterpart at the same position of the other glossary",
+                )
+            )
     return found
 
 
@@ -605,8 +799,10 @@ def main(arguments: list[str]) -> int:
         print(problem)
     pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
     if found:
-        print(f"book: check: {len(found)} problem(s) in the sources ({time.perf_counter() - start:.1f} s)",
-              file=sys.stderr)
+        print(
+            f"book: check: {len(found)} problem(s) in the sources ({time.perf_counter() - start:.1f} s)",
+            file=sys.stderr,
+        )
         return 1
     print(f"book: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({time.perf_counter() - start:.1f} s)")
     return 0

@@ -51,12 +51,15 @@ PROJECT_MODULE: str = _BOOK.get("project-module", "")
 DEPENDENCIES: list[str] = list(_PYPROJECT["project"].get("dependencies", []))
 TORCH_REQUIREMENT: str = next((d for d in DEPENDENCIES if re.match(r"torch\b", d)), "torch")
 # `just`, which runs the reproducer's commands (the docs extra installs it; so does a Colab notebook)
-JUST_REQUIREMENT: str = next((d for d in _PYPROJECT["project"].get("optional-dependencies", {}).get("docs", [])
-                              if re.match(r"rust-just\b", d)), "")
+JUST_REQUIREMENT: str = next(
+    (d for d in _PYPROJECT["project"].get("optional-dependencies", {}).get("docs", []) if re.match(r"rust-just\b", d)),
+    "",
+)
 TEST_REQUIREMENTS: list[str] = list(_PYPROJECT["project"].get("optional-dependencies", {}).get("test", []))
 _CONSTRAINTS = REPO / "constraints.txt"
-_TORCH_PIN = re.search(r"^torch==(\S+)", _CONSTRAINTS.read_text(encoding="utf-8") if _CONSTRAINTS.is_file() else "",
-                       re.M)
+_TORCH_PIN = re.search(
+    r"^torch==(\S+)", _CONSTRAINTS.read_text(encoding="utf-8") if _CONSTRAINTS.is_file() else "", re.M
+)
 DEFAULT_TORCH: str = _TORCH_PIN.group(1) if _TORCH_PIN else ""
 # This repository's importable packages: its top-level folders with an __init__.py.
 PACKAGES: tuple[str, ...] = tuple(sorted(p.parent.name for p in REPO.glob("*/__init__.py")))
@@ -110,9 +113,13 @@ def book_releases() -> list[str]:
 
 
 if __name__ == "__main__":
-    answers = {"releases": lambda: json.dumps(RECORDED_RELEASES), "book-releases": lambda: json.dumps(book_releases()),
-               "second-release": lambda: SECOND_RELEASE, "default-torch": lambda: DEFAULT_TORCH,
-               "notebooks-branch": lambda: NOTEBOOKS_BRANCH}
+    answers = {
+        "releases": lambda: json.dumps(RECORDED_RELEASES),
+        "book-releases": lambda: json.dumps(book_releases()),
+        "second-release": lambda: SECOND_RELEASE,
+        "default-torch": lambda: DEFAULT_TORCH,
+        "notebooks-branch": lambda: NOTEBOOKS_BRANCH,
+    }
     if len(sys.argv) != 2 or sys.argv[1] not in answers:
         sys.exit(f"usage: python3 execbook/config.py {{{','.join(answers)}}}")
     print(answers[sys.argv[1]]())

@@ -48,7 +48,7 @@ def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, or a name
@@ -110,8 +110,12 @@ def example_entries(name: str) -> list[str]:
     names, and those of the examples its `reads` names."""
     reads = cases.manifest()[name].reads
     named = [Path(entry).stem for entry in reads if Path(entry).parent.as_posix() == "examples"]
-    keyed = [case.name for entry in reads if entry.startswith(cases.WITH)
-             for case in cases.cases_with(entry.removeprefix(cases.WITH))]
+    keyed = [
+        case.name
+        for entry in reads
+        if entry.startswith(cases.WITH)
+        for case in cases.cases_with(entry.removeprefix(cases.WITH))
+    ]
     return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
 
 

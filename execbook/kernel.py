@@ -66,24 +66,29 @@ def install(shell: "InteractiveShell") -> None:
         if hasattr(stream, "flush_interval"):
             stream.flush_interval = CELL_OUTPUT_FLUSH_S
     places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
-    shell.set_custom_exc((Exception,), lambda shell, etype, value, tb, tb_offset=None:
-                         _show_exception(shell, places, etype, value, tb))
+    shell.set_custom_exc(
+        (Exception,), lambda shell, etype, value, tb, tb_offset=None: _show_exception(shell, places, etype, value, tb)
+    )
     warnings.showwarning = tracebacks.warning_printer(places)
 
 
 def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
-    """"Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
+    """ "Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
     named = shell.compile.format_code_name(path)
     return " ".join(named) if named else None
 
 
-def _show_exception(shell: "InteractiveShell", places: tracebacks.Places, etype: type[BaseException],
-                    value: BaseException, tb: "TracebackType | None") -> Any:
+def _show_exception(
+    shell: "InteractiveShell",
+    places: tracebacks.Places,
+    etype: type[BaseException],
+    value: BaseException,
+    tb: "TracebackType | None",
+) -> Any:
     """IPython's custom exception handler: the cell's error with execbook.tracebacks' brief traceback
     (the shell's own outermost frame left out). What that does not cover (syntax errors, exception
     groups, exceptions that render themselves) and any failure of its own get IPython's."""
-    if (issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup)
-            or hasattr(value, "_render_traceback_")):
+    if issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup) or hasattr(value, "_render_traceback_"):
         return shell.showtraceback((etype, value, tb), running_compiled_code=True)
     try:
         stb = tracebacks.structured_traceback(value, places, tb=tb, skip=1)
@@ -163,7 +168,13 @@ def stamp() -> None:
 
     _baseline.update(_namespace())
     v = versions()
-    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     releases = " · ".join(f"{name} {release}" for name, release in v.items() if name != "python")
-    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ {releases + " · " if releases else ""}Python {v["python"]} · '
-                            f'{sys.platform} · {when}</div>'), display=False)
+    glue(
+        "book_stamp",
+        HTML(
+            f'<div class="book-stamp">⚙ {releases + " · " if releases else ""}Python {v["python"]} · '
+            f"{sys.platform} · {when}</div>"
+        ),
+        display=False,
+    )

@@ -39,13 +39,21 @@ class Unstable:
 def unstable() -> list[Unstable]:
     """What no published output may hold (the checkout's path is this machine's)."""
     return [
-        Unstable(re.compile(r"\b0x[0-9a-fA-F]{6,}\b"), "a memory address",
-                 "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), "
-                 "not the object"),
-        Unstable(re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"), "a path of the build machine",
-                 "print a path relative to the repository (path.relative_to(...)) or only its name"),
-        Unstable(re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "a random id",
-                 "print something that is the same on every run"),
+        Unstable(
+            re.compile(r"\b0x[0-9a-fA-F]{6,}\b"),
+            "a memory address",
+            "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), not the object",
+        ),
+        Unstable(
+            re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"),
+            "a path of the build machine",
+            "print a path relative to the repository (path.relative_to(...)) or only its name",
+        ),
+        Unstable(
+            re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+            "a random id",
+            "print something that is the same on every run",
+        ),
     ]
 
 
@@ -75,7 +83,7 @@ def plain_mimes(output: NotebookNode) -> dict:
 
 def _example_of(notebook: NotebookNode, index: int) -> str | None:
     """The example a cell runs: its own, or for its hidden guard (which glues), the cell's above."""
-    for cell in reversed(notebook.cells[:index + 1]):
+    for cell in reversed(notebook.cells[: index + 1]):
         if cell.cell_type == "code" and pages.EXAMPLE in cell.metadata:
             return cell.metadata[pages.EXAMPLE]
     return None
@@ -126,20 +134,27 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
                 where = f"examples/{name}.py" + (f":{line}" if line else "") if name else "a cell of the page"
                 start = text.rfind("\n", 0, hit.start()) + 1
                 end = text.find("\n", hit.end())
-                shown = text[start:end if end >= 0 else len(text)].strip()[:160]
-                found.append(f"{docname} ({', '.join(config.LANGUAGES)}) · {where}\n  its output shows {rule.what}, "
-                             f"which no published page may hold: {shown}\n  → {rule.todo}")
+                shown = text[start : end if end >= 0 else len(text)].strip()[:160]
+                found.append(
+                    f"{docname} ({', '.join(config.LANGUAGES)}) · {where}\n  its output shows {rule.what}, "
+                    f"which no published page may hold: {shown}\n  → {rule.todo}"
+                )
                 break
     return found
 
 
 def glued_keys(notebook: NotebookNode) -> set[str]:
-    return {str(o.get("metadata", {}).get("scrapbook", {}).get("name")) for c in notebook.cells
-            for o in c.get("outputs", []) if o.get("metadata", {}).get("scrapbook")}
+    return {
+        str(o.get("metadata", {}).get("scrapbook", {}).get("name"))
+        for c in notebook.cells
+        for o in c.get("outputs", [])
+        if o.get("metadata", {}).get("scrapbook")
+    }
 
 
-def lost_content(docname: str, sources: dict[str, Path], read: dict[str, NotebookNode],
-                 executed: NotebookNode) -> list[str]:
+def lost_content(
+    docname: str, sources: dict[str, Path], read: dict[str, NotebookNode], executed: NotebookNode
+) -> list[str]:
     """What the source of each language has that its page, as MyST-NB read it and the kernel ran
     it, lacks: a cell that loads an example, a glued value, a figure."""
     found = []
@@ -153,19 +168,26 @@ def lost_content(docname: str, sources: dict[str, Path], read: dict[str, Noteboo
                 continue
             name = Path(cell.options["load"][1]).stem
             if name not in ran:
-                found.append(f"{shown}:{cell.opening}: the cell that loads examples/{name}.py is not in the executed "
-                             "page → python -m execbook check names the fence that swallowed it")
+                found.append(
+                    f"{shown}:{cell.opening}: the cell that loads examples/{name}.py is not in the executed "
+                    "page → python -m execbook check names the fence that swallowed it"
+                )
         markdown = "\n".join(c.source for c in read[language].cells if c.cell_type == "markdown")
-        for key in sorted({m["key"] for m in GLUE_ROLE.finditer(markdown)}
-                          | {m["key"] for m in GLUE_DIRECTIVE.finditer(markdown)}):
+        for key in sorted(
+            {m["key"] for m in GLUE_ROLE.finditer(markdown)} | {m["key"] for m in GLUE_DIRECTIVE.finditer(markdown)}
+        ):
             if key not in glued:
                 line = next((n for n, text in enumerate(path.read_text("utf-8").split("\n"), 1) if key in text), 1)
-                found.append(f"{shown}:{line}: the page quotes the glued value {key}, which no example glued → glue "
-                             "it in an example's hidden checks (glue_number, glue_by_value), or correct the key")
+                found.append(
+                    f"{shown}:{line}: the page quotes the glued value {key}, which no example glued → glue "
+                    "it in an example's hidden checks (glue_number, glue_by_value), or correct the key"
+                )
         expected = len(source.figures)
         present = sum(bool(check.FIGURE_LINE.match(line)) for line in markdown.split("\n"))
         if present < expected:
-            found.append(f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} "
-                         "in the page → python -m execbook check "
-                         "names the fence that swallowed the others")
+            found.append(
+                f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} "
+                "in the page → python -m execbook check "
+                "names the fence that swallowed the others"
+            )
     return found

@@ -32,11 +32,20 @@ class PageError(ValueError):
     """A page that loads something the manifest does not declare, or tags a case itself."""
 
 
-SETUP = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]",
-         "# this page's inputs: {fingerprint} (execbook.deps)", "import execbook.kernel as _book", "_book.stamp()",
-         "{fence}", "",
-         # the stamp's time is left out of the search index (Sphinx skips class no-search)
-         "::::{{container}} no-search", "{fence}{{glue:}} book_stamp", "{fence}", "::::"]
+SETUP = [
+    "{fence}{{code-cell}} ipython3",
+    ":tags: [remove-cell]",
+    "# this page's inputs: {fingerprint} (execbook.deps)",
+    "import execbook.kernel as _book",
+    "_book.stamp()",
+    "{fence}",
+    "",
+    # the stamp's time is left out of the search index (Sphinx skips class no-search)
+    "::::{{container}} no-search",
+    "{fence}{{glue:}} book_stamp",
+    "{fence}",
+    "::::",
+]
 GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", ":guards: {name}", '_book.check("{name}")', "{fence}"]
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
@@ -60,17 +69,20 @@ def loaded_examples(text: str, path: str | Path) -> list[tuple[int, str]]:
         target = (Path(path).parent / cell.metadata["load"]).resolve()
         where = f"{Path(path).name}: cell loading {cell.metadata['load']}"
         if target.parent != config.EXAMPLES or target.stem not in cases.manifest():
-            raise PageError(f"{where}: pages load examples/<name>.py files that examples/cases.toml "
-                            f"declares; {target.name} is not one")
+            raise PageError(
+                f"{where}: pages load examples/<name>.py files that examples/cases.toml "
+                f"declares; {target.name} is not one"
+            )
         if "raises-exception" in cell.metadata.get("tags", []):
-            raise PageError(f"{where}: remove the raises-exception tag; examples/cases.toml declares "
-                            f"what {target.stem} does")
+            raise PageError(
+                f"{where}: remove the raises-exception tag; examples/cases.toml declares what {target.stem} does"
+            )
         found.append((start - 1, target.stem))
     return found
 
 
 def _closing_fence(lines: list[str], opening: int) -> tuple[int, str]:
-    fence = lines[opening][:len(lines[opening]) - len(lines[opening].lstrip("`"))]
+    fence = lines[opening][: len(lines[opening]) - len(lines[opening].lstrip("`"))]
     for i in range(opening + 1, len(lines)):
         if lines[i].strip() == fence:
             return i, fence
@@ -80,7 +92,7 @@ def _closing_fence(lines: list[str], opening: int) -> tuple[int, str]:
 def _example_cell(lines: list[str], opening: int, closing: int, name: str) -> list[str]:
     """The cell's lines: its options (`:load:` made `:example: <name>`, the raises-exception tag where
     the manifest says it raises), then what the page shows of the example."""
-    options = [line for line in lines[opening + 1:closing] if line.startswith(":")]
+    options = [line for line in lines[opening + 1 : closing] if line.startswith(":")]
     options = [f":{EXAMPLE}: {name}" if line.startswith(":load:") else line for line in options]
     if cases.manifest()[name].expect == "raises":
         tags = next((i for i, line in enumerate(options) if line.startswith(":tags:")), None)
@@ -110,16 +122,15 @@ def expand(text: str, path: str | Path) -> tuple[str, list[str], list[int]]:
     origin = list(range(1, len(lines) + 1))
     for opening, name in reversed(examples):
         closing, fence = _closing_fence(lines, opening)
-        cell = (_example_cell(lines, opening, closing, name) + [""]
-                + [p.format(fence=fence, name=name) for p in GUARD])
-        lines[opening:closing + 1] = cell
-        origin[opening:closing + 1] = [opening + 1] * len(cell)
+        cell = _example_cell(lines, opening, closing, name) + [""] + [p.format(fence=fence, name=name) for p in GUARD]
+        lines[opening : closing + 1] = cell
+        origin[opening : closing + 1] = [opening + 1] * len(cell)
     title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
     if title is None:
         raise PageError(f"{Path(path).name}: an executed page needs a # title")
     setup = [p.format(fence="```", fingerprint=deps.page_fingerprint(names)) for p in SETUP]
-    lines[title + 1:title + 1] = [""] + setup
-    origin[title + 1:title + 1] = [origin[title]] * (len(setup) + 1)
+    lines[title + 1 : title + 1] = [""] + setup
+    origin[title + 1 : title + 1] = [origin[title]] * (len(setup) + 1)
     return "\n".join(lines) + "\n", names, origin
 
 
@@ -138,5 +149,4 @@ def notebook(path: str | Path) -> NotebookNode:
     text = Path(path).read_text("utf-8")
     if is_myst_markdown_notebook(text):
         text = with_cases(text, path)[0]
-    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)),
-                                       path=path)
+    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)), path=path)

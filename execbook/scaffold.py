@@ -47,9 +47,14 @@ match = "list index out of range"
     "term": None,  # the first term of the glossary
     "link": None,  # the glossary's label
 }
-WORDS = {"title": "New page", "intro": "Reading past the end of a list (a {term}`$term` links to the glossary) raises:",
-         "after": "The list holds {glue:text}`${glued}_en` numbers; {ref}`$link` says more."}
-PAGE = FRONT_MATTER + """
+WORDS = {
+    "title": "New page",
+    "intro": "Reading past the end of a list (a {term}`$term` links to the glossary) raises:",
+    "after": "The list holds {glue:text}`${glued}_en` numbers; {ref}`$link` says more.",
+}
+PAGE = (
+    FRONT_MATTER
+    + """
 ($label)=
 # $title
 
@@ -71,6 +76,7 @@ $after
 %    elsewhere, and link to it from other pages with {ref}`$label`.
 % 5. nox -s docs builds it; the last lines say what failed, where and what to do.
 """
+)
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*")
 
 
@@ -83,9 +89,11 @@ def problem(slug: str) -> str | None:
     if not SLUG.fullmatch(slug):
         return f"{slug!r} is not a page name: lowercase letters, digits and hyphens, folders with /"
     name = slug.replace("/", "_").replace("-", "_")
-    taken = [str(p.relative_to(config.REPO)) for p in
-             [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
-             if p.exists()]
+    taken = [
+        str(p.relative_to(config.REPO))
+        for p in [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
+        if p.exists()
+    ]
     if taken:
         return f"{taken[0]} exists already; choose another name (nothing was written)"
     if f"[{name}]" in config.MANIFEST.read_text("utf-8"):
@@ -102,8 +110,10 @@ def add_to_toctree(index: Path, slug: str) -> str:
     at = next((i for i in range(start + 1, end) if lines[i].strip() in ("glossary", "compatibility", "status")), end)
     lines.insert(at, slug)
     index.write_text("\n".join(lines), "utf-8")
-    return next((line.strip() for line in reversed(lines[start + 1:at]) if line.strip() and not line.startswith(":")),
-                "the first page")
+    return next(
+        (line.strip() for line in reversed(lines[start + 1 : at]) if line.strip() and not line.startswith(":")),
+        "the first page",
+    )
 
 
 def default_label(slug: str) -> str:
@@ -154,9 +164,10 @@ def main(command: str, arguments: list[str]) -> int:
         term = glossary_term(language, chosen["term"])
         if term is None:  # no glossary: the words without the role
             words = {key: text.replace("{term}`$term`", "term") for key, text in words.items()}
-        filled = {key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label),
-                                                 term=term)
-                  for key, text in words.items()}
+        filled = {
+            key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label), term=term)
+            for key, text in words.items()
+        }
         if language != "en":  # a language's own glued key: <key>_<language>
             filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")
         page = config.DOCS / language / f"{slug}.md"
@@ -165,13 +176,15 @@ def main(command: str, arguments: list[str]) -> int:
         page.write_text(Template(PAGE).substitute(label=label, name=name, up=up, slug=slug, **filled), "utf-8")
         after = add_to_toctree(config.DOCS / language / "index.md", slug)
     written = [f"docs/{lang}/{slug}.md" for lang in config.LANGUAGES] + [f"examples/{name}.py"]
-    print(f"book: wrote {', '.join(written)} and the entry [{name}] in examples/cases.toml.\n"
-          f"  Its label: {label} (link to it with {{ref}}`{label}`). In every table of contents "
-          f"(docs/<language>/index.md) it comes after {after}: move that line to place it elsewhere.\n"
-          "  It shows one example that raises, one glued number, one hidden assert, one glossary term and one "
-          "link.\n  Next:\n"
-          f"  1. python -m execbook run {name}    what the example prints and glues, in seconds\n"
-          "  2. write the prose in both languages; python -m execbook check    names what differs, in seconds\n"
-          f"  3. change examples/{name}.py (and its entry, if it stops raising)\n"
-          "  4. nox -s docs    builds the book (AUTHORING.md: when the build fails)")
+    print(
+        f"book: wrote {', '.join(written)} and the entry [{name}] in examples/cases.toml.\n"
+        f"  Its label: {label} (link to it with {{ref}}`{label}`). In every table of contents "
+        f"(docs/<language>/index.md) it comes after {after}: move that line to place it elsewhere.\n"
+        "  It shows one example that raises, one glued number, one hidden assert, one glossary term and one "
+        "link.\n  Next:\n"
+        f"  1. python -m execbook run {name}    what the example prints and glues, in seconds\n"
+        "  2. write the prose in both languages; python -m execbook check    names what differs, in seconds\n"
+        f"  3. change examples/{name}.py (and its entry, if it stops raising)\n"
+        "  4. nox -s docs    builds the book (AUTHORING.md: when the build fails)"
+    )
     return 0

@@ -26,8 +26,10 @@ def lines(paths: list[Path]) -> int:
 def sizes() -> dict[str, int]:
     """part -> lines: each package, then "other" (examples, benchmarks, scripts), then "tests"."""
     every = python_files(config.REPO)
-    found = {package: lines([p for p in every if p.relative_to(config.REPO).parts[0] == package])
-             for package in config.PACKAGES}
+    found = {
+        package: lines([p for p in every if p.relative_to(config.REPO).parts[0] == package])
+        for package in config.PACKAGES
+    }
     found["other"] = lines([p for p in every if p.relative_to(config.REPO).parts[0] not in (*config.PACKAGES, TESTS)])
     found[TESTS] = lines([p for p in every if p.relative_to(config.REPO).parts[0] == TESTS])
     return found

@@ -29,13 +29,25 @@ import sys
 import sysconfig
 import textwrap
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import CodeType, TracebackType
-from typing import Callable, NamedTuple, TextIO
+from typing import NamedTuple, TextIO
 
-JUPYTER = {"IPython", "ipykernel", "ipykernel_launcher", "ipython_pygments_lexers", "jupyter_client",
-           "jupyter_core", "tornado", "zmq", "traitlets", "comm", "debugpy", "nbclient"}  # as "Jupyter"
+JUPYTER = {
+    "IPython",
+    "ipykernel",
+    "ipykernel_launcher",
+    "ipython_pygments_lexers",
+    "jupyter_client",
+    "jupyter_core",
+    "tornado",
+    "zmq",
+    "traitlets",
+    "comm",
+    "debugpy",
+    "nbclient",
+}  # as "Jupyter"
 VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
 PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 # A C++ source named in torch's messages ("Triggered internally at /__w/pytorch/pytorch/torch/
@@ -71,14 +83,14 @@ class Places:
         return path.startswith(os.path.normpath(self.repo) + os.sep)
 
     def origin(self, path: str) -> str:
-        """"cell", "project", or what the code belongs to: "torch", "Python", "Jupyter", a package."""
+        """ "cell", "project", or what the code belongs to: "torch", "Python", "Jupyter", a package."""
         if self.cell_label(path) is not None:
             return "cell"
         if path.startswith("<"):  # <frozen runpy>, <string>
             return "Python"
         packages = PACKAGES_DIR.search(path)
         if packages:
-            top = re.split(r"[/\\.]", path[packages.end():], maxsplit=1)[0]
+            top = re.split(r"[/\\.]", path[packages.end() :], maxsplit=1)[0]
             return "Jupyter" if top in JUPYTER else top
         if self._in_repo(path):
             inside = os.path.relpath(os.path.normpath(path), os.path.normpath(self.repo)).split(os.sep)
@@ -99,10 +111,10 @@ class Places:
             return label
         cpp = CPP_SOURCE.search(path)
         if cpp and path.startswith(("/", "\\")):
-            return path[cpp.start(1):]
+            return path[cpp.start(1) :]
         packages = PACKAGES_DIR.search(path)
         if packages:
-            return path[packages.end():]
+            return path[packages.end() :]
         if self._in_repo(path):
             return os.path.relpath(os.path.normpath(path), os.path.normpath(self.repo))
         for stdlib in self.stdlib:
@@ -145,9 +157,13 @@ def _frames_in_text(lines: list[str]) -> list[tuple[int, int, re.Match[str]]]:
             i += 1
             continue
         end, indent = i + 1, len(match["indent"])
-        while (end < len(lines) and not FRAME_LINE.match(lines[end]) and lines[end].strip()
-               and len(lines[end]) - len(lines[end].lstrip()) > indent
-               and not lines[end].lstrip().startswith("(Triggered internally")):
+        while (
+            end < len(lines)
+            and not FRAME_LINE.match(lines[end])
+            and lines[end].strip()
+            and len(lines[end]) - len(lines[end].lstrip()) > indent
+            and not lines[end].lstrip().startswith("(Triggered internally")
+        ):
             end += 1
         found.append((i, end, match))
         i = end
@@ -173,10 +189,10 @@ def fold_text(text: str, places: Places) -> str:
                 run = []
             label = places.cell_label(path)
             where = label if label else f'File "{places.display(path)}"'
-            where += f', line {match["line"]}'
-            function = f', in {match["function"]}' if match["function"] is not None else ""
-            out.append(f'{match["indent"]}{where}{function}')
-            out.extend(lines[start + 1:end])
+            where += f", line {match['line']}"
+            function = f", in {match['function']}" if match["function"] is not None else ""
+            out.append(f"{match['indent']}{where}{function}")
+            out.extend(lines[start + 1 : end])
         else:
             run_indent = match["indent"]
             run.append(places.origin(path))
@@ -200,11 +216,17 @@ def excerpt(text: str, head: int, tail: int) -> str:
     if len(lines) <= head + tail + 1:
         return text
     left_out = len(lines) - head - tail
-    return "\n".join([*lines[:head], f"[... {left_out} lines left out ...]", *lines[len(lines) - tail:]])
+    return "\n".join([*lines[:head], f"[... {left_out} lines left out ...]", *lines[len(lines) - tail :]])
 
 
-def format_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                   line: str | None = None, places: Places | None = None) -> str:
+def format_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+    places: Places | None = None,
+) -> str:
     """A warning as `warnings.showwarning` prints it, briefly: where it was raised only when that
     is the reader's code (else it is a line of torch or Python), the message through `brief`."""
     places = places or default_places()
@@ -221,8 +243,14 @@ def warning_printer(places: Places) -> Callable[..., None]:
     """A replacement for `warnings.showwarning` printing warnings with format_warning, flushed at
     once (in a notebook, before what the cell prints next)."""
 
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-             file: TextIO | None = None, line: str | None = None) -> None:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         file = sys.stderr if file is None else file
         if file is None:
             return
@@ -260,8 +288,15 @@ def frames_of(tb: TracebackType | None) -> list[Frame]:
             count += 1
         if code.co_flags & inspect.CO_VARKEYWORDS:
             names.append("**" + code.co_varnames[count])
-        frames.append(Frame(code.co_filename, lineno, getattr(code, "co_qualname", code.co_name),
-                            tuple(names), _statement_end(code, tb.tb_lasti, lineno)))
+        frames.append(
+            Frame(
+                code.co_filename,
+                lineno,
+                getattr(code, "co_qualname", code.co_name),
+                tuple(names),
+                _statement_end(code, tb.tb_lasti, lineno),
+            )
+        )
         tb = tb.tb_next
     return frames
 
@@ -282,8 +317,9 @@ def _numbered(number: int | str, code: str, current: bool, width: int = 7) -> st
     return f"{number:>{width}} {code}".rstrip()
 
 
-def format_frame(frame: Frame, places: Places, getline: Callable[[str, int], str] = linecache.getline,
-                 context: int = CONTEXT) -> str:
+def format_frame(
+    frame: Frame, places: Places, getline: Callable[[str, int], str] = linecache.getline, context: int = CONTEXT
+) -> str:
     """One kept frame as IPython shows it: where, then the lines that ran with a few above (their
     common indentation removed)."""
     label = places.cell_label(frame.path)
@@ -297,11 +333,17 @@ def format_frame(frame: Frame, places: Places, getline: Callable[[str, int], str
         first += 1  # no blank lines at the top
     numbers = range(first, (frame.end_line or frame.line) + 1)
     code = textwrap.dedent("\n".join(getline(frame.path, n).rstrip("\n") for n in numbers)).split("\n")
-    return "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code, strict=False))]) + "\n"
+    return (
+        "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code, strict=False))]) + "\n"
+    )
 
 
-def format_frames(frames: Iterable[Frame], places: Places, getline: Callable[[str, int], str] = linecache.getline,
-                  context: int = CONTEXT) -> list[str]:
+def format_frames(
+    frames: Iterable[Frame],
+    places: Places,
+    getline: Callable[[str, int], str] = linecache.getline,
+    context: int = CONTEXT,
+) -> list[str]:
     """[entry] of a traceback's frames: each frame of the reader's code, and one fold line for
     each run of frames of torch, Python or Jupyter between them."""
     entries: list[str] = []
@@ -342,16 +384,26 @@ def _chain(value: BaseException | None) -> list[tuple[BaseException, str | None]
     return [(exc, chain[i + 1][1] if i + 1 < len(chain) else None) for i, (exc, _) in enumerate(chain)]
 
 
-def exception_entries(etype: type[BaseException], value: BaseException, frames: Iterable[Frame], places: Places,
-                      getline: Callable[[str, int], str] = linecache.getline) -> list[str]:
+def exception_entries(
+    etype: type[BaseException],
+    value: BaseException,
+    frames: Iterable[Frame],
+    places: Places,
+    getline: Callable[[str, int], str] = linecache.getline,
+) -> list[str]:
     """[entry] of one exception: the header, its frames (folded), the error line(s)."""
     header = f"{RULE}\n{etype.__name__:<42}Traceback (most recent call last)"
     error = "".join(traceback.format_exception_only(etype, value)).rstrip("\n")
     return [header, *format_frames(frames, places, getline), shorten_paths(error, places)]
 
 
-def structured_traceback(value: BaseException, places: Places, tb: TracebackType | None = None, skip: int = 0,
-                         getline: Callable[[str, int], str] = linecache.getline) -> list[str]:
+def structured_traceback(
+    value: BaseException,
+    places: Places,
+    tb: TracebackType | None = None,
+    skip: int = 0,
+    getline: Callable[[str, int], str] = linecache.getline,
+) -> list[str]:
     """IPython's structured traceback (a list of strings) of value, briefly: for it and each
     exception it was raised from or while handling. tb: value's traceback if not
     value.__traceback__; skip: how many of its outermost frames are the shell's own."""

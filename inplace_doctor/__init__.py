@@ -54,8 +54,16 @@ check each one on the installed torch.
 
 from .diagnoser import Report, diagnose
 from .failure import InternalError
-from .findings import (COUNTER_BLIND, CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, RAISES, UNSEEN_WRITE, VIEW_MODIFIED,
-                       Finding)
+from .findings import (
+    COUNTER_BLIND,
+    CTX_UNCHECKED,
+    DETACHED,
+    HOOKS_SKIP_CHECK,
+    RAISES,
+    UNSEEN_WRITE,
+    VIEW_MODIFIED,
+    Finding,
+)
 from .graph import SavedSlot
 from .location import Location, Site
 from .memory import Memory
@@ -65,7 +73,25 @@ from .session import BackwardPass
 from .watch import watch
 
 __all__ = [
-    "diagnose", "watch", "Report", "Finding", "InternalError", "VIEW_MODIFIED", "BackwardPass", "Op", "SavedRecord", "SavedSlot", "Location",
-    "Site", "Memory", "RAISES", "DETACHED", "COUNTER_BLIND", "HOOKS_SKIP_CHECK", "CTX_UNCHECKED",
-    "UNSEEN_WRITE", "find_inplace_calls", "Candidate",
+    "diagnose",
+    "watch",
+    "Report",
+    "Finding",
+    "InternalError",
+    "VIEW_MODIFIED",
+    "BackwardPass",
+    "Op",
+    "SavedRecord",
+    "SavedSlot",
+    "Location",
+    "Site",
+    "Memory",
+    "RAISES",
+    "DETACHED",
+    "COUNTER_BLIND",
+    "HOOKS_SKIP_CHECK",
+    "CTX_UNCHECKED",
+    "UNSEEN_WRITE",
+    "find_inplace_calls",
+    "Candidate",
 ]

@@ -14,8 +14,9 @@ where the array was made, as before.
 
 import sys
 import weakref
+from collections.abc import Callable
 from types import FrameType
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any
 
 import torch
 
@@ -28,12 +29,12 @@ Tracer = Callable[[FrameType, str, Any], Any]
 
 
 class AliasWatch:
-    def __init__(self, records: Callable[[], List[Any]]):
+    def __init__(self, records: Callable[[], list[Any]]):
         self._records = records  # the live SavedRecords
-        self._arrays: List[Tuple[Any, Memory]] = []  # (weak reference to the array, the memory it shares)
+        self._arrays: list[tuple[Any, Memory]] = []  # (weak reference to the array, the memory it shares)
         self._installed = False
-        self._frames: List[FrameType] = []  # frames whose f_trace we set
-        self._last: Dict[int, Tuple[FrameType, int]] = {}  # id(frame) -> (frame, the line it started last)
+        self._frames: list[FrameType] = []  # frames whose f_trace we set
+        self._last: dict[int, tuple[FrameType, int]] = {}  # id(frame) -> (frame, the line it started last)
         self._global_tracer: Tracer = self._global  # one bound method each, to recognise them
         self._local_tracer: Tracer = self._local
 
@@ -52,7 +53,7 @@ class AliasWatch:
             return
         self._installed = True
         sys.settrace(self._global_tracer)
-        frame: Optional[FrameType] = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             if not is_internal(frame.f_code.co_filename):
                 frame.f_trace = self._local_tracer
@@ -72,12 +73,12 @@ class AliasWatch:
                 frame.f_trace = None
         self._frames, self._last = [], {}
 
-    def _global(self, frame: FrameType, event: str, arg: Any) -> Optional[Tracer]:
+    def _global(self, frame: FrameType, event: str, arg: Any) -> Tracer | None:
         if event != "call" or is_internal(frame.f_code.co_filename):
             return None
         return self._local_tracer
 
-    def _local(self, frame: FrameType, event: str, arg: Any) -> Optional[Tracer]:
+    def _local(self, frame: FrameType, event: str, arg: Any) -> Tracer | None:
         if not self._installed:
             return None
         if event == "line":
@@ -97,12 +98,20 @@ class AliasWatch:
             self.remove()
             return
         with torch_private.dispatch_disabled():
-            watched = [r for r in self._records() if r.digest is not None and r.memory is not None
-                       and r.changed_after is None and any(r.memory.overlaps(m) for m in live)]
+            watched = [
+                r
+                for r in self._records()
+                if r.digest is not None
+                and r.memory is not None
+                and r.changed_after is None
+                and any(r.memory.overlaps(m) for m in live)
+            ]
             if not watched:
                 return
             now = [digest(r.tensor) for r in watched]
-            for record, different in zip(watched, changed([(r.digest, d) for r, d in zip(watched, now)])):
+            for record, different in zip(
+                watched, changed([(r.digest, d) for r, d in zip(watched, now, strict=False)]), strict=False
+            ):
                 if different:
                     record.changed_after = finished
 

@@ -1,7 +1,7 @@
 """The diagnosis of a model or a function, and its report."""
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Tuple
+from typing import Any
 
 from .failure import DiagnoserFailure, InternalError
 from .findings import DETACHED, VIEW_MODIFIED, Finding
@@ -14,25 +14,27 @@ SHOWN_PASSES = 8  # a report lists at most this many backward passes
 
 @dataclass
 class Report:
-    findings: List[Finding]  # each bug once, in the order of their first write
+    findings: list[Finding]  # each bug once, in the order of their first write
     ops: int  # aten ops recorded
     writes: int  # of which in-place writes
     saved: int  # saved slots inspected
     nodes: int  # backward nodes walked
-    unreached: List[str] = field(default_factory=list)  # parameters requiring grad the graph never reaches
-    passes: List[BackwardPass] = field(default_factory=list)  # each backward examined (empty: one forward)
-    notes: List[str] = field(default_factory=list)  # how the run ended, PyTorch's refusals, ...
-    refused: List[str] = field(default_factory=list)  # in-place writes PyTorch refused outright
-    view_errors: List[Tuple[str, Finding]] = field(default_factory=list)  # (first line, finding) of view errors
+    unreached: list[str] = field(default_factory=list)  # parameters requiring grad the graph never reaches
+    passes: list[BackwardPass] = field(default_factory=list)  # each backward examined (empty: one forward)
+    notes: list[str] = field(default_factory=list)  # how the run ended, PyTorch's refusals, ...
+    refused: list[str] = field(default_factory=list)  # in-place writes PyTorch refused outright
+    view_errors: list[tuple[str, Finding]] = field(default_factory=list)  # (first line, finding) of view errors
 
     @property
-    def raised(self) -> Optional[str]:
+    def raised(self) -> str | None:
         """The first line of the in-place error a backward raised (or a view raised at its use), if one did."""
-        return next((p.raised for p in self.passes if p.raised is not None),
-                    self.view_errors[0][0] if self.view_errors else None)
+        return next(
+            (p.raised for p in self.passes if p.raised is not None),
+            self.view_errors[0][0] if self.view_errors else None,
+        )
 
     @property
-    def explained_by(self) -> Optional[Finding]:
+    def explained_by(self) -> Finding | None:
         """The finding that explains the in-place error PyTorch raised, if one does."""
         raising = next((p for p in self.passes if p.raised is not None), None)
         if raising is not None:
@@ -43,8 +45,10 @@ class Report:
         n = len(self.findings)
         silent = sum(f.silent for f in self.findings)
         checks = "checks" if any(f.check in (DETACHED, VIEW_MODIFIED) for f in self.findings) else "version check"
-        text = (f"{n} finding{'' if n == 1 else 's'}: {n - silent} caught by PyTorch's {checks} at backward, "
-                f"{silent} silent")
+        text = (
+            f"{n} finding{'' if n == 1 else 's'}: {n - silent} caught by PyTorch's {checks} at backward, "
+            f"{silent} silent"
+        )
         if self.refused:
             text += f"; {len(self.refused)} in-place write{'' if len(self.refused) == 1 else 's'} refused by PyTorch"
         return text
@@ -52,26 +56,31 @@ class Report:
     def __str__(self) -> str:
         numbered = [p for p in self.passes if p.number is not None]
         if len(numbered) > SHOWN_PASSES:  # a long run: its first and last passes
-            lines = [_pass_line(p) for p in numbered[:SHOWN_PASSES - 2]]
+            lines = [_pass_line(p) for p in numbered[: SHOWN_PASSES - 2]]
             lines.append(f"... {len(numbered) - SHOWN_PASSES + 1} more backward passes ...")
             lines.append(_pass_line(numbered[-1]))
         else:
             lines = [_pass_line(p) for p in numbered]
         lines += [_pass_line(p) for p in self.passes if p.number is None]
         if not self.passes:
-            lines = [f"no backward ran and no graph was left to examine: {self.ops} aten ops recorded, "
-                     f"{self.writes} of them in-place writes"]
-        lines += [f"the program raised PyTorch's in-place error at the use of a view: {line}"
-                  for line, _ in self.view_errors]
+            lines = [
+                f"no backward ran and no graph was left to examine: {self.ops} aten ops recorded, "
+                f"{self.writes} of them in-place writes"
+            ]
+        lines += [
+            f"the program raised PyTorch's in-place error at the use of a view: {line}" for line, _ in self.view_errors
+        ]
         for i, finding in enumerate(self.findings, 1):
             lines.append(f"\n[{i}] {finding.describe()}")
         for text in self.refused:
             lines.append(f"\n{text}")
         if self.unreached:
             shown = ", ".join(self.unreached[:4]) + (", ..." if len(self.unreached) > 4 else "")
-            lines.append(f"\nnote: {len(self.unreached)} parameters that require grad are not in the "
-                         f"backward graph and will get no gradient ({shown}); something cut them off "
-                         "(a write through .data, a detach, an unused module)")
+            lines.append(
+                f"\nnote: {len(self.unreached)} parameters that require grad are not in the "
+                f"backward graph and will get no gradient ({shown}); something cut them off "
+                "(a write through .data, a detach, an unused module)"
+            )
         for note in self.notes:
             lines.append(f"\nnote: {note}")
         lines.append("\n" + self.summary())
@@ -84,8 +93,10 @@ def _pass_line(p: BackwardPass) -> str:
     else:
         where = f" at {display_path(p.call.path)}:{p.call.line} ({p.call.code})" if p.call else ""
         head = f"backward {p.number}{where}"
-    text = (f"{head}: {p.ops} aten ops before it, {p.writes} of them in-place writes; "
-            f"{p.saved} saved tensors in {p.nodes} backward nodes")
+    text = (
+        f"{head}: {p.ops} aten ops before it, {p.writes} of them in-place writes; "
+        f"{p.saved} saved tensors in {p.nodes} backward nodes"
+    )
     if p.raised:
         text += f"; it raised: {p.raised}"
     return text
@@ -95,10 +106,16 @@ def report_of(session: Session, target: Any = None) -> Report:
     """The report of a session so far."""
     ops = session.recorder.next_index
     writes = session.writes
-    return Report(list(session.findings.values()), ops, writes,
-                  sum(p.saved for p in session.passes), sum(p.nodes for p in session.passes),
-                  session.unreached(target), list(session.passes),
-                  view_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.view_errors])
+    return Report(
+        list(session.findings.values()),
+        ops,
+        writes,
+        sum(p.saved for p in session.passes),
+        sum(p.nodes for p in session.passes),
+        session.unreached(target),
+        list(session.passes),
+        view_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.view_errors],
+    )
 
 
 def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:

@@ -15,16 +15,15 @@ changes cancel exactly (about one chance in 4 billion).
 """
 
 import functools
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import torch
 
 CHUNK = 1 << 18  # elements per number of the digest (the weights: 1 MiB, once)
 BLOCK_ROWS = 2  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
 GPU_BLOCK_ROWS = 32  # on a GPU, fewer and larger kernels: a 32 MiB temporary at most
-_WEIGHTS = torch.randint(0, 1 << 30, (CHUNK,), dtype=torch.int32,
-                         generator=torch.Generator().manual_seed(25)) * 2 + 1
-_ON_DEVICE: Dict[torch.device, torch.Tensor] = {}
+_WEIGHTS = torch.randint(0, 1 << 30, (CHUNK,), dtype=torch.int32, generator=torch.Generator().manual_seed(25)) * 2 + 1
+_ON_DEVICE: dict[torch.device, torch.Tensor] = {}
 _FOUR_BYTES = (torch.float32, torch.int32)
 
 
@@ -57,7 +56,7 @@ def _bits(tensor: torch.Tensor) -> torch.Tensor:
     return flat.view(torch.int16 if size == 2 else torch.uint8).to(torch.int32)
 
 
-def digest(tensor: torch.Tensor) -> Optional[torch.Tensor]:
+def digest(tensor: torch.Tensor) -> torch.Tensor | None:
     """A 1-D int32 tensor, on the tensor's device, that changes when the tensor's values change
     (0 elements for an empty tensor); None for a tensor whose bytes cannot be read (sparse,
     meta, a tensor subclass without storage).
@@ -79,10 +78,12 @@ def digest(tensor: torch.Tensor) -> Optional[torch.Tensor]:
         return (bits * weights[:n]).sum(dtype=torch.int32).reshape(1)
     rows = BLOCK_ROWS if bits.is_cpu else GPU_BLOCK_ROWS
     full = n - n % CHUNK
-    parts = [(bits[start:min(start + rows * CHUNK, full)].view(-1, CHUNK) * weights).sum(1, dtype=torch.int32)
-             for start in range(0, full, rows * CHUNK)]
+    parts = [
+        (bits[start : min(start + rows * CHUNK, full)].view(-1, CHUNK) * weights).sum(1, dtype=torch.int32)
+        for start in range(0, full, rows * CHUNK)
+    ]
     if full < n:
-        parts.append((bits[full:] * weights[:n - full]).sum(dtype=torch.int32).reshape(1))
+        parts.append((bits[full:] * weights[: n - full]).sum(dtype=torch.int32).reshape(1))
     return parts[0] if len(parts) == 1 else torch.cat(parts)
 
 
@@ -98,16 +99,16 @@ def _weights_on(device: torch.device) -> torch.Tensor:
     return _ON_DEVICE[device]
 
 
-def same_digest(a: Optional[torch.Tensor], b: Optional[torch.Tensor]) -> bool:
+def same_digest(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
     """Equal digests, or no digest on one side (nothing to compare: taken as unchanged)."""
     return a is None or b is None or (a.shape == b.shape and a.device == b.device and bool(torch.equal(a, b)))
 
 
-def changed(pairs: Sequence[Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]]) -> List[bool]:
+def changed(pairs: Sequence[tuple[torch.Tensor | None, torch.Tensor | None]]) -> list[bool]:
     """For each (before, now) pair of digests: did the values change? One comparison and one
     synchronisation per device for all of them (a missing digest counts as unchanged)."""
     result = [False] * len(pairs)
-    by_device: Dict[torch.device, List[int]] = {}
+    by_device: dict[torch.device, list[int]] = {}
     for i, (a, b) in enumerate(pairs):
         if a is None or b is None:
             continue
@@ -123,10 +124,10 @@ def changed(pairs: Sequence[Tuple[Optional[torch.Tensor], Optional[torch.Tensor]
         ends = torch.tensor(lengths, device=differs.device).cumsum(0)
         counts = torch.cat([differs.new_zeros(1, dtype=torch.int64), differs.cumsum(0)])[ends]
         per_digest = torch.diff(counts, prepend=counts.new_zeros(1)).tolist()  # the one synchronisation
-        for i, count in zip(indices, per_digest):
+        for i, count in zip(indices, per_digest, strict=False):
             result[i] = count > 0
     return result
 
 
-def nbytes(d: Optional[torch.Tensor]) -> int:
+def nbytes(d: torch.Tensor | None) -> int:
     return 0 if d is None else d.numel() * d.element_size()

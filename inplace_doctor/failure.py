@@ -10,7 +10,8 @@ working. The program stops at that point; the command says so in one line (exit 
 
 import functools
 import traceback
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .location import display_path, is_internal, user_frame
 
@@ -32,9 +33,11 @@ class DiagnoserFailure(BaseException):
         where = f" at {display_path(ours[-1].filename)}:{ours[-1].lineno}" if ours else ""
         text = str(self.error).strip().splitlines()[0] if str(self.error).strip() else ""
         program = f"{display_path(self.site.path)}:{self.site.line}" if self.site.line else "the program"
-        return (f"internal error in the diagnoser ({type(self.error).__name__}{': ' + text if text else ''}{where}) "
-                f"while {self.doing} at {program}; the program was stopped there and not changed: run it "
-                "without the diagnoser, and please report this line")
+        return (
+            f"internal error in the diagnoser ({type(self.error).__name__}{': ' + text if text else ''}{where}) "
+            f"while {self.doing} at {program}; the program was stopped there and not changed: run it "
+            "without the diagnoser, and please report this line"
+        )
 
 
 class InternalError(RuntimeError):

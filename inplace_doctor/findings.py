@@ -1,8 +1,9 @@
 """Matching saved slots with the writes logged after them: what was overwritten, and who notices."""
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import torch
 
@@ -16,13 +17,17 @@ from .recorder import Op, Recorder
 # How PyTorch's own checks treat a saved slot that was overwritten.
 RAISES = "backward raises PyTorch's version-counter RuntimeError"
 DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
-COUNTER_BLIND = ("silent: the version counter did not see the write (through .data, a fused optimizer step, or "
-                 "DistributedDataParallel's buffer broadcast)")
+COUNTER_BLIND = (
+    "silent: the version counter did not see the write (through .data, a fused optimizer step, or "
+    "DistributedDataParallel's buffer broadcast)"
+)
 HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
 CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
 UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
-VIEW_MODIFIED = ("raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
-                 "returned) whose base or another view of it was modified in place")
+VIEW_MODIFIED = (
+    "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
+    "returned) whose base or another view of it was modified in place"
+)
 RAISING = (RAISES, DETACHED, VIEW_MODIFIED)
 
 
@@ -30,17 +35,17 @@ RAISING = (RAISES, DETACHED, VIEW_MODIFIED)
 class Finding:
     node: str
     attribute: str
-    saved_at: Optional[Location]
-    saved_version: Optional[int]  # None when it cannot be told
+    saved_at: Location | None
+    saved_version: int | None  # None when it cannot be told
     current_version: int
-    write: Optional[Op]  # the first write after the save (None: no write PyTorch could see)
-    later_writes: List[Op]  # further writes after that one
+    write: Op | None  # the first write after the save (None: no write PyTorch could see)
+    later_writes: list[Op]  # further writes after that one
     check: str  # how PyTorch's checks treat it (RAISES, COUNTER_BLIND, ...)
     touched: bool = True  # False: the write hit other bytes of the same storage (a sibling view)
-    through: Optional[Site] = None  # an unseen write: where a NumPy array of that memory was made
-    changed_after: Optional[Site] = None  # an unseen write: the line after which the saved values had changed
+    through: Site | None = None  # an unseen write: where a NumPy array of that memory was made
+    changed_after: Site | None = None  # an unseen write: the line after which the saved values had changed
     replaced: bool = False  # an unseen write: the tensor's data was swapped (``x.data = ...``)
-    backward: Optional[int] = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
+    backward: int | None = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
     repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
     order: int = field(default=-1, repr=False)  # the node's sequence number: backward runs higher ones first
 
@@ -78,8 +83,10 @@ class Finding:
             if location.built is not None:
                 lines.append(f"  built at:   {location.built} ({location.inplace_class}, made with inplace=True)")
             elif location.inplace_class:
-                lines.append(f"  built:      {location.inplace_class}, made with inplace=True before the diagnoser "
-                             "started (build the model under it to see the line)")
+                lines.append(
+                    f"  built:      {location.inplace_class}, made with inplace=True before the diagnoser "
+                    "started (build the model under it to see the line)"
+                )
         if self.changed_after is not None:
             lines.append(f"  written at: {self.changed_after} (the saved values had changed after this line)")
         if self.through is not None:
@@ -94,16 +101,23 @@ class Finding:
             lines.append(f"  version:    saved at {saved}, now {self.current_version}")
         lines.append(f"  check:      {self.check}")
         if not self.touched:
-            lines.append("  note:       the write hit other bytes of the same storage: the saved values are "
-                         "intact, but views share one version counter")
+            lines.append(
+                "  note:       the write hit other bytes of the same storage: the saved values are "
+                "intact, but views share one version counter"
+            )
         if self.later_writes:
-            sites = Counter(f"{display_path(w.location.path)}:{w.location.line}" for w in self.later_writes
-                            if w.location is not None)
+            sites = Counter(
+                f"{display_path(w.location.path)}:{w.location.line}"
+                for w in self.later_writes
+                if w.location is not None
+            )
             where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
             lines.append(f"  then written {len(self.later_writes)} more time(s): {where}")
         if self.repeats:
-            lines.append(f"  repeated:   {self.repeats} more saved tensor(s) overwritten the same way "
-                         "(a loop, or later backward passes)")
+            lines.append(
+                f"  repeated:   {self.repeats} more saved tensor(s) overwritten the same way "
+                "(a loop, or later backward passes)"
+            )
         lines.append(f"  fix:        {self.fix}")
         return "\n".join(lines)
 
@@ -114,8 +128,8 @@ class WriteLog:
     def __init__(self, recorder: Recorder):
         self.ops = recorder.ops
         self.numpy_views = recorder.numpy_views
-        self.by_storage: Dict[tuple, List[Tuple[Op, Memory]]] = defaultdict(list)
-        self.detaches: List[Op] = []
+        self.by_storage: dict[tuple, list[tuple[Op, Memory]]] = defaultdict(list)
+        self.detaches: list[Op] = []
         self.writing = 0
         for op in recorder.ops:
             if op.writes:
@@ -125,11 +139,11 @@ class WriteLog:
             elif op.target is not None:
                 self.detaches.append(op)
 
-    def writes_over(self, memory: Memory, after: int) -> Tuple[List[Op], List[Op]]:
+    def writes_over(self, memory: Memory, after: int) -> tuple[list[Op], list[Op]]:
         """(ops writing the bytes of memory, ops writing only other bytes of its storage), from
         ops[after] on, each op once, in order."""
-        touching: List[Op] = []
-        elsewhere: List[Op] = []
+        touching: list[Op] = []
+        elsewhere: list[Op] = []
         for op, written in self.by_storage.get(memory.key, ()):
             if op.index < after:
                 continue
@@ -141,7 +155,7 @@ class WriteLog:
         return touching, [op for op in elsewhere if op not in touching]
 
 
-def _when_saved(slot: SavedSlot, ops: List[Op], next_index: int) -> Tuple[int, Optional[int], Optional[Location]]:
+def _when_saved(slot: SavedSlot, ops: list[Op], next_index: int) -> tuple[int, int | None, Location | None]:
     """(index of the first op whose writes count, version at save time, where it was saved).
 
     Slots from our pack hook know all three. For the others (foreign hooks, ctx attributes) the
@@ -168,7 +182,7 @@ def _when_saved(slot: SavedSlot, ops: List[Op], next_index: int) -> Tuple[int, O
     return creating[0].index + 1, None, creating[0].location
 
 
-def _check(slot: SavedSlot, saved_version: Optional[int]) -> str:
+def _check(slot: SavedSlot, saved_version: int | None) -> str:
     if slot.kind == "ctx":
         return CTX_UNCHECKED
     if slot.kind == "hooks":
@@ -178,17 +192,17 @@ def _check(slot: SavedSlot, saved_version: Optional[int]) -> str:
     return RAISES
 
 
-def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Optional[Finding]:
+def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Finding | None:
     """The Finding for one saved slot, or None when nothing overwrote it. Call it with dispatch
     disabled (``torch_private.dispatch_disabled``): its digest is not the program's op."""
     return match_all([slot], log, next_index)[0]
 
 
-def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> List[Optional[Finding]]:
+def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> list[Finding | None]:
     """``match`` for many slots: the digests of what backward will read are taken for all of them
     first and compared in one go (one synchronisation per device, not one per slot)."""
-    results: List[Optional[Finding]] = []
-    pending: List[Tuple[int, SavedSlot, int, Optional[int], Optional[Location], torch.Tensor, bool]] = []
+    results: list[Finding | None] = []
+    pending: list[tuple[int, SavedSlot, int, int | None, Location | None, torch.Tensor, bool]] = []
     for slot in slots:
         after_op, saved_version, saved_at = _when_saved(slot, log.ops, next_index)
         found = _match_seen(slot, log, after_op, saved_version, saved_at)
@@ -204,8 +218,8 @@ def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> Lis
             pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, record.tensor, False))
     if pending:
         now = [digest(read) for _, _, _, _, _, read, _ in pending]
-        differs = changed([(item[1].record.digest, d) for item, d in zip(pending, now)])  # type: ignore[union-attr]
-        for (i, slot, after_op, saved_version, saved_at, _, replaced), different in zip(pending, differs):
+        differs = changed([(item[1].record.digest, d) for item, d in zip(pending, now, strict=False)])  # type: ignore[union-attr]
+        for (i, slot, after_op, saved_version, saved_at, _, replaced), different in zip(pending, differs, strict=False):
             if results[i] is not None:
                 if not different:  # the same values written back (DDP's broadcast of equal buffers)
                     results[i] = None
@@ -214,15 +228,26 @@ def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> Lis
     return results
 
 
-def _finding(slot: SavedSlot, saved_at: Optional[Location], saved_version: Optional[int], writes: List[Op],
-             check: str, **details: Any) -> Finding:
-    return Finding(slot.node, slot.attribute, saved_at, saved_version, torch_private.version(slot.tensor),
-                   writes[0] if writes else None, writes[1:], check,
-                   order=-1 if slot.sequence_nr is None else slot.sequence_nr, **details)
+def _finding(
+    slot: SavedSlot, saved_at: Location | None, saved_version: int | None, writes: list[Op], check: str, **details: Any
+) -> Finding:
+    return Finding(
+        slot.node,
+        slot.attribute,
+        saved_at,
+        saved_version,
+        torch_private.version(slot.tensor),
+        writes[0] if writes else None,
+        writes[1:],
+        check,
+        order=-1 if slot.sequence_nr is None else slot.sequence_nr,
+        **details,
+    )
 
 
-def _match_seen(slot: SavedSlot, log: WriteLog, after_op: int, saved_version: Optional[int],
-                saved_at: Optional[Location]) -> Optional[Finding]:
+def _match_seen(
+    slot: SavedSlot, log: WriteLog, after_op: int, saved_version: int | None, saved_at: Location | None
+) -> Finding | None:
     """The finding of a write PyTorch could see (an op, a detach), or None."""
     record = slot.record
     memory = record.memory if record is not None and record.memory is not None else Memory.of(slot.tensor)
@@ -244,8 +269,9 @@ def _match_seen(slot: SavedSlot, log: WriteLog, after_op: int, saved_version: Op
     return None
 
 
-def _unseen(slot: SavedSlot, log: WriteLog, after_op: int, saved_version: Optional[int],
-            saved_at: Optional[Location], replaced: bool) -> Finding:
+def _unseen(
+    slot: SavedSlot, log: WriteLog, after_op: int, saved_version: int | None, saved_at: Location | None, replaced: bool
+) -> Finding:
     record = slot.record
     assert record is not None and record.memory is not None
     memory = record.memory
@@ -253,5 +279,6 @@ def _unseen(slot: SavedSlot, log: WriteLog, after_op: int, saved_version: Option
     since = [op for op in views if op.index >= after_op] or views
     through = since[-1].location.site if since and since[-1].location is not None else None
     changed_after = record.changed_after
-    return _finding(slot, saved_at, saved_version, [], UNSEEN_WRITE, through=through, replaced=replaced,
-                    changed_after=changed_after)
+    return _finding(
+        slot, saved_at, saved_version, [], UNSEEN_WRITE, through=through, replaced=replaced, changed_after=changed_after
+    )

@@ -8,8 +8,9 @@ attributes, and a non-reentrant checkpoint's saved inputs, read from its frame.
 """
 
 from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, List, Optional, Sequence, Set
+from typing import Any
 
 import torch
 
@@ -26,13 +27,13 @@ class SavedSlot:
     attribute: str  # as backward reads it (torch_private.raw_saved), or "ctx.<name>"
     tensor: torch.Tensor
     kind: str  # "ours" (our pack hook), "hooks" (someone else's hooks), "plain" (no hooks), "ctx"
-    record: Optional[SavedRecord] = None  # when kind == "ours"
-    sequence_nr: Optional[int] = None
+    record: SavedRecord | None = None  # when kind == "ours"
+    sequence_nr: int | None = None
 
 
 def backward_nodes(roots: Iterable[Any]) -> list:
     """Every backward node reachable from the roots (each once), in breadth-first order."""
-    seen: Set[int] = set()
+    seen: set[int] = set()
     queue, order = deque(roots), []
     while queue:
         node = queue.popleft()
@@ -44,7 +45,7 @@ def backward_nodes(roots: Iterable[Any]) -> list:
     return order
 
 
-def running_nodes(roots: Sequence[Any], inputs: Optional[Sequence[torch.Tensor]] = None) -> list:
+def running_nodes(roots: Sequence[Any], inputs: Sequence[torch.Tensor] | None = None) -> list:
     """The nodes a backward from roots runs: all reachable ones, or with ``inputs`` (``grad``,
     ``backward(inputs=...)``) only those on a path to one of them.
 
@@ -62,7 +63,7 @@ def running_nodes(roots: Sequence[Any], inputs: Optional[Sequence[torch.Tensor]]
     return [node for node in nodes if runs.get(id(node))]
 
 
-def _leading_to(roots: Sequence[Any], targets: Set[int]) -> dict:
+def _leading_to(roots: Sequence[Any], targets: set[int]) -> dict:
     """id(node) -> whether one of its next nodes is a target or leads to one (a depth-first walk
     of the graph, which is acyclic: each node is settled once all its next nodes are)."""
     runs: dict = {}
@@ -91,7 +92,7 @@ def _leading_to(roots: Sequence[Any], targets: Set[int]) -> dict:
     return runs
 
 
-def slots_of(node: Any, frames_seen: Optional[Set[int]] = None) -> Iterator[SavedSlot]:
+def slots_of(node: Any, frames_seen: set[int] | None = None) -> Iterator[SavedSlot]:
     """Every SavedSlot of one node: its saved tensors, a custom Function's ctx tensors, and the
     saved inputs of the non-reentrant checkpoint whose holders it keeps (once per checkpoint)."""
     name, sequence_nr = node.name(), torch_private.node_sequence_nr(node)
@@ -124,7 +125,7 @@ def _checkpoint_inputs(frame: Any, sequence_nr: int) -> Iterator[SavedSlot]:
             yield SavedSlot(CHECKPOINT_NODE, attribute, packed, "hooks" if hooked else "plain", sequence_nr=sequence_nr)
 
 
-def _forward_tensor(raw: torch_private.RawSaved) -> Optional[torch.Tensor]:
+def _forward_tensor(raw: torch_private.RawSaved) -> torch.Tensor | None:
     """The forward's tensor a slot saved outside our pack hook, or None when it cannot be told.
 
     Without hooks, what was packed is the tensor. Under a foreign hook, the packed object is
@@ -141,7 +142,7 @@ def _forward_tensor(raw: torch_private.RawSaved) -> Optional[torch.Tensor]:
     return None
 
 
-def unreached_parameters(target: Any, nodes: List[Any]) -> List[str]:
+def unreached_parameters(target: Any, nodes: list[Any]) -> list[str]:
     """Names of the target's parameters that require grad but feed no node of the graph."""
     if not isinstance(target, torch.nn.Module):
         return []

@@ -5,7 +5,7 @@ import os
 import sys
 import sysconfig
 from types import FrameType
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import NamedTuple
 
 import torch
 
@@ -32,9 +32,9 @@ class Location(NamedTuple):
     path: str
     line: int
     module: str  # the innermost nn.Module running at the time ("" outside any module)
-    built: Optional[Site] = None  # where that module was built, when the diagnoser saw it built
+    built: Site | None = None  # where that module was built, when the diagnoser saw it built
     inplace_class: str = ""  # that module's class ("nn.ReLU"), when torch's and made with inplace=True
-    callers: Tuple[Site, ...] = ()  # for a write: the user's frames that called this line, innermost first
+    callers: tuple[Site, ...] = ()  # for a write: the user's frames that called this line, innermost first
 
     @property
     def code(self) -> str:
@@ -62,7 +62,7 @@ def display_path(path: str) -> str:
     return os.path.relpath(absolute, max(holding, key=len)) if holding else path
 
 
-_INTERNAL: Dict[str, bool] = {}  # filename -> is_internal (cached: asked at every saved tensor)
+_INTERNAL: dict[str, bool] = {}  # filename -> is_internal (cached: asked at every saved tensor)
 
 
 def is_internal(filename: str) -> bool:
@@ -70,15 +70,20 @@ def is_internal(filename: str) -> bool:
     if filename not in _INTERNAL:
         absolute = os.path.abspath(filename)
         standard = absolute.startswith(_STDLIB_DIR) and not any(
-            part in ("site-packages", "dist-packages") for part in absolute.split(os.sep))
-        _INTERNAL[filename] = (filename.startswith(_TORCH_DIR) or filename.startswith("<frozen ")
-                               or absolute.startswith(_PACKAGE_DIR) or standard)
+            part in ("site-packages", "dist-packages") for part in absolute.split(os.sep)
+        )
+        _INTERNAL[filename] = (
+            filename.startswith(_TORCH_DIR)
+            or filename.startswith("<frozen ")
+            or absolute.startswith(_PACKAGE_DIR)
+            or standard
+        )
     return _INTERNAL[filename]
 
 
 def user_frame() -> Site:
     """(file, line) of the innermost Python frame outside torch and outside this package."""
-    frame: Optional[FrameType] = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         internal = _INTERNAL.get(filename)
@@ -93,12 +98,12 @@ def user_frame() -> Site:
 MAX_CALLERS = 8
 
 
-def user_callers() -> Tuple[Site, ...]:
+def user_callers() -> tuple[Site, ...]:
     """The user's frames that called the innermost one (``user_frame``), innermost first, up to
     the script's own line (or the line that handed a function to the diagnoser): torch's and
     Python's own frames are skipped, and the walk ends at the diagnoser's frame below the program."""
-    frame: Optional[FrameType] = sys._getframe(1)
-    found: List[Site] = []
+    frame: FrameType | None = sys._getframe(1)
+    found: list[Site] = []
     while frame is not None and len(found) <= MAX_CALLERS:
         filename = frame.f_code.co_filename
         internal = _INTERNAL.get(filename)

@@ -1,18 +1,18 @@
 """Memory: which bytes of which storage a tensor covers, and whether two tensors share any."""
 
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple
+from typing import Any, Optional
 
 import torch
 
 from . import torch_private
 
 
-def tensors_in(value: Any) -> List[torch.Tensor]:
+def tensors_in(value: Any) -> list[torch.Tensor]:
     """Every tensor in value (nested tuples, lists and dicts), in order."""
     if isinstance(value, torch.Tensor):
         return [value]
-    found: List[torch.Tensor] = []
+    found: list[torch.Tensor] = []
     for item in value.values() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ():
         if isinstance(item, torch.Tensor):
             found.append(item)
@@ -40,21 +40,33 @@ class Memory:
                 return None
             size = t.element_size()
             if t.numel() == 0:  # no bytes, but a version counter: its storage, told apart by identity
-                return cls(-torch_private.storage_identity(t), 0, tuple(t.shape), tuple(s * size for s in t.stride()),
-                           size, str(t.device))
-            return cls(torch_private.storage_address(t), int(t.storage_offset()) * size, tuple(t.shape),
-                       tuple(s * size for s in t.stride()), size, str(t.device))
+                return cls(
+                    -torch_private.storage_identity(t),
+                    0,
+                    tuple(t.shape),
+                    tuple(s * size for s in t.stride()),
+                    size,
+                    str(t.device),
+                )
+            return cls(
+                torch_private.storage_address(t),
+                int(t.storage_offset()) * size,
+                tuple(t.shape),
+                tuple(s * size for s in t.stride()),
+                size,
+                str(t.device),
+            )
         except (RuntimeError, NotImplementedError):
             return None
 
     @property
-    def key(self) -> Tuple[str, int]:
+    def key(self) -> tuple[str, int]:
         """Which storage: two tensors can share bytes only if their keys are equal."""
         return self.device, self.storage
 
     @property
     def end(self) -> int:
-        return self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides)) + self.itemsize
+        return self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides, strict=False)) + self.itemsize
 
     def overlaps(self, other: "Memory") -> bool:
         if self.key != other.key:
@@ -89,7 +101,7 @@ def _numel(shape: tuple) -> int:
     return n
 
 
-def alias_of(t: torch.Tensor) -> Optional[tuple]:
+def alias_of(t: torch.Tensor) -> tuple | None:
     """Identifies a tensor by its memory and layout, whichever Python object wraps it."""
     try:
         return torch_private.data_address(t), t.shape, t.stride()

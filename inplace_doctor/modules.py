@@ -11,7 +11,7 @@ inside an ``nn.Sequential``) the write happens inside torch, so the line to chan
 import sys
 import weakref
 from types import FrameType
-from typing import Any, List, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 import torch
 
@@ -28,9 +28,9 @@ class Running(NamedTuple):
 
 class ModuleTracker:
     def __init__(self, target: Any = None):
-        self.names: "weakref.WeakKeyDictionary[torch.nn.Module, str]" = weakref.WeakKeyDictionary()
-        self.built: "weakref.WeakKeyDictionary[torch.nn.Module, Site]" = weakref.WeakKeyDictionary()
-        self.running: List[Running] = []
+        self.names: weakref.WeakKeyDictionary[torch.nn.Module, str] = weakref.WeakKeyDictionary()
+        self.built: weakref.WeakKeyDictionary[torch.nn.Module, Site] = weakref.WeakKeyDictionary()
+        self.running: list[Running] = []
         if isinstance(target, torch.nn.Module):
             self._name_tree(target, type(target).__name__, prefix="")
         self._handles: list = []
@@ -81,8 +81,10 @@ class ModuleTracker:
 
     def install(self) -> None:
         hooks = torch.nn.modules.module
-        self._handles = [hooks.register_module_forward_pre_hook(self._enter),
-                         hooks.register_module_forward_hook(self._leave, always_call=True)]
+        self._handles = [
+            hooks.register_module_forward_pre_hook(self._enter),
+            hooks.register_module_forward_hook(self._leave, always_call=True),
+        ]
         original = self._init = torch.nn.Module.__init__
         built = self.built
 
@@ -107,8 +109,10 @@ class ModuleTracker:
 def _building_line(module: torch.nn.Module) -> Site:
     """The user's line that built the module: the innermost frame outside torch, this package
     and the module's own ``__init__`` chain (a user's subclass calls ``super().__init__()``)."""
-    frame: Optional[FrameType] = sys._getframe(2)
-    while frame is not None and (is_internal(frame.f_code.co_filename)
-                                 or (frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module)):
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None and (
+        is_internal(frame.f_code.co_filename)
+        or (frame.f_code.co_name == "__init__" and frame.f_locals.get("self") is module)
+    ):
         frame = frame.f_back
     return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else user_frame()

@@ -14,22 +14,25 @@ without it, and computes what it would have computed.
 import bisect
 import contextlib
 import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any
 
 import torch
 
 from . import torch_private
 from .aliases import AliasWatch
 from .digest import digest, nbytes
+from .failure import DiagnoserFailure, guarded
 from .location import Location, Site, user_callers, user_frame
 from .memory import Memory, alias_of, tensors_in
-from .failure import DiagnoserFailure, guarded
 from .modules import ModuleTracker
 
 VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
-DETACHED_ERROR = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
-                  "This is not supported, please use out-of-place `.detach()` instead")
+DETACHED_ERROR = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)
 
 
 @dataclass(eq=False)
@@ -39,11 +42,11 @@ class Op:
     index: int
     name: str  # e.g. "aten.add_.Tensor"; "Tensor.detach_" and "Tensor.numpy" for the pseudo-ops
     sequence_nr: int  # autograd's next sequence number: ties backward nodes to the op creating them
-    writes: List[Memory]  # Memory the op writes (empty for out-of-place ops)
+    writes: list[Memory]  # Memory the op writes (empty for out-of-place ops)
     # Recorded only where needed (see Recorder.__torch_dispatch__):
-    location: Optional[Location] = None
-    inputs: Dict[Any, int] = field(default_factory=dict)  # alias -> version, for the tensors the op reads
-    outputs: Dict[Any, int] = field(default_factory=dict)  # alias -> version, once the op has returned
+    location: Location | None = None
+    inputs: dict[Any, int] = field(default_factory=dict)  # alias -> version, for the tensors the op reads
+    outputs: dict[Any, int] = field(default_factory=dict)  # alias -> version, once the op has returned
     target: Any = None  # Tensor.detach_: a weak reference to the detached tensor
     grad_mode: bool = True  # grad mode was on when it ran (off: torch.no_grad(), an update of values)
 
@@ -54,15 +57,15 @@ class SavedRecord:
 
     tensor: torch.Tensor  # a detached alias: same memory and version counter, no reference cycle
     version: int  # the version at save time (what PyTorch's check compares with)
-    location: Optional[Location]
-    after_op: Optional[int] = None  # the op that saved it is ops[after_op - 1]: writes from there on count
-    digest: Optional[torch.Tensor] = None  # of the values as that op left them (digest.py)
-    memory: Optional[Memory] = None  # the bytes it covered when saved
+    location: Location | None
+    after_op: int | None = None  # the op that saved it is ops[after_op - 1]: writes from there on count
+    digest: torch.Tensor | None = None  # of the values as that op left them (digest.py)
+    memory: Memory | None = None  # the bytes it covered when saved
     # For a saved *input* PyTorch keeps the tensor itself, not an alias: it then reads whatever
     # that tensor holds at backward (after ``x.data = y`` too), and refuses one detached in place.
-    original: Optional[Callable[[], Optional[torch.Tensor]]] = None  # a weak reference to it
+    original: Callable[[], torch.Tensor | None] | None = None  # a weak reference to it
     had_grad_fn: bool = False  # that input had a grad_fn when saved (detaching it breaks backward)
-    changed_after: Optional[Site] = None  # the line after which its values differed from the digest (aliases.py)
+    changed_after: Site | None = None  # the line after which its values differed from the digest (aliases.py)
 
     def read_by_backward(self) -> torch.Tensor:
         """The tensor backward gets from this slot: the input itself while it lives, else the alias."""
@@ -70,7 +73,7 @@ class SavedRecord:
         return original if original is not None else self.tensor
 
 
-_OP_FACTS: Dict[Any, Tuple[str, Tuple[Tuple[int, str], ...], bool]] = {}  # see Recorder._op_facts
+_OP_FACTS: dict[Any, tuple[str, tuple[tuple[int, str], ...], bool]] = {}  # see Recorder._op_facts
 
 
 class InplaceError(RuntimeError):
@@ -86,24 +89,24 @@ class Recorder(torch_private.DispatchMode):
         super().__init__()
         # Only the ops the matching reads are kept: writes, pseudo-ops, and the ops that may save
         # outside our pack hook (see others_may_save). Every op still takes an index.
-        self.ops: List[Op] = []
+        self.ops: list[Op] = []
         self.next_index = 0  # the index the next op takes
         self.writes = 0  # ops that wrote a tensor argument, so far
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
-        self.numpy_views: List[Op] = []  # where NumPy arrays were made of tensors' memory
+        self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
         self.paused = False  # inside backward: pass ops through, keep records light
-        self.unresolved: Optional[Tuple[Op, List[torch.Tensor]]] = None  # outputs' versions, read at the next op
-        self.unsettled: List[SavedRecord] = []  # saved inputs of the op about to run: settled once it has run
-        self.records: "weakref.WeakSet[SavedRecord]" = weakref.WeakSet()  # those still held by a graph
-        self.failed: List[SavedRecord] = []  # slots our unpack hook refused, in the order it met them
+        self.unresolved: tuple[Op, list[torch.Tensor]] | None = None  # outputs' versions, read at the next op
+        self.unsettled: list[SavedRecord] = []  # saved inputs of the op about to run: settled once it has run
+        self.records: weakref.WeakSet[SavedRecord] = weakref.WeakSet()  # those still held by a graph
+        self.failed: list[SavedRecord] = []  # slots our unpack hook refused, in the order it met them
         # Writes to views, (op, weak reference to the view): a later "view and its base modified"
         # error is tied to its write by asking the view itself (session.view_error_write).
-        self.views_written: Optional[List[Tuple[Op, Any]]] = []
+        self.views_written: list[tuple[Op, Any]] | None = []
         self.aliases = AliasWatch(lambda: list(self.records))
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
 
-    def _new_op(self, name: str, writes: List[Memory], **details: Any) -> Op:
+    def _new_op(self, name: str, writes: list[Memory], **details: Any) -> Op:
         self.last_sequence_nr = torch_private.sequence_nr()
         op = Op(self.next_index, name, self.last_sequence_nr, writes, **details)
         self.next_index += 1
@@ -111,7 +114,7 @@ class Recorder(torch_private.DispatchMode):
 
     # ---- the dispatch mode: every aten op
 
-    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs = kwargs or {}
         # Only func(...) is the program's: an error anywhere else is the diagnoser's own (failure.py).
         try:
@@ -141,24 +144,30 @@ class Recorder(torch_private.DispatchMode):
             raise DiagnoserFailure(error, f"recording {func}") from error
         return out
 
-    def _before_op(self, name: str, written_arguments: Tuple[Tuple[int, str], ...], foreach: bool, args: tuple,
-                   kwargs: dict) -> Tuple[List[torch.Tensor], bool, Optional[Op], List[int]]:
+    def _before_op(
+        self, name: str, written_arguments: tuple[tuple[int, str], ...], foreach: bool, args: tuple, kwargs: dict
+    ) -> tuple[list[torch.Tensor], bool, Op | None, list[int]]:
         if self.unresolved is not None:
             self.resolve_outputs()
         written = list(_written(written_arguments, args, kwargs)) if written_arguments else []
         # The line, and the versions of what the op reads and returns, are needed for writes and
         # to place tensors saved outside our pack hook. Other ops only take an index, for speed.
         detailed = bool(written) or self.others_may_save()
-        op: Optional[Op] = None
+        op: Op | None = None
         if detailed:
             self.writes += bool(written)
             location = self.location()
             if written:
                 location = location._replace(callers=user_callers())
-            op = self._new_op(name, [m for t in written if (m := Memory.of(t)) is not None], location=location,
-                              grad_mode=torch.is_grad_enabled(),
-                              inputs={a: torch_private.version(t) for t in tensors_in((args, kwargs))
-                                      if (a := alias_of(t)) is not None})
+            op = self._new_op(
+                name,
+                [m for t in written if (m := Memory.of(t)) is not None],
+                location=location,
+                grad_mode=torch.is_grad_enabled(),
+                inputs={
+                    a: torch_private.version(t) for t in tensors_in((args, kwargs)) if (a := alias_of(t)) is not None
+                },
+            )
             self.ops.append(op)
             if written and self.views_written is not None:
                 self.views_written.extend((op, weakref.ref(t)) for t in written if torch_private.is_view(t))
@@ -169,7 +178,7 @@ class Recorder(torch_private.DispatchMode):
         return written, detailed, op, before
 
     @staticmethod
-    def _op_facts(func: Any) -> Tuple[str, Tuple[Tuple[int, str], ...], bool]:
+    def _op_facts(func: Any) -> tuple[str, tuple[tuple[int, str], ...], bool]:
         """(name, written arguments, is an in-place foreach op) of an aten op, read once per process."""
         known = _OP_FACTS.get(func)
         if known is None:
@@ -264,7 +273,8 @@ class Recorder(torch_private.DispatchMode):
             raise InplaceError(
                 f"{VERSION_ERROR}: [{record.tensor.type()} {list(record.tensor.shape)}] is at "
                 f"version {now}; expected version {record.version} instead "
-                "(checked by inplace_doctor's unpack hook)")
+                "(checked by inplace_doctor's unpack hook)"
+            )
         tensor = record.read_by_backward()
         if record.had_grad_fn and tensor is not record.tensor and tensor.grad_fn is None:
             self.failed.append(record)
@@ -306,13 +316,13 @@ class Recorder(torch_private.DispatchMode):
         return sum(nbytes(r.digest) for r in list(self.records))
 
 
-def _restore_foreach_bumps(written: List[torch.Tensor], before: List[int]) -> None:
+def _restore_foreach_bumps(written: list[torch.Tensor], before: list[int]) -> None:
     # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the
     # CUDA default) leave version counters alone; without a mode they bump each tensor of the
     # list once. Bump them ourselves, so that the program behaves, and PyTorch's check catches
     # what it catches, as without the diagnoser. If the op did bump them (a later torch), nothing
     # is added.
-    if all(torch_private.version(t) == v for t, v in zip(written, before)):
+    if all(torch_private.version(t) == v for t, v in zip(written, before, strict=False)):
         for t in written:
             torch_private.bump_version(t)
 

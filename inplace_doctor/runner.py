@@ -30,15 +30,16 @@ import sys
 import threading
 import traceback
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any
 
 import torch
 
 from .diagnoser import Report, report_of
+from .failure import DiagnoserFailure
 from .location import display_path, is_internal
 from .memory import tensors_in
-from .failure import DiagnoserFailure
 from .session import BackwardPass, Session, is_inplace_error, is_refused_write
 
 PROG = "python -m inplace_doctor"
@@ -58,14 +59,14 @@ class StopScript(BaseException):
 @dataclass
 class Options:
     path: str
-    args: List[str]
-    steps: Optional[int]  # backward passes to run; None: to the end
+    args: list[str]
+    steps: int | None  # backward passes to run; None: to the end
     until_finding: bool = False  # stop at the first backward with a finding (the default)
 
 
 def parse(argv: Sequence[str], prog: str = PROG) -> Options:
     """The options of the command line; UsageError for bad input."""
-    steps: Optional[int] = DEFAULT_CAP
+    steps: int | None = DEFAULT_CAP
     until_finding = True
     argv = list(argv)
     while argv and argv[0].startswith("-"):
@@ -109,12 +110,12 @@ def compiled(options: Options) -> types.CodeType:
 class Outcome:
     report: Report
     status: int  # the exit status
-    failure: Optional[str] = None  # how the script failed, when it did with an error of its own
-    namespace: Dict[str, Any] = field(default_factory=dict)  # the script's global variables, as it left them
-    internal: Optional[str] = None  # the diagnoser's own failure, when it failed (the script was stopped)
+    failure: str | None = None  # how the script failed, when it did with an error of its own
+    namespace: dict[str, Any] = field(default_factory=dict)  # the script's global variables, as it left them
+    internal: str | None = None  # the diagnoser's own failure, when it failed (the script was stopped)
 
 
-def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outcome:
+def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
     """Run the script under a session, as ``__main__``; restores sys.argv, sys.path and __main__."""
     path = os.path.abspath(options.path)
     code = compiled(options) if code is None else code
@@ -138,7 +139,7 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     sys.argv = [options.path, *options.args]
     sys.path.insert(0, os.path.dirname(path))
     sys.modules["__main__"] = module
-    failure: Optional[BaseException] = None
+    failure: BaseException | None = None
     stopped = False
     restore_sigterm = _stop_on_sigterm() if rank_of_world() is not None else None
     try:
@@ -173,15 +174,16 @@ def run_script(options: Options, code: Optional[types.CodeType] = None) -> Outco
     status = 1 if report.findings or report.raised else 0
     raising = next((p for p in report.passes if p.raised), None)
     if raising is not None and failure is not session.error and not stopped:
-        report.notes.append(f"PyTorch raised its in-place error at backward {raising.number}, and the script "
-                            "caught it and went on")
+        report.notes.append(
+            f"PyTorch raised its in-place error at backward {raising.number}, and the script caught it and went on"
+        )
     if failure is None:
         return Outcome(report, status, None, module.__dict__)
     status, failure_line = _judge_failure(failure, session, report, options.path)
     return Outcome(report, status, failure_line, module.__dict__)
 
 
-def rank_of_world() -> "Optional[tuple[int, int]]":
+def rank_of_world() -> "tuple[int, int] | None":
     """(rank, world size) of a process torchrun started for a world of several; None otherwise."""
     try:
         rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -190,7 +192,7 @@ def rank_of_world() -> "Optional[tuple[int, int]]":
     return (rank, world) if world > 1 else None
 
 
-def _stop_on_sigterm() -> Optional[Any]:
+def _stop_on_sigterm() -> Any | None:
     """Under torchrun, a rank that ends with a non-zero status (a finding) makes torchrun send
     SIGTERM to the others: each stops where it is, as at its last backward, and still reports."""
     if threading.current_thread() is not threading.main_thread():
@@ -203,32 +205,44 @@ def _stop_on_sigterm() -> Optional[Any]:
     return lambda: signal.signal(signal.SIGTERM, previous)
 
 
-def _steps(passes: List[BackwardPass]) -> List[BackwardPass]:
+def _steps(passes: list[BackwardPass]) -> list[BackwardPass]:
     """The backward passes that count as training steps: not a gradient made part of a larger
     graph (``create_graph=True``: a gradient penalty, an inner loop), which the step goes on after."""
     return [p for p in passes if p.number is not None and not p.create_graph]
 
 
-def _note_how_it_ended(report: Report, options: Options, namespace: Dict[str, Any], stopped: bool,
-                       ended_well: bool) -> None:
+def _note_how_it_ended(
+    report: Report, options: Options, namespace: dict[str, Any], stopped: bool, ended_well: bool
+) -> None:
     script = display_path(options.path)
     steps = _steps(report.passes)
     if stopped:
-        why = ("at the first backward with a finding" if options.until_finding and report.findings else
-               f"after backward {len(steps)}" + (" (the default cap; --steps N or --steps all runs on)"
-                                                  if options.until_finding else ""))
+        why = (
+            "at the first backward with a finding"
+            if options.until_finding and report.findings
+            else f"after backward {len(steps)}"
+            + (" (the default cap; --steps N or --steps all runs on)" if options.until_finding else "")
+        )
         report.notes.append(f"stopped {script} {why}")
     elif not steps and ended_well:
-        held = [name for name, value in namespace.items() if not name.startswith("__")
-                and isinstance(value, torch.Tensor) and value.grad_fn is not None]
+        held = [
+            name
+            for name, value in namespace.items()
+            if not name.startswith("__") and isinstance(value, torch.Tensor) and value.grad_fn is not None
+        ]
         shown = ", ".join(held[:6]) + (", ..." if len(held) > 6 else "")
-        report.notes.append(f"{script} ended before any backward; " + (
-            f"examined the graphs of the tensors its global variables hold ({shown}) as if backward were about "
-            "to run from them" if report.passes else
-            "none of its global variables holds a tensor with a graph, so there was nothing to examine"))
+        report.notes.append(
+            f"{script} ended before any backward; "
+            + (
+                f"examined the graphs of the tensors its global variables hold ({shown}) as if backward were about "
+                "to run from them"
+                if report.passes
+                else "none of its global variables holds a tensor with a graph, so there was nothing to examine"
+            )
+        )
 
 
-def _judge_failure(failure: BaseException, session: Session, report: Report, path: str) -> "tuple[int, Optional[str]]":
+def _judge_failure(failure: BaseException, session: Session, report: Report, path: str) -> "tuple[int, str | None]":
     """(exit status, the error line to print or None) for a script that failed."""
     script = display_path(path)
     if is_inplace_error(failure, session):
@@ -242,23 +256,31 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
             report.refused.append(
                 f"PyTorch refused an in-place write at {where}: {text}\n"
                 "  fix:        write out of place (x = x + 1, x = x.relu()), or, to change a parameter, "
-                "inside torch.no_grad()")
+                "inside torch.no_grad()"
+            )
             return 1, None
-        line = f"{script} raised {type(failure).__name__}" + (f": {text}" if text else "") + \
-            (f" ({where})" if where else "")
+        line = (
+            f"{script} raised {type(failure).__name__}"
+            + (f": {text}" if text else "")
+            + (f" ({where})" if where else "")
+        )
     if is_inplace_error(failure):  # PyTorch's words, but no record of ours explains it
-        report.notes.append(f"{line}: PyTorch's in-place error, where no backward the diagnoser examined "
-                            "explains it")
+        report.notes.append(f"{line}: PyTorch's in-place error, where no backward the diagnoser examined explains it")
         return 1, None
     if "saved tensor hooks" in str(failure):
-        line += ("; the diagnoser records saved tensors through saved-tensor hooks, which this refuses "
-                 "(torch.func transforms do): diagnose the part of the program without it")
+        line += (
+            "; the diagnoser records saved tensors through saved-tensor hooks, which this refuses "
+            "(torch.func transforms do): diagnose the part of the program without it"
+        )
     if report.findings:
         report.notes.append(f"then {line}")
         return 1, None
     if not _steps(report.passes):
-        line = line.replace(" raised ", " failed before its first backward: ", 1) if " raised " in line \
+        line = (
+            line.replace(" raised ", " failed before its first backward: ", 1)
+            if " raised " in line
             else f"{line} before its first backward"
+        )
     return 2, line
 
 
@@ -268,7 +290,7 @@ def _where(error: BaseException) -> str:
     return f"{display_path(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
 
 
-def _left_tensors(namespace: Dict[str, Any]) -> List[torch.Tensor]:
+def _left_tensors(namespace: dict[str, Any]) -> list[torch.Tensor]:
     """The tensors with a graph among a finished script's global variables (and their tuples,
     lists and dicts), each once."""
     seen, found = set(), []
@@ -294,7 +316,7 @@ def names(prog: str) -> "tuple[str, str]":
     return short, long
 
 
-def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     """The command: parse, run the script, print the report; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     short, long = names(prog)
@@ -305,10 +327,15 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = PROG) -> int:
     try:
         options = parse(argv, prog)
         code = compiled(options)
-        until = ("to its end" if options.steps is None else
-                 f"until a backward raises or has a finding (at most {options.steps} backward passes)"
-                 if options.until_finding else "until its first backward" if options.steps == 1
-                 else f"for {options.steps} backward passes")
+        until = (
+            "to its end"
+            if options.steps is None
+            else f"until a backward raises or has a finding (at most {options.steps} backward passes)"
+            if options.until_finding
+            else "until its first backward"
+            if options.steps == 1
+            else f"for {options.steps} backward passes"
+        )
         print(f"{long}: running {display_path(options.path)} {until}", flush=True)
         outcome = run_script(options, code)
     except UsageError as error:

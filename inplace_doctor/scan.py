@@ -4,9 +4,9 @@ import ast
 import inspect
 import os
 import types
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, List, Set, Tuple, Union
 
 from .location import display_path
 
@@ -22,8 +22,8 @@ class Candidate:
         return f"{display_path(self.path)}:{self.line}: {self.kind}: {self.code}"
 
 
-Source = Union[str, "os.PathLike[str]", types.ModuleType]
-Sources = Union[Source, List[Source], Tuple[Source, ...], Set[Source]]
+Source = str | os.PathLike[str] | types.ModuleType
+Sources = Source | list[Source] | tuple[Source, ...] | set[Source]
 
 
 def _is_inplace_name(name):
@@ -48,8 +48,9 @@ class _Scanner(ast.NodeVisitor):
             through_data = isinstance(func, ast.Attribute) and _is_data(func.value)
             self.add(node, f"write through .data ({name})" if through_data else f"in-place call {name}")
         for keyword in node.keywords:
-            if keyword.arg == "inplace" and not (isinstance(keyword.value, ast.Constant)
-                                                 and keyword.value.value is False):
+            if keyword.arg == "inplace" and not (
+                isinstance(keyword.value, ast.Constant) and keyword.value.value is False
+            ):
                 self.add(node, "inplace= argument")
             elif keyword.arg == "out":
                 self.add(node, "out= argument")
@@ -84,8 +85,9 @@ class _Scanner(ast.NodeVisitor):
 
 
 def _source_files(paths_or_module: Sources) -> Iterator[Path]:
-    items: List[Source] = list(paths_or_module) if isinstance(paths_or_module, (list, tuple, set)) \
-        else [paths_or_module]
+    items: list[Source] = (
+        list(paths_or_module) if isinstance(paths_or_module, (list, tuple, set)) else [paths_or_module]
+    )
     for item in items:
         if isinstance(item, types.ModuleType):
             source = inspect.getsourcefile(item)
@@ -100,7 +102,7 @@ def _source_files(paths_or_module: Sources) -> Iterator[Path]:
             raise FileNotFoundError(f"no such file or directory: {item}")
 
 
-def find_inplace_calls(paths_or_module: Sources) -> List[Candidate]:
+def find_inplace_calls(paths_or_module: Sources) -> list[Candidate]:
     """Candidate in-place writes in Python source (files, directories or modules), by line.
 
     Lists calls of ``_``-suffixed methods and functions, augmented assignments, writes through
@@ -108,7 +110,7 @@ def find_inplace_calls(paths_or_module: Sources) -> List[Candidate]:
     so it cannot know types or whether a backward node saved the overwritten tensor: it lists
     safe and harmful writes alike (use ``diagnose`` to tell them apart).
     """
-    found: List[Candidate] = []
+    found: list[Candidate] = []
     for path in _source_files(paths_or_module):
         source = path.read_text(encoding="utf-8")
         scanner = _Scanner(str(path), source.splitlines())

@@ -8,7 +8,7 @@ Each part runs a small program under one of the three tools (the command, ``watc
 import contextlib
 import os
 import tempfile
-from typing import Callable, List, Tuple
+from collections.abc import Callable
 
 import torch
 import torch.nn as nn
@@ -30,17 +30,21 @@ loss.backward()
 """
 
 
-def command_names_the_line_that_built_the_module() -> Tuple[bool, str]:
+def command_names_the_line_that_built_the_module() -> tuple[bool, str]:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "gated_mlp.py")
         with open(path, "w", encoding="utf-8") as file:
             file.write(GATED_MLP)
         outcome = run_script(Options(path, [], steps=1))
     findings = outcome.report.findings
-    built = [f.write.location.built.line for f in findings
-             if f.write is not None and f.write.location is not None and f.write.location.built is not None]
-    holds = outcome.status == 1 and [(f.node, f.check) for f in findings] == [("SigmoidBackward0", RAISES)] \
-        and built == [5]
+    built = [
+        f.write.location.built.line
+        for f in findings
+        if f.write is not None and f.write.location is not None and f.write.location.built is not None
+    ]
+    holds = (
+        outcome.status == 1 and [(f.node, f.check) for f in findings] == [("SigmoidBackward0", RAISES)] and built == [5]
+    )
     return holds, f"the command: exit status {outcome.status}, {outcome.report.summary()}, built at line(s) {built}"
 
 
@@ -55,7 +59,7 @@ def _rnn_loop(offload: bool) -> None:
     loss.backward()
 
 
-def watch_finds_a_state_written_in_place() -> Tuple[bool, str]:
+def watch_finds_a_state_written_in_place() -> tuple[bool, str]:
     raised = None
     try:
         with watch(quiet=True):
@@ -66,11 +70,13 @@ def watch_finds_a_state_written_in_place() -> Tuple[bool, str]:
         _rnn_loop(offload=True)
     checks = {f.check for f in offloaded.report.findings}
     holds = raised is not None and "overwrote" in str(raised) and checks == {HOOKS_SKIP_CHECK}
-    return holds, (f"watch(): the loop raised with the finding {raised is not None and 'overwrote' in str(raised)}; "
-                   f"under save_on_cpu {offloaded.report.summary()}")
+    return holds, (
+        f"watch(): the loop raised with the finding {raised is not None and 'overwrote' in str(raised)}; "
+        f"under save_on_cpu {offloaded.report.summary()}"
+    )
 
 
-def _expect(name: str, program: Callable[[], None], check: str) -> Tuple[bool, str]:
+def _expect(name: str, program: Callable[[], None], check: str) -> tuple[bool, str]:
     report = diagnose(program)
     holds = check in {f.check for f in report.findings} and report.raised is not None
     return holds, f"{name}: {report.summary()}"
@@ -101,7 +107,7 @@ def _step_between_two_backward() -> None:
     out.abs().mean().backward()
 
 
-def on_what_users_write() -> List[Tuple[bool, str]]:
+def on_what_users_write() -> list[tuple[bool, str]]:
     """(holds, what it saw) for each part."""
     return [
         command_names_the_line_that_built_the_module(),

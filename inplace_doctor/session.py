@@ -19,20 +19,20 @@ checkpoint recomputing its block) is the outer one's business and is not examine
 """
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any
 
 import torch
 from torch.autograd.graph import saved_tensors_hooks
 
 from . import torch_private
+from .failure import guarded
 from .findings import RAISING, VIEW_MODIFIED, Finding, WriteLog, match, match_all
 from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
 from .location import Site, is_internal, user_frame
-from .memory import Memory
-from .memory import tensors_in
+from .memory import Memory, tensors_in
 from .modules import ModuleTracker
-from .failure import guarded
 from .recorder import VERSION_ERROR, Recorder
 
 # PyTorch's refusals of an in-place op at the op itself, before any backward. These are raised
@@ -46,7 +46,7 @@ REFUSALS = (
 )
 
 
-def is_inplace_error(error: BaseException, session: "Optional[Session]" = None) -> bool:
+def is_inplace_error(error: BaseException, session: "Session | None" = None) -> bool:
     """Is this PyTorch's error about a saved tensor overwritten or detached in place, or about a
     view whose base was modified in place?
 
@@ -61,8 +61,11 @@ def is_inplace_error(error: BaseException, session: "Optional[Session]" = None) 
     if session is not None:
         return error is session.error or any(error is e for e, _ in session.view_errors)
     text = str(error)
-    return VERSION_ERROR in text or "has been detached in-place" in text or \
-        ("its base or another view of its base has been modified inplace" in text)
+    return (
+        VERSION_ERROR in text
+        or "has been detached in-place" in text
+        or ("its base or another view of its base has been modified inplace" in text)
+    )
 
 
 def is_refused_write(error: BaseException) -> bool:
@@ -77,15 +80,15 @@ def is_refused_write(error: BaseException) -> bool:
 class BackwardPass:
     """One examination: a backward about to run, or the outputs of a program that ran none."""
 
-    number: Optional[int]  # 1, 2, ... for backward passes; None for outputs examined after the program
-    call: Optional[Site]  # the line that called backward
+    number: int | None  # 1, 2, ... for backward passes; None for outputs examined after the program
+    call: Site | None  # the line that called backward
     ops: int  # aten ops recorded since the previous pass
     writes: int  # of which in-place writes
     saved: int  # saved slots inspected
     nodes: int  # backward nodes that will run
-    findings: List[Finding] = field(default_factory=list)  # this pass's, before removing repeats
-    raised: Optional[str] = None  # the first line of the in-place error this backward raised
-    raised_by: Optional[Finding] = None  # the finding that explains it, when one does
+    findings: list[Finding] = field(default_factory=list)  # this pass's, before removing repeats
+    raised: str | None = None  # the first line of the in-place error this backward raised
+    raised_by: Finding | None = None  # the finding that explains it, when one does
     create_graph: bool = False  # a gradient that is part of a larger graph (a gradient penalty): not a step
 
 
@@ -93,19 +96,19 @@ class Session:
     def __init__(self, target: Any = None):
         self.modules = ModuleTracker(target)
         self.recorder = Recorder(self.modules)
-        self.passes: List[BackwardPass] = []
-        self.findings: Dict[tuple, Finding] = {}  # key -> the first finding of that bug
-        self.on_pass: Optional[Callable[[BackwardPass], None]] = None  # after each backward that returned
-        self.on_raise: Optional[Callable[[BackwardPass, BaseException], None]] = None  # after one that raised
-        self.error: Optional[BaseException] = None  # the in-place error a watched backward raised
-        self.view_errors: List[Tuple[BaseException, Finding]] = []  # "a view and its base modified", explained
+        self.passes: list[BackwardPass] = []
+        self.findings: dict[tuple, Finding] = {}  # key -> the first finding of that bug
+        self.on_pass: Callable[[BackwardPass], None] | None = None  # after each backward that returned
+        self.on_raise: Callable[[BackwardPass, BaseException], None] | None = None  # after one that raised
+        self.error: BaseException | None = None  # the in-place error a watched backward raised
+        self.view_errors: list[tuple[BaseException, Finding]] = []  # "a view and its base modified", explained
         self.last_nodes: list = []
         self._depth = 0
         self._active = False
         self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
-        self._patched: List[Tuple[Any, str, Any, bool]] = []
-        self._hooks: Optional[saved_tensors_hooks] = None
-        self._finding_of_record: Dict[int, Finding] = {}  # the last pass's, while its records live
+        self._patched: list[tuple[Any, str, Any, bool]] = []
+        self._hooks: saved_tensors_hooks | None = None
+        self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
 
     # ---- entering and leaving
 
@@ -173,9 +176,11 @@ class Session:
 
     # ---- backward
 
-    def _examined(self, original: Callable[..., Any],
-                  arguments: Callable[..., Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]]
-                  ) -> Callable[..., Any]:
+    def _examined(
+        self,
+        original: Callable[..., Any],
+        arguments: Callable[..., tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]],
+    ) -> Callable[..., Any]:
         session = self
 
         @functools.wraps(original)
@@ -207,8 +212,9 @@ class Session:
         return backward
 
     @guarded("examining the graph before a backward")
-    def examine(self, roots: Sequence[torch.Tensor], inputs: Optional[Sequence[torch.Tensor]] = None,
-                call: Optional[Site] = None) -> BackwardPass:
+    def examine(
+        self, roots: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor] | None = None, call: Site | None = None
+    ) -> BackwardPass:
         """Match every slot the nodes a backward from roots runs saved; note the new findings."""
         recorder = self.recorder
         recorder.resolve_outputs()
@@ -218,11 +224,11 @@ class Session:
             frames: set = set()
             slots = [slot for node in nodes for slot in _readable_slots(node, frames)]
             log = WriteLog(recorder)
-            matched = list(zip(slots, match_all(slots, log, recorder.next_index)))
+            matched = list(zip(slots, match_all(slots, log, recorder.next_index), strict=False))
         found = [f for _, f in matched if f is not None]
         number = len(self.passes) + 1 if call is not None else None
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
-        unique: Dict[tuple, Finding] = {}
+        unique: dict[tuple, Finding] = {}
         for finding in found:
             finding.backward = number
             first = unique.setdefault(finding.key, finding)
@@ -230,11 +236,13 @@ class Session:
                 first.repeats += 1
         found = list(unique.values())
         writing = recorder.writes - self._counted[1]
-        this_pass = BackwardPass(number, call, recorder.next_index - self._counted[0], writing, len(slots), len(nodes),
-                                 found)
+        this_pass = BackwardPass(
+            number, call, recorder.next_index - self._counted[0], writing, len(slots), len(nodes), found
+        )
         self._counted = (recorder.next_index, recorder.writes)
-        self._finding_of_record = {id(slot.record): unique[f.key] for slot, f in matched
-                                   if f is not None and slot.record is not None}
+        self._finding_of_record = {
+            id(slot.record): unique[f.key] for slot, f in matched if f is not None and slot.record is not None
+        }
         self.passes.append(this_pass)
         self.last_nodes = nodes
         for finding in found:
@@ -265,7 +273,7 @@ class Session:
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
 
     @guarded("explaining an error")
-    def explain_view_error(self, error: BaseException) -> Optional[Finding]:
+    def explain_view_error(self, error: BaseException) -> Finding | None:
         """The finding for PyTorch's "view and its base (or another view of it) modified inplace"
         error, raised at the use of a view after a write. The view is found by asking tensors
         for their gradient function, which raises that very error for it: first the views the
@@ -280,11 +288,23 @@ class Session:
                 continue
             if op is None:
                 memory = Memory.of(view)
-                writes = [o for o in self.recorder.ops if o.writes and memory is not None
-                          and any(m.key == memory.key for m in o.writes)]
+                writes = [
+                    o
+                    for o in self.recorder.ops
+                    if o.writes and memory is not None and any(m.key == memory.key for m in o.writes)
+                ]
                 op = writes[-1] if writes else None
-            finding = Finding(_view_node(str(error)), "a view", None, None, torch_private.version(view), op, [],
-                              VIEW_MODIFIED, backward=len(self.passes) + 1)
+            finding = Finding(
+                _view_node(str(error)),
+                "a view",
+                None,
+                None,
+                torch_private.version(view),
+                op,
+                [],
+                VIEW_MODIFIED,
+                backward=len(self.passes) + 1,
+            )
             self.findings.setdefault(finding.key, finding)
             self.view_errors.append((error, finding))
             return finding
@@ -298,14 +318,14 @@ class Session:
         return self.recorder.writes
 
     @property
-    def raised_by(self) -> Optional[Finding]:
+    def raised_by(self) -> Finding | None:
         return next((p.raised_by for p in reversed(self.passes) if p.raised is not None), None)
 
-    def unreached(self, target: Any) -> List[str]:
+    def unreached(self, target: Any) -> list[str]:
         return unreached_parameters(target, self.last_nodes)
 
 
-def _readable_slots(node: Any, frames: set) -> List[SavedSlot]:
+def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
     """The node's slots; none when its saved tensors were freed (a backward already ran it)."""
     try:
         return list(slots_of(node, frames))
@@ -313,16 +333,29 @@ def _readable_slots(node: Any, frames: set) -> List[SavedSlot]:
         return []
 
 
-def _backward_arguments(tensors: Any = None, grad_tensors: Any = None, retain_graph: Any = None,
-                        create_graph: bool = False, grad_variables: Any = None, inputs: Any = None,
-                        *rest: Any, **others: Any) -> Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]:
+def _backward_arguments(
+    tensors: Any = None,
+    grad_tensors: Any = None,
+    retain_graph: Any = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+    *rest: Any,
+    **others: Any,
+) -> tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]:
     """(roots, inputs, create_graph) of a call of ``torch.autograd.backward``."""
     return tensors_in(tensors), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
 
 
-def _grad_arguments(outputs: Any = None, inputs: Any = None, grad_outputs: Any = None, retain_graph: Any = None,
-                    create_graph: bool = False, *rest: Any,
-                    **others: Any) -> Tuple[List[torch.Tensor], Optional[List[torch.Tensor]], bool]:
+def _grad_arguments(
+    outputs: Any = None,
+    inputs: Any = None,
+    grad_outputs: Any = None,
+    retain_graph: Any = None,
+    create_graph: bool = False,
+    *rest: Any,
+    **others: Any,
+) -> tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]:
     """(roots, inputs, create_graph) of a call of ``torch.autograd.grad``."""
     return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
 
@@ -335,13 +368,13 @@ def _view_node(message: str) -> str:
 
 def _raises_the_same(view: torch.Tensor, error: BaseException) -> bool:
     try:
-        view.grad_fn
+        view.grad_fn  # noqa: B018 (reading it raises PyTorch's view error again, or not)
     except RuntimeError as again:
         return str(again) == str(error)
     return False
 
 
-def _tensors_of_frames(error: BaseException) -> List[torch.Tensor]:
+def _tensors_of_frames(error: BaseException) -> list[torch.Tensor]:
     """The tensors the user's frames of the error's traceback hold, innermost frame first."""
     frames = []
     tb = error.__traceback__
@@ -349,7 +382,7 @@ def _tensors_of_frames(error: BaseException) -> List[torch.Tensor]:
         if not is_internal(tb.tb_frame.f_code.co_filename):
             frames.append(tb.tb_frame)
         tb = tb.tb_next
-    found: List[torch.Tensor] = []
+    found: list[torch.Tensor] = []
     for frame in reversed(frames):
         for value in list(frame.f_locals.values()):
             if isinstance(value, (torch.Tensor, tuple, list, dict)):

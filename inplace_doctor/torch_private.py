@@ -15,7 +15,9 @@ lacks any of these APIs (``diagnose`` then fails when called, and the probes say
 """
 
 import importlib
-from typing import Any, Callable, ContextManager, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, NamedTuple
 
 import torch
 
@@ -63,7 +65,7 @@ def _missing_base(dotted: str) -> type:
 DispatchMode: type = _resolve(DISPATCH_MODE) or _missing_base(DISPATCH_MODE)
 
 
-def dispatch_disabled() -> ContextManager[None]:
+def dispatch_disabled() -> AbstractContextManager[None]:
     """A context in which ops bypass every entered dispatch mode (``torch._C._DisableTorchDispatch``)."""
     return torch._C._DisableTorchDispatch()
 
@@ -75,7 +77,7 @@ def is_innermost_dispatch_mode(mode: object) -> bool:
     return current is not None and current() is mode
 
 
-def written_arguments(op: Any) -> Tuple[Tuple[int, str], ...]:
+def written_arguments(op: Any) -> tuple[tuple[int, str], ...]:
     """((position, name), ...) of the arguments an aten op writes, ``Tensor(a!)`` in its schema.
 
     Relies on ``OpOverload._schema``: ``is_mutable`` and each argument's ``alias_info.is_write``.
@@ -83,8 +85,11 @@ def written_arguments(op: Any) -> Tuple[Tuple[int, str], ...]:
     schema = op._schema
     if not schema.is_mutable:
         return ()
-    return tuple((i, argument.name) for i, argument in enumerate(schema.arguments)
-                 if argument.alias_info is not None and argument.alias_info.is_write)
+    return tuple(
+        (i, argument.name)
+        for i, argument in enumerate(schema.arguments)
+        if argument.alias_info is not None and argument.alias_info.is_write
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,7 +167,7 @@ def node_sequence_nr(node: Any) -> int:
     return node._sequence_nr()
 
 
-def innermost_saved_tensors_hooks() -> Optional[Tuple[Callable[..., Any], Callable[..., Any]]]:
+def innermost_saved_tensors_hooks() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
     """(pack, unpack) of the innermost ``saved_tensors_hooks`` in force, or None outside any.
 
     Relies on ``torch._C._autograd._top_saved_tensors_default_hooks(ignore_is_tracing=False)``.
@@ -184,10 +189,10 @@ class RawSaved(NamedTuple):
     unpack_hook: object  # the unpack hook (None without hooks); never called here: it may run user code
 
 
-_RAW_NAMES: Dict[type, List[str]] = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
+_RAW_NAMES: dict[type, list[str]] = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
 
 
-def _raw_names(node: Any) -> List[str]:
+def _raw_names(node: Any) -> list[str]:
     kind = type(node)
     if kind not in _RAW_NAMES:
         _RAW_NAMES[kind] = [n for n in dir(node) if n.startswith("_raw_saved_")]
@@ -205,7 +210,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
     custom = is_custom_function_node(node)
     for raw_name in _raw_names(node):
         raws = getattr(node, raw_name)
-        unpacked_name = "saved_tensors" if custom else raw_name[len("_raw"):]
+        unpacked_name = "saved_tensors" if custom else raw_name[len("_raw") :]
         many = isinstance(raws, (tuple, list))
         for i, raw in enumerate(raws if many else [raws]):
             index = i if many else None
@@ -213,7 +218,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
             yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, raw.unpack_hook)
 
 
-def raw_saved_tensor(saved: Any) -> Tuple[object, bool, object]:
+def raw_saved_tensor(saved: Any) -> tuple[object, bool, object]:
     """``RawSaved`` fields (packed, hooked, unpack_hook) of one ``torch._C._autograd.SavedTensor``."""
     return saved.data, saved.unpack_hook is not None, saved.unpack_hook
 
@@ -229,28 +234,36 @@ def checkpoint_frame(unpack_hook: object) -> Any:
     variable of that unpack hook (``frame``), keeps what the recomputation starts from: the
     block's inputs, as ``SavedTensor`` objects in ``frame.saved_args``. Relies on those names.
     """
-    closure, names = getattr(unpack_hook, "__closure__", None), getattr(getattr(unpack_hook, "__code__", None),
-                                                                          "co_freevars", ())
+    closure, names = (
+        getattr(unpack_hook, "__closure__", None),
+        getattr(getattr(unpack_hook, "__code__", None), "co_freevars", ()),
+    )
     frame_type = _resolve(CHECKPOINT_FRAME)
-    for name, cell in zip(names, closure or ()):
+    for name, cell in zip(names, closure or (), strict=False):
         if name != "frame":
             continue
         try:
             frame = cell.cell_contents
         except ValueError:  # an empty cell
             return None
-        if frame_type is not None and isinstance(frame, frame_type) and isinstance(getattr(frame, "saved_args", None), list):
+        if (
+            frame_type is not None
+            and isinstance(frame, frame_type)
+            and isinstance(getattr(frame, "saved_args", None), list)
+        ):
             return frame
     return None
 
 
-def checkpoint_saved_inputs(frame: Any) -> List[Tuple[int, Any]]:
+def checkpoint_saved_inputs(frame: Any) -> list[tuple[int, Any]]:
     """[(index, SavedTensor)] of the tensors a checkpoint frame saved of its block's inputs."""
     saved_type = _resolve(SAVED_TENSOR)
-    return [(i, arg) for i, arg in enumerate(frame.saved_args) if saved_type is not None and isinstance(arg, saved_type)]
+    return [
+        (i, arg) for i, arg in enumerate(frame.saved_args) if saved_type is not None and isinstance(arg, saved_type)
+    ]
 
 
-def ctx_tensors(node: Any) -> List[Tuple[str, torch.Tensor]]:
+def ctx_tensors(node: Any) -> list[tuple[str, torch.Tensor]]:
     """(name, tensor) for each tensor a custom Function kept as a ctx attribute, ``ctx.name = t``.
 
     Relies on a custom Function's backward node being its ctx (``BackwardCFunction``), so that
@@ -261,7 +274,7 @@ def ctx_tensors(node: Any) -> List[Tuple[str, torch.Tensor]]:
     return [(name, value) for name, value in vars(node).items() if isinstance(value, torch.Tensor)]
 
 
-def accumulated_variable(node: Any) -> Optional[torch.Tensor]:
+def accumulated_variable(node: Any) -> torch.Tensor | None:
     """The leaf tensor an ``AccumulateGrad`` node accumulates into (its ``.variable``), else None."""
     return getattr(node, "variable", None)
 
@@ -269,15 +282,15 @@ def accumulated_variable(node: Any) -> Optional[torch.Tensor]:
 # --------------------------------------------------------------------------------------------
 # The probes
 
-Check = Callable[[], Tuple[bool, str]]
-PROBES: Dict[str, Tuple[str, Check]] = {}
+Check = Callable[[], tuple[bool, str]]
+PROBES: dict[str, tuple[str, Check]] = {}
 
 
-def _first_missing(names: Sequence[str]) -> Optional[str]:
+def _first_missing(names: Sequence[str]) -> str | None:
     return next((name for name in names if _resolve(name) is None), None)
 
 
-def _not_applicable(what: str) -> Tuple[bool, str]:
+def _not_applicable(what: str) -> tuple[bool, str]:
     return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
 
 
@@ -285,7 +298,7 @@ def _probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[
     """Register the decorated check as PROBES[name]; not applicable when a required API is missing."""
 
     def register(check: Check) -> Check:
-        def guarded() -> Tuple[bool, str]:
+        def guarded() -> tuple[bool, str]:
             missing = _first_missing(requires)
             return _not_applicable(missing) if missing else check()
 
@@ -305,19 +318,22 @@ def _recording_mode(read_sequence_nr: bool = False) -> Any:
     class Recording(DispatchMode):
         def __init__(self) -> None:
             super().__init__()
-            self.seen: List[Tuple[str, Optional[int]]] = []
+            self.seen: list[tuple[str, int | None]] = []
 
-        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
             self.seen.append((str(func), sequence_nr() if read_sequence_nr else None))
             return func(*args, **(kwargs or {}))
 
     return Recording()
 
 
-@_probe("diagnose-api:sequence-nr",
-        "torch._C._autograd._get_sequence_nr() is the number the next backward node takes, and creating "
-        "a node (whose _sequence_nr() is that number) moves it on by one.", requires=[SEQUENCE_NR])
-def _sequence_nr_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:sequence-nr",
+    "torch._C._autograd._get_sequence_nr() is the number the next backward node takes, and creating "
+    "a node (whose _sequence_nr() is that number) moves it on by one.",
+    requires=[SEQUENCE_NR],
+)
+def _sequence_nr_check() -> tuple[bool, str]:
     x = _leaf()
     before = sequence_nr()
     y = x.exp()
@@ -327,14 +343,19 @@ def _sequence_nr_check() -> Tuple[bool, str]:
     if not hasattr(node, "_sequence_nr"):
         return _not_applicable(f"{node.name()}._sequence_nr")
     taken = node_sequence_nr(node)
-    return taken == before and after == before + 1, \
-        f"next number {before} before exp, {after} after; ExpBackward0 took {taken}"
+    return (
+        taken == before and after == before + 1,
+        f"next number {before} before exp, {after} after; ExpBackward0 took {taken}",
+    )
 
 
-@_probe("diagnose-api:saved-tensor-hooks-stack",
-        "torch._C._autograd._top_saved_tensors_default_hooks(False) gives the (pack, unpack) pair of the "
-        "innermost saved_tensors_hooks in force, and None outside any.", requires=[HOOKS_STACK])
-def _hooks_stack_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:saved-tensor-hooks-stack",
+    "torch._C._autograd._top_saved_tensors_default_hooks(False) gives the (pack, unpack) pair of the "
+    "innermost saved_tensors_hooks in force, and None outside any.",
+    requires=[HOOKS_STACK],
+)
+def _hooks_stack_check() -> tuple[bool, str]:
     outer, inner = (lambda t: t, lambda t: t), (lambda t: t, lambda t: t)
     outside = innermost_saved_tensors_hooks()
     with torch.autograd.graph.saved_tensors_hooks(*outer):
@@ -342,14 +363,19 @@ def _hooks_stack_check() -> Tuple[bool, str]:
             nested = innermost_saved_tensors_hooks()
         single = innermost_saved_tensors_hooks()
     holds = outside is None and tuple(nested or ()) == inner and tuple(single or ()) == outer
-    return holds, (f"outside: {outside!r}; nested: the inner pair {tuple(nested or ()) == inner}; "
-                   f"one level: the outer pair {tuple(single or ()) == outer}")
+    return holds, (
+        f"outside: {outside!r}; nested: the inner pair {tuple(nested or ()) == inner}; "
+        f"one level: the outer pair {tuple(single or ()) == outer}"
+    )
 
 
-@_probe("diagnose-api:dispatch-mode",
-        "An entered torch.utils._python_dispatch.TorchDispatchMode sees every aten op, in-place ones "
-        "included, by its overload name such as aten.add_.Tensor.", requires=[DISPATCH_MODE])
-def _dispatch_mode_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:dispatch-mode",
+    "An entered torch.utils._python_dispatch.TorchDispatchMode sees every aten op, in-place ones "
+    "included, by its overload name such as aten.add_.Tensor.",
+    requires=[DISPATCH_MODE],
+)
+def _dispatch_mode_check() -> tuple[bool, str]:
     x = torch.ones(3)
     with _recording_mode() as mode:
         x.exp().add_(1.0)
@@ -357,10 +383,13 @@ def _dispatch_mode_check() -> Tuple[bool, str]:
     return names == ["aten.exp.default", "aten.add_.Tensor"], f"ops seen: {names}"
 
 
-@_probe("diagnose-api:dispatch-after-autograd",
-        "A dispatch mode sees an op after autograd created its backward node: the sequence number read "
-        "in __torch_dispatch__ is that node's _sequence_nr() plus one.", requires=[DISPATCH_MODE, SEQUENCE_NR])
-def _dispatch_after_autograd_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:dispatch-after-autograd",
+    "A dispatch mode sees an op after autograd created its backward node: the sequence number read "
+    "in __torch_dispatch__ is that node's _sequence_nr() plus one.",
+    requires=[DISPATCH_MODE, SEQUENCE_NR],
+)
+def _dispatch_after_autograd_check() -> tuple[bool, str]:
     x = _leaf()
     with _recording_mode(read_sequence_nr=True) as mode:
         y = x.exp()
@@ -369,11 +398,13 @@ def _dispatch_after_autograd_check() -> Tuple[bool, str]:
     return read == taken + 1, f"read in the mode: {read}; ExpBackward0 took {taken}"
 
 
-@_probe("diagnose-api:disable-dispatch",
-        "Ops run inside torch._C._DisableTorchDispatch() bypass an entered dispatch mode, so the "
-        "diagnoser's own detach and clone are not logged as the model's ops.",
-        requires=[DISPATCH_MODE, DISABLE_DISPATCH])
-def _disable_dispatch_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:disable-dispatch",
+    "Ops run inside torch._C._DisableTorchDispatch() bypass an entered dispatch mode, so the "
+    "diagnoser's own detach and clone are not logged as the model's ops.",
+    requires=[DISPATCH_MODE, DISABLE_DISPATCH],
+)
+def _disable_dispatch_check() -> tuple[bool, str]:
     x = torch.ones(3)
     with _recording_mode() as mode:
         with dispatch_disabled():
@@ -383,11 +414,14 @@ def _disable_dispatch_check() -> Tuple[bool, str]:
     return names == ["aten.neg.default"], f"ops seen: {names} (clone ran with dispatch disabled)"
 
 
-@_probe("diagnose-api:innermost-dispatch-mode",
-        "torch.utils._python_dispatch._get_current_dispatch_mode() is the innermost dispatch mode entered, and "
-        "leaving and re-entering it inside an outer one (as the diagnoser does around each backward) gives the "
-        "ops in between to the outer mode only.", requires=[DISPATCH_MODE, CURRENT_DISPATCH_MODE])
-def _innermost_dispatch_mode_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:innermost-dispatch-mode",
+    "torch.utils._python_dispatch._get_current_dispatch_mode() is the innermost dispatch mode entered, and "
+    "leaving and re-entering it inside an outer one (as the diagnoser does around each backward) gives the "
+    "ops in between to the outer mode only.",
+    requires=[DISPATCH_MODE, CURRENT_DISPATCH_MODE],
+)
+def _innermost_dispatch_mode_check() -> tuple[bool, str]:
     outer, inner = _recording_mode(), _recording_mode()
     x = torch.ones(3)
     with outer:
@@ -401,14 +435,18 @@ def _innermost_dispatch_mode_check() -> Tuple[bool, str]:
             x.exp()
     seen_inner, seen_outer = [name for name, _ in inner.seen], [name for name, _ in outer.seen]
     holds = first and between and again and seen_inner == ["aten.exp.default"] and "aten.neg.default" in seen_outer
-    return holds, (f"innermost: the inner mode {first}, the outer one once the inner left {between}, the inner one "
-                   f"again {again}; ops seen by the inner mode {seen_inner}, by the outer one {seen_outer}")
+    return holds, (
+        f"innermost: the inner mode {first}, the outer one once the inner left {between}, the inner one "
+        f"again {again}; ops seen by the inner mode {seen_inner}, by the outer one {seen_outer}"
+    )
 
 
-@_probe("diagnose-api:op-schema-writes",
-        "An aten op's _schema is mutable exactly when the op writes a tensor argument, and marks each "
-        "written argument with alias_info.is_write (Tensor(a!)).")
-def _op_schema_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:op-schema-writes",
+    "An aten op's _schema is mutable exactly when the op writes a tensor argument, and marks each "
+    "written argument with alias_info.is_write (Tensor(a!)).",
+)
+def _op_schema_check() -> tuple[bool, str]:
     aten = torch.ops.aten
     ops = {"add_.Tensor": aten.add_.Tensor, "add.Tensor": aten.add.Tensor, "add.out": aten.add.out}
     if not all(hasattr(op, "_schema") for op in ops.values()):
@@ -417,11 +455,14 @@ def _op_schema_check() -> Tuple[bool, str]:
     return written == {"add_.Tensor": ["self"], "add.Tensor": [], "add.out": ["out"]}, f"written: {written}"
 
 
-@_probe("diagnose-api:raw-saved-slots",
-        "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
-        "packed and whose unpack_hook (the hook itself) is set only under saved_tensors_hooks, next to the "
-        "unpacking _saved_<name>.", requires=[SAVED_TENSOR_DATA])
-def _raw_saved_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:raw-saved-slots",
+    "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
+    "packed and whose unpack_hook (the hook itself) is set only under saved_tensors_hooks, next to the "
+    "unpacking _saved_<name>.",
+    requires=[SAVED_TENSOR_DATA],
+)
+def _raw_saved_check() -> tuple[bool, str]:
     x = _leaf()
     plain = x.tanh()
     marker, unpacked = object(), torch.zeros(1)
@@ -436,18 +477,29 @@ def _raw_saved_check() -> Tuple[bool, str]:
     (bare,), (packed,) = raw_saved(plain.grad_fn), raw_saved(hooked.grad_fn)
     keeps_result = isinstance(bare.packed, torch.Tensor) and data_address(bare.packed) == data_address(plain)
     unpacks = packed.unpack_hook is unpack_hook  # the hook itself, readable without calling it
-    holds = (bare.attribute == packed.attribute == "_saved_result" and keeps_result and not bare.hooked
-             and packed.packed is marker and packed.hooked and unpacks)
-    return holds, (f"slots {bare.attribute} / {packed.attribute}; without hooks: packed is the result "
-                   f"{keeps_result}, hooked {bare.hooked}; with hooks: packed is the pack hook's object "
-                   f"{packed.packed is marker}, hooked {packed.hooked}, its unpack hook readable {unpacks}")
+    holds = (
+        bare.attribute == packed.attribute == "_saved_result"
+        and keeps_result
+        and not bare.hooked
+        and packed.packed is marker
+        and packed.hooked
+        and unpacks
+    )
+    return holds, (
+        f"slots {bare.attribute} / {packed.attribute}; without hooks: packed is the result "
+        f"{keeps_result}, hooked {bare.hooked}; with hooks: packed is the pack hook's object "
+        f"{packed.packed is marker}, hooked {packed.hooked}, its unpack hook readable {unpacks}"
+    )
 
 
-@_probe("diagnose-api:custom-function-node",
-        "A custom autograd.Function's backward node is a BackwardCFunction that is also its ctx: tensors "
-        "set as ctx attributes are its instance attributes, and save_for_backward's are in "
-        "_raw_saved_tensors.", requires=[CUSTOM_FUNCTION_NODE])
-def _custom_function_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:custom-function-node",
+    "A custom autograd.Function's backward node is a BackwardCFunction that is also its ctx: tensors "
+    "set as ctx attributes are its instance attributes, and save_for_backward's are in "
+    "_raw_saved_tensors.",
+    requires=[CUSTOM_FUNCTION_NODE],
+)
+def _custom_function_check() -> tuple[bool, str]:
     class Twice(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -463,14 +515,18 @@ def _custom_function_check() -> Tuple[bool, str]:
     attributes = [slot.attribute for slot in raw_saved(node)]
     kept = [name for name, _ in ctx_tensors(node)]
     holds = is_custom_function_node(node) and attributes == ["saved_tensors[0]"] and kept == ["kept"]
-    return holds, (f"{type(node).__name__}: custom node {is_custom_function_node(node)}, "
-                   f"saved slots {attributes}, ctx tensors {kept}")
+    return holds, (
+        f"{type(node).__name__}: custom node {is_custom_function_node(node)}, "
+        f"saved slots {attributes}, ctx tensors {kept}"
+    )
 
 
-@_probe("diagnose-api:version-counter",
-        "tensor._version counts in-place writes, is shared by the views of one tensor, and does not move "
-        "for a write through .data.")
-def _version_counter_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:version-counter",
+    "tensor._version counts in-place writes, is shared by the views of one tensor, and does not move "
+    "for a write through .data.",
+)
+def _version_counter_check() -> tuple[bool, str]:
     t = _leaf() * 1
     first, second = t[:2], t[2:]
     start = version(t)
@@ -478,16 +534,25 @@ def _version_counter_check() -> Tuple[bool, str]:
     after_view_write = version(t), version(second)
     t.data.add_(1.0)
     after_data_write = version(t)
-    holds = after_view_write == (start + 1, start + 1) and after_data_write == start + 1 and is_view(first) \
+    holds = (
+        after_view_write == (start + 1, start + 1)
+        and after_data_write == start + 1
+        and is_view(first)
         and not is_view(t)
-    return holds, (f"versions (tensor, sibling view): {start} before, {after_view_write} after a write to "
-                   f"one view; {after_data_write} after a write through .data")
+    )
+    return holds, (
+        f"versions (tensor, sibling view): {start} before, {after_view_write} after a write to "
+        f"one view; {after_data_write} after a write through .data"
+    )
 
 
-@_probe("diagnose-api:storage-address",
-        "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
-        "address plus storage_offset() times element_size().", requires=[UNTYPED_STORAGE])
-def _storage_address_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:storage-address",
+    "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
+    "address plus storage_offset() times element_size().",
+    requires=[UNTYPED_STORAGE],
+)
+def _storage_address_check() -> tuple[bool, str]:
     base = torch.arange(6.0).reshape(2, 3)
     view = base[:, 1:]
     address = base.untyped_storage().data_ptr()
@@ -495,29 +560,43 @@ def _storage_address_check() -> Tuple[bool, str]:
     offset = data_address(view) - address
     expected = view.storage_offset() * view.element_size()
     computed = storage_address(view) == storage_address(base) == address
-    return same_storage and offset == expected and computed, \
-        (f"one storage address for base and view: {same_storage}; view's byte offset {offset} (expected {expected}); "
-         f"storage_address() gives it for both: {computed}")
+    return same_storage and offset == expected and computed, (
+        f"one storage address for base and view: {same_storage}; view's byte offset {offset} (expected {expected}); "
+        f"storage_address() gives it for both: {computed}"
+    )
 
 
-@_probe("diagnose-api:accumulate-grad-variable",
-        "A leaf's AccumulateGrad node, reached through next_functions, holds that leaf as .variable.")
-def _accumulate_grad_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-api:accumulate-grad-variable",
+    "A leaf's AccumulateGrad node, reached through next_functions, holds that leaf as .variable.",
+)
+def _accumulate_grad_check() -> tuple[bool, str]:
     x = _leaf()
     exp_node = x.exp().grad_fn
     assert exp_node is not None
     node = exp_node.next_functions[0][0]
-    return accumulated_variable(node) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
+    return accumulated_variable(
+        node
+    ) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
 
 
-@_probe("diagnose-works",
-        "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
-        "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
-        "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
-        "written, an optimizer step between two backward passes.",
-        requires=[SEQUENCE_NR, HOOKS_STACK, DISABLE_DISPATCH, DISPATCH_MODE, CUSTOM_FUNCTION_NODE, UNTYPED_STORAGE,
-                  SAVED_TENSOR_DATA])
-def _diagnose_works_check() -> Tuple[bool, str]:
+@_probe(
+    "diagnose-works",
+    "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
+    "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
+    "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
+    "written, an optimizer step between two backward passes.",
+    requires=[
+        SEQUENCE_NR,
+        HOOKS_STACK,
+        DISABLE_DISPATCH,
+        DISPATCH_MODE,
+        CUSTOM_FUNCTION_NODE,
+        UNTYPED_STORAGE,
+        SAVED_TENSOR_DATA,
+    ],
+)
+def _diagnose_works_check() -> tuple[bool, str]:
     from .selfcheck import on_what_users_write
 
     parts = on_what_users_write()

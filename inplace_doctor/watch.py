@@ -2,11 +2,11 @@
 
 import sys
 from types import TracebackType
-from typing import Optional, TextIO, Type
+from typing import TextIO
 
 from .diagnoser import Report, report_of
-from .location import display_path
 from .failure import DiagnoserFailure, InternalError
+from .location import display_path
 from .session import BackwardPass, Session, is_inplace_error
 
 PREFIX = "inplace_doctor.watch"
@@ -32,11 +32,11 @@ class watch:
     them.
     """
 
-    def __init__(self, *, file: Optional[TextIO] = None, quiet: bool = False):
+    def __init__(self, *, file: TextIO | None = None, quiet: bool = False):
         self._file = file
         self._quiet = quiet
-        self._session: Optional[Session] = None
-        self._report: Optional[Report] = None
+        self._session: Session | None = None
+        self._report: Report | None = None
 
     @property
     def report(self) -> Report:
@@ -47,7 +47,7 @@ class watch:
             raise RuntimeError("watch().report is available once the with block has started")
         return report_of(self._session)
 
-    def _out(self) -> Optional[TextIO]:
+    def _out(self) -> TextIO | None:
         return None if self._quiet else (self._file or sys.stderr)
 
     def __enter__(self) -> "watch":
@@ -64,13 +64,16 @@ class watch:
         if out is None or not new:
             return
         where = f" at {display_path(this_pass.call.path)}:{this_pass.call.line}" if this_pass.call else ""
-        print(f"{PREFIX}: backward {this_pass.number}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}",
-              file=out)
+        print(
+            f"{PREFIX}: backward {this_pass.number}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}",
+            file=out,
+        )
         for finding in new:
             print(finding.describe(), file=out)
 
-    def __exit__(self, kind: Optional[Type[BaseException]], error: Optional[BaseException],
-                 traceback: Optional[TracebackType]) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         session = self._session
         assert session is not None
         try:
@@ -85,10 +88,15 @@ class watch:
         if error is not None and is_inplace_error(error, session):
             finding = self._report.explained_by
             if finding is not None:
-                what = "a view raised" if self._report.view_errors and session.error is not error else \
-                    f"backward {finding.backward} raised"
-                raise RuntimeError(f"{what} PyTorch's in-place error (the cause, above); inplace_doctor found "
-                                   f"why:\n{finding.describe()}") from error
+                what = (
+                    "a view raised"
+                    if self._report.view_errors and session.error is not error
+                    else f"backward {finding.backward} raised"
+                )
+                raise RuntimeError(
+                    f"{what} PyTorch's in-place error (the cause, above); inplace_doctor found "
+                    f"why:\n{finding.describe()}"
+                ) from error
             return
         out = self._out()
         if out is not None and error is None:

@@ -1,12 +1,12 @@
 """Command line: ``minigpt COMMAND key=value ...`` (the phase-25 reproducer).
 
-    minigpt train inplace=false
-    minigpt train inplace=true detect_anomaly=true
-    minigpt train inplace=true bypass=hooks
-    minigpt train inplace=true device=cuda
-    minigpt grad-compare experiments/25-A experiments/25-B
-    minigpt diagnose inplace=true bypass=hooks
-    minigpt diagnose [--steps N|all] path/to/train.py [script args ...]
+minigpt train inplace=false
+minigpt train inplace=true detect_anomaly=true
+minigpt train inplace=true bypass=hooks
+minigpt train inplace=true device=cuda
+minigpt grad-compare experiments/25-A experiments/25-B
+minigpt diagnose inplace=true bypass=hooks
+minigpt diagnose [--steps N|all] path/to/train.py [script args ...]
 """
 
 # Every key is a field of the dataclass it configures (GPTConfig, TrainConfig, or the two
@@ -18,8 +18,9 @@ import os
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import Field, dataclass, fields
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, TextIO, Tuple, TypeVar
+from typing import Any, NamedTuple, TextIO, TypeVar
 
 from .compare import STEPS, compare_runs, figure_path, format_table, plot_comparison, summary_line
 from .data import build_dataset, probe_batch
@@ -35,14 +36,18 @@ PROGRESS_EVERY_S = 2.0  # at most one progress line per interval, none for runs 
 class Output:
     """Where ``minigpt train`` stores its run (not part of the run's record)."""
 
-    out: str = setting(None, "experiment directory, given a new run-N folder by each run; "
-                             "default named after the switches: experiments/25-A, 25-B, 25-B-<bypass>, ...")
+    out: str = setting(
+        None,
+        "experiment directory, given a new run-N folder by each run; "
+        "default named after the switches: experiments/25-A, 25-B, 25-B-<bypass>, ...",
+    )
 
 
 @dataclass
 class GradientsToCompare:
-    step: str = setting("0", "which probe gradients: 0 (before any update: same weights) or final",
-                        choices=tuple(STEPS))
+    step: str = setting(
+        "0", "which probe gradients: 0 (before any update: same weights) or final", choices=tuple(STEPS)
+    )
 
     def __post_init__(self) -> None:
         check_limits(self)
@@ -57,10 +62,9 @@ class Key(NamedTuple):
     field: Field  # its dataclasses.Field
 
 
-def keys_of(owner: type, only: Optional[Sequence[str]] = None) -> Dict[str, Key]:
+def keys_of(owner: type, only: Sequence[str] | None = None) -> dict[str, Key]:
     """The keys owner declares: its fields made with setting() (those that carry a help text)."""
-    return {f.name: Key(owner, f) for f in fields(owner)
-            if "help" in f.metadata and (only is None or f.name in only)}
+    return {f.name: Key(owner, f) for f in fields(owner) if "help" in f.metadata and (only is None or f.name in only)}
 
 
 TRAIN_KEYS = keys_of(GPTConfig) | keys_of(TrainConfig) | keys_of(Output)
@@ -88,7 +92,7 @@ def parse_text(text: str) -> str:
     return text
 
 
-PARSERS: Dict[Any, Callable[[str], Any]] = {bool: parse_bool, int: parse_int, str: parse_text}
+PARSERS: dict[Any, Callable[[str], Any]] = {bool: parse_bool, int: parse_int, str: parse_text}
 
 
 def parse_value(key: Key, text: str) -> Any:
@@ -100,16 +104,16 @@ def parse_value(key: Key, text: str) -> Any:
     return value
 
 
-Given = Dict[type, Dict[str, Any]]  # owner dataclass -> {name: value} of the keys given
+Given = dict[type, dict[str, Any]]  # owner dataclass -> {name: value} of the keys given
 
 
-def parse_keys(args: Sequence[str], keys: Dict[str, Key], command: str) -> Tuple[Given, List[str]]:
+def parse_keys(args: Sequence[str], keys: dict[str, Key], command: str) -> tuple[Given, list[str]]:
     """({owner dataclass: {name: value}} of the keys given, the other arguments).
 
     Keys not given are left out: their owner's own defaults apply. Each key may be given once.
     """
     given: Given = defaultdict(dict)
-    positional: List[str] = []
+    positional: list[str] = []
     for arg in args:
         if "=" not in arg:
             positional.append(arg)
@@ -127,7 +131,7 @@ def parse_keys(args: Sequence[str], keys: Dict[str, Key], command: str) -> Tuple
     return given, positional
 
 
-def keys_only(args: Sequence[str], keys: Dict[str, Key], command: str) -> Given:
+def keys_only(args: Sequence[str], keys: dict[str, Key], command: str) -> Given:
     given, positional = parse_keys(args, keys, command)
     if positional:
         raise UsageError(f"{command} takes key=value arguments only, not {positional[0]!r}")
@@ -145,7 +149,7 @@ def configured(make: Callable[..., Made], *args: Any, **kwargs: Any) -> Made:
         raise UsageError(str(exc)) from None
 
 
-def switches_of(config: GPTConfig) -> Dict[str, Any]:
+def switches_of(config: GPTConfig) -> dict[str, Any]:
     return {name: getattr(config, name) for name in keys_of(GPTConfig)}
 
 
@@ -174,12 +178,12 @@ class ProgressLines:
         print(f"step {step}/{steps}, loss {loss:.4f}, {now - self.start:.0f} s", file=self.stream, flush=True)
 
 
-def progress_for(stream: TextIO) -> Optional[ProgressLines]:
+def progress_for(stream: TextIO) -> ProgressLines | None:
     """Progress lines on a terminal only, as git does: captured output stays the same on any machine."""
     return ProgressLines(stream, PROGRESS_EVERY_S) if stream.isatty() else None
 
 
-def cmd_train(args: List[str]) -> int:
+def cmd_train(args: list[str]) -> int:
     given = keys_only(args, TRAIN_KEYS, "train")
     data = build_dataset()
     config = configured(model_config, data, **given[GPTConfig])
@@ -187,8 +191,11 @@ def cmd_train(args: List[str]) -> int:
     out = configured(Output, **given[Output]).out or default_out(config)
     check_writable(out)  # before any work: bad output paths write nothing
     result = train(config, settings, data, progress=progress_for(sys.stderr))
-    tensors = {"probe_logits": result.probe_logits, "grads_step0": result.grads_step0,
-               "grads_final": result.grads_final}
+    tensors = {
+        "probe_logits": result.probe_logits,
+        "grads_step0": result.grads_step0,
+        "grads_final": result.grads_final,
+    }
     run = write_run(out, run_record(config, settings), result.summary(), tensors)
     if result.failure:
         for text in result.failure.warnings:
@@ -199,18 +206,22 @@ def cmd_train(args: List[str]) -> int:
     # The time goes to a terminal only (summary.json keeps it), as the progress lines do: captured
     # output, such as the reproducer's on the break page, is then the same on any machine.
     took = f" in {result.wall_time_s:.2f} s ({result.steps_per_s:.1f} steps/s)" if sys.stdout.isatty() else ""
-    print(f"trained {settings.steps} steps{took}; "
-          f"final loss {result.losses[-1]:.4f}; test accuracy {result.test_accuracy[-1]:.2%}, "
-          f"exact rewrites {result.test_exact_match:.2%}")
+    print(
+        f"trained {settings.steps} steps{took}; "
+        f"final loss {result.losses[-1]:.4f}; test accuracy {result.test_accuracy[-1]:.2%}, "
+        f"exact rewrites {result.test_exact_match:.2%}"
+    )
     print(f"recorded in {run}")
     return 0
 
 
-def cmd_grad_compare(args: List[str]) -> int:
+def cmd_grad_compare(args: list[str]) -> int:
     given, positional = parse_keys(args, COMPARE_KEYS, "grad-compare")
     if len(positional) != 2:
-        raise UsageError("grad-compare takes two experiment directories, e.g. "
-                         "`minigpt grad-compare experiments/25-A experiments/25-B`")
+        raise UsageError(
+            "grad-compare takes two experiment directories, e.g. "
+            "`minigpt grad-compare experiments/25-A experiments/25-B`"
+        )
     step = configured(GradientsToCompare, **given[GradientsToCompare]).step
     comparison = compare_runs(positional[0], positional[1], step=step)
     print(f"A: {comparison.run_a}\nB: {comparison.run_b}\nprobe gradients at step {comparison.step}")
@@ -232,7 +243,7 @@ def cmd_grad_compare(args: List[str]) -> int:
     return 0
 
 
-def cmd_diagnose(args: List[str]) -> int:
+def cmd_diagnose(args: list[str]) -> int:
     """One forward of the probe batch under inplace_doctor: which in-place write overwrote what.
 
     Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
@@ -249,8 +260,10 @@ def cmd_diagnose(args: List[str]) -> int:
     config = configured(model_config, data, **given[GPTConfig])
     seed = configured(TrainConfig, **given[TrainConfig]).seed
     x, y = probe_batch(data)
-    print(f"diagnosing one forward of the probe batch ({x.size(0)} sequences of {x.size(1)} tokens), "
-          f"seed {seed}, " + ", ".join(f"{name}={value}" for name, value in switches_of(config).items()))
+    print(
+        f"diagnosing one forward of the probe batch ({x.size(0)} sequences of {x.size(1)} tokens), "
+        f"seed {seed}, " + ", ".join(f"{name}={value}" for name, value in switches_of(config).items())
+    )
     print(diagnose(build_model(config, seed), x, y))
     return 0
 
@@ -267,20 +280,28 @@ def describe(key: Key) -> str:
     return "; ".join(part for part in (key.field.metadata["help"], takes, default) if part)
 
 
-def cmd_help(args: List[str]) -> int:
+def cmd_help(args: list[str]) -> int:
     print(__doc__.strip())
-    for command, keys in (("train", TRAIN_KEYS), ("grad-compare DIR_A DIR_B", COMPARE_KEYS),
-                          ("diagnose", DIAGNOSE_KEYS)):
+    for command, keys in (
+        ("train", TRAIN_KEYS),
+        ("grad-compare DIR_A DIR_B", COMPARE_KEYS),
+        ("diagnose", DIAGNOSE_KEYS),
+    ):
         print(f"\n{command} keys:")
         for name, key in keys.items():
             print(f"  {name:<15} {describe(key)}")
     return 0
 
 
-COMMANDS: Dict[str, Callable[[List[str]], int]] = {"train": cmd_train, "grad-compare": cmd_grad_compare, "diagnose": cmd_diagnose, "help": cmd_help}
+COMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "train": cmd_train,
+    "grad-compare": cmd_grad_compare,
+    "diagnose": cmd_diagnose,
+    "help": cmd_help,
+}
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
         return cmd_help([]) if argv else _fail(USAGE)

@@ -26,8 +26,9 @@ class ParamComparison:
     note: str = ""
 
 
-def compare_gradients(grads_a: Mapping[str, torch.Tensor | None],
-                      grads_b: Mapping[str, torch.Tensor | None]) -> list[ParamComparison]:
+def compare_gradients(
+    grads_a: Mapping[str, torch.Tensor | None], grads_b: Mapping[str, torch.Tensor | None]
+) -> list[ParamComparison]:
     """One ParamComparison per parameter of grads_a (dicts name -> tensor or None)."""
     rows = []
     for name, ga in grads_a.items():
@@ -53,8 +54,10 @@ def identical(grads_a: Mapping[str, torch.Tensor | None], grads_b: Mapping[str, 
     """True when both name the same parameters and every gradient is bitwise equal (or both None)."""
     if grads_a.keys() != grads_b.keys():
         return False
-    return all((a is None and b is None) or (a is not None and b is not None and torch.equal(a, b))
-               for a, b in ((grads_a[n], grads_b[n]) for n in grads_a))
+    return all(
+        (a is None and b is None) or (a is not None and b is not None and torch.equal(a, b))
+        for a, b in ((grads_a[n], grads_b[n]) for n in grads_a)
+    )
 
 
 def format_table(rows: list[ParamComparison]) -> str:
@@ -62,8 +65,10 @@ def format_table(rows: list[ParamComparison]) -> str:
     lines = [f"{'parameter':<{width}}  {'|grad A|':>10}  {'|grad B|':>10}  {'rel. error':>10}  {'cosine':>8}  note"]
     lines.append("-" * len(lines[0]))
     for r in rows:
-        lines.append(f"{r.name:<{width}}  {r.norm_a:>10.3e}  {r.norm_b:>10.3e}  {r.rel_error:>10.2%}  "
-                     f"{r.cosine:>8.5f}  {r.note}".rstrip())
+        lines.append(
+            f"{r.name:<{width}}  {r.norm_a:>10.3e}  {r.norm_b:>10.3e}  {r.rel_error:>10.2%}  "
+            f"{r.cosine:>8.5f}  {r.note}".rstrip()
+        )
     return "\n".join(lines)
 
 
@@ -81,16 +86,20 @@ def worst_row(rows: list[ParamComparison]) -> ParamComparison:
 def summary_line(rows: list[ParamComparison]) -> str:
     identical = sum(r.rel_error == 0 for r in rows)
     worst = worst_row(rows)
-    return (f"{len(rows)} parameters: {identical} identical, median rel. error {median_error(rows):.2%}, "
-            f"worst {worst.rel_error:.2%} ({worst.name})")
+    return (
+        f"{len(rows)} parameters: {identical} identical, median rel. error {median_error(rows):.2%}, "
+        f"worst {worst.rel_error:.2%} ({worst.name})"
+    )
 
 
-XLABEL = ("relative gradient error (%), log scale\n"
-          "gray: identical (drawn at the axis floor)\nred: no gradient on one side")
+XLABEL = (
+    "relative gradient error (%), log scale\ngray: identical (drawn at the axis floor)\nred: no gradient on one side"
+)
 
 
-def plot_comparison(rows: list[ParamComparison], path: str | Path | None, title: str,
-                    xlabel: str = XLABEL, width: float = 4.8) -> "Figure | Path":
+def plot_comparison(
+    rows: list[ParamComparison], path: str | Path | None, title: str, xlabel: str = XLABEL, width: float = 4.8
+) -> "Figure | Path":
     """A bar per parameter; saved to path (returned), or, with path None, the figure itself.
     Narrow (width inches) and tall, so that a phone shows its labels at a readable size."""
     import matplotlib
@@ -125,15 +134,15 @@ class RunComparison:
     caveats: list[str] = field(default_factory=list)  # differences between the runs other than the break switches
 
 
-def _gradients_or_reason(run: Path, result: dict[str, Any], tensors: dict[str, Any],
-                         key: str) -> tuple[dict[str, torch.Tensor | None] | None, str]:
+def _gradients_or_reason(
+    run: Path, result: dict[str, Any], tensors: dict[str, Any], key: str
+) -> tuple[dict[str, torch.Tensor | None] | None, str]:
     grads = tensors.get(key)
     if grads is not None:
         return grads, ""
     failure = result.get("failure")
     if failure:
-        return None, (f"{run} has no gradients: its backward raised at step {failure['step']}.\n"
-                      f"{failure['error']}")
+        return None, (f"{run} has no gradients: its backward raised at step {failure['step']}.\n{failure['error']}")
     return None, f"{run} has no gradients recorded for step {key}"
 
 
@@ -147,8 +156,10 @@ def caveats(config_a: dict[str, Any], config_b: dict[str, Any]) -> list[str]:
         a, b = config_a.get(section, {}), config_b.get(section, {})
         for key in sorted(set(a) | set(b)):
             if key not in SWITCHES and key != "detect_anomaly" and a.get(key) != b.get(key):
-                found.append(f"{section}.{key} differs ({a.get(key)} vs {b.get(key)}): "
-                             "gradient differences are not the break alone")
+                found.append(
+                    f"{section}.{key} differs ({a.get(key)} vs {b.get(key)}): "
+                    "gradient differences are not the break alone"
+                )
     return found
 
 
@@ -172,4 +183,5 @@ def figure_path(comparison: RunComparison) -> Path:
         return f"{run.parent.name}-{run.name}"
 
     return comparison.run_b.parent.parent / (
-        f"grad-compare_{label(comparison.run_a)}_vs_{label(comparison.run_b)}_step-{comparison.step}.png")
+        f"grad-compare_{label(comparison.run_a)}_vs_{label(comparison.run_b)}_step-{comparison.step}.png"
+    )

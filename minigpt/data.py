@@ -19,22 +19,41 @@ SEPARATOR = "=>"
 END = "."
 
 SPANISH_NOUNS = {  # singular: (plural, gender)
-    "gato": ("gatos", "m"), "perro": ("perros", "m"), "niño": ("niños", "m"),
-    "caballo": ("caballos", "m"), "pájaro": ("pájaros", "m"), "gata": ("gatas", "f"),
-    "niña": ("niñas", "f"), "vaca": ("vacas", "f"), "oveja": ("ovejas", "f"),
+    "gato": ("gatos", "m"),
+    "perro": ("perros", "m"),
+    "niño": ("niños", "m"),
+    "caballo": ("caballos", "m"),
+    "pájaro": ("pájaros", "m"),
+    "gata": ("gatas", "f"),
+    "niña": ("niñas", "f"),
+    "vaca": ("vacas", "f"),
+    "oveja": ("ovejas", "f"),
     "abeja": ("abejas", "f"),
 }
 SPANISH_ADJECTIVES = ("negr", "blanc", "pequeñ", "rápid", "alt")  # stem + o/a/os/as
-SPANISH_VERBS = {"come": "comen", "duerme": "duermen", "corre": "corren", "salta": "saltan",
-                 "canta": "cantan"}
+SPANISH_VERBS = {"come": "comen", "duerme": "duermen", "corre": "corren", "salta": "saltan", "canta": "cantan"}
 SPANISH_ARTICLES = {("m", "sg"): "el", ("f", "sg"): "la", ("m", "pl"): "los", ("f", "pl"): "las"}
 
-ENGLISH_NOUNS = {"cat": "cats", "dog": "dogs", "child": "children", "mouse": "mice",
-                 "fox": "foxes", "bird": "birds", "horse": "horses", "man": "men",
-                 "woman": "women", "bee": "bees"}
+ENGLISH_NOUNS = {
+    "cat": "cats",
+    "dog": "dogs",
+    "child": "children",
+    "mouse": "mice",
+    "fox": "foxes",
+    "bird": "birds",
+    "horse": "horses",
+    "man": "men",
+    "woman": "women",
+    "bee": "bees",
+}
 ENGLISH_ADJECTIVES = ("black", "white", "small", "fast", "tall")
-ENGLISH_VERBS = {"eats": "eat", "sleeps": "sleep", "runs": "run", "jumps": "jump",
-                 "sings": "sing"}  # third person singular: plural
+ENGLISH_VERBS = {
+    "eats": "eat",
+    "sleeps": "sleep",
+    "runs": "run",
+    "jumps": "jump",
+    "sings": "sing",
+}  # third person singular: plural
 
 TEST_FRACTION = 0.2
 SPLIT_SEED = 25  # fixed: the split never depends on the training seed
@@ -43,8 +62,12 @@ SPLIT_SEED = 25  # fixed: the split never depends on the training seed
 def spanish_sentence(noun: str, adjective_stem: str, verb: str, number: str) -> list[str]:
     plural, gender = SPANISH_NOUNS[noun]
     ending = {"m": "o", "f": "a"}[gender] + ("s" if number == "pl" else "")
-    return [SPANISH_ARTICLES[gender, number], plural if number == "pl" else noun,
-            adjective_stem + ending, SPANISH_VERBS[verb] if number == "pl" else verb]
+    return [
+        SPANISH_ARTICLES[gender, number],
+        plural if number == "pl" else noun,
+        adjective_stem + ending,
+        SPANISH_VERBS[verb] if number == "pl" else verb,
+    ]
 
 
 def english_sentence(noun: str, adjective: str, verb: str, number: str) -> list[str]:
@@ -103,6 +126,7 @@ def build_dataset() -> AgreementData:
             examples["test" if i in test_ids else "train"].append(example_pair(triple, number))
     vocab = sorted({t for split in examples.values() for ex in split for t in ex})
     index = {t: i for i, t in enumerate(vocab)}
+
     def encode(split: list[list[str]]) -> torch.Tensor:
         return torch.tensor([[index[t] for t in ex] for ex in split])
 
@@ -118,8 +142,7 @@ def inputs_and_targets(examples: torch.Tensor, data: AgreementData) -> tuple[tor
     return x, y
 
 
-def sample_batch(data: AgreementData, batch_size: int,
-                 generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def sample_batch(data: AgreementData, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     rows = torch.randint(0, data.train.size(0), (batch_size,), generator=generator)
     return inputs_and_targets(data.train[rows], data)
 

@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-
 CONFIG = "config.json"
 RESULT = "result.json"
 TENSORS = "probe.pt"
@@ -60,8 +59,7 @@ class ExperimentError(ValueError):
 
 
 def _run_numbers(directory: Path) -> list[int]:
-    return sorted(int(m.group(1)) for p in directory.iterdir()
-                  if (m := RUN_NAME.match(p.name)) and is_run(p))
+    return sorted(int(m.group(1)) for p in directory.iterdir() if (m := RUN_NAME.match(p.name)) and is_run(p))
 
 
 def is_run(path: str | Path) -> bool:
@@ -80,8 +78,10 @@ def check_writable(experiment_dir: str | Path) -> None:
         raise ExperimentError(f"out={path} is a single run; pass its experiment directory {path.parent}")
     foreign = [p.name for p in path.iterdir() if not (RUN_NAME.match(p.name) or STAGING_NAME.match(p.name))]
     if foreign:
-        raise ExperimentError(f"out={path} holds files that are not minigpt runs ({foreign[0]}, ...); "
-                              "choose an empty or new directory for out=")
+        raise ExperimentError(
+            f"out={path} holds files that are not minigpt runs ({foreign[0]}, ...); "
+            "choose an empty or new directory for out="
+        )
     check_can_create_in(path, path)
 
 
@@ -89,8 +89,9 @@ def check_creatable(path: Path) -> None:
     """Raise ExperimentError unless the missing directory path can be made (parents included)."""
     existing = next(p for p in path.parents if p.exists())
     if not existing.is_dir():
-        raise ExperimentError(f"out={path} lies under {existing}, which is a file, not a directory; "
-                              "choose another out=")
+        raise ExperimentError(
+            f"out={path} lies under {existing}, which is a file, not a directory; choose another out="
+        )
     check_can_create_in(existing, path)
 
 
@@ -99,12 +100,14 @@ def check_can_create_in(directory: Path, path: Path) -> None:
     try:
         os.rmdir(tempfile.mkdtemp(prefix=".minigpt-probe-", dir=directory))
     except OSError as exc:
-        raise ExperimentError(f"out={path} cannot be written: {directory} refuses new folders "
-                              f"({exc.strerror}); choose another out=") from None
+        raise ExperimentError(
+            f"out={path} cannot be written: {directory} refuses new folders ({exc.strerror}); choose another out="
+        ) from None
 
 
-def write_run(experiment_dir: str | Path, config: dict[str, Any], result: dict[str, Any],
-              tensors: dict[str, Any]) -> Path:
+def write_run(
+    experiment_dir: str | Path, config: dict[str, Any], result: dict[str, Any], tensors: dict[str, Any]
+) -> Path:
     """Store one run as the next run-N of experiment_dir and return its path."""
     path = Path(experiment_dir)
     check_writable(path)
@@ -137,8 +140,9 @@ def find_run(path: str | Path) -> Path:
         return path
     numbers = _run_numbers(path)
     if not numbers:
-        raise ExperimentError(f"{path} is not a minigpt experiment (no run-N/{CONFIG} inside); "
-                              f"run `minigpt train out={path}` first")
+        raise ExperimentError(
+            f"{path} is not a minigpt experiment (no run-N/{CONFIG} inside); run `minigpt train out={path}` first"
+        )
     return path / f"run-{numbers[-1]}"
 
 

@@ -19,12 +19,27 @@ import torch
 
 from .data import AgreementData, build_dataset, probe_batch
 from .experiment import fingerprint, log_computation, write_atomically
-from .train import (RUN_CACHE, RUN_SOURCES, BackwardFailure, BackwardRaised, Gradients, RunResult, TrainConfig,
-                    build_model, default_device, model_config, switch_gradients, train, try_backward)
+from .train import (
+    RUN_CACHE,
+    RUN_SOURCES,
+    BackwardFailure,
+    BackwardRaised,
+    Gradients,
+    RunResult,
+    TrainConfig,
+    build_model,
+    default_device,
+    model_config,
+    switch_gradients,
+    train,
+    try_backward,
+)
 
-BYPASSES: dict[str, dict[str, Any]] = {"hooks": {"inplace": True, "bypass": "hooks"},
-                                       "ctx": {"inplace": True, "bypass": "ctx"},
-                                       "data": {"inplace": True, "bypass": "data"}}
+BYPASSES: dict[str, dict[str, Any]] = {
+    "hooks": {"inplace": True, "bypass": "hooks"},
+    "ctx": {"inplace": True, "bypass": "ctx"},
+    "data": {"inplace": True, "bypass": "data"},
+}
 KIND = "experiment"  # the results' folder in the cache: MINIGPT_RUN_CACHE/experiment/<key>.pickle
 _memory: dict[str, Any] = {}
 
@@ -38,8 +53,9 @@ def data() -> AgreementData:
 @cache
 def _code() -> str:
     package = Path(__file__).parent
-    return fingerprint([package / name for name in (*RUN_SOURCES, "experiments.py")], package,
-                       f"torch {torch.__version__}")
+    return fingerprint(
+        [package / name for name in (*RUN_SOURCES, "experiments.py")], package, f"torch {torch.__version__}"
+    )
 
 
 def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
@@ -64,6 +80,7 @@ def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
 
 def run_b(anomaly: bool) -> BackwardFailure | None:
     """BackwardFailure of run B's first backward on the probe batch (None if it completed)."""
+
     def compute() -> BackwardFailure | None:
         x, y = probe_batch(data())
         return try_backward(build_model(model_config(data(), inplace=True), seed=0), x, y, anomaly)
@@ -76,6 +93,7 @@ def gradients(**switches: Any) -> Gradients:
     """Probe-batch gradients of a fresh model with these switches (seed 0: run A's weights).
 
     Raises BackwardRaised when that backward raises (run B without a bypass)."""
+
     def compute() -> Gradients | BackwardRaised:
         try:
             return switch_gradients(data(), **switches)

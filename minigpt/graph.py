@@ -93,8 +93,15 @@ def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
     read: dict[str, int] = {}
 
     def pack(t: torch.Tensor) -> int:
-        log.append(dict(module=running[-1], shape=list(t.shape), version=torch_private.version(t),
-                        tensor=t, memory_of_h=same_memory(t, h)))
+        log.append(
+            dict(
+                module=running[-1],
+                shape=list(t.shape),
+                version=torch_private.version(t),
+                tensor=t,
+                memory_of_h=same_memory(t, h),
+            )
+        )
         return len(log) - 1
 
     def unpack(i: int) -> torch.Tensor:
@@ -107,8 +114,9 @@ def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
     def leave(sub: nn.Module, args: Any, output: Any) -> None:  # returning None keeps the output
         running.pop()
 
-    handles = [handle for sub in names
-               for handle in (sub.register_forward_pre_hook(enter), sub.register_forward_hook(leave))]
+    handles = [
+        handle for sub in names for handle in (sub.register_forward_pre_hook(enter), sub.register_forward_hook(leave))
+    ]
     try:
         with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
             out = module(h)
@@ -130,16 +138,19 @@ def saved_log_table(log_a: list[dict[str, Any]], log_b: list[dict[str, Any]]) ->
     version at save time in A and in B, and whether it lives in the memory of h in A and in B
     ("yes") or not ("-")."""
     mark = {True: "yes", False: "-"}
-    lines = [f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'version at save':>15}  memory of h",
-             f"{'':>2}  {'':<10}{'':<34}{'':<18}{'A':>7}{'B':>8}  {'A':>5}{'B':>6}"]
+    lines = [
+        f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'version at save':>15}  memory of h",
+        f"{'':>2}  {'':<10}{'':<34}{'':<18}{'A':>7}{'B':>8}  {'A':>5}{'B':>6}",
+    ]
     for i, (a, b) in enumerate(zip(log_a, log_b, strict=True)):
-        lines.append(f"{i:>2}  {a['module']:<10}{a['node']:<34}{str(a['shape']):<18}"
-                     f"{a['version']:>7}{b['version']:>8}  {mark[a['memory_of_h']]:>5}{mark[b['memory_of_h']]:>6}")
+        lines.append(
+            f"{i:>2}  {a['module']:<10}{a['node']:<34}{str(a['shape']):<18}"
+            f"{a['version']:>7}{b['version']:>8}  {mark[a['memory_of_h']]:>5}{mark[b['memory_of_h']]:>6}"
+        )
     return "\n".join(lines)
 
 
-def walk_table(executed: list[Node], saved: dict[Node, list[tuple[str, list[int], int]]],
-               model: nn.Module) -> str:
+def walk_table(executed: list[Node], saved: dict[Node, list[tuple[str, list[int], int]]], model: nn.Module) -> str:
     """The backward pass as a table, one line per node in the order it ran (``executed``): a
     backward function's position among the functions, its name, the module whose parameters it
     feeds, and its saved tensors (``saved``, from saved_tensors) as ``slot [shape] @version at
@@ -170,8 +181,14 @@ def stale_entry(node: Node, slot: str, error: RuntimeError) -> dict[str, Any]:
         raise error
     now, saved_at = map(int, found.groups())
     raw = getattr(node, "_raw" + slot).data  # the saved tensor itself, without the check
-    return dict(node=node, slot=slot.removeprefix("_saved_"), shape=list(raw.shape),
-                saved_at=saved_at, now=now, memory=raw.untyped_storage().data_ptr())
+    return dict(
+        node=node,
+        slot=slot.removeprefix("_saved_"),
+        shape=list(raw.shape),
+        saved_at=saved_at,
+        now=now,
+        memory=raw.untyped_storage().data_ptr(),
+    )
 
 
 def stale_saved(nodes: Iterable[Node]) -> tuple[list[dict[str, Any]], list[tuple[Node, str, torch.Tensor]]]:
@@ -192,21 +209,29 @@ def stale_saved(nodes: Iterable[Node]) -> tuple[list[dict[str, Any]], list[tuple
     return stale, valid
 
 
-def stale_table(stale: list[dict[str, Any]], valid: list[tuple[Node, str, torch.Tensor]],
-                modules: dict[Node, str]) -> str:
+def stale_table(
+    stale: list[dict[str, Any]], valid: list[tuple[Node, str, torch.Tensor]], modules: dict[Node, str]
+) -> str:
     """stale_saved's reading as a report: how many saved tensors are valid and stale, and in how
     many memory blocks the stale ones live; one line per stale tensor in the given order (module,
     ``node.slot``, shape, version saved -> now); then each valid tensor that lives in the same
     memory as a stale one, with the version it was saved at."""
     memory = {s["memory"] for s in stale}
     blocks = f"{len(memory)} memory block" + ("s" if len(memory) != 1 else "")
-    lines = [f"saved tensors: {len(valid)} valid, {len(stale)} stale, all {len(stale)} in {blocks}", "",
-             f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}version saved -> now"]
+    lines = [
+        f"saved tensors: {len(valid)} valid, {len(stale)} stale, all {len(stale)} in {blocks}",
+        "",
+        f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}version saved -> now",
+    ]
     for i, s in enumerate(stale, 1):
-        lines.append(f"{i:>2}  {modules.get(s['node'], ''):<15}{s['node'].name() + '.' + s['slot']:<32}"
-                     f"{str(s['shape']):<14}{s['saved_at']} -> {s['now']}")
+        lines.append(
+            f"{i:>2}  {modules.get(s['node'], ''):<15}{s['node'].name() + '.' + s['slot']:<32}"
+            f"{str(s['shape']):<14}{s['saved_at']} -> {s['now']}"
+        )
     for node, slot, value in valid:
         if value.untyped_storage().data_ptr() in memory:
-            lines.append(f"valid, same memory: {modules.get(node, '')} {node.name()}.{slot}, "
-                         f"saved at version {torch_private.version(value)}")
+            lines.append(
+                f"valid, same memory: {modules.get(node, '')} {node.name()}.{slot}, "
+                f"saved at version {torch_private.version(value)}"
+            )
     return "\n".join(lines)

@@ -41,14 +41,16 @@ class GPTConfig:
     #   "hooks" - saved tensors pass through identity saved_tensors_hooks (check skipped)
     #   "data"  - the residual is written through h.data (the counter is not bumped)
     #   "ctx"   - LayerNorm is a custom autograd.Function that keeps ctx.x, not save_for_backward
-    bypass: str = setting("none", "how the in-place residual escapes the version check "
-                                  "(needs inplace=true)", choices=BYPASSES)
+    bypass: str = setting(
+        "none", "how the in-place residual escapes the version check (needs inplace=true)", choices=BYPASSES
+    )
     # Fix 2 keeps the in-place residual but adds into a copy of h (needs inplace=true):
     #   "none"   - no copy (run B)
     #   "after"  - h.clone() after ln1/ln2 saved h: the saved h is never written (the fix)
     #   "before" - h.clone() before ln1/ln2: they save the copy, and add_ writes it (still breaks)
-    clone: str = setting("none", "where the in-place residual copies h before adding "
-                                 "(needs inplace=true)", choices=CLONES)
+    clone: str = setting(
+        "none", "where the in-place residual copies h before adding (needs inplace=true)", choices=CLONES
+    )
     # The seed's other break candidates; both are safe where they sit (tests prove it).
     relu_inplace: bool = setting(False, "F.relu_ after the first feed-forward Linear (safe)")
     exp_inplace: bool = setting(False, "exp_ inside the hand-written attention softmax (safe)")
@@ -62,8 +64,7 @@ class GPTConfig:
         if self.bypass != "none" and not self.inplace:
             raise ValueError(f"bypass={self.bypass} only applies to the in-place residual (inplace=true)")
         if self.clone != "none" and (not self.inplace or self.bypass != "none"):
-            raise ValueError(f"clone={self.clone} only applies to the in-place residual "
-                             "(inplace=true, bypass=none)")
+            raise ValueError(f"clone={self.clone} only applies to the in-place residual (inplace=true, bypass=none)")
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd={self.n_embd} must be divisible by n_head={self.n_head}")
 
@@ -71,8 +72,10 @@ class GPTConfig:
 def missing_cuda() -> str:
     """The one line that says device=cuda cannot run here, and why."""
     build = "a CPU-only build" if torch.version.cuda is None else f"built for CUDA {torch.version.cuda}"
-    return (f"device=cuda needs an NVIDIA GPU that torch sees, and torch {torch.__version__} ({build}) "
-            "sees none; use device=cpu")
+    return (
+        f"device=cuda needs an NVIDIA GPU that torch sees, and torch {torch.__version__} ({build}) "
+        "sees none; use device=cpu"
+    )
 
 
 def check_limits(config: "DataclassInstance") -> None:
@@ -87,9 +90,11 @@ def check_limits(config: "DataclassInstance") -> None:
 def limit_problem(setting_field: Field[Any], value: object) -> str | None:
     """What is wrong with value for this field ("must be ..."), or None if its limits allow it."""
     limits = setting_field.metadata
-    outside = (("choices" in limits and value not in limits["choices"])
-               or ("min" in limits and value < limits["min"])
-               or ("max" in limits and value > limits["max"]))
+    outside = (
+        ("choices" in limits and value not in limits["choices"])
+        or ("min" in limits and value < limits["min"])
+        or ("max" in limits and value > limits["max"])
+    )
     return f"must be {allowed_values(limits)}" if outside else None
 
 
@@ -238,8 +243,9 @@ class GPT(nn.Module):
         self.head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.to(config.device)
 
-    def forward(self, idx: torch.Tensor,
-                targets: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(
+        self, idx: torch.Tensor, targets: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         # Batches are built on the CPU (minigpt.data), whatever the device: the model takes them there.
         idx = idx.to(self.config.device)
         targets = None if targets is None else targets.to(self.config.device)
@@ -262,4 +268,3 @@ def saved_tensor_hooks_if(enabled: bool) -> AbstractContextManager[None]:
     if not enabled:
         return nullcontext()
     return torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)
-

@@ -23,7 +23,6 @@ from .data import AgreementData, build_dataset, inputs_and_targets, probe_batch,
 from .experiment import fingerprint, log_computation, write_atomically
 from .model import GPT, GPTConfig, check_limits, setting
 
-
 RUN_CACHE = "MINIGPT_RUN_CACHE"  # environment variable: a folder where train() reuses its runs
 
 Gradients = dict[str, torch.Tensor | None]  # parameter name -> gradient (None where backward gave none)
@@ -98,8 +97,7 @@ def default_device() -> str:
 def model_config(data: AgreementData, **switches: Any) -> GPTConfig:
     """GPTConfig sized for the bundled data set, with the given break switches (on the device
     use_device() chose, unless device= is among them)."""
-    return GPTConfig(vocab_size=data.vocab_size, block_size=data.block_size,
-                     **{"device": _default_device, **switches})
+    return GPTConfig(vocab_size=data.vocab_size, block_size=data.block_size, **{"device": _default_device, **switches})
 
 
 def build_model(config: GPTConfig, seed: int) -> GPT:
@@ -107,8 +105,9 @@ def build_model(config: GPTConfig, seed: int) -> GPT:
     return GPT(config)
 
 
-def forward_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor, detect_anomaly: bool = False,
-                     step: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+def forward_backward(
+    model: nn.Module, x: torch.Tensor, y: torch.Tensor, detect_anomaly: bool = False, step: int = 0
+) -> tuple[torch.Tensor, torch.Tensor]:
     """loss.backward() on one batch; returns (logits, loss) or raises BackwardRaised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -124,8 +123,9 @@ def forward_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor, detect_
     return logits, loss
 
 
-def try_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
-                 detect_anomaly: bool = False) -> BackwardFailure | None:
+def try_backward(
+    model: nn.Module, x: torch.Tensor, y: torch.Tensor, detect_anomaly: bool = False
+) -> BackwardFailure | None:
     """None when forward + backward complete, else the BackwardFailure (error text, warnings)."""
     try:
         forward_backward(model, x, y, detect_anomaly)
@@ -137,12 +137,12 @@ def try_backward(model: nn.Module, x: torch.Tensor, y: torch.Tensor,
 def gradients(model: nn.Module) -> Gradients:
     """name -> gradient on the CPU (None where backward gave the parameter no gradient): runs on
     any device compare, store and load alike."""
-    return {name: None if p.grad is None else p.grad.detach().cpu().clone()
-            for name, p in model.named_parameters()}
+    return {name: None if p.grad is None else p.grad.detach().cpu().clone() for name, p in model.named_parameters()}
 
 
-def probe_gradients(model: nn.Module, data: AgreementData, detect_anomaly: bool = False,
-                    step: int = 0) -> tuple[torch.Tensor, Gradients]:
+def probe_gradients(
+    model: nn.Module, data: AgreementData, detect_anomaly: bool = False, step: int = 0
+) -> tuple[torch.Tensor, Gradients]:
     """(probe logits, gradients) of the fixed probe batch, leaving the model's .grad cleared."""
     model.zero_grad(set_to_none=True)
     x, y = probe_batch(data)
@@ -170,8 +170,12 @@ def accuracy(model: nn.Module, examples: torch.Tensor, data: AgreementData) -> t
     return ((correct & scored).sum() / scored.sum()).item(), correct.all(1).float().mean().item()
 
 
-def train(config: GPTConfig, settings: TrainConfig | None = None, data: AgreementData | None = None,
-          progress: Progress | None = None) -> RunResult:
+def train(
+    config: GPTConfig,
+    settings: TrainConfig | None = None,
+    data: AgreementData | None = None,
+    progress: Progress | None = None,
+) -> RunResult:
     """Train a fresh model; returns a RunResult (never raises for a failing backward).
 
     progress, if given, is called as progress(step, steps, loss) after every training step.
@@ -204,9 +208,14 @@ RUN_SOURCES = ("train.py", "model.py", "data.py", "experiment.py", "__init__.py"
 def run_key(config: GPTConfig, settings: TrainConfig, data: AgreementData) -> str:
     """What a run depends on: its configs, its data, the code that trains it and the torch release."""
     package = Path(__file__).parent
-    return fingerprint([package / name for name in RUN_SOURCES], package,
-                       json.dumps([asdict(config), asdict(settings), torch.__version__]),
-                       repr(data.vocab), data.train.numpy().tobytes(), data.test.numpy().tobytes())
+    return fingerprint(
+        [package / name for name in RUN_SOURCES],
+        package,
+        json.dumps([asdict(config), asdict(settings), torch.__version__]),
+        repr(data.vocab),
+        data.train.numpy().tobytes(),
+        data.test.numpy().tobytes(),
+    )
 
 
 def _train(config: GPTConfig, settings: TrainConfig, data: AgreementData, progress: Progress | None) -> RunResult:

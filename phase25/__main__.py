@@ -31,8 +31,10 @@ from . import claims, record
 
 BROKEN, USAGE_ERROR, STALE = 1, 2, 3
 
-USAGE = ("usage: python -m phase25 {record [--out DIR] [--device cpu|cuda],check [--records DIR] [--save FILE],"
-         "report [RECORD ...]}")
+USAGE = (
+    "usage: python -m phase25 {record [--out DIR] [--device cpu|cuda],check [--records DIR] [--save FILE],"
+    "report [RECORD ...]}"
+)
 
 
 T = TypeVar("T")
@@ -49,18 +51,24 @@ def option(args: list[str], name: str, default: T, what: str = "a folder") -> tu
     i = args.index(name)
     if i + 1 >= len(args) or args[i + 1].startswith("--"):
         raise UsageError(f"{name} needs {what}")
-    return args[i + 1], args[:i] + args[i + 2:]
+    return args[i + 1], args[:i] + args[i + 2 :]
 
 
-def measured(names: list[str] | None = None, compile: bool = True
-             ) -> tuple[record.Record, dict[str, claims.Outcome]]:
+def measured(names: list[str] | None = None, compile: bool = True) -> tuple[record.Record, dict[str, claims.Outcome]]:
     """(record, outcomes) of the installed torch, printing each claim as it is checked."""
     outcomes = {}
     for name in names or claims.CLAIMS:
         outcomes[name] = claims.evaluate(name)
         outcome = outcomes[name]
-        verdict = ("n/a   " if not outcome.applicable else "holds " if outcome.holds
-                   else "BROKEN" if outcome.broken else "no    ")  # no: a claim recorded, not required
+        verdict = (
+            "n/a   "
+            if not outcome.applicable
+            else "holds "
+            if outcome.holds
+            else "BROKEN"
+            if outcome.broken
+            else "no    "
+        )  # no: a claim recorded, not required
         print(f"  {verdict}  {name}", flush=True)
     return record.measure(outcomes, compile=compile), outcomes
 
@@ -72,8 +80,9 @@ def broken_claims(outcomes: dict[str, claims.Outcome]) -> bool:
     return bool(lines)
 
 
-def measure_into(command: str, flag: str, args: list[str], device: str = "cpu"
-                 ) -> tuple[record.Record, dict[str, claims.Outcome], Path]:
+def measure_into(
+    command: str, flag: str, args: list[str], device: str = "cpu"
+) -> tuple[record.Record, dict[str, claims.Outcome], Path]:
     """(the record of the installed torch, claim outcomes, path of its record in the folder given
     with flag) for `command`, which takes that one option only; on a GPU (device), only the claims
     that run the mini-GPT there, and no torch.compile section."""
@@ -89,8 +98,10 @@ def measure_into(command: str, flag: str, args: list[str], device: str = "cpu"
     where = "" if device == "cpu" else f" on {device} ({record.torch.cuda.get_device_name()})"
     print(f"phase25: {command}: torch {record.torch.__version__}{where}")
     if not claims.supported():
-        print(f"phase25: torch {claims.release()} is outside the releases the book is built on "
-              f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break")
+        print(
+            f"phase25: torch {claims.release()} is outside the releases the book is built on "
+            f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break"
+        )
     new, outcomes = measured(*((None, True) if device == "cpu" else (claims.on_device(), False)))
     return new, outcomes, record.path_for(new["release"], folder, device)
 
@@ -118,14 +129,15 @@ def do_check(args: list[str]) -> int:
     new, outcomes, path = measure_into("check", "--records", args)
     status = BROKEN if broken_claims(outcomes) else 0
     if not path.exists():
-        print(f"phase25: no committed record of torch {new['release']} ({path}); "
-              f"`python -m phase25 record` makes one")
+        print(f"phase25: no committed record of torch {new['release']} ({path}); `python -m phase25 record` makes one")
     elif record.differences(old := record.load(path), new):
         print(record.format_differences(old, new))
         if not status:  # wording only: the record is stale, the prose is not wrong
-            print(f"phase25: {path} no longer matches what torch {new['release']} prints, though every claim "
-                  f"holds: re-record it with nox -s \"drift(torch='{new['release']}')\" and commit it",
-                  file=sys.stderr)
+            print(
+                f"phase25: {path} no longer matches what torch {new['release']} prints, though every claim "
+                f"holds: re-record it with nox -s \"drift(torch='{new['release']}')\" and commit it",
+                file=sys.stderr,
+            )
             status = STALE
     else:
         print(f"phase25: {path} matches torch {new['release']}")

@@ -27,18 +27,19 @@ from typing import Any
 
 import torch
 
-from execbook import cases, config, deps, store
-from minigpt import message
-from phase25 import compiled as compiling, safe_cases
-from minigpt.experiments import data, gradients, run_b
-from phase25.experiments import compiled
-from minigpt import model as model_source
-from minigpt.compare import compare_gradients, identical, worst_row
+from execbook import config, deps, store
 from inplace_doctor import RAISES, diagnose
 from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES
+from minigpt import message
+from minigpt import model as model_source
+from minigpt.compare import compare_gradients, identical, worst_row
 from minigpt.data import build_dataset, probe_batch
+from minigpt.experiments import data, gradients, run_b
 from minigpt.train import BackwardRaised, Gradients, build_model, default_device, model_config
 from minigpt.train import gradients as gradients_of
+from phase25 import compiled as compiling
+from phase25 import safe_cases
+from phase25.experiments import compiled
 
 
 def release(version: str | None = None) -> str:
@@ -83,8 +84,12 @@ class Outcome:
     @property
     def broken(self) -> bool:
         """A required claim that does not hold on a release the book is built on: its prose would be false."""
-        return (self.applicable and not self.holds and getattr(CLAIMS.get(self.name), "required", True)
-                and supported(self.release))
+        return (
+            self.applicable
+            and not self.holds
+            and getattr(CLAIMS.get(self.name), "required", True)
+            and supported(self.release)
+        )
 
     def failure(self, torch_version: str | None = None) -> str:
         return f"claim {self.name} no longer holds on torch {torch_version or torch.__version__}: {self.seen}"
@@ -108,19 +113,24 @@ def blame(outcome: Outcome, version: str) -> tuple[str, str]:
     path = config.RECORDS / f"torch-{config.release(version)}.json"
     held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(outcome.name, {}).get("holds")
     if held:  # the same torch: this checkout is to blame, not the release
-        return (f"claim {outcome.name} no longer holds with this checkout ({path.relative_to(config.REPO)} says it "
-                f"held on torch {version}): {outcome.seen}",
-                "undo that change, or change what the prose says and the claim (phase25/claims.py)")
-    return (f"claim {outcome.name} no longer holds on torch {version}: {outcome.seen}",
-            f"torch {version} behaves differently: rewrite the prose and the claim, then re-record it with "
-            f"nox -s \"drift(torch='{config.release(version)}')\"")
+        return (
+            f"claim {outcome.name} no longer holds with this checkout ({path.relative_to(config.REPO)} says it "
+            f"held on torch {version}): {outcome.seen}",
+            "undo that change, or change what the prose says and the claim (phase25/claims.py)",
+        )
+    return (
+        f"claim {outcome.name} no longer holds on torch {version}: {outcome.seen}",
+        f"torch {version} behaves differently: rewrite the prose and the claim, then re-record it with "
+        f"nox -s \"drift(torch='{config.release(version)}')\"",
+    )
 
 
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(name: str, statement: str, required: bool = True, in_book: bool = True,
-          on_device: bool = False) -> Callable[[Check], Check]:
+def claim(
+    name: str, statement: str, required: bool = True, in_book: bool = True, on_device: bool = False
+) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
         CLAIMS[name] = Claim(name, statement, check, required, in_book, on_device)
         return check
@@ -194,21 +204,29 @@ def _raises(anomaly: bool) -> Verdict:
     return bool(holds), failure.error[:300]
 
 
-@claim("b-raises-without-anomaly",
-       "Run B's backward raises the version-counter RuntimeError with anomaly detection off.", on_device=True)
+@claim(
+    "b-raises-without-anomaly",
+    "Run B's backward raises the version-counter RuntimeError with anomaly detection off.",
+    on_device=True,
+)
 def _b_raises_without_anomaly() -> Verdict:
     return _raises(anomaly=False)
 
 
-@claim("b-raises-with-anomaly",
-       "Run B's backward raises the version-counter RuntimeError with anomaly detection on.", on_device=True)
+@claim(
+    "b-raises-with-anomaly",
+    "Run B's backward raises the version-counter RuntimeError with anomaly detection on.",
+    on_device=True,
+)
 def _b_raises_with_anomaly() -> Verdict:
     return _raises(anomaly=True)
 
 
-@claim("anomaly-changes-only-the-hint",
-       "With anomaly detection off and on, run B's message is the same up to its Hint, and the Hints differ.",
-       on_device=True)
+@claim(
+    "anomaly-changes-only-the-hint",
+    "With anomaly detection off and on, run B's message is the same up to its Hint, and the Hints differ.",
+    on_device=True,
+)
 def _anomaly_changes_only_the_hint() -> Verdict:
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
@@ -225,12 +243,20 @@ def residual_adds() -> list:
     tree = ast.parse(Path(model_source.__file__).read_text("utf-8"))
     block = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Block")
     forward = next(n for n in block.body if isinstance(n, ast.FunctionDef) and n.name == "forward")
-    run_b = next(n for n in ast.walk(forward) if isinstance(n, ast.If)
-                 and isinstance(n.test, ast.Attribute) and n.test.attr == "inplace")
-    return sorted(node.lineno for statement in run_b.body for node in ast.walk(statement)
-                  if isinstance(node, ast.Call)
-                  and isinstance(node.func, ast.Attribute) and node.func.attr == "add_"
-                  and getattr(node.func.value, "id", None) == "h")
+    run_b = next(
+        n
+        for n in ast.walk(forward)
+        if isinstance(n, ast.If) and isinstance(n.test, ast.Attribute) and n.test.attr == "inplace"
+    )
+    return sorted(
+        node.lineno
+        for statement in run_b.body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add_"
+        and getattr(node.func.value, "id", None) == "h"
+    )
 
 
 def anomaly_points_at(warnings: list) -> str | None:
@@ -243,9 +269,12 @@ def anomaly_points_at(warnings: list) -> str | None:
     return f"residual add {adds.index(found[0]) + 1} of {len(adds)}" if found[0] in adds else found[1]
 
 
-@claim("anomaly-traceback-names-layernorm",
-       "Only with anomaly detection on does a warning show the forward traceback; it names a LayerNorm "
-       "backward node and points at the block's last in-place residual add.", on_device=True)
+@claim(
+    "anomaly-traceback-names-layernorm",
+    "Only with anomaly detection on does a warning show the forward traceback; it names a LayerNorm "
+    "backward node and points at the block's last in-place residual add.",
+    on_device=True,
+)
 def _anomaly_traceback_names_layernorm() -> Verdict:
     off, on = run_b(False), run_b(True)
     if off is None or on is None:
@@ -257,8 +286,11 @@ def _anomaly_traceback_names_layernorm() -> Verdict:
     return holds, f"warnings off/on: {len(off.warnings)}/{len(on.warnings)}; node: {node}; points at: {points_at}"
 
 
-@claim("message-names-the-activation",
-       "The message names the saved activation (batch, tokens, n_embd) and versions one write apart.", on_device=True)
+@claim(
+    "message-names-the-activation",
+    "The message names the saved activation (batch, tokens, n_embd) and versions one write apart.",
+    on_device=True,
+)
 def _message_names_the_activation() -> Verdict:
     failure = run_b(False)
     if failure is None:
@@ -267,8 +299,13 @@ def _message_names_the_activation() -> Verdict:
     x, _ = probe_batch(data())
     shape = f"[{x.size(0)}, {x.size(1)}, {model_config(data()).n_embd}]"
     now, expected = parts["version_now"], parts["version_expected"]
-    holds = parts["tensor"] is not None and parts["tensor"].endswith(f" {shape}]") and now and expected \
+    holds = (
+        parts["tensor"] is not None
+        and parts["tensor"].endswith(f" {shape}]")
+        and now
+        and expected
         and int(now) - int(expected) == 1
+    )
     return bool(holds), f"tensor {parts['tensor']}, expected [batch, tokens, n_embd]; versions {now}/{expected}"
 
 
@@ -291,23 +328,31 @@ def _silent_and_layernorm_gains_worst(bypass: str) -> Verdict:
     return worst.rel_error > 0 and ".ln" in worst.name, f"no error; the worst gradient is {worst.name}'s"
 
 
-@claim("bypass-hooks-silent",
-       "Run B under identity saved_tensors_hooks completes backward with no error, with wrong gradients; "
-       "a LayerNorm gain's is the worst.", on_device=True)
+@claim(
+    "bypass-hooks-silent",
+    "Run B under identity saved_tensors_hooks completes backward with no error, with wrong gradients; "
+    "a LayerNorm gain's is the worst.",
+    on_device=True,
+)
 def _bypass_hooks_silent() -> Verdict:
     return _silent_and_layernorm_gains_worst("hooks")
 
 
-@claim("bypass-ctx-silent",
-       "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error, with wrong "
-       "gradients; a LayerNorm gain's is the worst.", on_device=True)
+@claim(
+    "bypass-ctx-silent",
+    "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error, with wrong "
+    "gradients; a LayerNorm gain's is the worst.",
+    on_device=True,
+)
 def _bypass_ctx_silent() -> Verdict:
     return _silent_and_layernorm_gains_worst("ctx")
 
 
-@claim("bypass-data-silent",
-       "Run B writing through h.data completes backward with no error, and some parameters get no gradient.",
-       on_device=True)
+@claim(
+    "bypass-data-silent",
+    "Run B writing through h.data completes backward with no error, and some parameters get no gradient.",
+    on_device=True,
+)
 def _bypass_data_silent() -> Verdict:
     rows, seen = _silent("data")
     if rows is None:
@@ -321,14 +366,20 @@ def _bitwise_equal_to_a(switch: str) -> Verdict:
     return same, f"{switch}: gradients bitwise equal to run A's: {same}"
 
 
-@claim("relu-inplace-safe", "F.relu_ after the feed-forward Linear leaves every gradient bitwise unchanged.",
-on_device=True)
+@claim(
+    "relu-inplace-safe",
+    "F.relu_ after the feed-forward Linear leaves every gradient bitwise unchanged.",
+    on_device=True,
+)
 def _relu_inplace_safe() -> Verdict:
     return _bitwise_equal_to_a("relu_inplace")
 
 
-@claim("exp-inplace-safe", "exp_ on the shifted attention scores leaves every gradient bitwise unchanged "
-       "(in float32, without autocast).", on_device=True)
+@claim(
+    "exp-inplace-safe",
+    "exp_ on the shifted attention scores leaves every gradient bitwise unchanged (in float32, without autocast).",
+    on_device=True,
+)
 def _exp_inplace_safe() -> Verdict:
     return _bitwise_equal_to_a("exp_inplace")
 
@@ -336,9 +387,12 @@ def _exp_inplace_safe() -> Verdict:
 # --- what changes on a GPU: each checked on the device measured (`python -m phase25 record --device cuda`)
 
 
-@claim("message-type-names-the-device",
-       "Run B's message gives the saved tensor's type with its device: torch.FloatTensor on the CPU, "
-       "torch.cuda.FloatTensor on a CUDA GPU.", on_device=True)
+@claim(
+    "message-type-names-the-device",
+    "Run B's message gives the saved tensor's type with its device: torch.FloatTensor on the CPU, "
+    "torch.cuda.FloatTensor on a CUDA GPU.",
+    on_device=True,
+)
 def _message_type_names_the_device() -> Verdict:
     failure = run_b(False)
     if failure is None:
@@ -348,11 +402,13 @@ def _message_type_names_the_device() -> Verdict:
     return tensor.startswith(f"[{expected} "), f"on {device()}: {tensor}"
 
 
-@claim("save-on-cpu-copies-only-from-the-gpu",
-       "Run B inside torch.autograd.graph.save_on_cpu() completes backward with no error. On the CPU a "
-       "saved tensor is kept as the tensor itself, and the gradients are wrong (bypass=hooks's, bitwise); "
-       "on a CUDA GPU it is copied to the CPU when saved, and the gradients are run A's, bitwise.",
-       on_device=True)
+@claim(
+    "save-on-cpu-copies-only-from-the-gpu",
+    "Run B inside torch.autograd.graph.save_on_cpu() completes backward with no error. On the CPU a "
+    "saved tensor is kept as the tensor itself, and the gradients are wrong (bypass=hooks's, bitwise); "
+    "on a CUDA GPU it is copied to the CPU when saved, and the gradients are run A's, bitwise.",
+    on_device=True,
+)
 def _save_on_cpu_copies_only_from_the_gpu() -> Verdict:
     model = build_model(model_config(data(), inplace=True), seed=0)
     x, y = probe_batch(data())
@@ -368,8 +424,7 @@ def _save_on_cpu_copies_only_from_the_gpu() -> Verdict:
     return like_a, seen
 
 
-def autocast_loss_and_gradients(exp_inplace: bool, dtype: torch.dtype = torch.bfloat16
-                                ) -> tuple[float, Gradients]:
+def autocast_loss_and_gradients(exp_inplace: bool, dtype: torch.dtype = torch.bfloat16) -> tuple[float, Gradients]:
     """(loss, gradients) of the probe batch, forward under torch.autocast on the claims' device."""
     model = build_model(model_config(data(), exp_inplace=exp_inplace), seed=0)
     x, y = probe_batch(data())
@@ -379,24 +434,31 @@ def autocast_loss_and_gradients(exp_inplace: bool, dtype: torch.dtype = torch.bf
     return loss.item(), gradients_of(model)
 
 
-@claim("autocast-exp-inplace",
-       "Under torch.autocast with bfloat16, exp_inplace changes the loss and the gradients on a CUDA GPU "
-       "(CUDA autocast runs exp() in float32, and leaves the in-place exp_() in bfloat16), and leaves them "
-       "bitwise unchanged on the CPU (CPU autocast runs exp() in bfloat16 too).", on_device=True)
+@claim(
+    "autocast-exp-inplace",
+    "Under torch.autocast with bfloat16, exp_inplace changes the loss and the gradients on a CUDA GPU "
+    "(CUDA autocast runs exp() in float32, and leaves the in-place exp_() in bfloat16), and leaves them "
+    "bitwise unchanged on the CPU (CPU autocast runs exp() in bfloat16 too).",
+    on_device=True,
+)
 def _autocast_exp_inplace() -> Verdict:
     (loss_a, grads_a), (loss_b, grads_b) = (autocast_loss_and_gradients(e) for e in (False, True))
     same = loss_a == loss_b and identical(grads_a, grads_b)
     worst = worst_row(compare_gradients(grads_a, grads_b)).rel_error
-    seen = (f"on {device()}: loss {loss_a:.5f} with exp(), {loss_b:.5f} with exp_(); worst relative "
-            f"change of a parameter's gradient {worst:.2g}")
+    seen = (
+        f"on {device()}: loss {loss_a:.5f} with exp(), {loss_b:.5f} with exp_(); worst relative "
+        f"change of a parameter's gradient {worst:.2g}"
+    )
     return (same if device() == "cpu" else not same), seen
 
 
 # --- theory/02: the version counter itself
 
 
-@claim("check-compares-versions-not-values",
-       "Writing a saved tensor in place and back to the same values still fails the check.")
+@claim(
+    "check-compares-versions-not-values",
+    "Writing a saved tensor in place and back to the same values still fails the check.",
+)
 def _check_compares_versions() -> Verdict:
     a = torch.linspace(-1.0, 1.0, 5, requires_grad=True)
     y = a.exp()
@@ -410,9 +472,11 @@ def _check_compares_versions() -> Verdict:
     return False, "backward completed although the saved tensor was written twice"
 
 
-@claim("saved-leaf-without-grad-checked",
-       "A leaf that does not require grad takes an in-place write without complaint, but once a node has "
-       "saved it, backward raises the version-counter error.")
+@claim(
+    "saved-leaf-without-grad-checked",
+    "A leaf that does not require grad takes an in-place write without complaint, but once a node has "
+    "saved it, backward raises the version-counter error.",
+)
 def _saved_leaf_without_grad_checked() -> Verdict:
     w = torch.randn(3, requires_grad=True)
     x = torch.randn(3)  # a leaf, and it does not require grad
@@ -437,9 +501,11 @@ def _data_write_not_counted() -> Verdict:
 # --- breaks/25-inplace-safe: every case of the summary, by its verdict (examples/cases.toml)
 
 
-MISSING_API = (re.compile(r"AttributeError: module '(?P<module>torch[\w.]*)' has no attribute '(?P<name>\w+)'"),
-               re.compile(r"ModuleNotFoundError: No module named '(?P<module>torch[\w.]*)'"),
-               re.compile(r"ImportError: cannot import name '(?P<name>\w+)' from '(?P<module>torch[\w.]*)'"))
+MISSING_API = (
+    re.compile(r"AttributeError: module '(?P<module>torch[\w.]*)' has no attribute '(?P<name>\w+)'"),
+    re.compile(r"ModuleNotFoundError: No module named '(?P<module>torch[\w.]*)'"),
+    re.compile(r"ImportError: cannot import name '(?P<name>\w+)' from '(?P<module>torch[\w.]*)'"),
+)
 
 
 def missing_api(raised: str | None) -> str | None:
@@ -466,20 +532,28 @@ def _case_claim(name: str) -> Check:
 
 
 # The break page's fixes (examples/fix.py): clone-then-add and allow_mutation_on_saved_tensors
-claim("fixes-give-run-a-gradients", "Run B fixed by clone-then-add, and run B's own in-place residual "
-      "under torch.autograd.graph.allow_mutation_on_saved_tensors(), get run A's gradients bitwise "
-      "(examples/fix.py).")(_case_claim("fix"))
+claim(
+    "fixes-give-run-a-gradients",
+    "Run B fixed by clone-then-add, and run B's own in-place residual "
+    "under torch.autograd.graph.allow_mutation_on_saved_tensors(), get run A's gradients bitwise "
+    "(examples/fix.py).",
+)(_case_claim("fix"))
 
 
-@claim("allow-mutation-gives-run-a-gradients",
-       "Run B's own in-place residual, forward and backward inside "
-       "torch.autograd.graph.allow_mutation_on_saved_tensors(), gets run A's gradients bitwise (the third fix).",
-       on_device=True)
+@claim(
+    "allow-mutation-gives-run-a-gradients",
+    "Run B's own in-place residual, forward and backward inside "
+    "torch.autograd.graph.allow_mutation_on_saved_tensors(), gets run A's gradients bitwise (the third fix).",
+    on_device=True,
+)
 def _allow_mutation_gives_run_a_gradients() -> Verdict:
     allow_mutation = getattr(torch.autograd.graph, "allow_mutation_on_saved_tensors", None)
     if allow_mutation is None:
-        return False, f"{NOT_APPLICABLE}torch.autograd.graph.allow_mutation_on_saved_tensors is missing " \
-                      f"from torch {torch.__version__}"
+        return (
+            False,
+            f"{NOT_APPLICABLE}torch.autograd.graph.allow_mutation_on_saved_tensors is missing "
+            f"from torch {torch.__version__}",
+        )
     model = build_model(model_config(data(), inplace=True), seed=0)
     x, y = probe_batch(data())
     with allow_mutation():
@@ -490,9 +564,10 @@ def _allow_mutation_gives_run_a_gradients() -> Verdict:
 
 CASE_CLAIMS = {safe_cases.claim(case) for case in safe_cases.summary_cases()} | {"fixes-give-run-a-gradients"}
 for _case in safe_cases.summary_cases():
-    claim(f"{safe_cases.verdict(_case)}:{_case.name}", f"{safe_cases.title(_case, 'en')} must {safe_cases.expected(_case)} "
-          f"(examples/{_case.name}.py).")(
-        _case_claim(_case.name))
+    claim(
+        f"{safe_cases.verdict(_case)}:{_case.name}",
+        f"{safe_cases.title(_case, 'en')} must {safe_cases.expected(_case)} (examples/{_case.name}.py).",
+    )(_case_claim(_case.name))
 
 
 # --- `minigpt diagnose`: every private torch API it relies on, and the diagnoser end to end.
@@ -510,24 +585,35 @@ def run_b_diagnosed() -> tuple[bool, str]:
     overwrote, and nothing in run A."""
     data = build_dataset()
     x, y = probe_batch(data)
-    run_b, run_a = (diagnose(build_model(model_config(data, inplace=inplace), seed=0), x, y)
-                    for inplace in (True, False))
+    run_b, run_a = (
+        diagnose(build_model(model_config(data, inplace=inplace), seed=0), x, y) for inplace in (True, False)
+    )
     expected = 2 * model_config(data).n_layer  # the input of ln1 and of ln2, in every block
-    layernorm = [f for f in run_b.findings
-                 if (f.node, f.attribute, f.check) == ("NativeLayerNormBackward0", "_saved_input", RAISES)
-                 and f.write is not None and f.write.name == "aten.add_.Tensor"
-                 and f.write.location is not None and f.write.location.code.startswith("h.add_(")]
+    layernorm = [
+        f
+        for f in run_b.findings
+        if (f.node, f.attribute, f.check) == ("NativeLayerNormBackward0", "_saved_input", RAISES)
+        and f.write is not None
+        and f.write.name == "aten.add_.Tensor"
+        and f.write.location is not None
+        and f.write.location.code.startswith("h.add_(")
+    ]
     holds = len(run_b.findings) == len(layernorm) == expected and not run_a.findings
-    return holds, (f"run B: {run_b.summary()}, {len(layernorm)} of the {expected} expected LayerNorm inputs "
-                   f"overwritten at h.add_(...); run A: {run_a.summary()}")
+    return holds, (
+        f"run B: {run_b.summary()}, {len(layernorm)} of the {expected} expected LayerNorm inputs "
+        f"overwritten at h.add_(...); run A: {run_a.summary()}"
+    )
 
 
 _works_statement, _works_check = PROBES["diagnose-works"]
 
 
-@claim("diagnose-works", _works_statement.removesuffix(".") + "; and diagnose() of one forward of run B names "
-       "every saved LayerNorm input that the in-place residual add h.add_(...) overwrote, and nothing in run A.",
-       required=False)
+@claim(
+    "diagnose-works",
+    _works_statement.removesuffix(".") + "; and diagnose() of one forward of run B names "
+    "every saved LayerNorm input that the in-place residual add h.add_(...) overwrote, and nothing in run A.",
+    required=False,
+)
 def diagnose_works() -> tuple[bool, str]:
     parts = [_works_check(), run_b_diagnosed()]
     return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)
@@ -584,22 +670,34 @@ def _compiled_b(backend: str, raised_at: str, error_type: str) -> Check:
         wrapped = error_type == "RuntimeError" or run.wraps == "RuntimeError"
         same_as_eager = message.before_hint(run.error) == message.before_hint(_eager_b_error() or "")
         holds = run.raised_at == raised_at and run.error_type == error_type and wrapped and says and same_as_eager
-        return bool(holds), (f"raised at {run.raised_at}: {run.error_type}" + (f" wrapping {run.wraps}" if run.wraps else "")
-                       + f"; the same text as eager run B up to the Hint: {same_as_eager}; {run.error[:200]}")
+        return bool(holds), (
+            f"raised at {run.raised_at}: {run.error_type}"
+            + (f" wrapping {run.wraps}" if run.wraps else "")
+            + f"; the same text as eager run B up to the Hint: {same_as_eager}; {run.error[:200]}"
+        )
 
     return check
 
 
 for _backend in compiling.BACKENDS:
-    claim(f"compile:a-{_backend}", f"Run A compiled with torch.compile(backend=\"{_backend}\") gets eager run A's "
-          f"gradients, bitwise or within a relative {GRADIENT_TOLERANCE:g} per parameter.", in_book=False)(
-        _compiled_a(_backend))
+    claim(
+        f"compile:a-{_backend}",
+        f'Run A compiled with torch.compile(backend="{_backend}") gets eager run A\'s '
+        f"gradients, bitwise or within a relative {GRADIENT_TOLERANCE:g} per parameter.",
+        in_book=False,
+    )(_compiled_a(_backend))
 
-claim("compile:b-eager", "Run B compiled with torch.compile(backend=\"eager\") raises eager run B's "
-      "version-counter RuntimeError (the same text up to the Hint), at backward().", in_book=False)(
-    _compiled_b("eager", compiling.BACKWARD, "RuntimeError"))
+claim(
+    "compile:b-eager",
+    'Run B compiled with torch.compile(backend="eager") raises eager run B\'s '
+    "version-counter RuntimeError (the same text up to the Hint), at backward().",
+    in_book=False,
+)(_compiled_b("eager", compiling.BACKWARD, "RuntimeError"))
 for _backend in ("aot_eager", "inductor"):
-    claim(f"compile:b-{_backend}", f"Run B compiled with torch.compile(backend=\"{_backend}\") fails while "
-          "compiling, in its first forward call: a torch._dynamo.exc.BackendCompilerFailed wrapping eager run "
-          "B's version-counter RuntimeError (the same text up to the Hint).", in_book=False)(
-        _compiled_b(_backend, compiling.COMPILE, "torch._dynamo.exc.BackendCompilerFailed"))
+    claim(
+        f"compile:b-{_backend}",
+        f'Run B compiled with torch.compile(backend="{_backend}") fails while '
+        "compiling, in its first forward call: a torch._dynamo.exc.BackendCompilerFailed wrapping eager run "
+        "B's version-counter RuntimeError (the same text up to the Hint).",
+        in_book=False,
+    )(_compiled_b(_backend, compiling.COMPILE, "torch._dynamo.exc.BackendCompilerFailed"))

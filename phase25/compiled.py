@@ -26,11 +26,10 @@ from dataclasses import dataclass
 
 import torch
 
-from minigpt.data import AgreementData, probe_batch
 from inplace_doctor.torch_private import NOT_APPLICABLE
-from minigpt.train import Gradients, build_model, gradients, model_config
-
 from minigpt import message
+from minigpt.data import AgreementData, probe_batch
+from minigpt.train import Gradients, build_model, gradients, model_config
 
 BACKENDS = ("eager", "aot_eager", "inductor")
 COMPILE, BACKWARD = "compile", "backward"  # when it raised: the first (compiling) forward call, or backward()
@@ -87,9 +86,15 @@ def _causes(exc: BaseException | None) -> list[BaseException]:
 def _failure(backend: str, inplace: bool, stage: str, exc: BaseException, seconds: float) -> Compiled:
     chain = _causes(exc)
     inner = next((e for e in reversed(chain) if message.CORE in str(e)), exc)  # the innermost that says it
-    return Compiled(backend, inplace, raised_at=stage, error_type=_qualified(type(exc)),
-                    wraps=None if inner is exc else _qualified(type(inner)),
-                    error=f"{type(inner).__name__}: {inner}", seconds=seconds)
+    return Compiled(
+        backend,
+        inplace,
+        raised_at=stage,
+        error_type=_qualified(type(exc)),
+        wraps=None if inner is exc else _qualified(type(inner)),
+        error=f"{type(inner).__name__}: {inner}",
+        seconds=seconds,
+    )
 
 
 def measure(backend: str, inplace: bool, data: AgreementData) -> Compiled:

@@ -30,17 +30,20 @@ def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     described = f"backend={backend},inplace={inplace}"
-    found: compiling.Compiled = store.memoized("experiment", f"compiled({described})-{_fingerprint()}",
-                                               lambda: compiling.measure(backend, inplace, data()))
+    found: compiling.Compiled = store.memoized(
+        "experiment", f"compiled({described})-{_fingerprint()}", lambda: compiling.measure(backend, inplace, data())
+    )
     return found
 
 
 # What the build computes before any page runs (two processes share the list): what several
 # pages and the claims read, and the training runs, the longest first.
 SHARED: list[tuple[Callable[..., Any], dict[str, Any]]] = [
-    (training, {}), *((training, switches) for switches in BYPASSES.values()),
+    (training, {}),
+    *((training, switches) for switches in BYPASSES.values()),
     *((run_b, {"anomaly": anomaly}) for anomaly in (False, True)),
-    *((gradients, switches) for switches in ({}, *BYPASSES.values(), {"relu_inplace": True}, {"exp_inplace": True}))]
+    *((gradients, switches) for switches in ({}, *BYPASSES.values(), {"relu_inplace": True}, {"exp_inplace": True})),
+]
 
 
 def compute_shared(index: int) -> None:

@@ -96,9 +96,9 @@ def ordered(records: Records) -> list[str]:
 
 
 def reason(seen: str) -> str:
-    """"not applicable: torch.func is missing from torch 1.13.1+cu117 (...)" -> "torch.func is missing":
+    """ "not applicable: torch.func is missing from torch 1.13.1+cu117 (...)" -> "torch.func is missing":
     what is missing, without the release that says it (so two releases that lack it agree)."""
-    text = seen[len(NOT_APPLICABLE_PREFIX):] if seen.startswith(NOT_APPLICABLE_PREFIX) else seen
+    text = seen[len(NOT_APPLICABLE_PREFIX) :] if seen.startswith(NOT_APPLICABLE_PREFIX) else seen
     missing = re.match(r"(\S+) is missing\b", text)
     if missing:
         return f"{missing.group(1)} is missing"
@@ -106,7 +106,7 @@ def reason(seen: str) -> str:
 
 
 def missing_api(detail: str | None) -> str | None:
-    """"torch.func is missing" -> "torch.func" (None for any other reason)."""
+    """ "torch.func is missing" -> "torch.func" (None for any other reason)."""
     found = re.fullmatch(r"(\S+) is missing", detail or "")
     return found and found.group(1)
 
@@ -126,8 +126,9 @@ def observe(record: Record, thing: Thing) -> Seen | None:
     if section is None:
         return None
     if thing.name is None:
-        return Seen(NOT_APPLICABLE, reason(section["not_applicable"])) if "not_applicable" in section \
-            else Seen(AVAILABLE)
+        return (
+            Seen(NOT_APPLICABLE, reason(section["not_applicable"])) if "not_applicable" in section else Seen(AVAILABLE)
+        )
     if "not_applicable" in section or thing.name not in section:  # the backend did not run there
         return None
     return Seen(section[thing.name])
@@ -199,8 +200,10 @@ def excerpt(new: object, old: object = None, width: int = 48, context: int = 14)
     if old is not None and str(old) != new:
         old = str(old)
         prefix = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
-        suffix = next((i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
-                      min(len(old), len(new)))
+        suffix = next(
+            (i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
+            min(len(old), len(new)),
+        )
         suffix = min(suffix, len(new) - prefix, len(old) - prefix)
         start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
     if end - start > width:
@@ -232,7 +235,7 @@ def size_names() -> dict[str, str]:
 
 
 def _linear(name: str) -> tuple[int, int]:
-    """"2·n_layer-1" -> (2, -1): the version a record names, as a·n_layer + b."""
+    """ "2·n_layer-1" -> (2, -1): the version a record names, as a·n_layer + b."""
     found = re.fullmatch(r"(\d+)·\w+(?:([+-])(\d+))?", name)
     if not found:
         raise ValueError(f"not a version name: {name}")
@@ -268,8 +271,9 @@ def _printed(records: Records, test: Callable[[Record], bool]) -> tuple[str, ...
     return tuple(r for r in ordered(records) if test(records[r]))
 
 
-def draft_findings(records: Records, seed: dict[str, str] | None = None,
-                   names: dict[str, str] | None = None) -> list[Finding]:
+def draft_findings(
+    records: Records, seed: dict[str, str] | None = None, names: dict[str, str] | None = None
+) -> list[Finding]:
     """[Finding] for each thing the draft quotes about run B's error, from records."""
     seed = seed or draft_quotes()
     names = names or size_names()
@@ -282,8 +286,9 @@ def draft_findings(records: Records, seed: dict[str, str] | None = None,
     tries = range(1, 1 + max(int(n) for n in re.findall(r"\d+", seed["message"])))  # n_layer: 2·n_layer ≥ n_layer
 
     def prints(sentence: str, parts: Iterable[str]) -> Callable[[Record], bool]:
-        return lambda record: any(sentence in (concrete(record["message"].get(p), names, dims, n) or "")
-                                  for p in parts for n in tries)
+        return lambda record: any(
+            sentence in (concrete(record["message"].get(p), names, dims, n) or "") for p in parts for n in tries
+        )
 
     def sentence(record: Record) -> Seen | None:
         found = SENTENCE.search(record["message"].get("anomaly_on") or "")
@@ -293,27 +298,53 @@ def draft_findings(records: Records, seed: dict[str, str] | None = None,
         return Seen(f"{record['message'].get('version_now')}; {record['message'].get('version_expected')}")
 
     def same_versions(record: Record) -> bool:
-        return any((concrete(record["message"].get("version_now"), names, dims, n),
-                    concrete(record["message"].get("version_expected"), names, dims, n))
-                   == (quoted["version_now"], quoted["version_expected"]) for n in tries)
+        return any(
+            (
+                concrete(record["message"].get("version_now"), names, dims, n),
+                concrete(record["message"].get("version_expected"), names, dims, n),
+            )
+            == (quoted["version_now"], quoted["version_expected"])
+            for n in tries
+        )
 
     node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
     version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
     in_range, raises = torch_range(seed["torch"]), observed_claim(RAISES_WITH_ANOMALY)
     return [
-        Finding("message", seed["message"], _printed(records, prints(seed["message"], FULL_MESSAGES)),
-                spans(records, sentence)),
-        Finding("producer", f"output 0 of {quoted['output_of']}",
-                _printed(records, lambda r: r["message"].get("output_of") == quoted["output_of"]),
-                _spans_of_part(records, "output_of")),
-        Finding("node", seed["producer"], _printed(records, lambda r: any(
-            node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",))),
-            _spans_of_part(records, "anomaly_node")),
+        Finding(
+            "message",
+            seed["message"],
+            _printed(records, prints(seed["message"], FULL_MESSAGES)),
+            spans(records, sentence),
+        ),
+        Finding(
+            "producer",
+            f"output 0 of {quoted['output_of']}",
+            _printed(records, lambda r: r["message"].get("output_of") == quoted["output_of"]),
+            _spans_of_part(records, "output_of"),
+        ),
+        Finding(
+            "node",
+            seed["producer"],
+            _printed(
+                records,
+                lambda r: any(node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",)),
+            ),
+            _spans_of_part(records, "anomaly_node"),
+        ),
         Finding("versions", version_phrase, _printed(records, same_versions), spans(records, versions)),
-        Finding("shape", seed["shape"], _printed(records, lambda r: concrete(
-            r["message"].get("tensor"), names, dims, 1) == seed["shape"]), _spans_of_part(records, "tensor")),
-        Finding("torch", seed["torch"], _printed(records, lambda r: in_range(r["release"]) and raises(r) == HOLDS),
-                spans(records, lambda r: observe(r, Thing(CLAIM, RAISES_WITHOUT_ANOMALY)))),
+        Finding(
+            "shape",
+            seed["shape"],
+            _printed(records, lambda r: concrete(r["message"].get("tensor"), names, dims, 1) == seed["shape"]),
+            _spans_of_part(records, "tensor"),
+        ),
+        Finding(
+            "torch",
+            seed["torch"],
+            _printed(records, lambda r: in_range(r["release"]) and raises(r) == HOLDS),
+            spans(records, lambda r: observe(r, Thing(CLAIM, RAISES_WITHOUT_ANOMALY))),
+        ),
     ]
 
 
@@ -323,11 +354,18 @@ def observed_claim(name: str) -> Callable[[Record], object]:
 
 
 def torch_range(text: str) -> Callable[[str], bool]:
-    """"PyTorch ≥ 1.5" -> a test of a release name (≥, >, ≤, <, = with a release)."""
+    """ "PyTorch ≥ 1.5" -> a test of a release name (≥, >, ≤, <, = with a release)."""
     found = re.search(r"(≥|>=|>|≤|<=|<|=)\s*(\d+(?:\.\d+)*)", text)
     if not found:
         raise ValueError(f"no release range in {text!r}")
     op, bound = found.groups()
-    compare = {"≥": "__ge__", ">=": "__ge__", ">": "__gt__", "≤": "__le__", "<=": "__le__", "<": "__lt__",
-               "=": "__eq__"}[op]
+    compare = {
+        "≥": "__ge__",
+        ">=": "__ge__",
+        ">": "__gt__",
+        "≤": "__le__",
+        "<=": "__le__",
+        "<": "__lt__",
+        "=": "__eq__",
+    }[op]
     return lambda release: getattr(release_key(release), compare)(release_key(bound))

@@ -26,25 +26,47 @@ from typing import Any
 
 import torch
 
+from execbook.config import RECORDS, release_key
 from minigpt import message
-from phase25.compiled import BACKENDS
-from execbook.config import RECORDS, release, release_key
-from minigpt.experiments import data, run_b
-from phase25.experiments import compiled
 from minigpt.data import probe_batch
+from minigpt.experiments import data, run_b
 from minigpt.model import DEVICES
 from minigpt.train import model_config
+from phase25.compiled import BACKENDS
+from phase25.experiments import compiled
 
 from . import claims
 
 # The message parts a record keeps, in the order reports and the compatibility page show them.
-MESSAGE_PARTS = ("anomaly_off", "anomaly_on", "tensor", "output_of", "version_now", "version_expected",
-                 "hint_off", "hint_on", "anomaly_node", "anomaly_points_at")
+MESSAGE_PARTS = (
+    "anomaly_off",
+    "anomaly_on",
+    "tensor",
+    "output_of",
+    "version_now",
+    "version_expected",
+    "hint_off",
+    "hint_on",
+    "anomaly_node",
+    "anomaly_points_at",
+)
 # What a record keeps of each torch.compile backend: run A's gradients against eager run A's
 # (phase25.claims.compiled_gradients), and what run B raised (phase25.compiled.Compiled), its message
 # taken apart like the eager one; only "not_applicable" where the backend cannot run.
-COMPILE_FIELDS = ("a_gradients", "a_raised_at", "a_error_type", "b_raised_at", "b_error_type", "b_wraps",
-                  "b_message", "b_tensor", "b_output_of", "b_version_now", "b_version_expected", "b_hint")
+COMPILE_FIELDS = (
+    "a_gradients",
+    "a_raised_at",
+    "a_error_type",
+    "b_raised_at",
+    "b_error_type",
+    "b_wraps",
+    "b_message",
+    "b_tensor",
+    "b_output_of",
+    "b_version_now",
+    "b_version_expected",
+    "b_hint",
+)
 
 
 Record = dict[str, Any]  # one release's record, as its JSON file holds it
@@ -61,12 +83,14 @@ def model_sizes() -> dict[str, tuple[str, str]]:
     x, _ = probe_batch(data())
     config = model_config(data())
     writes = 2 * config.n_layer  # every block adds to the residual twice, in place
-    return {"shape": (f"[{x.size(0)}, {x.size(1)}, {config.n_embd}]", "[batch, tokens, n_embd]"),
-            "version_now": (str(writes), "2·n_layer"), "version_expected": (str(writes - 1), "2·n_layer-1")}
+    return {
+        "shape": (f"[{x.size(0)}, {x.size(1)}, {config.n_embd}]", "[batch, tokens, n_embd]"),
+        "version_now": (str(writes), "2·n_layer"),
+        "version_expected": (str(writes - 1), "2·n_layer-1"),
+    }
 
 
-def generic(error: str | None, sizes: dict[str, tuple[str, str]] | None = None
-            ) -> tuple[str | None, dict[str, Any]]:
+def generic(error: str | None, sizes: dict[str, tuple[str, str]] | None = None) -> tuple[str | None, dict[str, Any]]:
     """(error text, its parts) with the model's sizes replaced by their names (model_sizes)."""
     if error is None:
         return None, {}
@@ -107,11 +131,20 @@ def measure_compile(backend: str) -> Record:
     if b.not_applicable:
         return {"not_applicable": b.not_applicable}
     text, parts = generic(b.error if b.raises else None)
-    return {"a_gradients": claims.compiled_gradients(backend)[0], "a_raised_at": a.raised_at,
-            "a_error_type": a.error_type, "b_raised_at": b.raised_at, "b_error_type": b.error_type,
-            "b_wraps": b.wraps, "b_message": text, "b_tensor": parts.get("tensor"),
-            "b_output_of": parts.get("output_of"), "b_version_now": parts.get("version_now"),
-            "b_version_expected": parts.get("version_expected"), "b_hint": parts.get("hint")}
+    return {
+        "a_gradients": claims.compiled_gradients(backend)[0],
+        "a_raised_at": a.raised_at,
+        "a_error_type": a.error_type,
+        "b_raised_at": b.raised_at,
+        "b_error_type": b.error_type,
+        "b_wraps": b.wraps,
+        "b_message": text,
+        "b_tensor": parts.get("tensor"),
+        "b_output_of": parts.get("output_of"),
+        "b_version_now": parts.get("version_now"),
+        "b_version_expected": parts.get("version_expected"),
+        "b_hint": parts.get("hint"),
+    }
 
 
 def measure(outcomes: dict[str, claims.Outcome] | None = None, compile: bool = True) -> Record:
@@ -160,8 +193,10 @@ def completed(live: Record, committed_record: Record | None) -> Record:
 
 def outcomes(record: Record) -> dict[str, claims.Outcome]:
     """The record's claims as phase25.claims.Outcome objects (for claims.require)."""
-    return {name: claims.Outcome(name, c["holds"], c.get("seen", ""), record["release"])
-            for name, c in record["claims"].items()}
+    return {
+        name: claims.Outcome(name, c["holds"], c.get("seen", ""), record["release"])
+        for name, c in record["claims"].items()
+    }
 
 
 def path_for(release_name: str, folder: str | Path = RECORDS, device: str = "cpu") -> Path:
@@ -233,6 +268,7 @@ def format_differences(old: Record, new: Record) -> str:
     head = f"torch {old['release']} -> {new['release']}:"
     if not rows:
         return f"{head} no difference"
+
     def show(v: Any) -> str:
         return "(absent)" if v is None else json.dumps(v, ensure_ascii=False)
 

@@ -27,17 +27,21 @@ def check_entry(name: str, entry: dict[str, Any]) -> str | None:
     checks = [
         (unknown, f"unknown key(s) {', '.join(sorted(unknown))}"),
         (entry.get("verdict", "safe") not in VERDICTS, f"verdict must be one of {', '.join(VERDICTS)}"),
-        ("verdict" in entry and set(entry.get("case", {})) != languages,
-         "a case in the summary needs case = {es = ..., en = ...}"),
+        (
+            "verdict" in entry and set(entry.get("case", {})) != languages,
+            "a case in the summary needs case = {es = ..., en = ...}",
+        ),
         ("holds" in entry and set(entry.get("checks", {})) != languages, "holds needs checks = {es = ..., en = ...}"),
-        (entry.get("verdict") == "unsafe" and entry.get("raised_at") not in RAISED_AT,
-         f"an unsafe case needs raised_at = one of {', '.join(RAISED_AT)}"),
+        (
+            entry.get("verdict") == "unsafe" and entry.get("raised_at") not in RAISED_AT,
+            f"an unsafe case needs raised_at = one of {', '.join(RAISED_AT)}",
+        ),
     ]
     return next((problem for failed, problem in checks if failed), None)
 
 
 def raised_at(outcome: cases.Outcome) -> str | None:
-    """"backward" when the line that raised calls .backward(), "op" for any other line; None if
+    """ "backward" when the line that raised calls .backward(), "op" for any other line; None if
     nothing was raised."""
     if outcome.raised is None:
         return None

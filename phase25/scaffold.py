@@ -27,14 +27,20 @@ error = "RuntimeError"
 match = "modified by an inplace operation"
 """
 WORDS = {
-    "es": {"title": "Página nueva", "intro": "`exp` guarda su resultado para el paso hacia atrás; `mul_` "
-           "(una {term}`$term`) lo sobrescribe, y el paso hacia atrás lo detecta:",
-           "after": "La escritura llevó `y` a la versión {glue:text}`${glued}_es`. La página "
-                    "{ref}`$link` dice qué escrituras son seguras."},
-    "en": {"title": "New page", "intro": "`exp` saves its result for the backward pass; `mul_` (an "
-           "{term}`$term`) overwrites it, and the backward pass notices:",
-           "after": "The write took `y` to version {glue:text}`${glued}_en`. The page "
-                    "{ref}`$link` says which writes are safe."},
+    "es": {
+        "title": "Página nueva",
+        "intro": "`exp` guarda su resultado para el paso hacia atrás; `mul_` "
+        "(una {term}`$term`) lo sobrescribe, y el paso hacia atrás lo detecta:",
+        "after": "La escritura llevó `y` a la versión {glue:text}`${glued}_es`. La página "
+        "{ref}`$link` dice qué escrituras son seguras.",
+    },
+    "en": {
+        "title": "New page",
+        "intro": "`exp` saves its result for the backward pass; `mul_` (an "
+        "{term}`$term`) overwrites it, and the backward pass notices:",
+        "after": "The write took `y` to version {glue:text}`${glued}_en`. The page "
+        "{ref}`$link` says which writes are safe.",
+    },
 }
 
 
@@ -46,5 +52,12 @@ def label(slug: str) -> str:
 
 
 def template() -> dict[str, Any]:
-    return {"example": EXAMPLE, "entry": ENTRY, "words": WORDS, "glued": "${name}_version",
-            "term": "operación in-place", "link": "phase-25-inplace-safe", "label": label}
+    return {
+        "example": EXAMPLE,
+        "entry": ENTRY,
+        "words": WORDS,
+        "glued": "${name}_version",
+        "term": "operación in-place",
+        "link": "phase-25-inplace-safe",
+        "label": label,
+    }

@@ -7,12 +7,26 @@ from execbook import cases, deps, kernel
 from .safe_cases import raised_at, summary_cases, title, verdict, what_holds_means
 
 WORDS = {
-    "en": {"case": "case", "verdict": "verdict", "how": "how it was checked", "safe": "safe",
-           "unsafe": "not safe", "backward": "raises in the backward pass", "op": "raises at the op itself",
-           "differs": "differs from examples/cases.toml"},
-    "es": {"case": "caso", "verdict": "veredicto", "how": "cómo se comprobó", "safe": "segura",
-           "unsafe": "no segura", "backward": "lanza el error en el paso hacia atrás",
-           "op": "lanza el error en la propia operación", "differs": "no coincide con examples/cases.toml"},
+    "en": {
+        "case": "case",
+        "verdict": "verdict",
+        "how": "how it was checked",
+        "safe": "safe",
+        "unsafe": "not safe",
+        "backward": "raises in the backward pass",
+        "op": "raises at the op itself",
+        "differs": "differs from examples/cases.toml",
+    },
+    "es": {
+        "case": "caso",
+        "verdict": "veredicto",
+        "how": "cómo se comprobó",
+        "safe": "segura",
+        "unsafe": "no segura",
+        "backward": "lanza el error en el paso hacia atrás",
+        "op": "lanza el error en la propia operación",
+        "differs": "no coincide con examples/cases.toml",
+    },
 }
 
 
@@ -35,8 +49,11 @@ def rows(language: str, found: dict[str, cases.Outcome] | None = None) -> list[t
             where = raised_at(outcome)
             assert where is not None, f"{case.name} is unsafe but raised nothing"
             shown += f" ({words[where]})"
-        how = (f"{what_holds_means(case, language)} ({case.holds} = True)" if case.holds
-               else f"{outcome.line}\n{outcome.raised}")
+        how = (
+            f"{what_holds_means(case, language)} ({case.holds} = True)"
+            if case.holds
+            else f"{outcome.line}\n{outcome.raised}"
+        )
         table.append((title(case, language), shown, how))
     return table
 
@@ -44,7 +61,11 @@ def rows(language: str, found: dict[str, cases.Outcome] | None = None) -> list[t
 def table_html(language: str, found: dict[str, cases.Outcome] | None = None) -> str:
     words = WORDS[language]
     head = "".join(f"<th>{words[k]}</th>" for k in ("case", "verdict", "how"))
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(cell).replace(chr(10), '<br>')}</td>" for cell in row)
-                   + "</tr>" for row in rows(language, found))
-    return (f'<div class="book-compat-scroll"><table class="table"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{body}</tbody></table></div>")
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(cell).replace(chr(10), '<br>')}</td>" for cell in row) + "</tr>"
+        for row in rows(language, found)
+    )
+    return (
+        f'<div class="book-compat-scroll"><table class="table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )

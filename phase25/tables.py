@@ -21,21 +21,36 @@ Excerpt = Callable[..., str]  # phase25.history.excerpt: a long value shortened 
 
 
 @cache
-
 def _case_titles() -> dict[str, dict[str, str]]:
     """A safe case's name -> its title per language (examples/cases.toml)."""
     return {case.name: case.extra["case"] for case in safe_cases.summary_cases()}
 
 
 HEADS = {
-    "es": {"parts": "parte del mensaje", "claims": "afirmación", "compile": "backend · campo",
-           "built": "la versión de esta construcción", "what": "qué", "first": "valor en el primer registro",
-           "changes": "cambios", "quote": "lo que cita el borrador", "printed": "versiones que lo imprimen",
-           "instead": "lo que imprimen ahí"},
-    "en": {"parts": "message part", "claims": "claim", "compile": "backend · field",
-           "built": "the release this book was built with", "what": "what", "first": "value on the first record",
-           "changes": "changes", "quote": "what the draft quotes", "printed": "releases that print it",
-           "instead": "what they print there"},
+    "es": {
+        "parts": "parte del mensaje",
+        "claims": "afirmación",
+        "compile": "backend · campo",
+        "built": "la versión de esta construcción",
+        "what": "qué",
+        "first": "valor en el primer registro",
+        "changes": "cambios",
+        "quote": "lo que cita el borrador",
+        "printed": "versiones que lo imprimen",
+        "instead": "lo que imprimen ahí",
+    },
+    "en": {
+        "parts": "message part",
+        "claims": "claim",
+        "compile": "backend · field",
+        "built": "the release this book was built with",
+        "what": "what",
+        "first": "value on the first record",
+        "changes": "changes",
+        "quote": "what the draft quotes",
+        "printed": "releases that print it",
+        "instead": "what they print there",
+    },
 }
 
 GROUPS = {  # the history table's sections, by phase25.history kind
@@ -48,21 +63,41 @@ NOT_APPLICABLE = {"es": "no aplica", "en": "n/a"}
 SAME = {"es": "〃 (igual)", "en": "〃 (same)"}  # a long table value equal to the release before
 
 STATUS = {  # the committed record of the installed release against what this build measured
-    "es": {True: "ha caducado: lo medido ahora solo difiere en la redacción",
-           False: "está al día: coincide con lo medido"},
-    "en": {True: "is stale: what was measured now differs only in wording",
-           False: "is current: it matches what was measured"},
+    "es": {
+        True: "ha caducado: lo medido ahora solo difiere en la redacción",
+        False: "está al día: coincide con lo medido",
+    },
+    "en": {
+        True: "is stale: what was measured now differs only in wording",
+        False: "is current: it matches what was measured",
+    },
 }
 
-VALUES: dict[str, dict[Any, str]] = {  # phase25.history's values that are words; None: measured, and the message has no such part
-    "es": {"holds": "✓ se cumple", "fails": "✗ no se cumple", "n/a": "no aplica", "available": "disponible",
-           None: "(ninguno)"},
+VALUES: dict[
+    str, dict[Any, str]
+] = {  # phase25.history's values that are words; None: measured, and the message has no such part
+    "es": {
+        "holds": "✓ se cumple",
+        "fails": "✗ no se cumple",
+        "n/a": "no aplica",
+        "available": "disponible",
+        None: "(ninguno)",
+    },
     "en": {"holds": "✓ holds", "fails": "✗ fails", "n/a": "n/a", "available": "available", None: "(none)"},
 }
 
 MEASURED = {  # the words a record's torch.compile fields hold, as each language's table writes them
-    "es": {"bitwise": "idénticos bit a bit", "close": "próximos", "differ": "distintos", "None": "(ninguno)",
-           "True": "sí", "False": "no", "n/a": "no aplica", "compile": "al compilar", "backward": "en backward()"},
+    "es": {
+        "bitwise": "idénticos bit a bit",
+        "close": "próximos",
+        "differ": "distintos",
+        "None": "(ninguno)",
+        "True": "sí",
+        "False": "no",
+        "n/a": "no aplica",
+        "compile": "al compilar",
+        "backward": "en backward()",
+    },
     "en": {"None": "(none)", "True": "yes", "False": "no", "compile": "at compile", "backward": "at backward()"},
 }
 
@@ -73,10 +108,16 @@ def record_word(value: str, language: str) -> str:
 
 
 WHY = {  # why "n/a", from what phase25.history.reason keeps of a check's words
-    "es": {"missing": "falta {}", "refused": "torch rechaza torch.compile en este Python: {}",
-           "compiler": "no hay compilador de C++ para inductor"},
-    "en": {"missing": "{} is missing", "refused": "torch refuses torch.compile on this Python: {}",
-           "compiler": "no C++ compiler for inductor"},
+    "es": {
+        "missing": "falta {}",
+        "refused": "torch rechaza torch.compile en este Python: {}",
+        "compiler": "no hay compilador de C++ para inductor",
+    },
+    "en": {
+        "missing": "{} is missing",
+        "refused": "torch refuses torch.compile on this Python: {}",
+        "compiler": "no C++ compiler for inductor",
+    },
 }
 
 RELEASES = {
@@ -84,41 +125,53 @@ RELEASES = {
     "en": {"none": "none", "all": "all {} recorded", "measured": "measured on {}"},
 }
 
-DRAFT: dict[str, dict[Any, str]] = {  # what each draft finding compares, and the words for the "torch" finding's last column
-    "es": {"message": "la frase del error, con los tamaños del borrador y cualquier número de bloques",
-           "producer": "el nombre que sigue a «output 0 of»",
-           "node": "ese nombre de nodo, tal cual (sin sufijo), en el error o en el aviso del modo de anomalías",
-           "versions": "las dos versiones, para cualquier número de bloques",
-           "shape": "el tensor que nombra el mensaje, con los tamaños del borrador",
-           "torch": "versiones de ese rango en las que la ejecución B lanza el error con la detección de "
-                    "anomalías activada",
-           "holds": "sin detección de anomalías también lo lanza",
-           "fails": "sin detección de anomalías no lo lanza",
-           "n/a": "sin detección de anomalías: no aplica"},
-    "en": {"message": "the error's sentence, at the draft's sizes and for any number of blocks",
-           "producer": 'the name that follows "output 0 of"',
-           "node": "that node name, exactly (no suffix), in the error or in anomaly mode's warning",
-           "versions": "the two versions, for any number of blocks",
-           "shape": "the tensor the message names, at the draft's sizes",
-           "torch": "releases in that range where run B raises the error with anomaly detection on",
-           "holds": "without anomaly detection it raises too",
-           "fails": "without anomaly detection it does not raise",
-           "n/a": "without anomaly detection: n/a"},
+DRAFT: dict[
+    str, dict[Any, str]
+] = {  # what each draft finding compares, and the words for the "torch" finding's last column
+    "es": {
+        "message": "la frase del error, con los tamaños del borrador y cualquier número de bloques",
+        "producer": "el nombre que sigue a «output 0 of»",
+        "node": "ese nombre de nodo, tal cual (sin sufijo), en el error o en el aviso del modo de anomalías",
+        "versions": "las dos versiones, para cualquier número de bloques",
+        "shape": "el tensor que nombra el mensaje, con los tamaños del borrador",
+        "torch": "versiones de ese rango en las que la ejecución B lanza el error con la detección de "
+        "anomalías activada",
+        "holds": "sin detección de anomalías también lo lanza",
+        "fails": "sin detección de anomalías no lo lanza",
+        "n/a": "sin detección de anomalías: no aplica",
+    },
+    "en": {
+        "message": "the error's sentence, at the draft's sizes and for any number of blocks",
+        "producer": 'the name that follows "output 0 of"',
+        "node": "that node name, exactly (no suffix), in the error or in anomaly mode's warning",
+        "versions": "the two versions, for any number of blocks",
+        "shape": "the tensor the message names, at the draft's sizes",
+        "torch": "releases in that range where run B raises the error with anomaly detection on",
+        "holds": "without anomaly detection it raises too",
+        "fails": "without anomaly detection it does not raise",
+        "n/a": "without anomaly detection: n/a",
+    },
 }
 
 FIGURE: dict[str, dict[str, Any]] = {
-    "es": {"title": "Qué cambió en cada versión de torch registrada",
-           "xlabel": "versión de torch, de la más antigua a la más reciente",
-           "measured": "medida en esa versión", "first": "valor en el primer registro",
-           "change": {"message": "cambia: mensaje", "compile": "cambia: torch.compile",
-                      "claim": "cambia: afirmación"},
-           "book": "versiones sobre las que se construye el libro", "nothing": "nada cambió"},
-    "en": {"title": "What changed in each recorded torch release",
-           "xlabel": "torch release, oldest to newest",
-           "measured": "measured on that release", "first": "value on the first record",
-           "change": {"message": "changes: message", "compile": "changes: torch.compile",
-                      "claim": "changes: claim"},
-           "book": "releases the book is built on", "nothing": "nothing changed"},
+    "es": {
+        "title": "Qué cambió en cada versión de torch registrada",
+        "xlabel": "versión de torch, de la más antigua a la más reciente",
+        "measured": "medida en esa versión",
+        "first": "valor en el primer registro",
+        "change": {"message": "cambia: mensaje", "compile": "cambia: torch.compile", "claim": "cambia: afirmación"},
+        "book": "versiones sobre las que se construye el libro",
+        "nothing": "nada cambió",
+    },
+    "en": {
+        "title": "What changed in each recorded torch release",
+        "xlabel": "torch release, oldest to newest",
+        "measured": "measured on that release",
+        "first": "value on the first record",
+        "change": {"message": "changes: message", "compile": "changes: torch.compile", "claim": "changes: claim"},
+        "book": "releases the book is built on",
+        "nothing": "nothing changed",
+    },
 }
 
 COLORS = {"message": "tab:blue", "compile": "tab:purple", "claim": "tab:orange"}
@@ -139,8 +192,10 @@ def long_value(value: object, previous: object = None, excerpt: Excerpt = histor
     if len(text) <= width:
         return code(text)
     short = excerpt(text, None if previous is None else str(previous), width=width)
-    return (f'<details class="book-value"><summary title="{html.escape(text)}">{code(short)}</summary>'
-            f"{code(text)}</details>")
+    return (
+        f'<details class="book-value"><summary title="{html.escape(text)}">{code(short)}</summary>'
+        f"{code(text)}</details>"
+    )
 
 
 def why(detail: str | None, language: str) -> str:
@@ -172,6 +227,7 @@ def shown(thing: history.Thing, span: history.Span, language: str, previous: his
     if str(span.value) in MEASURED[language]:
         return html.escape(record_word(str(span.value), language))
     return long_value(span.value, previous and previous.value, history.excerpt)
+
 
 ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, claims (their ids in a tooltip)
     "es": {
@@ -236,7 +292,7 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "anomaly_off": "the message, anomaly detection off",
         "anomaly_on": "the message, anomaly detection on",
         "tensor": "the tensor named",
-        "output_of": "what follows \"output 0 of\"",
+        "output_of": 'what follows "output 0 of"',
         "version_now": "version now",
         "version_expected": "version expected",
         "hint_off": "the Hint, anomaly detection off",
@@ -251,7 +307,7 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "b_wraps": "run B: wrapped error",
         "b_message": "run B: message",
         "b_tensor": "run B: tensor named",
-        "b_output_of": "run B: what follows \"output 0 of\"",
+        "b_output_of": 'run B: what follows "output 0 of"',
         "b_version_now": "run B: version now",
         "b_version_expected": "run B: version expected",
         "b_hint": "run B: Hint",
@@ -326,8 +382,12 @@ def label(thing: history.Thing, language: str) -> str:
     return named(str(thing.name or thing.backend), row_name(thing, language))
 
 
-def releases_text(releases: Sequence[str], recorded: list[str], language: str,
-                  compress: Callable[[Sequence[str], list[str]], list[tuple[str, str]]] = history.compress) -> str:
+def releases_text(
+    releases: Sequence[str],
+    recorded: list[str],
+    language: str,
+    compress: Callable[[Sequence[str], list[str]], list[tuple[str, str]]] = history.compress,
+) -> str:
     """Releases in few words: "none", "all 17", or runs "1.13.1–2.12.1, 2.14.1" (consecutive among
     recorded; compress is phase25.history.compress)."""
     words = RELEASES[language]
@@ -346,16 +406,21 @@ def history_table(changed: list[history.History], recorded: list[str], language:
         if h.thing.kind != group:
             group = h.thing.kind
             body.append(f'<tr class="book-history-group"><th colspan="3">{html.escape(groups[group])}</th></tr>')
-        first = (f"{shown(h.thing, h.first, language)}"
-                 f'<div class="book-history-release">torch {html.escape(h.first.start)}</div>')
+        first = (
+            f"{shown(h.thing, h.first, language)}"
+            f'<div class="book-history-release">torch {html.escape(h.first.start)}</div>'
+        )
         steps = "".join(
             f'<div class="book-history-change"><span class="book-history-release">torch {html.escape(s.start)}</span>'
             f" → {shown(h.thing, s, language, previous)}</div>"
-            for previous, s in itertools.pairwise(h.spans))
+            for previous, s in itertools.pairwise(h.spans)
+        )
         body.append(f"<tr><th>{label(h.thing, language)}</th><td>{first}</td><td>{steps}</td></tr>")
-    return (f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
-            f"<th>{words['what']}</th><th>{words['first']}</th><th>{words['changes']}</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+    return (
+        f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
+        f"<th>{words['what']}</th><th>{words['first']}</th><th>{words['changes']}</th></tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def unchanged_list(unchanged: list[history.History], recorded: list[str], language: str) -> str:
@@ -369,11 +434,17 @@ def unchanged_list(unchanged: list[history.History], recorded: list[str], langua
         for h in mine:
             where = ""
             if list(h.measured) != list(recorded):
-                where = (' <span class="book-why">(' + RELEASES[language]["measured"].format(
-                    releases_text(h.measured, recorded, language, history.compress)) + ")</span>")
+                where = (
+                    ' <span class="book-why">('
+                    + RELEASES[language]["measured"].format(
+                        releases_text(h.measured, recorded, language, history.compress)
+                    )
+                    + ")</span>"
+                )
             items.append(f"<li>{label(h.thing, language)}: {shown(h.thing, h.first, language)}{where}</li>")
-        blocks.append(f"<p><strong>{html.escape(groups[kind])}</strong></p><ul class=\"book-unchanged\">"
-                      f"{''.join(items)}</ul>")
+        blocks.append(
+            f'<p><strong>{html.escape(groups[kind])}</strong></p><ul class="book-unchanged">{"".join(items)}</ul>'
+        )
     return "".join(blocks)
 
 
@@ -383,21 +454,29 @@ def draft_table(found: list[history.Finding], recorded: list[str], language: str
     rows = []
     for finding in found:
         if finding.key == "torch":
-            instead = "".join(f'<div>{html.escape(draft[s.value])} <span class="book-history-release">'
-                              f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
-                              for s in finding.instead)
+            instead = "".join(
+                f'<div>{html.escape(draft[s.value])} <span class="book-history-release">'
+                f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
+                for s in finding.instead
+            )
         else:
-            instead = "".join(f"<div>{'—' if s.value is None else long_value(s.value, None, history.excerpt, QUOTE)} "
-                              f'<span class="book-history-release">'
-                              f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
-                              for s in finding.instead)
-        rows.append(f"<tr><th>{long_value(finding.quote, excerpt=history.excerpt, width=QUOTE)}"
-                    f'<div class="book-why">{html.escape(draft[finding.key])}</div></th>'
-                    f"<td>{releases_text(finding.printed_by, recorded, language, history.compress)}</td>"
-                    f"<td>{instead}</td></tr>")
-    return (f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
-            f"<th>{words['quote']}</th><th>{words['printed']}</th><th>{words['instead']}</th></tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table></div>")
+            instead = "".join(
+                f"<div>{'—' if s.value is None else long_value(s.value, None, history.excerpt, QUOTE)} "
+                f'<span class="book-history-release">'
+                f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
+                for s in finding.instead
+            )
+        rows.append(
+            f"<tr><th>{long_value(finding.quote, excerpt=history.excerpt, width=QUOTE)}"
+            f'<div class="book-why">{html.escape(draft[finding.key])}</div></th>'
+            f"<td>{releases_text(finding.printed_by, recorded, language, history.compress)}</td>"
+            f"<td>{instead}</td></tr>"
+        )
+    return (
+        f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
+        f"<th>{words['quote']}</th><th>{words['printed']}</th><th>{words['instead']}</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def timeline(changed: list[history.History], recorded: list[str], book: list[str], language: str) -> "Figure":
@@ -420,24 +499,38 @@ def timeline(changed: list[history.History], recorded: list[str], book: list[str
         ax.axvspan(x[a] - 0.5, x[b] + 0.5, color="tab:green", alpha=0.12, lw=0)
     # one collection per kind of mark (a few artists, not hundreds: drawing stays fast)
     measured = [(x[r], row) for row, h in enumerate(changed) for r in h.measured]
-    ax.add_collection(LineCollection([[(x[h.measured[0]], row), (x[h.measured[-1]], row)]
-                                      for row, h in enumerate(changed) if h.measured],
-                                     colors="0.8", linewidths=1, zorder=1))
+    ax.add_collection(
+        LineCollection(
+            [[(x[h.measured[0]], row), (x[h.measured[-1]], row)] for row, h in enumerate(changed) if h.measured],
+            colors="0.8",
+            linewidths=1,
+            zorder=1,
+        )
+    )
     if measured:
         xs, ys = zip(*measured, strict=True)
         ax.scatter(xs, ys, s=8, color="0.6", zorder=2)
-        ax.scatter([x[h.first.start] for h in changed], range(len(changed)), s=40, facecolors="white",
-                   edgecolors="0.3", zorder=3)
+        ax.scatter(
+            [x[h.first.start] for h in changed],
+            range(len(changed)),
+            s=40,
+            facecolors="white",
+            edgecolors="0.3",
+            zorder=3,
+        )
     for kind in COLORS:
         marks = [(x[s.start], row) for row, h in enumerate(changed) if h.thing.kind == kind for s in h.changes]
         if marks:
             xs, ys = zip(*marks, strict=True)
-            ax.scatter(xs, ys, s=55, marker="D", color=COLORS[kind], edgecolors="black", linewidths=0.5,
-                       zorder=4)
+            ax.scatter(xs, ys, s=55, marker="D", color=COLORS[kind], edgecolors="black", linewidths=0.5, zorder=4)
     if not changed:
         ax.text(0.5, 0.5, words["nothing"], transform=ax.transAxes, ha="center", va="center")
-    names = [f"torch.compile {h.thing.backend}" if h.thing.kind == "compile" and h.thing.name is None
-             else row_name(h.thing, language) for h in changed]
+    names = [
+        f"torch.compile {h.thing.backend}"
+        if h.thing.kind == "compile" and h.thing.name is None
+        else row_name(h.thing, language)
+        for h in changed
+    ]
     for row, name in enumerate(names):  # each row's name above its line: the full width is the plot's
         ax.text(-0.45, row - 0.3, str(name), fontsize=8, va="bottom", ha="left")
     ax.set_yticks([])
@@ -448,38 +541,58 @@ def timeline(changed: list[history.History], recorded: list[str], book: list[str
     ax.set_title(words["title"], fontsize=10)
     ax.grid(axis="x", color="0.92")
     kinds = [k for k in COLORS if any(h.thing.kind == k for h in changed)]
-    handles: list[Artist] = [Line2D([], [], ls="", marker="o", ms=4, color="0.6", label=words["measured"]),
-               Line2D([], [], ls="", marker="o", ms=7, mfc="white", mec="0.3", label=words["first"])]
-    handles += [Line2D([], [], ls="", marker="D", ms=7, color=COLORS[k], mec="black", label=words["change"][k])
-                for k in kinds]
+    handles: list[Artist] = [
+        Line2D([], [], ls="", marker="o", ms=4, color="0.6", label=words["measured"]),
+        Line2D([], [], ls="", marker="o", ms=7, mfc="white", mec="0.3", label=words["first"]),
+    ]
+    handles += [
+        Line2D([], [], ls="", marker="D", ms=7, color=COLORS[k], mec="black", label=words["change"][k]) for k in kinds
+    ]
     handles.append(Patch(color="tab:green", alpha=0.12, label=words["book"]))
     fig.legend(handles=handles, loc="outside lower center", ncols=1, fontsize=8, frameon=False)
     return fig
 
 
-def table(language: str, kind: str, releases: list[str], live_release: str, rows: list[tuple[str, list[Any]]],
-          excerpt: Excerpt = history.excerpt) -> str:
+def table(
+    language: str,
+    kind: str,
+    releases: list[str],
+    live_release: str,
+    rows: list[tuple[str, list[Any]]],
+    excerpt: Excerpt = history.excerpt,
+) -> str:
     """rows: [(row name, [value per release])] -> HTML; a value that differs from the previous
     release's is marked (class book-drift), long ones shortened to where they differ."""
     words = HEADS[language]
     head = "".join(
         f"<th>torch {html.escape(r)}"
-        + (f' <span title="{html.escape(words["built"])}">⚙</span>' if r == live_release else "") + "</th>"
-        for r in releases)
+        + (f' <span title="{html.escape(words["built"])}">⚙</span>' if r == live_release else "")
+        + "</th>"
+        for r in releases
+    )
     body = []
     for name, values in rows:
         cells = []
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
             repeated = i > 0 and not changed and value is not None and len(str(value)) > SHORT
-            text = "—" if value is None else (  # a long value is written once, then "same" until it changes
-                f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>' if repeated
-                else long_value(value, values[i - 1] if changed else None, excerpt)) \
-                if len(str(value)) > SHORT else html.escape(record_word(str(value), language))
-            cells.append(f'<td{" class=book-drift" if changed else ""}>{text}</td>')
+            text = (
+                "—"
+                if value is None
+                else (  # a long value is written once, then "same" until it changes
+                    f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>'
+                    if repeated
+                    else long_value(value, values[i - 1] if changed else None, excerpt)
+                )
+                if len(str(value)) > SHORT
+                else html.escape(record_word(str(value), language))
+            )
+            cells.append(f"<td{' class=book-drift' if changed else ''}>{text}</td>")
         body.append(f"<tr><th>{named(name, row_words(name, language))}</th>{''.join(cells)}</tr>")
-    return (f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'
-            f"<th>{html.escape(words[kind])}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>")
+    return (
+        f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'
+        f"<th>{html.escape(words[kind])}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def verdict(found: dict[str, Any] | None, language: str) -> str | None:

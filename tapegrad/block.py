@@ -17,10 +17,16 @@ PARAMETERS = ("x", "pos", "w1", "w2", "w_out")
 
 def init_params(seed: int = 0, tokens: int = 4, width: int = 6, outputs: int = 3) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    shapes = {"x": (tokens, width), "pos": (tokens, width), "w1": (width, width),
-              "w2": (width, width), "w_out": (width, outputs)}
-    return {name: rng.normal(size=shapes[name]) / (np.sqrt(width) if name.startswith("w") else 1)
-            for name in PARAMETERS}
+    shapes = {
+        "x": (tokens, width),
+        "pos": (tokens, width),
+        "w1": (width, width),
+        "w2": (width, width),
+        "w_out": (width, outputs),
+    }
+    return {
+        name: rng.normal(size=shapes[name]) / (np.sqrt(width) if name.startswith("w") else 1) for name in PARAMETERS
+    }
 
 
 def forward(p: dict[str, tg.Tensor], inplace: bool = False) -> tg.Tensor:
@@ -36,8 +42,9 @@ def forward(p: dict[str, tg.Tensor], inplace: bool = False) -> tg.Tensor:
     return tg.sum(y * y)
 
 
-def loss_and_gradients(arrays: dict[str, np.ndarray], inplace: bool = False, check_versions: bool = False
-                       ) -> tuple[float, dict[str, tg.Array]]:
+def loss_and_gradients(
+    arrays: dict[str, np.ndarray], inplace: bool = False, check_versions: bool = False
+) -> tuple[float, dict[str, tg.Array]]:
     """(loss, name -> gradient array) for parameter arrays (name -> ndarray)."""
     p = {name: tg.Tensor(a, requires_grad=True) for name, a in arrays.items()}
     with tg.Tape(check_versions=check_versions):

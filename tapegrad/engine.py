@@ -64,14 +64,15 @@ class Saved:
         return self.tensor.data
 
     def stale_message(self, record: "Record") -> str:
-        return ("one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [array {list(self.tensor.shape)}], saved by {record.op}, "
-                f"is at version {self.tensor.version}; expected version {self.version} instead")
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [array {list(self.tensor.shape)}], saved by {record.op}, "
+            f"is at version {self.tensor.version}; expected version {self.version} instead"
+        )
 
 
 class Record:
-    def __init__(self, op: str, inputs: list[Value | None], output: Value, saved: list[Saved], backward: Rule
-                 ) -> None:
+    def __init__(self, op: str, inputs: list[Value | None], output: Value, saved: list[Saved], backward: Rule) -> None:
         self.op = op  # a name, for messages
         self.inputs = inputs  # the Values read (None for an input that needs no gradient)
         self.output = output  # the Value produced
@@ -115,8 +116,7 @@ class Tensor:
         if tape:
             self.requires_grad, self.tape, self.value = True, tape, Value()
             read = [before, other.value if other.requires_grad else None]
-            tape.records.append(Record("add_", read, self.value, [],
-                                       lambda g: (g, unbroadcast(g, other.shape))))
+            tape.records.append(Record("add_", read, self.value, [], lambda g: (g, unbroadcast(g, other.shape))))
         return self
 
     def backward(self) -> None:
@@ -134,8 +134,14 @@ def _recording(*tensors: Tensor) -> Tape | None:
     return None
 
 
-def _op(name: str, inputs: Sequence[Tensor], out_data: Array, saved: Sequence[Tensor], backward: Rule,
-        save_output: bool = False) -> Tensor:
+def _op(
+    name: str,
+    inputs: Sequence[Tensor],
+    out_data: Array,
+    saved: Sequence[Tensor],
+    backward: Rule,
+    save_output: bool = False,
+) -> Tensor:
     """Create the output tensor and, when recording, the record of the op.
 
     saved: the inputs the backward rule reads; save_output: it also reads the output (last).
@@ -162,21 +168,32 @@ def unbroadcast(grad: Array, shape: tuple[int, ...]) -> Array:
 
 def add(a: object, b: object) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
-    return _op("add", [a, b], a.data + b.data, [],
-               lambda g: (unbroadcast(g, a.shape), unbroadcast(g, b.shape)))
+    return _op("add", [a, b], a.data + b.data, [], lambda g: (unbroadcast(g, a.shape), unbroadcast(g, b.shape)))
 
 
 def mul(a: object, b: object) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
-    return _op("mul", [a, b], a.data * b.data, [a, b],
-               lambda g, a_, b_: (unbroadcast(g * b_, a_.shape), unbroadcast(g * a_, b_.shape)))
+    return _op(
+        "mul",
+        [a, b],
+        a.data * b.data,
+        [a, b],
+        lambda g, a_, b_: (unbroadcast(g * b_, a_.shape), unbroadcast(g * a_, b_.shape)),
+    )
 
 
 def matmul(a: object, b: object) -> Tensor:
     a, b = as_tensor(a), as_tensor(b)
-    return _op("matmul", [a, b], a.data @ b.data, [a, b],
-               lambda g, a_, b_: (unbroadcast(g @ np.swapaxes(b_, -1, -2), a_.shape),
-                                  unbroadcast(np.swapaxes(a_, -1, -2) @ g, b_.shape)))
+    return _op(
+        "matmul",
+        [a, b],
+        a.data @ b.data,
+        [a, b],
+        lambda g, a_, b_: (
+            unbroadcast(g @ np.swapaxes(b_, -1, -2), a_.shape),
+            unbroadcast(np.swapaxes(a_, -1, -2) @ g, b_.shape),
+        ),
+    )
 
 
 def tanh(x: Tensor) -> Tensor:

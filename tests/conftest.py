@@ -12,8 +12,8 @@ import fcntl
 import functools
 import http.server
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -64,8 +64,15 @@ def serve(folder):
 def build(repo, *languages, timeout=1800):
     """`python -m execbook build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
     env = dict(os.environ, PYTHONPATH=str(repo))
-    return subprocess.run([*BUILD, *languages], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [*BUILD, *languages],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def execution_report(repo=REPO):
@@ -81,21 +88,30 @@ DATE = re.compile(rb"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?(?: UTC)?)?")
 def site_files(site):
     """relative path -> bytes of every file of a published site, dates blanked (DATE)."""
     site = Path(site)
-    return {p.relative_to(site).as_posix(): DATE.sub(b"<date>", p.read_bytes()) for p in sorted(site.rglob("*"))
-            if p.is_file()}
+    return {
+        p.relative_to(site).as_posix(): DATE.sub(b"<date>", p.read_bytes())
+        for p in sorted(site.rglob("*"))
+        if p.is_file()
+    }
 
 
 def site_differences(site_a, site_b):
     """One line per file that two published sites do not share, or that differs beyond its dates
     (with the first line that differs)."""
     a, b = site_files(site_a), site_files(site_b)
-    lines = [f"only in {site}: {path}" for site, mine, other in ((site_a, a, b), (site_b, b, a))
-             for path in sorted(set(mine) - set(other))]
+    lines = [
+        f"only in {site}: {path}"
+        for site, mine, other in ((site_a, a, b), (site_b, b, a))
+        for path in sorted(set(mine) - set(other))
+    ]
     for path in sorted(set(a) & set(b)):
         if a[path] != b[path]:
-            at = next((i for i, (x, y) in enumerate(zip(a[path], b[path], strict=False)) if x != y), min(len(a[path]), len(b[path])))
+            at = next(
+                (i for i, (x, y) in enumerate(zip(a[path], b[path], strict=False)) if x != y),
+                min(len(a[path]), len(b[path])),
+            )
             start = max(a[path].rfind(b"\n", 0, at) + 1, at - 80)  # from the line's start, or 80 bytes back
-            lines.append(f"{path}: {a[path][start:at + 80]!r} != {b[path][start:at + 80]!r}")
+            lines.append(f"{path}: {a[path][start : at + 80]!r} != {b[path][start : at + 80]!r}")
     return lines
 
 
@@ -199,8 +215,12 @@ def pytest_cmdline_main(config):
     if hasattr(config, "workerinput"):  # a worker parses the command line, not the options set below
         config.option.loadgroup = config.option.loadgroup or config.workerinput.get("loadgroup", False)
         return
-    spread = (config.option.markexpr == "e2e" and config.pluginmanager.hasplugin("xdist")
-              and getattr(config.option, "numprocesses", 0) is None and not config.option.collectonly)
+    spread = (
+        config.option.markexpr == "e2e"
+        and config.pluginmanager.hasplugin("xdist")
+        and getattr(config.option, "numprocesses", 0) is None
+        and not config.option.collectonly
+    )
     if spread:
         config.option.numprocesses, config.option.dist = E2E_WORKERS, "loadgroup"
         config.option.loadscopereorder = False  # the order below, not the number of tests per group
@@ -236,9 +256,17 @@ def pytest_collection_finish(session):
         # (the reproducer's command-line runs A and bypass=hooks are those of silent_training).
         env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", MINIGPT_RUN_CACHE=str(scratch / "run-cache"))
         env.pop("BOOK_STORE", None)
-        _examples.update(out=out, process=subprocess.Popen(
-            [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out)], cwd=REPO, env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        _examples.update(
+            out=out,
+            process=subprocess.Popen(
+                [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out)],
+                cwd=REPO,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            ),
+        )
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -257,6 +285,7 @@ def example_results():
 
 
 # --- the built book, twice: this checkout's, and a cold build elsewhere (end-to-end tests)
+
 
 @pytest.fixture(scope="session")
 def site():
@@ -285,9 +314,18 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         yield browser
         browser.close()
 
@@ -331,7 +369,14 @@ def cold_build(tmp_path_factory, offline, made_once):
     cut = offline(BUILD)
     if cut is None:
         warnings.warn("the second build ran with the network on: unshare --net is not permitted here", stacklevel=2)
-    done = subprocess.run(cut or BUILD, cwd=copy, env=dict(os.environ, PYTHONPATH=str(copy)), capture_output=True,
-                          text=True, timeout=1800, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        cut or BUILD,
+        cwd=copy,
+        env=dict(os.environ, PYTHONPATH=str(copy)),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return copy, done

@@ -67,8 +67,11 @@ def main(out):
 
     results = {}
     log = Path(tempfile.mkdtemp()) / "children.log"
-    os.environ.update(BOOK_AUDIT_LOG=str(log), BOOK_AUDIT_REPO=str(REPO),
-                      PYTHONPATH=os.pathsep.join([str(REPO / "tests" / "audit_site"), str(REPO)]))
+    os.environ.update(
+        BOOK_AUDIT_LOG=str(log),
+        BOOK_AUDIT_REPO=str(REPO),
+        PYTHONPATH=os.pathsep.join([str(REPO / "tests" / "audit_site"), str(REPO)]),
+    )
     sys.addaudithook(audit)
     for name in cases.manifest():
         forget_our_modules(PACKAGES)
@@ -82,11 +85,13 @@ def main(out):
             note(path)
         current["opened"] = None
         outcome = cases.judge(cases.manifest()[name], run.error, run.namespace)
-        results[name] = {"ok": outcome.ok, "failure": None if outcome.ok else outcome.failure(),
-                         "seconds": round(time.perf_counter() - start, 2),
-                         "opened": sorted(os.path.relpath(p, REPO) for p in opened)}
-        print(f"{name}: {'ok' if outcome.ok else 'FAILED'} ({results[name]['seconds']} s)", file=sys.stderr,
-              flush=True)
+        results[name] = {
+            "ok": outcome.ok,
+            "failure": None if outcome.ok else outcome.failure(),
+            "seconds": round(time.perf_counter() - start, 2),
+            "opened": sorted(os.path.relpath(p, REPO) for p in opened),
+        }
+        print(f"{name}: {'ok' if outcome.ok else 'FAILED'} ({results[name]['seconds']} s)", file=sys.stderr, flush=True)
     Path(out).write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 

@@ -19,7 +19,9 @@ def test_a_cold_build_says_which_pages_it_executes_and_the_kernel_does_not_warn(
     repo, done = cold_build
     report = execution_report(repo)
     started = {page: found.start() for found in STARTED.finditer(done.stdout) for page in [found.group(1)]}
-    ended = {page: (found.start(), int(cells)) for found in ENDED.finditer(done.stdout) for page, cells in [found.groups()]}
+    ended = {
+        page: (found.start(), int(cells)) for found in ENDED.finditer(done.stdout) for page, cells in [found.groups()]
+    }
     assert sorted(started) == sorted(report["executed"]) and len(started) >= 5, done.stdout
     assert sum(cells for _, cells in ended.values()) == report["cells_executed"]
     assert ended.keys() == started.keys() and all(started[p] < ended[p][0] for p in started), done.stdout

@@ -9,8 +9,10 @@ import pytest
 
 from execbook import check, config
 
-GLOSSARY = {"es": "(glossary)=\n# Glosario\n\n```{glossary}\ntensor guardado\n  Un tensor.\n```\n",
-            "en": "(glossary)=\n# Glossary\n\n```{glossary}\nsaved tensor\n  A tensor.\n```\n"}
+GLOSSARY = {
+    "es": "(glossary)=\n# Glosario\n\n```{glossary}\ntensor guardado\n  Un tensor.\n```\n",
+    "en": "(glossary)=\n# Glossary\n\n```{glossary}\nsaved tensor\n  A tensor.\n```\n",
+}
 PAGE = """---
 file_format: mystnb
 ---
@@ -74,31 +76,37 @@ def test_an_unclosed_load_cell_closed_by_a_later_fence_is_named_where_it_opens(b
     for lang in ("es", "en"):
         book(lang, "p", page(lang, unclosed_load))
     found = book.problems()
-    assert "docs/es/p.md:9: the ``` fence opened here ({code-cell} ipython3) is closed only at line 18, after " \
-           "another block opens at line 16 → close it with a ``` line before line 16" in found
+    assert (
+        "docs/es/p.md:9: the ``` fence opened here ({code-cell} ipython3) is closed only at line 18, after "
+        "another block opens at line 16 → close it with a ``` line before line 16" in found
+    )
     assert any(p.startswith("docs/en/p.md:9: the ``` fence opened here") for p in found)
     assert not any("heading" in p for p in found), "a broken fence is named, not the sections it hides"
 
 
 def test_an_unclosed_fence_in_one_language_is_named_not_the_sections_it_hides(book):
     book("en", "p", page("en", lambda t: t.rstrip("\n").removesuffix("```")))
-    assert book.problems() == ["docs/en/p.md:17: the ``` fence opened here ({code-cell} ipython3) is never "
-                               "closed: the rest of the page is inside it → add a ``` line where the block ends"]
+    assert book.problems() == [
+        "docs/en/p.md:17: the ``` fence opened here ({code-cell} ipython3) is never "
+        "closed: the rest of the page is inside it → add a ``` line where the block ends"
+    ]
 
 
 def test_a_load_cell_with_a_body(book):
     for lang in ("es", "en"):
         book(lang, "p", page(lang, lambda t: t.replace("symptom_backward.py\n", "symptom_backward.py\nx = 1\n")))
-    assert any(p.startswith("docs/es/p.md:11: the cell that loads ") and "has a body of its own" in p
-               for p in book.problems())
+    assert any(
+        p.startswith("docs/es/p.md:11: the cell that loads ") and "has a body of its own" in p for p in book.problems()
+    )
 
 
 def test_a_code_cell_written_on_the_page(book):
     for lang in ("es", "en"):
         book(lang, "p", page(lang, lambda t: t + "\n```{code-cell} ipython3\nprint(1)\n```\n"))
     found = book.problems()
-    assert any(p.startswith("docs/es/p.md:21: a code cell written on the page") and "examples/<name>.py" in p
-               for p in found)
+    assert any(
+        p.startswith("docs/es/p.md:21: a code cell written on the page") and "examples/<name>.py" in p for p in found
+    )
 
 
 def test_a_load_of_an_undeclared_or_missing_example(book):
@@ -108,37 +116,66 @@ def test_a_load_of_an_undeclared_or_missing_example(book):
 
 
 def test_terms_and_refs_that_name_nothing(book):
-    book("es", "p", page("es", lambda t: t.replace("{term}`tensor guardado`", "{term}`tensores <tensor guardad>`")
-                         .replace("{ref}`phase-25-p`", "{ref}`phase-25-q`")))
+    book(
+        "es",
+        "p",
+        page(
+            "es",
+            lambda t: t.replace("{term}`tensor guardado`", "{term}`tensores <tensor guardad>`").replace(
+                "{ref}`phase-25-p`", "{ref}`phase-25-q`"
+            ),
+        ),
+    )
     found = book.problems()
-    assert "docs/es/p.md:7: {term}`tensor guardad` is not a term of this language's glossary → use a term of " \
-           "docs/es/glossary.md, or add it there (in both languages)" in found
+    assert (
+        "docs/es/p.md:7: {term}`tensor guardad` is not a term of this language's glossary → use a term of "
+        "docs/es/glossary.md, or add it there (in both languages)" in found
+    )
     assert any(p.startswith("docs/es/p.md:7: {ref}`phase-25-q`: no label 'phase-25-q' in docs/es → ") for p in found)
 
 
 def test_the_mirror_names_pages_labels_headings_figures_and_cells(book):
     book("es", "extra", "(only-es)=\n# E\n")
-    book("en", "p", page("en", lambda t: t.replace("## Resumen", "### Summary").replace(
-        "(phase-25-p)=", "(phase-25-p)=\n(phase-25-en-only)=") + "\n```{glue:figure} curve_en\n```\n"))
+    book(
+        "en",
+        "p",
+        page(
+            "en",
+            lambda t: (
+                t.replace("## Resumen", "### Summary").replace("(phase-25-p)=", "(phase-25-p)=\n(phase-25-en-only)=")
+                + "\n```{glue:figure} curve_en\n```\n"
+            ),
+        ),
+    )
     found = book.problems()
     assert any(p.startswith("docs/es/extra.md:1: a page with no counterpart in docs/en") for p in found)
-    assert "docs/en/p.md:5: label 'phase-25-en-only' is missing in docs/es → add (phase-25-en-only)= at the " \
-           "same place of docs/es/p.md" in found
-    assert any(p.startswith("docs/en/p.md:14: heading ### Summary is level 3; its counterpart docs/es/p.md:13")
-               for p in found)
+    assert (
+        "docs/en/p.md:5: label 'phase-25-en-only' is missing in docs/es → add (phase-25-en-only)= at the "
+        "same place of docs/es/p.md" in found
+    )
+    assert any(
+        p.startswith("docs/en/p.md:14: heading ### Summary is level 3; its counterpart docs/es/p.md:13") for p in found
+    )
     assert any(p.startswith("docs/en/p.md:22: a figure with no counterpart in docs/es/p.md") for p in found)
 
 
 def test_code_cells_that_differ_between_languages(book):
     book("en", "p", page("en", lambda t: t.replace("symptom_forward", "symptom_backward")))
-    assert any(p.startswith("docs/en/p.md:17: this code cell") and "differs from its counterpart docs/es/p.md:17"
-               in p for p in book.problems())
+    assert any(
+        p.startswith("docs/en/p.md:17: this code cell") and "differs from its counterpart docs/es/p.md:17" in p
+        for p in book.problems()
+    )
 
 
 def test_glossaries_that_do_not_pair_up(book):
     book("en", "glossary", GLOSSARY["en"].replace("saved tensor\n", "saved tensor\nsaved\n"))
-    assert any(p.startswith("docs/en/glossary.md:5: glossary entry saved tensor / saved has 2 term(s), its "
-                            "counterpart docs/es/glossary.md:5") for p in book.problems())
+    assert any(
+        p.startswith(
+            "docs/en/glossary.md:5: glossary entry saved tensor / saved has 2 term(s), its "
+            "counterpart docs/es/glossary.md:5"
+        )
+        for p in book.problems()
+    )
 
 
 def test_shown_code_too_wide_or_too_long(tmp_path, monkeypatch):
@@ -146,18 +183,29 @@ def test_shown_code_too_wide_or_too_long(tmp_path, monkeypatch):
     wide.write_text("x = 1\n" + "y = '" + "a" * 80 + "'\n# %% hidden checks\n" + "z = '" + "b" * 90 + "'\n")
     assert [str(p) for p in check.width_problems([wide])] == [
         f"{check.shown_path(wide)}:2: a line the page shows is 86 columns wide (at most 80) → break it, or "
-        "shorten its names"]
+        "shorten its names"
+    ]
 
 
 def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
     for lang in ("es", "en"):
         book(lang, "p", page(lang, unclosed_load))
-    done = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from execbook import check; "
-                           f"found = check.problems(Path({str(book.docs)!r})); print(*found, sep='\\n')"],
-                          capture_output=True, text=True, cwd=config.REPO, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from pathlib import Path; from execbook import check; "
+            f"found = check.problems(Path({str(book.docs)!r})); print(*found, sep='\\n')",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=config.REPO,
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stdout.count("\n") == 2, done.stdout + done.stderr
-    real = subprocess.run([sys.executable, "-m", "execbook", "check"], capture_output=True, text=True, cwd=config.REPO,
-                          timeout=60)
+    real = subprocess.run(
+        [sys.executable, "-m", "execbook", "check"], capture_output=True, text=True, cwd=config.REPO, timeout=60
+    )
     assert real.returncode == 0 and real.stdout.startswith("book: check: ok"), real.stdout + real.stderr
 
 
@@ -175,12 +223,20 @@ def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_
         del text[at + 1]  # the cell's closing fence
         page.write_text("\n".join(text), "utf-8")
         lines[lang] = at  # the opening fence's line number (1-based: the line above :load:)
-    done = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=repo, capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ, PYTHONPATH=str(repo)))
+    done = subprocess.run(
+        [sys.executable, "-m", "execbook", "build"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(repo)),
+    )
     assert done.returncode == 1
     last = done.stderr.strip().split("\n")[-3:]
     for lang in config.LANGUAGES:
-        assert any(line.startswith(f"docs/{lang}/breaks/25-inplace-safe.md:{lines[lang]}: the ``` fence opened here")
-                   for line in last), last
+        assert any(
+            line.startswith(f"docs/{lang}/breaks/25-inplace-safe.md:{lines[lang]}: the ``` fence opened here")
+            for line in last
+        ), last
     assert "docs: 2 problem(s) in the sources" in last[-1]
     assert "executing" not in done.stdout and not (repo / "docs" / "_build" / "html").exists()

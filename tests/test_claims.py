@@ -39,8 +39,7 @@ def test_a_broken_claim_names_itself_and_the_release(registered):
     outcomes = claims.evaluate_all(["made-up-fine", "made-up-broken"])
     with pytest.raises(claims.ClaimBroken) as info:
         claims.require(outcomes)
-    assert str(info.value) == (f"claim made-up-broken no longer holds on torch {torch.__version__}: "
-                               "backward completed")
+    assert str(info.value) == (f"claim made-up-broken no longer holds on torch {torch.__version__}: backward completed")
 
 
 def test_a_check_that_crashes_is_a_broken_claim(registered):

@@ -60,11 +60,13 @@ ERROR_CASES = {
     "out-empty": (["train", "out="], None, "out=''"),
     "out-with-foreign-files": (["train", "steps=1", "out=notes"], with_notes, "out=notes"),
     "out-is-a-file": (["train", "steps=1", "out=notes.txt"], with_file, "out=notes.txt is a file"),
-    "out-under-a-file": (["train", "steps=1", "out=notes.txt/exp"], with_file,
-                         "out=notes.txt/exp lies under notes.txt, which is a file"),
+    "out-under-a-file": (
+        ["train", "steps=1", "out=notes.txt/exp"],
+        with_file,
+        "out=notes.txt/exp lies under notes.txt, which is a file",
+    ),
     "default-out-under-a-file": (["train", "steps=1"], with_experiments_file, "under experiments, which is a file"),
-    "compare-missing-directory": (["grad-compare", "experiments/25-A", "experiments/25-B"], None,
-                                  "experiments/25-A"),
+    "compare-missing-directory": (["grad-compare", "experiments/25-A", "experiments/25-B"], None, "experiments/25-A"),
     "compare-not-an-experiment": (["grad-compare", "notes", "notes"], with_notes, "notes"),
     "compare-a-file": (["grad-compare", "notes.txt", "notes.txt"], with_file, "notes.txt is a file"),
     "compare-one-argument": (["grad-compare", "experiments/25-A"], None, "two"),
@@ -96,8 +98,9 @@ def error_runs(tmp_path_factory, minigpt_command, tool_env, snapshot, subprocess
         if setup:
             setup(cwd)
         before = snapshot(cwd)
-        proc = subprocess.run([*minigpt_command, *args], cwd=cwd, env=tool_env, capture_output=True,
-                              text=True, timeout=subprocess_timeout)
+        proc = subprocess.run(
+            [*minigpt_command, *args], cwd=cwd, env=tool_env, capture_output=True, text=True, timeout=subprocess_timeout
+        )
         return proc, before, snapshot(cwd)
 
     with ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
@@ -178,6 +181,7 @@ def test_ctrl_c_during_training_is_one_line_and_stores_nothing(tmp_path, monkeyp
 
 # One declaration of the keys --------------------------------------------------------------------
 
+
 def test_keys_are_the_documented_fields_of_the_config_dataclasses():
     switches = ["inplace", "bypass", "clone", "relu_inplace", "exp_inplace", "device"]
     assert list(cli.TRAIN_KEYS) == [*switches, "steps", "seed", "detect_anomaly", "out"]
@@ -213,6 +217,7 @@ def test_help_lists_every_key_with_its_help_values_and_default(capsys):
 
 
 # Progress ---------------------------------------------------------------------------------------
+
 
 class FakeClock:
     """Each reading is tick_s later than the one before, starting at 0."""
@@ -260,7 +265,6 @@ def test_train_on_a_terminal_shows_progress_on_stderr_only(tmp_path, monkeypatch
     assert "trained 3 steps" in out and "step 1/3" not in out
 
 
-
 def test_train_says_how_long_it_took_on_a_terminal_only(tmp_path, monkeypatch, capsys):
     """Captured output (the break page's reproducer) must not depend on the machine's speed."""
     monkeypatch.chdir(tmp_path)
@@ -273,6 +277,7 @@ def test_train_says_how_long_it_took_on_a_terminal_only(tmp_path, monkeypatch, c
 
 
 # Experiment directories ----------------------------------------------------------------------
+
 
 def run_files(run):
     return {p.name: p.read_bytes() for p in sorted(run.iterdir())}
@@ -352,8 +357,9 @@ def reproducer(tmp_path_factory, repo, tool_env, snapshot, subprocess_timeout, m
     results = {}
     for name, args in REPRODUCER:
         before = set(snapshot(cwd))
-        proc = subprocess.run([just, *args], cwd=cwd, env=tool_env, capture_output=True, text=True,
-                              timeout=subprocess_timeout)
+        proc = subprocess.run(
+            [just, *args], cwd=cwd, env=tool_env, capture_output=True, text=True, timeout=subprocess_timeout
+        )
         results[name] = proc, sorted(set(snapshot(cwd)) - before)
     results["cwd"] = cwd
     return results

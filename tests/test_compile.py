@@ -5,9 +5,8 @@ import pytest
 import torch
 
 from minigpt import experiments, message
-from phase25 import compiled
+from phase25 import compiled, record
 from phase25 import experiments as lesson_experiments
-from phase25 import record
 
 
 class Wrapper(Exception):
@@ -18,21 +17,30 @@ class Wrapper(Exception):
         self.inner_exception = inner
 
 
-VERSION_ERROR = ("one of the variables needed for gradient computation has been modified by an inplace "
-                 "operation: [torch.FloatTensor [2, 3]], which is output 0 of Add, is at version 2; "
-                 "expected version 1 instead. Hint: enable anomaly detection.")
+VERSION_ERROR = (
+    "one of the variables needed for gradient computation has been modified by an inplace "
+    "operation: [torch.FloatTensor [2, 3]], which is output 0 of Add, is at version 2; "
+    "expected version 1 instead. Hint: enable anomaly detection."
+)
 
 
 def test_a_wrapped_error_is_read_from_the_exception_it_wraps():
     failure = compiled._failure("aot_eager", True, compiled.COMPILE, Wrapper(RuntimeError(VERSION_ERROR)), 1.0)
-    assert (failure.raised_at, failure.error_type, failure.wraps) == \
-        (compiled.COMPILE, f"{__name__}.Wrapper", "RuntimeError")
+    assert (failure.raised_at, failure.error_type, failure.wraps) == (
+        compiled.COMPILE,
+        f"{__name__}.Wrapper",
+        "RuntimeError",
+    )
     assert failure.error == f"RuntimeError: {VERSION_ERROR}" and failure.raises
 
 
 def test_an_unwrapped_error_is_its_own():
     failure = compiled._failure("eager", True, compiled.BACKWARD, RuntimeError(VERSION_ERROR), 1.0)
-    assert (failure.error_type, failure.wraps, failure.error) == ("RuntimeError", None, f"RuntimeError: {VERSION_ERROR}")
+    assert (failure.error_type, failure.wraps, failure.error) == (
+        "RuntimeError",
+        None,
+        f"RuntimeError: {VERSION_ERROR}",
+    )
 
 
 def test_an_error_that_is_not_the_version_check_is_kept_whole():
@@ -52,8 +60,10 @@ def test_without_a_cxx_compiler_inductor_does_not_apply(monkeypatch):
 def test_without_torch_compile_nothing_applies(monkeypatch):
     monkeypatch.delattr(torch, "compile")
     for backend in compiled.BACKENDS:
-        assert compiled.unavailable(backend) == \
-            f"{compiled.NOT_APPLICABLE}torch.compile is missing from torch {torch.__version__}"
+        assert (
+            compiled.unavailable(backend)
+            == f"{compiled.NOT_APPLICABLE}torch.compile is missing from torch {torch.__version__}"
+        )
 
 
 def test_a_torch_that_refuses_this_python_does_not_apply(monkeypatch):
@@ -67,8 +77,13 @@ def test_a_torch_that_refuses_this_python_does_not_apply(monkeypatch):
 
 
 def test_a_backend_that_does_not_apply_is_recorded_as_such(monkeypatch):
-    monkeypatch.setattr(record, "compiled", lambda backend, inplace: compiled.Compiled(
-        backend, inplace, not_applicable=compiled.NOT_APPLICABLE + "no C++ compiler"))
+    monkeypatch.setattr(
+        record,
+        "compiled",
+        lambda backend, inplace: compiled.Compiled(
+            backend, inplace, not_applicable=compiled.NOT_APPLICABLE + "no C++ compiler"
+        ),
+    )
     assert record.measure_compile("inductor") == {"not_applicable": compiled.NOT_APPLICABLE + "no C++ compiler"}
 
 

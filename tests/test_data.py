@@ -5,8 +5,16 @@ from collections import defaultdict
 import pytest
 import torch
 
-from minigpt.data import (END, SEPARATOR, build_dataset, example_pair, inputs_and_targets,
-                          probe_batch, sample_batch, triples)
+from minigpt.data import (
+    END,
+    SEPARATOR,
+    build_dataset,
+    example_pair,
+    inputs_and_targets,
+    probe_batch,
+    sample_batch,
+    triples,
+)
 
 
 def decoded(data, split):
@@ -17,7 +25,7 @@ def halves(tokens):
     """(source, target) of an example: the words before and after the separator, no END."""
     cut = tokens.index(SEPARATOR)
     assert tokens[-1] == END
-    return tuple(tokens[:cut]), tuple(tokens[cut + 1:-1])
+    return tuple(tokens[:cut]), tuple(tokens[cut + 1 : -1])
 
 
 @pytest.fixture(scope="module")
@@ -65,12 +73,16 @@ def test_every_target_is_determined_by_its_source(data, split):
 
 
 def test_agreement_examples():
-    assert example_pair(("es", "gato", "negr", "come"), "sg") == \
-        "el gato negro come => los gatos negros comen .".split()
-    assert example_pair(("es", "vaca", "blanc", "duerme"), "pl") == \
-        "las vacas blancas duermen => la vaca blanca duerme .".split()
-    assert example_pair(("en", "mouse", "small", "runs"), "pl") == \
-        "the small mice run => the small mouse runs .".split()
+    assert (
+        example_pair(("es", "gato", "negr", "come"), "sg") == "el gato negro come => los gatos negros comen .".split()
+    )
+    assert (
+        example_pair(("es", "vaca", "blanc", "duerme"), "pl")
+        == "las vacas blancas duermen => la vaca blanca duerme .".split()
+    )
+    assert (
+        example_pair(("en", "mouse", "small", "runs"), "pl") == "the small mice run => the small mouse runs .".split()
+    )
 
 
 def test_vocab_round_trip(data):

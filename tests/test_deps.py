@@ -36,8 +36,11 @@ def test_the_watch_sees_subprocesses(example_results):
 
 
 def loaded(page):
-    return [c.metadata[pages.EXAMPLE] for c in pages.notebook(REPO / "docs" / "en" / f"{page}.md").cells
-            if pages.EXAMPLE in c.metadata]
+    return [
+        c.metadata[pages.EXAMPLE]
+        for c in pages.notebook(REPO / "docs" / "en" / f"{page}.md").cells
+        if pages.EXAMPLE in c.metadata
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -45,23 +48,26 @@ def page_dependencies():
     return {page: deps.page_dependencies(loaded(page)) for page in EXECUTED}
 
 
-@pytest.mark.parametrize("changed,pages_", [
-    ("examples/safe_masked_fill.py", {"breaks/25-inplace-safe", "compatibility"}),  # its claim
-    ("phase25/summary.py", {"breaks/25-inplace-safe"}),  # imported by that page's hidden checks only
-    ("examples/theory04_stale.py", {"theory/04-autograd-tape-walk-mini-gpt"}),
-    ("examples/reproducer.py", {"breaks/25-inplace-further"}),
-    ("justfile", {"breaks/25-inplace-further"}),
-    ("records/torch-2.13.0.json", {"compatibility"}),
-    ("tapegrad/engine.py", {"theory/02-autograd-engine"}),
-    ("phase25/claims.py", {"compatibility"}),
-    ("minigpt/model.py", EXECUTED),
-    ("execbook/kernel.py", EXECUTED),
-    ("execbook/build.py", set()),  # the build's own code runs no cell
-    ("execbook/sphinxext/downloads.py", set()),
-    ("examples/cases.toml", set()),  # a page depends on its examples' entries only (next test)
-    ("docs/en/breaks/25-inplace-safe.md", set()),
-    ("README.md", set()),
-])
+@pytest.mark.parametrize(
+    "changed,pages_",
+    [
+        ("examples/safe_masked_fill.py", {"breaks/25-inplace-safe", "compatibility"}),  # its claim
+        ("phase25/summary.py", {"breaks/25-inplace-safe"}),  # imported by that page's hidden checks only
+        ("examples/theory04_stale.py", {"theory/04-autograd-tape-walk-mini-gpt"}),
+        ("examples/reproducer.py", {"breaks/25-inplace-further"}),
+        ("justfile", {"breaks/25-inplace-further"}),
+        ("records/torch-2.13.0.json", {"compatibility"}),
+        ("tapegrad/engine.py", {"theory/02-autograd-engine"}),
+        ("phase25/claims.py", {"compatibility"}),
+        ("minigpt/model.py", EXECUTED),
+        ("execbook/kernel.py", EXECUTED),
+        ("execbook/build.py", set()),  # the build's own code runs no cell
+        ("execbook/sphinxext/downloads.py", set()),
+        ("examples/cases.toml", set()),  # a page depends on its examples' entries only (next test)
+        ("docs/en/breaks/25-inplace-safe.md", set()),
+        ("README.md", set()),
+    ],
+)
 def test_a_change_re_executes_exactly_the_pages_that_use_it(page_dependencies, changed, pages_):
     assert {page for page, files in page_dependencies.items() if REPO / changed in files} == pages_
 

@@ -10,18 +10,33 @@ from pathlib import Path
 import pytest
 import torch
 
-from phase25 import claims, record
 from minigpt import cli
+from phase25 import claims, record
 
 REPO = Path(__file__).resolve().parents[1]
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="checks what happens where CUDA is missing")
-HEAVY = {"sphinx", "myst_nb", "myst_parser", "nbformat", "nbclient", "IPython", "jupyter_cache", "docutils",
-         "matplotlib"}  # none of them is on the GPU machine gpu/lesson_cuda.sh runs on
+HEAVY = {
+    "sphinx",
+    "myst_nb",
+    "myst_parser",
+    "nbformat",
+    "nbclient",
+    "IPython",
+    "jupyter_cache",
+    "docutils",
+    "matplotlib",
+}  # none of them is on the GPU machine gpu/lesson_cuda.sh runs on
 
 
 def run(*args, cwd=REPO):
-    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
 
 
 @no_gpu
@@ -57,7 +72,8 @@ import json, sys
 from phase25 import __main__ as command, claims, record
 new, outcomes = command.measured(claims.on_device(), compile=False)
 path = record.write(dict(new, device="cuda", gpu="a fake GPU"), sys.argv[1])
-print(json.dumps({{"path": str(path), "heavy": sorted({{m.split(".")[0] for m in sys.modules}} & set({sorted(HEAVY)!r})),
+heavy = sorted({{m.split(".")[0] for m in sys.modules}} & set({sorted(HEAVY)!r}))
+print(json.dumps({{"path": str(path), "heavy": heavy,
                   "failing": [o.name for o in outcomes.values() if not o.holds]}}))
 """
     done = run("-c", script, tmp_path)
@@ -72,8 +88,13 @@ print(json.dumps({{"path": str(path), "heavy": sorted({{m.split(".")[0] for m in
 
 def test_the_claims_measured_on_a_device_run_the_mini_gpt_and_are_in_the_book():
     names = claims.on_device()
-    assert {"message-type-names-the-device", "save-on-cpu-copies-only-from-the-gpu", "autocast-exp-inplace",
-            "b-raises-without-anomaly", "exp-inplace-safe"} <= set(names)
+    assert {
+        "message-type-names-the-device",
+        "save-on-cpu-copies-only-from-the-gpu",
+        "autocast-exp-inplace",
+        "b-raises-without-anomaly",
+        "exp-inplace-safe",
+    } <= set(names)
     assert all(claims.CLAIMS[n].in_book and claims.CLAIMS[n].required for n in names)
     assert not any(n.startswith(("compile:", "safe:", "unsafe:", "diagnose")) for n in names)
 
@@ -94,6 +115,6 @@ def test_gpu_lesson_script_is_an_executable_bash_script_that_writes_into_out():
     script = REPO / "gpu" / "lesson_cuda.sh"
     text = script.read_text()
     assert os.access(script, os.X_OK) and text.startswith("#!/usr/bin/env bash")
-    assert "python3 -m phase25 record --device cuda --out \"$OUT/records\"" in text
+    assert 'python3 -m phase25 record --device cuda --out "$OUT/records"' in text
     done = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

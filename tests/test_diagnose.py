@@ -28,11 +28,12 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.autograd.graph import saved_tensors_hooks
 
-import minigpt.model
-from minigpt import cli
 import inplace_doctor as dg
 import inplace_doctor.findings
+import inplace_doctor.recorder
+import minigpt.model
 from inplace_doctor import runner, torch_private
+from minigpt import cli
 from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
 from minigpt.train import build_model, model_config
@@ -56,6 +57,7 @@ def same_file(a, b):
 
 # The battery -------------------------------------------------------------------------------------
 
+
 class Case(nn.Module):
     """A tiny model whose forward returns a loss; seeded, so every instance has the same weights."""
 
@@ -71,6 +73,7 @@ class Case(nn.Module):
 
 
 # Harmful: each overwrites a tensor that a backward node saved.
+
 
 class ReluAfterTanh(Case):
     def forward(self, x):
@@ -158,6 +161,7 @@ HARMFUL = {
 
 
 # Safe: an in-place write, but no backward node saved what it overwrote.
+
 
 class ReluAfterLinear(Case):
     def forward(self, x):
@@ -306,6 +310,7 @@ def test_safe_case_gives_no_finding(name):
 
 # The mini-GPT ------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def gpt_report(data):
     """diagnose(...) of the mini-GPT on the probe batch, once per switch set."""
@@ -324,11 +329,14 @@ def gpt_report(data):
 RESIDUAL_LINES = ("h.add_(self.attn(self.ln1(h)))", "h.add_(self.ffn(self.ln2(h)))")
 
 
-@pytest.mark.parametrize("bypass, node, attribute, check", [
-    ("none", "NativeLayerNormBackward0", "_saved_input", dg.RAISES),
-    ("hooks", "NativeLayerNormBackward0", "_saved_input", dg.HOOKS_SKIP_CHECK),
-    ("ctx", LayerNormKeepingInput.__name__ + "Backward", "ctx.x", dg.CTX_UNCHECKED),
-])
+@pytest.mark.parametrize(
+    "bypass, node, attribute, check",
+    [
+        ("none", "NativeLayerNormBackward0", "_saved_input", dg.RAISES),
+        ("hooks", "NativeLayerNormBackward0", "_saved_input", dg.HOOKS_SKIP_CHECK),
+        ("ctx", LayerNormKeepingInput.__name__ + "Backward", "ctx.x", dg.CTX_UNCHECKED),
+    ],
+)
 def test_inplace_residual_is_found_at_each_h_add_line(gpt_report, data, bypass, node, attribute, check):
     report = gpt_report(inplace=True, bypass=bypass)
     n_layer = model_config(data).n_layer
@@ -368,8 +376,9 @@ def test_data_bypass_cuts_the_blocks_out_of_the_graph(gpt_report, data):
     assert "are not in the backward graph" in str(report)
 
 
-@pytest.mark.parametrize("switches", [{}, {"relu_inplace": True}, {"exp_inplace": True},
-                                      {"relu_inplace": True, "exp_inplace": True}])
+@pytest.mark.parametrize(
+    "switches", [{}, {"relu_inplace": True}, {"exp_inplace": True}, {"relu_inplace": True, "exp_inplace": True}]
+)
 def test_control_and_safe_switches_give_no_finding(gpt_report, switches):
     report = gpt_report(**switches)
     assert report.findings == [] and report.unreached == [], str(report)
@@ -391,6 +400,7 @@ def test_nothing_requiring_grad_gives_no_finding(data):
 
 
 # The diagnosis changes nothing ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("switches", [{}, {"inplace": True}, {"inplace": True, "bypass": "hooks"}])
 def test_diagnosis_leaves_outputs_and_backward_as_they_were(data, switches):
@@ -427,13 +437,17 @@ def test_a_callable_is_diagnosed_like_the_model(data, gpt_report):
     x, y = probe_batch(data)
     report = dg.diagnose(lambda: model(x, y)[1])
     expected = gpt_report(inplace=True)
-    as_tuples = lambda r: [(f.node, f.attribute, f.write.location.line, f.saved_version) for f in r.findings]
+
+    def as_tuples(r):
+        return [(f.node, f.attribute, f.write.location.line, f.saved_version) for f in r.findings]
+
     assert as_tuples(report) == as_tuples(expected)
     # no model given: the first module called names the tree, its class for a root
     assert report.findings[0].write.location.module == "GPT.blocks.0 (Block)"
 
 
 # The static scanner --------------------------------------------------------------------------------
+
 
 def test_scanner_lists_every_inplace_site_of_model_py():
     found = dg.find_inplace_calls(minigpt.model)
@@ -451,10 +465,12 @@ def test_scanner_lists_every_inplace_site_of_model_py():
     assert by_kind["write through .data (add_)"] == through_data and len(through_data) == 2
     assert by_kind["in-place call relu_"] == {line_of(minigpt.model.FeedForward.forward, "F.relu_(")}
     assert by_kind["in-place call exp_"] == {line_of(minigpt.model.CausalSelfAttention.softmax, "shifted.exp_()")}
-    assert found == dg.find_inplace_calls(minigpt.model.__file__) == dg.find_inplace_calls([Path(minigpt.model.__file__)])
+    assert (
+        found == dg.find_inplace_calls(minigpt.model.__file__) == dg.find_inplace_calls([Path(minigpt.model.__file__)])
+    )
 
 
-SCANNED = '''\
+SCANNED = """\
 import torch
 def f(x, y, d, net):
     x += y  # AUG
@@ -472,11 +488,18 @@ def f(x, y, d, net):
     super().__init__()
     n = 0
     n = n + 1
-'''
-SCANNED_KINDS = {"# AUG": "augmented assignment", "# INDEX": "index assignment",
-                 "# DATA-SET": "write through .data", "# DATA-INDEX": "write through .data",
-                 "# DATA-CALL": "write through .data (mul_)", "# CALL": "in-place call mul_",
-                 "# FUNCTION": "in-place call relu_", "# INPLACE": "inplace= argument", "# OUT": "out= argument"}
+"""
+SCANNED_KINDS = {
+    "# AUG": "augmented assignment",
+    "# INDEX": "index assignment",
+    "# DATA-SET": "write through .data",
+    "# DATA-INDEX": "write through .data",
+    "# DATA-CALL": "write through .data (mul_)",
+    "# CALL": "in-place call mul_",
+    "# FUNCTION": "in-place call relu_",
+    "# INPLACE": "inplace= argument",
+    "# OUT": "out= argument",
+}
 
 
 def test_scanner_kinds_and_what_it_leaves_alone(tmp_path):
@@ -484,7 +507,9 @@ def test_scanner_kinds_and_what_it_leaves_alone(tmp_path):
     path = tmp_path / "pkg" / "code.py"
     path.write_text(SCANNED)
     lines = SCANNED.splitlines()
-    expected = {(next(i for i, line in enumerate(lines, 1) if mark in line), kind) for mark, kind in SCANNED_KINDS.items()}
+    expected = {
+        (next(i for i, line in enumerate(lines, 1) if mark in line), kind) for mark, kind in SCANNED_KINDS.items()
+    }
     assert {(c.line, c.kind) for c in dg.find_inplace_calls(path)} == expected
     assert dg.find_inplace_calls(tmp_path) == dg.find_inplace_calls(path)  # directories are walked
     assert str(dg.find_inplace_calls(path)[0]).endswith(": augmented assignment: x += y  # AUG")
@@ -497,18 +522,22 @@ def test_scanner_refuses_a_missing_path(tmp_path):
 
 # The command line ----------------------------------------------------------------------------------
 
+
 def summary_count(out):
     match = SUMMARY.match(out.strip().splitlines()[-1])
     assert match, out
     return int(match.group(1))
 
 
-@pytest.mark.parametrize("args, switches", [
-    (["inplace=true"], {"inplace": True}),
-    (["inplace=true", "bypass=hooks", "seed=3"], {"inplace": True, "bypass": "hooks"}),
-    (["relu_inplace=true", "exp_inplace=true"], {"relu_inplace": True, "exp_inplace": True}),
-    ([], {}),
-])
+@pytest.mark.parametrize(
+    "args, switches",
+    [
+        (["inplace=true"], {"inplace": True}),
+        (["inplace=true", "bypass=hooks", "seed=3"], {"inplace": True, "bypass": "hooks"}),
+        (["relu_inplace=true", "exp_inplace=true"], {"relu_inplace": True, "exp_inplace": True}),
+        ([], {}),
+    ],
+)
 def test_cli_diagnose_prints_the_report_and_exits_0(capsys, data, gpt_report, args, switches):
     assert cli.main(["diagnose", *args]) == 0
     out = capsys.readouterr().out
@@ -517,12 +546,15 @@ def test_cli_diagnose_prints_the_report_and_exits_0(capsys, data, gpt_report, ar
         assert f"overwrote {finding.node}.{finding.attribute}" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["bypass=hooks"], "inplace=true"),
-    (["steps=3"], "unknown key 'steps' for diagnose"),
-    (["inplace=perhaps"], "inplace='perhaps'"),
-    (["now"], "'now'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["bypass=hooks"], "inplace=true"),
+        (["steps=3"], "unknown key 'steps' for diagnose"),
+        (["inplace=perhaps"], "inplace='perhaps'"),
+        (["now"], "'now'"),
+    ],
+)
 def test_cli_diagnose_bad_input_is_one_line_and_exit_2(capsys, args, message):
     assert cli.main(["diagnose", *args]) == 2
     captured = capsys.readouterr()
@@ -543,8 +575,14 @@ def test_just_phase_25_diagnose(tmp_path, repo, tool_env, gpt_report, subprocess
     just = shutil.which("just", path=tool_env["PATH"])
     assert just, "`just` is not installed: install the test extras (pip install -e .[test])"
     shutil.copy(repo / "justfile", tmp_path / "justfile")
-    proc = subprocess.run([just, "phase-25-diagnose", "inplace=true", "bypass=ctx"], cwd=tmp_path, env=tool_env,
-                          capture_output=True, text=True, timeout=subprocess_timeout)
+    proc = subprocess.run(
+        [just, "phase-25-diagnose", "inplace=true", "bypass=ctx"],
+        cwd=tmp_path,
+        env=tool_env,
+        capture_output=True,
+        text=True,
+        timeout=subprocess_timeout,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert summary_count(proc.stdout) == len(gpt_report(inplace=True, bypass="ctx").findings)
@@ -552,6 +590,7 @@ def test_just_phase_25_diagnose(tmp_path, repo, tool_env, gpt_report, subprocess
 
 
 # The private PyTorch APIs --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", torch_private.PROBES)
 def test_probe_holds_on_this_torch(name):
@@ -595,7 +634,8 @@ def test_probe_of_a_missing_api_is_not_applicable(name):
 PRIVATE_TORCH_API = re.compile(
     r"torch\._(?!_)|\._C\b|_python_dispatch|TorchDispatchMode|_DisableTorchDispatch|_get_sequence_nr"
     r"|_top_saved_tensors|BackwardCFunction|\b_raw_saved|\b_saved_|\._version\b|\._sequence_nr\b"
-    r"|\._schema\b|\._base\b|\._is_view\b|untyped_storage|data_ptr")
+    r"|\._schema\b|\._base\b|\._is_view\b|untyped_storage|data_ptr"
+)
 
 
 def test_only_torch_private_mentions_private_torch_apis():
@@ -609,10 +649,10 @@ def test_only_torch_private_mentions_private_torch_apis():
 
 def test_torch_private_imports_no_model_code(tool_env, subprocess_timeout):
     """drift/ imports the probes before anything runs: importing them must stay light."""
-    code = ("import sys, inplace_doctor.torch_private; "
-            "print(sorted(m for m in sys.modules if m.startswith('minigpt')))")
-    proc = subprocess.run([sys.executable, "-c", code], env=tool_env, capture_output=True, text=True,
-                          timeout=subprocess_timeout)
+    code = "import sys, inplace_doctor.torch_private; print(sorted(m for m in sys.modules if m.startswith('minigpt')))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=tool_env, capture_output=True, text=True, timeout=subprocess_timeout
+    )
     assert proc.returncode == 0, proc.stderr
     assert "minigpt.train" not in proc.stdout and "minigpt.data" not in proc.stdout, proc.stdout
 
@@ -636,7 +676,7 @@ def test_display_path_is_relative_to_the_working_directory_or_to_sys_path(tmp_pa
 
 # The command for any script (python -m inplace_doctor, minigpt diagnose) -------------------------
 
-GATED = '''\
+GATED = """\
 import sys
 import torch
 import torch.nn as nn
@@ -661,7 +701,7 @@ if __name__ == "__main__":
         print("step", step, flush=True)
         loss = model(torch.randn(4, 8)).pow(2).mean()
         loss.backward()  # BACKWARD
-'''
+"""
 
 
 def script(tmp_path, source, name="train.py"):
@@ -676,11 +716,18 @@ def marked_line(source, mark):
 
 @pytest.mark.parametrize("command", [["python", "-m", "inplace_doctor"], ["minigpt", "diagnose"]])
 def test_command_runs_a_script_as_it_is_and_names_the_line_that_built_the_module(
-        tmp_path, tool_env, subprocess_timeout, command):
+    tmp_path, tool_env, subprocess_timeout, command
+):
     path = script(tmp_path, GATED)
     program = sys.executable if command[0] == "python" else shutil.which("minigpt", path=tool_env["PATH"])
-    proc = subprocess.run([program, *command[1:], path.name, "5"], cwd=tmp_path, env=tool_env, capture_output=True,
-                          text=True, timeout=subprocess_timeout)
+    proc = subprocess.run(
+        [program, *command[1:], path.name, "5"],
+        cwd=tmp_path,
+        env=tool_env,
+        capture_output=True,
+        text=True,
+        timeout=subprocess_timeout,
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and proc.stderr == ""
     out = proc.stdout
@@ -706,19 +753,33 @@ def run_command(capsys, *argv):
     return status, captured.out, captured.err
 
 
-@pytest.mark.parametrize("files, argv, message", [
-    ({}, ["missing.py"], "no such file: 'missing.py'"),
-    ({}, ["missing"], "no such file: 'missing'"),
-    ({"folder/x.py": ""}, ["folder"], "'folder' is a folder, not a Python script (.py)"),
-    ({"notes.txt": "hello"}, ["notes.txt"], "'notes.txt' is not a Python script (.py)"),
-    ({"bad.py": "x = (\n"}, ["bad.py"], "cannot compile bad.py: SyntaxError"),
-    ({"early.py": "import torch\nx = torch.ones(3)\nraise ValueError('bad shape')\n"}, ["early.py"],
-     "early.py failed before its first backward: ValueError: bad shape (early.py:3)"),
-    ({"quits.py": "import sys\nsys.exit(3)\n"}, ["quits.py"], "quits.py exited with status 3 before its first backward"),
-    ({"ok.py": ""}, ["--steps", "0", "ok.py"], "--steps takes a number of backward passes (1 or more) or all, not '0'"),
-    ({"ok.py": ""}, ["--fast", "ok.py"], "unknown option '--fast'"),
-    ({}, [], "no script given"),
-])
+@pytest.mark.parametrize(
+    "files, argv, message",
+    [
+        ({}, ["missing.py"], "no such file: 'missing.py'"),
+        ({}, ["missing"], "no such file: 'missing'"),
+        ({"folder/x.py": ""}, ["folder"], "'folder' is a folder, not a Python script (.py)"),
+        ({"notes.txt": "hello"}, ["notes.txt"], "'notes.txt' is not a Python script (.py)"),
+        ({"bad.py": "x = (\n"}, ["bad.py"], "cannot compile bad.py: SyntaxError"),
+        (
+            {"early.py": "import torch\nx = torch.ones(3)\nraise ValueError('bad shape')\n"},
+            ["early.py"],
+            "early.py failed before its first backward: ValueError: bad shape (early.py:3)",
+        ),
+        (
+            {"quits.py": "import sys\nsys.exit(3)\n"},
+            ["quits.py"],
+            "quits.py exited with status 3 before its first backward",
+        ),
+        (
+            {"ok.py": ""},
+            ["--steps", "0", "ok.py"],
+            "--steps takes a number of backward passes (1 or more) or all, not '0'",
+        ),
+        ({"ok.py": ""}, ["--fast", "ok.py"], "unknown option '--fast'"),
+        ({}, [], "no script given"),
+    ],
+)
 def test_command_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, files, argv, message):
     monkeypatch.chdir(tmp_path)
     for name, text in files.items():
@@ -734,12 +795,17 @@ def test_command_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
 
 def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    script(tmp_path, "import sys\nsys.path.append('added')\nimport torch\nx = torch.ones(2, requires_grad=True)\n"
-                     "(x * 2).sum().backward()\n")
+    script(
+        tmp_path,
+        "import sys\nsys.path.append('added')\nimport torch\nx = torch.ones(2, requires_grad=True)\n"
+        "(x * 2).sum().backward()\n",
+    )
     argv, path, main = list(sys.argv), list(sys.path), sys.modules["__main__"]
     assert run_command(capsys, "train.py")[0] == 0
     assert (sys.argv, sys.path, sys.modules["__main__"]) == (argv, path, main)
-    assert torch.Tensor.backward.__module__ == "torch._tensor" and torch.autograd.backward.__module__ == "torch.autograd"
+    assert (
+        torch.Tensor.backward.__module__ == "torch._tensor" and torch.autograd.backward.__module__ == "torch.autograd"
+    )
 
 
 def test_command_steps(tmp_path, monkeypatch, capsys):
@@ -754,7 +820,7 @@ def test_command_steps(tmp_path, monkeypatch, capsys):
     assert "stopped train.py after backward 10 (the default cap; --steps N or --steps all runs on)" in out
 
 
-GRADIENT_PENALTY = '''\
+GRADIENT_PENALTY = """\
 import torch
 import torch.nn as nn
 
@@ -768,7 +834,7 @@ h = torch.tanh(score)
 h.mul_(2.0)  # WRITE
 loss = h.mean() + penalty
 loss.backward()
-'''
+"""
 
 
 def test_a_gradient_penalty_is_not_the_step_the_command_stops_at(tmp_path, monkeypatch, capsys):
@@ -779,10 +845,13 @@ def test_a_gradient_penalty_is_not_the_step_the_command_stops_at(tmp_path, monke
     assert f"written at: train.py:{marked_line(GRADIENT_PENALTY, '# WRITE')}" in out
 
 
-@pytest.mark.parametrize("code, refusal", [
-    ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "a leaf Variable that requires grad"),
-    ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "cannot resize variables that require grad"),
-])
+@pytest.mark.parametrize(
+    "code, refusal",
+    [
+        ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "a leaf Variable that requires grad"),
+        ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "cannot resize variables that require grad"),
+    ],
+)
 def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, code, refusal):
     monkeypatch.chdir(tmp_path)
     script(tmp_path, "import torch\n" + code)
@@ -793,14 +862,17 @@ def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, 
 
 def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    script(tmp_path, "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"
-                     "raise KeyError('later')\n")
+    script(
+        tmp_path,
+        "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\nraise KeyError('later')\n",
+    )
     status, out, err = run_command(capsys, "--steps", "all", "train.py")
     assert status == 2 and "0 findings" in out
     assert err == "inplace_doctor: error: train.py raised KeyError: 'later' (train.py:4)\n"
 
 
 # watch() and diagnose(fn) ----------------------------------------------------------------------------
+
 
 def gated_train(steps):
     """A training function as users write them: builds its model and calls backward itself."""
@@ -854,7 +926,7 @@ def test_watch_reports_each_backward_and_changes_nothing(capsys):
     model = nn.Linear(8, 8)
     with dg.watch() as watched:
         diagnosed = train(model, 3)
-    assert all(torch.equal(a, b) for a, b in zip(plain, diagnosed))
+    assert all(torch.equal(a, b) for a, b in zip(plain, diagnosed, strict=False))
     err = capsys.readouterr().err
     assert "inplace_doctor.watch: backward 1" in err and "aten.mul_.Tensor overwrote TanhBackward0" in err
     assert "3 backward passes; 1 finding: 0 caught by PyTorch's version check at backward, 1 silent" in err
@@ -869,6 +941,7 @@ def test_watch_lets_other_errors_through():
 
 
 # Checkpoints, optimizers, in-place metadata ops: as PyTorch behaves ---------------------------------
+
 
 @pytest.mark.parametrize("use_reentrant", [False, True])
 def test_checkpoint_runs_its_block_as_often_as_without_the_diagnoser(use_reentrant):
@@ -895,7 +968,7 @@ def test_checkpoint_runs_its_block_as_often_as_without_the_diagnoser(use_reentra
     assert watched.report.findings == [] and watched.report.raised is None
 
 
-TWO_BACKWARD = '''\
+TWO_BACKWARD = """\
 import torch
 import torch.nn as nn
 
@@ -906,7 +979,7 @@ out = model(torch.randn(32, 8))
 out.pow(2).mean().backward(retain_graph=True)
 opt.step()
 out.abs().mean().backward()
-'''
+"""
 
 
 @pytest.mark.parametrize("flag", ["foreach", "fused"])
@@ -933,23 +1006,34 @@ def test_optimizer_steps_are_labelled_as_pytorch_behaves(optimizer, flag):
             if error is not None:
                 raise error
     assert [v for v, _, _ in state] == [v for v, _, _ in plain_state]  # the same version counters
-    assert all(torch.equal(a, b) and torch.equal(ga, gb) for (_, a, ga), (_, b, gb) in zip(state, plain_state))
+    assert all(
+        torch.equal(a, b) and torch.equal(ga, gb) for (_, a, ga), (_, b, gb) in zip(state, plain_state, strict=False)
+    )
     checks = {f.check for f in watched.report.findings}
     assert checks == ({dg.RAISES} if plain_error else {dg.COUNTER_BLIND}), str(watched.report)
     step_line = TWO_BACKWARD.splitlines().index("opt.step()") + 1
     assert all(f.write.location.line == step_line for f in watched.report.findings)
 
 
-@pytest.mark.parametrize("write, label", [
-    ("mask.detach_()", None),  # not a tensor of the graph: nothing to cut
-    ("s.detach_()", None),  # saved only as sigmoid's result, whose values stay: PyTorch lets it be
-    ("h.detach_()", dg.DETACHED), ("torch.detach_(h)", dg.DETACHED),
-    ("mask.resize_(4, 8)", dg.RAISES), ("mask.resize_(64, 8)", dg.RAISES), ("h.t_()", dg.RAISES),
-    ("h.unsqueeze_(0)", dg.RAISES), ("h.as_strided_((8, 8), (1, 8))", dg.RAISES),
-    ("mask.set_(torch.zeros(8, 8))", dg.RAISES), ("mask.data.zero_()", dg.COUNTER_BLIND),
-])
+@pytest.mark.parametrize(
+    "write, label",
+    [
+        ("mask.detach_()", None),  # not a tensor of the graph: nothing to cut
+        ("s.detach_()", None),  # saved only as sigmoid's result, whose values stay: PyTorch lets it be
+        ("h.detach_()", dg.DETACHED),
+        ("torch.detach_(h)", dg.DETACHED),
+        ("mask.resize_(4, 8)", dg.RAISES),
+        ("mask.resize_(64, 8)", dg.RAISES),
+        ("h.t_()", dg.RAISES),
+        ("h.unsqueeze_(0)", dg.RAISES),
+        ("h.as_strided_((8, 8), (1, 8))", dg.RAISES),
+        ("mask.set_(torch.zeros(8, 8))", dg.RAISES),
+        ("mask.data.zero_()", dg.COUNTER_BLIND),
+    ],
+)
 def test_inplace_metadata_ops_on_saved_tensors(write, label):
     """detach_, resize_, t_, set_...: each labelled as PyTorch then behaves at backward."""
+
     def run():
         torch.manual_seed(0)
         fc, head = nn.Linear(8, 8), nn.Linear(8, 1)
@@ -981,12 +1065,20 @@ def test_inplace_metadata_ops_on_saved_tensors(write, label):
 
 # The cost: digests, not copies ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("make", [
-    lambda: torch.randn(1000), lambda: torch.randn(600, 700),  # one number, several (> CHUNK elements)
-    lambda: torch.randn(64, 48).t(), lambda: torch.randn(8, 8, dtype=torch.float64),
-    lambda: torch.randn(40, 40).to(torch.bfloat16), lambda: torch.randint(0, 9, (500,)),
-    lambda: torch.rand(300) > 0.5, lambda: torch.randn(50, dtype=torch.complex64),
-])
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.randn(1000),
+        lambda: torch.randn(600, 700),  # one number, several (> CHUNK elements)
+        lambda: torch.randn(64, 48).t(),
+        lambda: torch.randn(8, 8, dtype=torch.float64),
+        lambda: torch.randn(40, 40).to(torch.bfloat16),
+        lambda: torch.randint(0, 9, (500,)),
+        lambda: torch.rand(300) > 0.5,
+        lambda: torch.randn(50, dtype=torch.complex64),
+    ],
+)
 def test_a_digest_sees_any_single_changed_element(make):
     from inplace_doctor.digest import digest, same_digest
 
@@ -999,8 +1091,11 @@ def test_a_digest_sees_any_single_changed_element(make):
         changed = tensor.clone().reshape(-1)
         changed[index] = ~changed[index] if changed.dtype == torch.bool else changed[index] + 1
         assert not same_digest(before, digest(changed.reshape(tensor.shape))), index
-    assert flat is None or not same_digest(before, digest(flat.flip(0).reshape(tensor.shape))) or \
-        torch.equal(flat, flat.flip(0))  # a permutation shows too
+    assert (
+        flat is None
+        or not same_digest(before, digest(flat.flip(0).reshape(tensor.shape)))
+        or torch.equal(flat, flat.flip(0))
+    )  # a permutation shows too
 
 
 def test_the_recorder_keeps_digests_not_copies(data):
@@ -1031,7 +1126,7 @@ def test_a_module_of_ours_with_an_inplace_flag_is_not_taken_for_torchs_inplace_m
 
 # Where people train: GAN and actor-critic orders, RNN state, views, NumPy aliases, helpers -----------
 
-GAN = '''\
+GAN = """\
 import torch
 import torch.nn as nn
 
@@ -1059,7 +1154,7 @@ def train_step():
 
 for step in range(3):
     train_step()  # CALL
-'''
+"""
 
 
 def test_the_command_finds_a_gan_step_between_two_backward_passes_by_default(tmp_path, monkeypatch, capsys):
@@ -1070,15 +1165,21 @@ def test_the_command_finds_a_gan_step_between_two_backward_passes_by_default(tmp
     assert f"written at: train.py:{marked_line(GAN, '# WRITE')}: opt_d.step()" in out
     assert f"called from: train.py:{marked_line(GAN, '# CALL')}: train_step()" in out  # the chain to the script
     assert "backward 2 at train.py" in out and "it raised: one of the variables needed" in out
-    assert "0 findings" not in out and "call backward on every loss that uses these parameters before " \
-        "optimizer.step() (the call at train.py:" in out
+    assert (
+        "0 findings" not in out
+        and "call backward on every loss that uses these parameters before optimizer.step() (the call at train.py:"
+        in out
+    )
 
 
 def test_the_command_never_exits_0_when_pytorch_raised_its_inplace_error(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    script(tmp_path, "import torch\nx = torch.randn(3, requires_grad=True)\nfor step in range(3):\n"
-                     "    h = torch.sigmoid(x)\n    h.mul_(2)\n    try:\n        h.sum().backward()\n"
-                     "    except RuntimeError:\n        print('skipping a bad batch')\n")
+    script(
+        tmp_path,
+        "import torch\nx = torch.randn(3, requires_grad=True)\nfor step in range(3):\n"
+        "    h = torch.sigmoid(x)\n    h.mul_(2)\n    try:\n        h.sum().backward()\n"
+        "    except RuntimeError:\n        print('skipping a bad batch')\n",
+    )
     for steps in ([], ["--steps", "all"]):
         status, out, _ = run_command(capsys, *steps, "train.py")
         assert status == 1 and "written at: train.py:5: h.mul_(2)" in out, out
@@ -1110,15 +1211,18 @@ def test_diagnose_of_a_gan_step_records_the_step_and_examines_the_returned_graph
 
 def test_an_rnn_state_carried_across_an_optimizer_step_is_found_by_default(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    script(tmp_path, "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\ncell = nn.RNNCell(4, 8)\n"
-                     "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\nh = torch.zeros(2, 8)\n"
-                     "for step in range(4):\n    h = cell(torch.randn(2, 4), h)\n    loss = h.pow(2).mean()\n"
-                     "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()  # WRITE\n")
+    script(
+        tmp_path,
+        "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\ncell = nn.RNNCell(4, 8)\n"
+        "opt = torch.optim.SGD(cell.parameters(), lr=0.1)\nh = torch.zeros(2, 8)\n"
+        "for step in range(4):\n    h = cell(torch.randn(2, 4), h)\n    loss = h.pow(2).mean()\n"
+        "    opt.zero_grad()\n    loss.backward(retain_graph=True)\n    opt.step()  # WRITE\n",
+    )
     status, out, _ = run_command(capsys, "train.py")
     assert status == 1 and "written at: train.py:12: opt.step()" in out and "backward 2 at" in out, out
 
 
-VIEW_OF_A_FUNCTION = '''\
+VIEW_OF_A_FUNCTION = """\
 import torch
 
 
@@ -1138,7 +1242,7 @@ with torch.no_grad():
     out.fill_(1)  # WRITE
 loss = (out * 2).sum()
 loss.backward()
-'''
+"""
 
 
 def test_a_view_whose_base_was_modified_is_recognised_and_named_at_its_write(tmp_path, monkeypatch, capsys):
@@ -1154,9 +1258,11 @@ def test_a_view_whose_base_was_modified_is_recognised_and_named_at_its_write(tmp
 
 def test_a_numpy_alias_written_later_is_named_at_the_line_that_wrote_it(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    source = ("import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nfc1, fc2 = nn.Linear(8, 16), nn.Linear(16, 1)\n"
-              "out = torch.tanh(fc1(torch.randn(32, 8)))\nimg = out.detach().numpy()\nscale = 2.0\n"
-              "img *= scale\nloss = fc2(out).pow(2).mean()\nloss.backward()\n")
+    source = (
+        "import torch\nimport torch.nn as nn\ntorch.manual_seed(0)\nfc1, fc2 = nn.Linear(8, 16), nn.Linear(16, 1)\n"
+        "out = torch.tanh(fc1(torch.randn(32, 8)))\nimg = out.detach().numpy()\nscale = 2.0\n"
+        "img *= scale\nloss = fc2(out).pow(2).mean()\nloss.backward()\n"
+    )
     script(tmp_path, source)
     status, out, _ = run_command(capsys, "train.py")
     assert status == 1, out
@@ -1165,7 +1271,7 @@ def test_a_numpy_alias_written_later_is_named_at_the_line_that_wrote_it(tmp_path
     assert sys.gettrace() is None  # the line tracer is gone
 
 
-TARGET_NETWORK = '''\
+TARGET_NETWORK = """\
 import torch
 import torch.nn as nn
 
@@ -1187,11 +1293,12 @@ for step in range(3):
     update_network_parameters()  # CALL
     actor_loss = -q.mean()
     actor_loss.backward()
-'''
+"""
 
 
 def test_a_target_network_update_in_a_helper_is_named_with_its_call_and_the_ordering_advice(
-        tmp_path, monkeypatch, capsys):
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     script(tmp_path, TARGET_NETWORK)
     status, out, _ = run_command(capsys, "train.py")
@@ -1199,18 +1306,27 @@ def test_a_target_network_update_in_a_helper_is_named_with_its_call_and_the_orde
     assert f"written at: train.py:{marked_line(TARGET_NETWORK, '# WRITE')}: target.load_state_dict(" in out
     call = marked_line(TARGET_NETWORK, "# CALL")
     assert f"called from: train.py:{call}: update_network_parameters()" in out
-    assert f"fix:        this update overwrites values a graph still needs (a target network or a cache): make " \
-           f"the update (the call at train.py:{call}: update_network_parameters()  # CALL) after every backward" in out
+    assert (
+        f"fix:        this update overwrites values a graph still needs (a target network or a cache): make "
+        f"the update (the call at train.py:{call}: update_network_parameters()  # CALL) after every backward" in out
+    )
 
 
-@pytest.mark.parametrize("code, advice", [
-    ("h = torch.sin(w)\nw.grad = torch.ones(4)\ntorch.optim.SGD([w], lr=0.1).step()\n",
-     "call backward on every loss that uses these parameters before optimizer.step()"),  # an optimizer step
-    ("h = torch.sin(w)\nwith torch.no_grad():\n    w.copy_(torch.zeros(4))\n",
-     "this update overwrites values a graph still needs (a target network or a cache)"),
-    ("h = torch.sigmoid(w * 1)\nh.relu_()\n", "use the out-of-place relu: h = h.relu(...) instead of h.relu_(...)"),
-    ("y = w * 1\nv = y[:2]\nh = torch.sin(v)\ny[2:].zero_()\n", "give the written view its own memory (.clone())"),
-])
+@pytest.mark.parametrize(
+    "code, advice",
+    [
+        (
+            "h = torch.sin(w)\nw.grad = torch.ones(4)\ntorch.optim.SGD([w], lr=0.1).step()\n",
+            "call backward on every loss that uses these parameters before optimizer.step()",
+        ),  # an optimizer step
+        (
+            "h = torch.sin(w)\nwith torch.no_grad():\n    w.copy_(torch.zeros(4))\n",
+            "this update overwrites values a graph still needs (a target network or a cache)",
+        ),
+        ("h = torch.sigmoid(w * 1)\nh.relu_()\n", "use the out-of-place relu: h = h.relu(...) instead of h.relu_(...)"),
+        ("y = w * 1\nv = y[:2]\nh = torch.sin(v)\ny[2:].zero_()\n", "give the written view its own memory (.clone())"),
+    ],
+)
 def test_the_advice_matches_the_situation(tmp_path, monkeypatch, code, advice):
     """An optimizer step, a target-network or cache update, an activation, a write to a view."""
     monkeypatch.chdir(tmp_path)
@@ -1220,12 +1336,13 @@ def test_the_advice_matches_the_situation(tmp_path, monkeypatch, code, advice):
     assert advice in report.findings[0].fix, report.findings[0].fix
 
 
-INTERNAL = "import torch\nx = torch.randn(3, requires_grad=True)\ntry:\n    y = torch.tanh(x)\nexcept Exception:\n" \
-           "    print('swallowed')\n    y = x\ny.sum().backward()\nprint('went on')\n"
+INTERNAL = (
+    "import torch\nx = torch.randn(3, requires_grad=True)\ntry:\n    y = torch.tanh(x)\nexcept Exception:\n"
+    "    print('swallowed')\n    y = x\ny.sum().backward()\nprint('went on')\n"
+)
 
 
 def test_the_diagnosers_own_failure_is_one_line_exit_2_and_never_swallowed(tmp_path, monkeypatch, capsys):
-    import inplace_doctor.recorder
 
     def broken(tensor):
         raise ValueError("a digest bug")
@@ -1236,8 +1353,11 @@ def test_the_diagnosers_own_failure_is_one_line_exit_2_and_never_swallowed(tmp_p
     status, out, err = run_command(capsys, "train.py")
     assert status == 2 and "swallowed" not in out and "went on" not in out, out + err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert re.match(r"inplace_doctor: error: internal error in the diagnoser \(ValueError: a digest bug at "
-                    r"\S*inplace_doctor/recorder\.py:\d+\) while recording a saved tensor at train\.py:4;", err), err
+    assert re.match(
+        r"inplace_doctor: error: internal error in the diagnoser \(ValueError: a digest bug at "
+        r"\S*inplace_doctor/recorder\.py:\d+\) while recording a saved tensor at train\.py:4;",
+        err,
+    ), err
     assert "the program was stopped there and not changed" in err
     with pytest.raises(dg.InternalError, match="internal error in the diagnoser"):
         dg.diagnose(lambda: torch.tanh(torch.randn(3, requires_grad=True)).sum())
@@ -1247,8 +1367,15 @@ def test_the_diagnosers_own_failure_is_one_line_exit_2_and_never_swallowed(tmp_p
     assert torch.autograd.backward.__module__ == "torch.autograd"  # restored all the same
 
 
-@pytest.mark.parametrize("make", [lambda: torch.empty(0), lambda: torch.empty(0, 5), lambda: torch.empty(3, 0),
-                                  lambda: torch.empty(0, dtype=torch.bfloat16)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: torch.empty(0),
+        lambda: torch.empty(0, 5),
+        lambda: torch.empty(3, 0),
+        lambda: torch.empty(0, dtype=torch.bfloat16),
+    ],
+)
 def test_a_digest_of_an_empty_tensor(make):
     from inplace_doctor.digest import changed, digest
 
@@ -1260,15 +1387,18 @@ def test_a_digest_of_an_empty_tensor(make):
 def test_an_empty_saved_tensor_changes_nothing(tmp_path, monkeypatch, capsys):
     """checkpoint(use_reentrant=False) saves empty tensors; so does an op on an empty batch."""
     monkeypatch.chdir(tmp_path)
-    script(tmp_path, "import torch\nx = torch.randn(0, 4, requires_grad=True)\nw = torch.randn(4, 2, requires_grad=True)\n"
-                     "loss = torch.tanh(x @ w).sum() + w.sum()\nloss.backward()\n")
+    script(
+        tmp_path,
+        "import torch\nx = torch.randn(0, 4, requires_grad=True)\nw = torch.randn(4, 2, requires_grad=True)\n"
+        "loss = torch.tanh(x @ w).sum() + w.sum()\nloss.backward()\n",
+    )
     status, out, err = run_command(capsys, "train.py")
     assert status == 0 and err == "" and "0 findings" in out, out + err
 
 
 # DistributedDataParallel under torchrun (CPU, gloo) ------------------------------------------------
 
-DDP_SCRIPT = '''\
+DDP_SCRIPT = """\
 import sys
 
 import torch
@@ -1307,15 +1437,31 @@ for step in range(3):
     opt.step()
 print(f"rank {rank} done", flush=True)
 dist.destroy_process_group()
-'''
+"""
 
 
 def run_torchrun(tmp_path, tool_env, *args):
     path = script(tmp_path, DDP_SCRIPT, "train_ddp.py")
     env = dict(tool_env, PYTHONPATH=str(Path(dg.__file__).parent.parent))
-    return subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node",
-                           "2", "-m", "inplace_doctor", path.name, *args], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=180)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "-m",
+            "inplace_doctor",
+            path.name,
+            *args,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def test_ddp_under_torchrun_each_rank_reports_the_inplace_bug(tmp_path, tool_env):
@@ -1337,12 +1483,14 @@ def test_ddp_buffer_broadcast_overwrites_a_saved_buffer_without_a_version_bump(t
     previous forward's graph is silently overwritten on rank 1. The diagnoser sees the copy."""
     run = run_torchrun(tmp_path, tool_env, "broadcast")
     out = run.stdout
-    rank1 = out[out.index("inplace_doctor (rank 1 of 2): report"):]
-    rank1 = rank1[:rank1.index(" silent\n") + 1] if " silent\n" in rank1 else rank1
+    rank1 = out[out.index("inplace_doctor (rank 1 of 2): report") :]
+    rank1 = rank1[: rank1.index(" silent\n") + 1] if " silent\n" in rank1 else rank1
     line = marked_line(DDP_SCRIPT, "# BROADCAST")
-    assert f"aten.copy_.default overwrote MulBackward0._saved_other\n  written at: train_ddp.py:{line} in " \
-           "DistributedDataParallel:" in rank1, out
+    assert (
+        f"aten.copy_.default overwrote MulBackward0._saved_other\n  written at: train_ddp.py:{line} in "
+        "DistributedDataParallel:" in rank1
+    ), out
     assert "version:    saved at 1, now 1" in rank1 or "check:      silent: the version counter did not see" in rank1
     assert "build DDP with broadcast_buffers=False" in rank1
-    rank0 = out[out.index("inplace_doctor (rank 0 of 2): report"):]
+    rank0 = out[out.index("inplace_doctor (rank 0 of 2): report") :]
     assert f"written at: train_ddp.py:{marked_line(DDP_SCRIPT, '# RANK0')}" in rank0  # its own write raises there

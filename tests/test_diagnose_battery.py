@@ -22,7 +22,6 @@ import sys
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
 
 import pytest
 import torch
@@ -34,8 +33,15 @@ from inplace_doctor.session import is_inplace_error
 
 BATTERY = Path(__file__).parent / "diagnose_battery"
 CASES = sorted(p.stem for p in BATTERY.glob("*.py") if p.stem != "__init__")
-LABELS = {"view": dg.VIEW_MODIFIED, "raises": dg.RAISES, "detached": dg.DETACHED, "counter-blind": dg.COUNTER_BLIND,
-          "hooks": dg.HOOKS_SKIP_CHECK, "ctx": dg.CTX_UNCHECKED, "unseen": dg.UNSEEN_WRITE}
+LABELS = {
+    "view": dg.VIEW_MODIFIED,
+    "raises": dg.RAISES,
+    "detached": dg.DETACHED,
+    "counter-blind": dg.COUNTER_BLIND,
+    "hooks": dg.HOOKS_SKIP_CHECK,
+    "ctx": dg.CTX_UNCHECKED,
+    "unseen": dg.UNSEEN_WRITE,
+}
 TWIN = re.compile(r"#.*\btwin: (.*)$")
 
 
@@ -45,8 +51,8 @@ class Case:
     path: Path
     source: str
     kind: str
-    write_lines: List[int]
-    built_lines: List[int]
+    write_lines: list[int]
+    built_lines: list[int]
 
     @property
     def twin_source(self) -> str:
@@ -54,7 +60,7 @@ class Case:
         for line in self.source.splitlines():
             twin = TWIN.search(line)
             if twin:
-                indent = line[:len(line) - len(line.lstrip())]
+                indent = line[: len(line) - len(line.lstrip())]
                 line = indent + twin.group(1).strip()
             lines.append(line)
         return "\n".join(lines) + "\n"
@@ -66,16 +72,19 @@ def load(name: str) -> Case:
     kind = re.search(r"^Kind: (\S+)$", ast.get_docstring(ast.parse(source)) or "", re.M)
     assert kind, f"{name}: its docstring names no Kind"
     lines = source.splitlines()
-    marked = lambda mark: [i for i, line in enumerate(lines, 1) if re.search(rf"#.*\b{mark}\b", line)]
+
+    def marked(mark):
+        return [i for i, line in enumerate(lines, 1) if re.search(rf"#.*\b{mark}\b", line)]
+
     assert TWIN.search(source) or any(TWIN.search(line) for line in lines), f"{name} has no twin"
     return Case(name, path, source, kind.group(1), marked("WRITE"), marked("BUILT"))
 
 
 @dataclass
 class Run:
-    error: Optional[BaseException]
-    grads: Dict[str, Optional[torch.Tensor]]  # of its modules' parameters and its leaf tensors
-    values: Dict[str, torch.Tensor]  # of the same (optimizer steps change them)
+    error: BaseException | None
+    grads: dict[str, torch.Tensor | None]  # of its modules' parameters and its leaf tensors
+    values: dict[str, torch.Tensor]  # of the same (optimizer steps change them)
 
 
 def is_trainable_leaf(tensor: torch.Tensor) -> bool:
@@ -85,7 +94,7 @@ def is_trainable_leaf(tensor: torch.Tensor) -> bool:
         return False
 
 
-def run_of(namespace: dict, error: Optional[BaseException]) -> Run:
+def run_of(namespace: dict, error: BaseException | None) -> Run:
     """What a finished script computed, read from its global variables."""
     leaves = {}
     for name, value in namespace.items():
@@ -113,7 +122,7 @@ def run_plain(source: str, path: Path) -> Run:
     return run_of(module.__dict__, error)
 
 
-def same_tensors(a: Dict[str, Optional[torch.Tensor]], b: Dict[str, Optional[torch.Tensor]], exact: bool = False) -> bool:
+def same_tensors(a: dict[str, torch.Tensor | None], b: dict[str, torch.Tensor | None], exact: bool = False) -> bool:
     """Same names, and for each the same tensor (or None on both sides): equal to the last bit
     when exact, else within float32 rounding (a twin computes in another order)."""
     if a.keys() != b.keys():
@@ -165,20 +174,28 @@ def outcomes():
 COVERED = {
     "an activation built with inplace=True": ("marked", r"nn\.(ReLU|LeakyReLU|ELU|SiLU|Hardtanh)\(.*inplace=True"),
     "dropout with inplace=True": ("marked", r"Dropout\(.*inplace=True"),
-    "+=": ("marked", r"\+="), "-=": ("marked", r"-="), "*=": ("marked", r"\*="),
+    "+=": ("marked", r"\+="),
+    "-=": ("marked", r"-="),
+    "*=": ("marked", r"\*="),
     "slice assignment": ("marked", r"\w\[[^\]]*:[^\]]*\] = "),
     "index assignment": ("marked", r"\w\[[^\]:]*\] = "),
-    "masked_fill_": ("marked", r"\.masked_fill_\("), "exp_": ("marked", r"\.exp_\("),
-    "div_": ("marked", r"\.div_\("), "clamp_": ("marked", r"\.clamp_\("),
-    "an RNN's state": ("source", r"nn\.(RNN|RNNCell|GRU)\("), "an LSTM's state": ("source", r"nn\.LSTM\("),
+    "masked_fill_": ("marked", r"\.masked_fill_\("),
+    "exp_": ("marked", r"\.exp_\("),
+    "div_": ("marked", r"\.div_\("),
+    "clamp_": ("marked", r"\.clamp_\("),
+    "an RNN's state": ("source", r"nn\.(RNN|RNNCell|GRU)\("),
+    "an LSTM's state": ("source", r"nn\.LSTM\("),
     "a GAN's training order": ("source", r"GAN"),
     "two backward passes": ("source", r"(?s)\.backward\(.*\.backward\("),
     "checkpoint, non-reentrant": ("source", r"checkpoint\(.*use_reentrant=False"),
     "checkpoint, reentrant": ("source", r"checkpoint\(.*use_reentrant=True"),
-    "mark_dirty": ("source", r"ctx\.mark_dirty\("), "a ctx attribute": ("source", r"ctx\.\w+ = \w+\n"),
-    ".data": ("marked", r"\.data\."), "saved-tensor hooks": ("source", r"save_on_cpu|saved_tensors_hooks"),
+    "mark_dirty": ("source", r"ctx\.mark_dirty\("),
+    "a ctx attribute": ("source", r"ctx\.\w+ = \w+\n"),
+    ".data": ("marked", r"\.data\."),
+    "saved-tensor hooks": ("source", r"save_on_cpu|saved_tensors_hooks"),
     "detach_": ("marked", r"\.detach_\("),
-    "a foreach optimizer": ("source", r"foreach=True"), "a fused optimizer": ("source", r"fused=True"),
+    "a foreach optimizer": ("source", r"foreach=True"),
+    "a fused optimizer": ("source", r"fused=True"),
 }
 
 
@@ -189,9 +206,12 @@ def test_the_battery_is_large_and_varied():
     assert {case.kind for case in cases} == set(LABELS) | {"harmless"}
     missing = []
     for what, (where, pattern) in COVERED.items():
-        texts = [case.source if where == "source" else
-                 "\n".join(case.source.splitlines()[n - 1] for n in case.write_lines + case.built_lines)
-                 for case in harmful]
+        texts = [
+            case.source
+            if where == "source"
+            else "\n".join(case.source.splitlines()[n - 1] for n in case.write_lines + case.built_lines)
+            for case in harmful
+        ]
         if not any(re.search(pattern, text) for text in texts):
             missing.append(what)
     assert not missing, f"no harmful case has {missing}"
@@ -200,13 +220,14 @@ def test_the_battery_is_large_and_varied():
 @pytest.mark.parametrize("name", CASES)
 def test_case_is_what_its_kind_says(name, tmp_path):
     case = load(name)
-    expected = {"raises": "raises", "view": "raises", "detached": "detached", "harmless": "harmless"}.get(case.kind,
-                                                                                                         "silent")
+    expected = {"raises": "raises", "view": "raises", "detached": "detached", "harmless": "harmless"}.get(
+        case.kind, "silent"
+    )
     assert truth(case, tmp_path) == expected
     assert (case.kind == "harmless") == (not case.write_lines), "harmful cases mark their writer line, safe ones none"
 
 
-def written_line(finding: dg.Finding) -> Optional[int]:
+def written_line(finding: dg.Finding) -> int | None:
     """The line a finding names as the writer (for an unseen write, the line after which the values
     had changed, else where the NumPy array was made)."""
     if finding.check == dg.UNSEEN_WRITE:
@@ -225,7 +246,7 @@ def test_diagnoser_on_case(name, tmp_path, outcomes):
     check_diagnosis(case, truth(case, tmp_path), outcomes(name), LABELS.get(case.kind))
 
 
-def check_diagnosis(case: Case, pytorch: str, outcome, label: Optional[str]) -> None:
+def check_diagnosis(case: Case, pytorch: str, outcome, label: str | None) -> None:
     report = outcome.report
     assert outcome.failure is None and outcome.internal is None, outcome.failure or outcome.internal
     if pytorch == "harmless":
@@ -243,8 +264,9 @@ def check_diagnosis(case: Case, pytorch: str, outcome, label: Optional[str]) -> 
         assert {f.check for f in report.findings} == {label}, str(report)
         assert report.raised is None
     for built in case.built_lines:
-        assert any(f.write and f.write.location.built and f.write.location.built.line == built
-                   for f in report.findings), f"no finding names the line that built the module ({built})"
+        assert any(
+            f.write and f.write.location.built and f.write.location.built.line == built for f in report.findings
+        ), f"no finding names the line that built the module ({built})"
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -267,8 +289,10 @@ def test_the_program_behaves_the_same_under_the_diagnoser(name, outcomes):
 # CUDA: the whole battery with CUDA as the default device ---------------------------------------------
 
 # Where PyTorch on CUDA behaves otherwise than on the CPU (its truth decides; see gpu-facts.md).
-CPU_ONLY = {"numpy_write": "Tensor.numpy() of a CUDA tensor is refused: the case cannot run there",
-            "numpy_alias_written_later": "Tensor.numpy() of a CUDA tensor is refused: the case cannot run there"}
+CPU_ONLY = {
+    "numpy_write": "Tensor.numpy() of a CUDA tensor is refused: the case cannot run there",
+    "numpy_alias_written_later": "Tensor.numpy() of a CUDA tensor is refused: the case cannot run there",
+}
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (none on this machine)")

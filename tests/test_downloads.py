@@ -32,7 +32,6 @@ from urllib.parse import urljoin
 
 import nbformat
 import pytest
-
 from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
@@ -72,18 +71,24 @@ def render(rest, srcdir="."):
 
 
 def test_inline_markup_links_and_code():
-    page = render("A *word*, a **strong** one, ``h.add_(x)``, a `link <../glossary.html#term-x>`_, "
-                  "`an anchor`_ and 2 * 3 < [4].\n\n.. _an anchor:\n\nHere.")
-    assert page.cells == ["A *word*, a **strong** one, `h.add_(x)`, a "
-                          "[link](https://example.org/en/glossary.html#term-x), [an anchor](#an-anchor) and "
-                          "2 \\* 3 \\< \\[4\\].\n\n<a id=\"an-anchor\"></a>\n\nHere."]
+    page = render(
+        "A *word*, a **strong** one, ``h.add_(x)``, a `link <../glossary.html#term-x>`_, "
+        "`an anchor`_ and 2 * 3 < [4].\n\n.. _an anchor:\n\nHere."
+    )
+    assert page.cells == [
+        "A *word*, a **strong** one, `h.add_(x)`, a "
+        "[link](https://example.org/en/glossary.html#term-x), [an anchor](#an-anchor) and "
+        '2 \\* 3 \\< \\[4\\].\n\n<a id="an-anchor"></a>\n\nHere.'
+    ]
 
 
 def test_sections_lists_and_definition_lists():
-    page = render("Title\n=====\n\nPart\n----\n\n- one\n- two, on\n  two lines\n\n1. first\n\n"
-                  "``term``\n    Its definition.\n")
-    assert page.cells == ["# Title\n\n## Part\n\n- one\n\n- two, on\n  two lines\n\n1. first\n\n"
-                          "- **`term`**: Its definition."]
+    page = render(
+        "Title\n=====\n\nPart\n----\n\n- one\n- two, on\n  two lines\n\n1. first\n\n``term``\n    Its definition.\n"
+    )
+    assert page.cells == [
+        "# Title\n\n## Part\n\n- one\n\n- two, on\n  two lines\n\n1. first\n\n- **`term`**: Its definition."
+    ]
 
 
 def test_code_cells_cut_the_markdown_and_know_their_section():
@@ -96,7 +101,9 @@ def test_admonitions_dropdowns_and_tabs_degrade_to_plain_markdown():
     tree = doctree(".. note::\n\n   A note.\n\n.. admonition:: In *short*\n\n   - one\n   - two\n\nEnd.")
     dropdown = docutils_nodes.Element()
     dropdown.tagname = "dropdown_main"
-    dropdown += docutils_nodes.Element("", docutils_nodes.Text("The whole "), docutils_nodes.literal(text="Block.forward"))
+    dropdown += docutils_nodes.Element(
+        "", docutils_nodes.Text("The whole "), docutils_nodes.literal(text="Block.forward")
+    )
     dropdown += docutils_nodes.paragraph(text="Hidden.")
     tabs = docutils_nodes.container(classes=["sphinx-tabs"])
     tablist = docutils_nodes.Element()
@@ -105,38 +112,56 @@ def test_admonitions_dropdowns_and_tabs_degrade_to_plain_markdown():
         button.tagname = "button"
         tablist += button
     tabs += tablist
-    tabs += [docutils_nodes.container("", docutils_nodes.paragraph(text=text), classes=["sphinx-tabs-panel"])
-             for text in ("First.", "Second.")]
+    tabs += [
+        docutils_nodes.container("", docutils_nodes.paragraph(text=text), classes=["sphinx-tabs-panel"])
+        for text in ("First.", "Second.")
+    ]
     tree += [dropdown, tabs]
     assert downloads.Markdown(URL, Path(".")).render(tree).cells == [
         "> **Note**\n>\n> A note.\n\n> **In *short***\n>\n> - one\n>\n> - two\n\nEnd.\n\n"
         "<details><summary>The whole <code>Block.forward</code></summary>\n\nHidden.\n\n</details>\n\n"
-        "**Run A**\n\nFirst.\n\n**Run B**\n\nSecond."]
+        "**Run A**\n\nFirst.\n\n**Run B**\n\nSecond."
+    ]
 
 
 def test_figures_become_attachments_html_stays_and_the_stamp_goes(tmp_path):
     (tmp_path / "curve.png").write_bytes(b"png bytes")
-    tree = doctree(".. image:: curve.png\n   :alt: A [loss] curve.\n\n.. raw:: html\n\n   <table><tr><td>x</td></tr></table>"
-                   "\n\nCode::\n\n   print(1)\n\nCELL 1\n\n.. image:: curve.png\n")
-    stamp = docutils_nodes.container("", docutils_nodes.raw("", "<div>2026-01-01</div>", format="html"),
-                                     classes=["no-search"])
+    tree = doctree(
+        ".. image:: curve.png\n   :alt: A [loss] curve.\n\n.. raw:: html\n\n   <table><tr><td>x</td></tr></table>"
+        "\n\nCode::\n\n   print(1)\n\nCELL 1\n\n.. image:: curve.png\n"
+    )
+    stamp = docutils_nodes.container(
+        "", docutils_nodes.raw("", "<div>2026-01-01</div>", format="html"), classes=["no-search"]
+    )
     tree.insert(0, stamp)
     page = downloads.Markdown(URL, tmp_path).render(tree)
-    assert page.cells == ["![A (loss) curve.](attachment:curve.png)\n\n<table><tr><td>x</td></tr></table>\n\n"
-                          "Code:\n\n```\nprint(1)\n```", 1, "![](attachment:curve.png)"]
+    assert page.cells == [
+        "![A (loss) curve.](attachment:curve.png)\n\n<table><tr><td>x</td></tr></table>\n\nCode:\n\n```\nprint(1)\n```",
+        1,
+        "![](attachment:curve.png)",
+    ]
     encoded = {"curve.png": {"image/png": "cG5nIGJ5dGVz"}}
     assert page.attachments == {0: encoded, 2: encoded}
 
 
 def executed(cells):
     """A notebook as the build executed it: cells as (kind, source, tags, outputs)."""
-    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"},
-                                                  "file_format": "mystnb", "source_map": [1, 2]})
+    notebook = nbformat.v4.new_notebook(
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3"},
+            "file_format": "mystnb",
+            "source_map": [1, 2],
+        }
+    )
     for kind, source, tags, outputs in cells:
         metadata = {"tags": tags} if tags else {}
         if kind == "code":
-            cell = nbformat.v4.new_code_cell(source, metadata=dict(metadata, load="../x.py", execution={"iopub.status.idle": "2026-01-01T00:00:00Z"}),
-                                             outputs=outputs, execution_count=len(notebook.cells))
+            cell = nbformat.v4.new_code_cell(
+                source,
+                metadata=dict(metadata, load="../x.py", execution={"iopub.status.idle": "2026-01-01T00:00:00Z"}),
+                outputs=outputs,
+                execution_count=len(notebook.cells),
+            )
         else:
             cell = nbformat.v4.new_markdown_cell(source, metadata=metadata)
         notebook.cells.append(cell)
@@ -147,8 +172,11 @@ GLUE_PREFIX = "application/papermill.record/"  # MyST-NB's glue outputs
 
 
 def glue_output(key, value):
-    return nbformat.v4.new_output("display_data", data={GLUE_PREFIX + "text/plain": value},
-                                  metadata={"scrapbook": {"name": key, "mime_prefix": GLUE_PREFIX}})
+    return nbformat.v4.new_output(
+        "display_data",
+        data={GLUE_PREFIX + "text/plain": value},
+        metadata={"scrapbook": {"name": key, "mime_prefix": GLUE_PREFIX}},
+    )
 
 
 PRINTED = nbformat.v4.new_output("stream", name="stdout", text="4\n")
@@ -157,13 +185,16 @@ BOOK_NOTEBOOK = [  # the page's notebook: its own Markdown cells are not used (t
     ("code", "import execbook.kernel as _book\n_book.stamp()", ["remove-cell"], []),
     ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED, glue_output("n", "4")]),
     ("code", '_book.check("example")', ["remove-cell"], [glue_output("n", "4")]),
-    ("code", 'message = """first line\nsecond line"""\nraise ValueError(message.splitlines()[1])',
-     ["raises-exception"], [nbformat.v4.new_output("error", ename="ValueError", evalue="second line", traceback=[])]),
+    (
+        "code",
+        'message = """first line\nsecond line"""\nraise ValueError(message.splitlines()[1])',
+        ["raises-exception"],
+        [nbformat.v4.new_output("error", ename="ValueError", evalue="second line", traceback=[])],
+    ),
     ("code", "print('quiet')", ["remove-output"], [PRINTED]),
     ("code", "print(n + 1)", [], [PRINTED]),
 ]
-BOOK_PAGE = ("The title\n=========\n\nIt printed 4.\n\nCELL 2\n\nCELL 4\n\nCELL 5\n\n"
-             "Next\n----\n\nEnd.\n\nCELL 6\n")
+BOOK_PAGE = "The title\n=========\n\nIt printed 4.\n\nCELL 2\n\nCELL 4\n\nCELL 5\n\nNext\n----\n\nEnd.\n\nCELL 6\n"
 
 
 def test_the_notebook_keeps_what_a_reader_sees_and_runs():
@@ -179,8 +210,12 @@ def test_the_notebook_keeps_what_a_reader_sees_and_runs():
     assert "[The title](https://example.org/en/breaks/page.html)" in out.cells[1].source
     code = [c for c in out.cells if c.cell_type == "code"]
     assert "_book" not in "".join(c.source for c in code)
-    assert [c.metadata for c in code] == [{"tags": ["hide-input"]}, {"tags": ["raises-exception"]},
-                                         {"tags": ["remove-output"]}, {}]
+    assert [c.metadata for c in code] == [
+        {"tags": ["hide-input"]},
+        {"tags": ["raises-exception"]},
+        {"tags": ["remove-output"]},
+        {},
+    ]
     assert [len(c.outputs) for c in code] == [1, 1, 0, 1]  # no glue record, no output where the page hides it
     assert [c.execution_count for c in code] == [2, 4, 5, 6]  # the build's: tracebacks name them
     assert [c.id for c in out.cells] == [f"cell-{i}" for i in range(1, 8)]
@@ -193,8 +228,9 @@ def test_streams_are_merged_whatever_their_chunks():
 
     error = nbformat.v4.new_output("error", ename="E", evalue="v", traceback=[])
     one = downloads.merged_streams([stream("stdout", "a\nb"), stream("stderr", "w\n"), stream("stdout", "c\n"), error])
-    other = downloads.merged_streams([stream("stderr", "w"), stream("stdout", "a\n"), stream("stderr", "\n"),
-                                      stream("stdout", "bc\n"), error])
+    other = downloads.merged_streams(
+        [stream("stderr", "w"), stream("stdout", "a\n"), stream("stderr", "\n"), stream("stdout", "bc\n"), error]
+    )
     assert one == other == [stream("stdout", "a\nbc\n"), stream("stderr", "w\n"), error]
 
 
@@ -206,8 +242,9 @@ def test_the_script_runs_on_past_an_expected_error(tmp_path):
     done = subprocess.run([sys.executable, "page.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "4\nExpected error: ValueError: second line\nquiet\n5\n"
-    quiet = downloads.script_download(render("T\n=\n\nCELL 0"), executed([("code", "x = 1", ["raises-exception"], [])]),
-                                      "T", "es")
+    quiet = downloads.script_download(
+        render("T\n=\n\nCELL 0"), executed([("code", "x = 1", ["raises-exception"], [])]), "T", "es"
+    )
     (tmp_path / "quiet.py").write_text(quiet, encoding="utf-8")
     done = subprocess.run([sys.executable, "quiet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.stdout == downloads.TEXT["es"]["not_raised"] + "\n"
@@ -305,12 +342,18 @@ def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
         prose = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
         assert LEFT_OVER_MYST.findall(prose) == []
         source = page_notebook(DOCS / language / f"{page}.md")
-        kept = [(c.source, downloads.tags(c)) for c in source.cells
-                if c.cell_type == "code" and "remove-cell" not in downloads.tags(c)]
+        kept = [
+            (c.source, downloads.tags(c))
+            for c in source.cells
+            if c.cell_type == "code" and "remove-cell" not in downloads.tags(c)
+        ]
         code[language] = [(c.source, downloads.tags(c)) for c in notebook.cells if c.cell_type == "code"]
         assert code[language] == kept  # the page's code, every cell a reader sees, tags and all
-        assert all(c.outputs for c in notebook.cells
-                   if c.cell_type == "code" and downloads.REMOVE_OUTPUT not in downloads.tags(c))
+        assert all(
+            c.outputs
+            for c in notebook.cells
+            if c.cell_type == "code" and downloads.REMOVE_OUTPUT not in downloads.tags(c)
+        )
         for suffix in (".ipynb", ".py"):
             text = download(site, language, page, suffix).read_text(encoding="utf-8")
             assert MACHINE_PATHS.findall(text) == [], f"{language}/{page}{suffix}"
@@ -329,6 +372,7 @@ def program(site, language, page):
 
 # ---------------------------------------------------------------- run as a reader would
 
+
 def execute_notebook(path, result):
     """Run a notebook's code in a fresh kernel (the outputs it came with cleared), stopping at an
     error in a cell not tagged raises-exception; write {"raised": [...], "expected": [...]} (the
@@ -340,11 +384,21 @@ def execute_notebook(path, result):
     for cell in code:
         cell.outputs = []
     with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
-        NotebookClient(notebook, timeout=RUN_TIMEOUT_S, kernel_name="python3", config=kernel_config(sockets),
-                       resources={"metadata": {"path": os.getcwd()}}).execute()
-    Path(result).write_text(json.dumps({
-        "raised": [i for i, cell in enumerate(code) if any(o.output_type == "error" for o in cell.outputs)],
-        "expected": [i for i, cell in enumerate(code) if downloads.RAISES in downloads.tags(cell)]}))
+        NotebookClient(
+            notebook,
+            timeout=RUN_TIMEOUT_S,
+            kernel_name="python3",
+            config=kernel_config(sockets),
+            resources={"metadata": {"path": os.getcwd()}},
+        ).execute()
+    Path(result).write_text(
+        json.dumps(
+            {
+                "raised": [i for i, cell in enumerate(code) if any(o.output_type == "error" for o in cell.outputs)],
+                "expected": [i for i, cell in enumerate(code) if downloads.RAISES in downloads.tags(cell)],
+            }
+        )
+    )
 
 
 def reader_env(tool_env, run_cache):
@@ -388,20 +442,22 @@ def runs(site, tool_env, tmp_path_factory, made_once):
         cwd.mkdir()
         path = download(site, language, page, suffix)
         result = cwd / "result.json"
-        command = ([sys.executable, str(path)] if suffix == ".py" else
-                   [sys.executable, __file__, str(path), str(result)])
+        command = [sys.executable, str(path)] if suffix == ".py" else [sys.executable, __file__, str(path), str(result)]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         found = json.loads(result.read_text()) if result.is_file() else {}
-        return job, dict(found, returncode=done.returncode, output=done.stdout + done.stderr,
-                         seconds=time.perf_counter() - start)
+        return job, dict(
+            found, returncode=done.returncode, output=done.stdout + done.stderr, seconds=time.perf_counter() - start
+        )
 
     start = time.perf_counter()
     with ThreadPoolExecutor(WORKERS) as pool:
         results = dict(pool.map(run, jobs()))
     seconds = time.perf_counter() - start
-    print(f"\ndownloads: {len(results)} runs in {seconds:.0f} s wall time ({WORKERS} at a time): "
-          + ", ".join(f"{lang}/{page}{suffix} {r['seconds']:.0f} s" for (lang, page, suffix), r in results.items()))
+    print(
+        f"\ndownloads: {len(results)} runs in {seconds:.0f} s wall time ({WORKERS} at a time): "
+        + ", ".join(f"{lang}/{page}{suffix} {r['seconds']:.0f} s" for (lang, page, suffix), r in results.items())
+    )
     return results
 
 

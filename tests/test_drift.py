@@ -61,14 +61,18 @@ def test_no_torch_compile_no_compile_claim(committed):
     old = [r for release, r in committed.items() if record.release_key(release) < (2, 0, 0)]
     assert old, "no record of a release before torch.compile"
     for r in old:
-        assert all(s["not_applicable"].startswith("not applicable: torch.compile is missing")
-                   for s in r["compile"].values())
-        assert all(c["seen"].startswith(claims.NOT_APPLICABLE) for n, c in r["claims"].items()
-                   if n.startswith("compile:"))
+        assert all(
+            s["not_applicable"].startswith("not applicable: torch.compile is missing") for s in r["compile"].values()
+        )
+        assert all(
+            c["seen"].startswith(claims.NOT_APPLICABLE) for n, c in r["claims"].items() if n.startswith("compile:")
+        )
 
 
-@pytest.mark.parametrize("name,inside", [("1.13.1", False), ("2.9.1", False), ("2.10.0", True), ("2.15.0", True),
-                                          ("2.16.0", False), ("2.13.0+cpu", True)])
+@pytest.mark.parametrize(
+    "name,inside",
+    [("1.13.1", False), ("2.9.1", False), ("2.10.0", True), ("2.15.0", True), ("2.16.0", False), ("2.13.0+cpu", True)],
+)
 def test_the_supported_range_is_pyprojects(name, inside):
     assert claims.config.TORCH_REQUIREMENT.startswith("torch")
     assert claims.supported(name) is inside
@@ -81,17 +85,24 @@ def test_outside_the_range_a_claim_that_does_not_hold_is_recorded_not_broken():
     assert not claims.Outcome(required, False, claims.NOT_APPLICABLE + "x is missing", "2.13.0").broken
 
 
-@pytest.mark.parametrize("raised,api", [
-    ("AttributeError: module 'torch.autograd.graph' has no attribute 'allow_mutation_on_saved_tensors'",
-     "torch.autograd.graph.allow_mutation_on_saved_tensors"),
-    ("ModuleNotFoundError: No module named 'torch.func'", "torch.func"),
-    ("ImportError: cannot import name 'functional_call' from 'torch.func' (/x/torch/func/__init__.py)",
-     "torch.func.functional_call"),
-    ("AttributeError: module 'numpy' has no attribute 'foo'", None),
-    ("AttributeError: 'Tensor' object has no attribute 'untyped_storage'", None),
-    ("RuntimeError: one of the variables needed for gradient computation", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "raised,api",
+    [
+        (
+            "AttributeError: module 'torch.autograd.graph' has no attribute 'allow_mutation_on_saved_tensors'",
+            "torch.autograd.graph.allow_mutation_on_saved_tensors",
+        ),
+        ("ModuleNotFoundError: No module named 'torch.func'", "torch.func"),
+        (
+            "ImportError: cannot import name 'functional_call' from 'torch.func' (/x/torch/func/__init__.py)",
+            "torch.func.functional_call",
+        ),
+        ("AttributeError: module 'numpy' has no attribute 'foo'", None),
+        ("AttributeError: 'Tensor' object has no attribute 'untyped_storage'", None),
+        ("RuntimeError: one of the variables needed for gradient computation", None),
+        (None, None),
+    ],
+)
 def test_a_case_that_raised_for_a_missing_torch_api(raised, api):
     assert claims.missing_api(raised) == api
 
@@ -99,8 +110,12 @@ def test_a_case_that_raised_for_a_missing_torch_api(raised, api):
 def test_a_case_claim_is_not_applicable_where_its_example_lacks_a_torch_api(monkeypatch):
     from execbook import cases, deps
 
-    missing = cases.Outcome("fix", False, raised="ModuleNotFoundError: No module named 'torch.func'",
-                            seen="it raised ModuleNotFoundError: No module named 'torch.func'")
+    missing = cases.Outcome(
+        "fix",
+        False,
+        raised="ModuleNotFoundError: No module named 'torch.func'",
+        seen="it raised ModuleNotFoundError: No module named 'torch.func'",
+    )
     monkeypatch.setattr(deps, "outcome", lambda name: missing)
     holds, seen = claims._case_claim("fix")()
     assert not holds and seen.startswith(f"{claims.NOT_APPLICABLE}torch.func is missing from torch ")
@@ -123,7 +138,8 @@ def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     from minigpt.train import RUN_CACHE, model_config
 
     resized = lambda data, **switches: model_config(data, **switches).__class__(  # noqa: E731
-        **{**vars(model_config(data, **switches)), "n_embd": 48, "n_layer": 3})
+        **{**vars(model_config(data, **switches)), "n_embd": 48, "n_layer": 3}
+    )
     monkeypatch.setattr(experiments, "model_config", resized)
     monkeypatch.setattr(record, "model_config", resized)
     monkeypatch.setattr(experiments, "_memory", {})
@@ -140,8 +156,12 @@ def test_records_hold_no_source_text_and_no_sizes_of_the_project(committed):
 
     from execbook.config import REPO
 
-    source = {line.strip() for path in (REPO / "minigpt").glob("*.py") for line in path.read_text().splitlines()
-              if len(line.strip()) > 12 and "(" in line}
+    source = {
+        line.strip()
+        for path in (REPO / "minigpt").glob("*.py")
+        for line in path.read_text().splitlines()
+        if len(line.strip()) > 12 and "(" in line
+    }
     for release, r in committed.items():
         text = json.dumps(r, ensure_ascii=False)
         assert not [line for line in source if line in text], release
@@ -169,8 +189,7 @@ def test_the_diagnoser_reads_custom_function_nodes_from_2_13_on(committed):
     """Measured: on 2.12.1, reading a custom Function node's raw saved tensors right after the
     forward raises; on 2.13.0 it works (the compatibility page shows the row)."""
     name = "diagnose-api:custom-function-node"
-    assert (committed["2.12.1"]["claims"][name]["holds"], committed["2.13.0"]["claims"][name]["holds"]) == \
-        (False, True)
+    assert (committed["2.12.1"]["claims"][name]["holds"], committed["2.13.0"]["claims"][name]["holds"]) == (False, True)
     assert "Trying to backward through the graph a second time" in committed["2.12.1"]["claims"][name]["seen"]
 
 
@@ -208,18 +227,30 @@ def test_differences_see_wording_and_claims_but_not_dates(live):
 def test_a_part_that_disappears_is_reported_as_absent():
     from minigpt import message
 
-    parts = message.parts("one of the variables ... modified by an inplace operation: [torch.FloatTensor "
-                          "[2, 3]], is at version 2; expected version 1 instead.")
+    parts = message.parts(
+        "one of the variables ... modified by an inplace operation: [torch.FloatTensor "
+        "[2, 3]], is at version 2; expected version 1 instead."
+    )
     assert parts["output_of"] is None and parts["hint"] is None
-    assert (parts["tensor"], parts["version_now"], parts["version_expected"]) == ("[torch.FloatTensor [2, 3]]", "2", "1")
+    assert (parts["tensor"], parts["version_now"], parts["version_expected"]) == (
+        "[torch.FloatTensor [2, 3]]",
+        "2",
+        "1",
+    )
 
 
 # --- python -m phase25
 
 
 def drift_command(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "phase25", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=600, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "phase25", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=600,
+        env={**__import__("os").environ, "OMP_NUM_THREADS": "1"},
+    )
 
 
 def test_report_prints_what_changed_between_committed_releases(capsys):
@@ -230,18 +261,21 @@ def test_report_prints_what_changed_between_committed_releases(capsys):
     assert "torch 2.12.1 -> 2.13.0:" in out and "message.output_of" in out
 
 
-@pytest.mark.parametrize("args,says", [
-    ((), "usage: python -m phase25"),
-    (("frobnicate",), "unknown command 'frobnicate'"),
-    (("report", "no/such/record.json", "records/torch-2.13.0.json"), "no such record"),
-    (("report", "records/torch-2.13.0.json"), "at least two records"),
-    (("record", "--out"), "--out needs a folder"),
-    (("check", "extra"), "check takes only --records DIR"),
-    (("check", "--save"), "--save needs a file"),
-    (("check", "--save", "records"), "a folder, not a file"),
-    (("check", "--records", "no/such/folder"), "no such folder"),
-    (("record", "--out", "README.md"), "not a folder"),
-])
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        ((), "usage: python -m phase25"),
+        (("frobnicate",), "unknown command 'frobnicate'"),
+        (("report", "no/such/record.json", "records/torch-2.13.0.json"), "no such record"),
+        (("report", "records/torch-2.13.0.json"), "at least two records"),
+        (("record", "--out"), "--out needs a folder"),
+        (("check", "extra"), "check takes only --records DIR"),
+        (("check", "--save"), "--save needs a file"),
+        (("check", "--save", "records"), "a folder, not a file"),
+        (("check", "--records", "no/such/folder"), "no such folder"),
+        (("record", "--out", "README.md"), "not a folder"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(repo, monkeypatch, capsys, args, says):
     from phase25 import __main__ as command
 
@@ -314,12 +348,12 @@ def test_check_passes_against_the_committed_records_and_saves_what_it_measured(t
     assert set(record.outcomes(live)) == set(claims.CLAIMS)
 
 
-
 def test_a_claim_only_recorded_per_release_does_not_fail_the_check(capsys):
     """The diagnose-api:* claims say where `minigpt diagnose` works; one that does not hold on a
     release is recorded there (✗), not a broken book."""
     claims.claim("made-up-recorded", "a recorded claim made up for a test", required=False)(
-        lambda: (False, "not on this release"))
+        lambda: (False, "not on this release")
+    )
     try:
         assert in_process("check") == 0
     finally:

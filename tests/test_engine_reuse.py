@@ -53,9 +53,14 @@ expect = "raises"
 error = "IndexError"
 match = "list index out of range"
 """
-INDEX = {"en": ("A tiny book", "The page is {ref}`tiny-page`."), "es": ("Un libro mínimo", "La página es {ref}`tiny-page`.")}
-PAGE = {"en": ("The list", "Reading past the end raises:", "The numbers add up to {glue:}`tiny_total_en`."),
-        "es": ("La lista", "Leer más allá del final lanza un error:", "Los números suman {glue:}`tiny_total_es`.")}
+INDEX = {
+    "en": ("A tiny book", "The page is {ref}`tiny-page`."),
+    "es": ("Un libro mínimo", "La página es {ref}`tiny-page`."),
+}
+PAGE = {
+    "en": ("The list", "Reading past the end raises:", "The numbers add up to {glue:}`tiny_total_en`."),
+    "es": ("La lista", "Leer más allá del final lanza un error:", "Los números suman {glue:}`tiny_total_es`."),
+}
 # What the build process reports of itself (a copy of execbook.build's entry point).
 BUILD = """\
 import json, sys
@@ -78,8 +83,10 @@ def write_book(root: Path) -> None:
     for language in ("en", "es"):
         tree = root / "docs" / language
         tree.mkdir()
-        (tree / "conf.py").write_text(f"from execbook.sphinxext.config import configure\n\n"
-                                      f"globals().update(configure({language!r}))\n", encoding="utf-8")
+        (tree / "conf.py").write_text(
+            f"from execbook.sphinxext.config import configure\n\nglobals().update(configure({language!r}))\n",
+            encoding="utf-8",
+        )
         title, text = INDEX[language]
         (tree / "index.md").write_text(f"# {title}\n\n{text}\n\n```{{toctree}}\npage\n```\n", encoding="utf-8")
         title, text, after = PAGE[language]
@@ -91,16 +98,20 @@ def write_book(root: Path) -> None:
               display_name: Python 3
             ---
             """)
-        (tree / "page.md").write_text(f"{front}\n(tiny-page)=\n# {title}\n\n{text}\n\n```{{code-cell}} ipython3\n"
-                                      f":load: ../../examples/tiny.py\n```\n\n{after}\n", encoding="utf-8")
+        (tree / "page.md").write_text(
+            f"{front}\n(tiny-page)=\n# {title}\n\n{text}\n\n```{{code-cell}} ipython3\n"
+            f":load: ../../examples/tiny.py\n```\n\n{after}\n",
+            encoding="utf-8",
+        )
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny-book")
     write_book(root)
-    done = subprocess.run([sys.executable, "-c", BUILD], cwd=root, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD], cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900
+    )
     return root, done
 
 
@@ -129,10 +140,17 @@ def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(root, broken, ignore=shutil.ignore_patterns("built.json"))
     example = broken / "examples" / "tiny.py"
-    example.write_text(example.read_text(encoding="utf-8").replace("numbers[3]  # raises", "numbers[2]"),
-                       encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=broken, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=900)
+    example.write_text(
+        example.read_text(encoding="utf-8").replace("numbers[3]  # raises", "numbers[2]"), encoding="utf-8"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "execbook", "build"],
+        cwd=broken,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
     assert done.returncode == 1
     assert "examples/tiny.py must raise IndexError containing 'list index out of range'" in done.stderr
     assert "but it completed without raising" in done.stderr and "Traceback" not in done.stderr

@@ -21,8 +21,11 @@ from phase25 import safe_cases
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
-EXECUTED_PAGES = sorted(p.relative_to(DOCS / "en") for p in (DOCS / "en").rglob("*.md")
-                        if "file_format: mystnb" in p.read_text(encoding="utf-8"))
+EXECUTED_PAGES = sorted(
+    p.relative_to(DOCS / "en")
+    for p in (DOCS / "en").rglob("*.md")
+    if "file_format: mystnb" in p.read_text(encoding="utf-8")
+)
 
 
 def code_cells(lang, page):
@@ -74,8 +77,14 @@ def test_cells_are_tagged_and_guarded_as_the_manifest_says(page):
 def test_a_raising_example_fails_the_same_way_run_as_a_script():
     """The files are programs of their own, not only strings for a runner."""
     env = dict(os.environ, PYTHONPATH=str(REPO), OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "symptom_backward.py")], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "symptom_backward.py")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1
     assert done.stderr.rstrip().splitlines()[-1].startswith("RuntimeError: ")
     assert cases.manifest()["symptom_backward"].match in done.stderr
@@ -93,8 +102,12 @@ def test_every_cell_a_page_shows_is_short():
     lines above its example's hidden checks: what a learner would type, not the book's machinery."""
     from execbook.sphinxext.bilingual import page_sources
 
-    found = [str(p) for language in config.LANGUAGES for path in page_sources(config.DOCS / language).values()
-             for p in check.cell_problems(check.read(path))]
+    found = [
+        str(p)
+        for language in config.LANGUAGES
+        for path in page_sources(config.DOCS / language).values()
+        for p in check.cell_problems(check.read(path))
+    ]
     assert not found, found
 
 
@@ -126,41 +139,54 @@ def judged(case):
 RAISES = dict(expect="raises", error="RuntimeError", match="modified by an inplace operation")
 
 
-@pytest.mark.parametrize("code,entry,ok", [
-    ("raise RuntimeError('x was modified by an inplace operation: ...')\n", RAISES, True),
-    ("print('fixed: nothing raises any more')\n", RAISES, False),
-    ("raise ValueError('modified by an inplace operation')\n", RAISES, False),
-    ("raise RuntimeError('some other failure')\n", RAISES, False),
-    ("def f():\n    raise RuntimeError('modified by an inplace operation')\nf()\n", dict(RAISES, verdict="unsafe",
-     raised_at="backward", case={"es": "x", "en": "x"}), False),  # raised at the op, declared at backward
-    ("same = True\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), True),
-    ("same = False\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), False),
-    ("pass\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), False),
-    ("raise RuntimeError('boom')\n", dict(expect="completes"), False),
-])
+@pytest.mark.parametrize(
+    "code,entry,ok",
+    [
+        ("raise RuntimeError('x was modified by an inplace operation: ...')\n", RAISES, True),
+        ("print('fixed: nothing raises any more')\n", RAISES, False),
+        ("raise ValueError('modified by an inplace operation')\n", RAISES, False),
+        ("raise RuntimeError('some other failure')\n", RAISES, False),
+        (
+            "def f():\n    raise RuntimeError('modified by an inplace operation')\nf()\n",
+            dict(RAISES, verdict="unsafe", raised_at="backward", case={"es": "x", "en": "x"}),
+            False,
+        ),  # raised at the op, declared at backward
+        ("same = True\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), True),
+        ("same = False\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), False),
+        ("pass\n", dict(expect="completes", holds="same", checks={"es": "x", "en": "x"}), False),
+        ("raise RuntimeError('boom')\n", dict(expect="completes"), False),
+    ],
+)
 def test_judge(scratch_examples, code, entry, ok):
     outcome = judged(scratch_examples("case", code, **entry))
     assert outcome.ok is ok, outcome.seen
 
 
 def test_judge_finds_the_line_that_raised_and_where(scratch_examples):
-    case = scratch_examples("case", "import torch\nw = torch.ones(2, requires_grad=True)\nw.add_(1)  # raises\n",
-                            **dict(RAISES, match="a leaf Variable", verdict="unsafe", raised_at="op",
-                                   case={"es": "x", "en": "x"}))
+    case = scratch_examples(
+        "case",
+        "import torch\nw = torch.ones(2, requires_grad=True)\nw.add_(1)  # raises\n",
+        **dict(RAISES, match="a leaf Variable", verdict="unsafe", raised_at="op", case={"es": "x", "en": "x"}),
+    )
     outcome = judged(case)
     assert outcome.ok and (outcome.line, safe_cases.raised_at(outcome)) == ("w.add_(1)", "op")
 
 
-@pytest.mark.parametrize("entry,problem", [
-    ({"expect": "maybe"}, "expect must be one of"),
-    ({"expect": "raises", "error": "RuntimeError"}, "needs error and match"),
-    ({"expect": "completes", "match": "x"}, "only go with"),
-    ({"expect": "completes", "verdict": "safe"}, "case = {es"),
-    ({"expect": "completes", "holds": "same"}, "holds needs checks"),
-    ({"expect": "raises", "error": "E", "match": "m", "verdict": "unsafe", "case": {"es": "x", "en": "x"}},
-     "raised_at"),
-    ({"expect": "completes", "colour": "red"}, "unknown key"),
-])
+@pytest.mark.parametrize(
+    "entry,problem",
+    [
+        ({"expect": "maybe"}, "expect must be one of"),
+        ({"expect": "raises", "error": "RuntimeError"}, "needs error and match"),
+        ({"expect": "completes", "match": "x"}, "only go with"),
+        ({"expect": "completes", "verdict": "safe"}, "case = {es"),
+        ({"expect": "completes", "holds": "same"}, "holds needs checks"),
+        (
+            {"expect": "raises", "error": "E", "match": "m", "verdict": "unsafe", "case": {"es": "x", "en": "x"}},
+            "raised_at",
+        ),
+        ({"expect": "completes", "colour": "red"}, "unknown key"),
+    ],
+)
 def test_manifest_mistakes_are_one_line_naming_the_entry(scratch_examples, entry, problem):
     with pytest.raises(cases.ManifestError, match=problem) as info:
         scratch_examples("case", "pass\n", **entry)
@@ -174,8 +200,11 @@ def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch)
     monkeypatch.delenv(store.STORE_ENV, raising=False)
     monkeypatch.setattr(kernel, "_outcomes", {})
     kernel.remember_error(None)  # as if safe_counter_leaf's cell had stopped raising
-    with pytest.raises(kernel.CheckFailed, match=r"^examples/safe_counter_leaf.py must raise RuntimeError .*"
-                                                 r"\(examples/cases.toml\), but it completed"):
+    with pytest.raises(
+        kernel.CheckFailed,
+        match=r"^examples/safe_counter_leaf.py must raise RuntimeError .*"
+        r"\(examples/cases.toml\), but it completed",
+    ):
         kernel.check("safe_counter_leaf", namespace={})
 
 
@@ -187,15 +216,20 @@ def test_a_hidden_check_that_fails_names_its_line_and_example(monkeypatch):
     kernel.remember_error(None)
     namespace = dict(cases.execute("symptom_forward").namespace)
     namespace["logits_b"] = namespace["logits_b"] + 1  # as if run B's forward had changed
-    with pytest.raises(kernel.CheckFailed, match=r"^examples/symptom_forward.py:\d+, a hidden check of what the "
-                                                 r"prose says: the page says the forward outputs are bitwise equal"):
+    with pytest.raises(
+        kernel.CheckFailed,
+        match=r"^examples/symptom_forward.py:\d+, a hidden check of what the "
+        r"prose says: the page says the forward outputs are bitwise equal",
+    ):
         kernel.check("symptom_forward", namespace=namespace)
 
 
 # --- the pages: what with_cases adds, and what it refuses
 
 
-PAGE = pages.FRONT_MATTER + """
+PAGE = (
+    pages.FRONT_MATTER
+    + """
 # Title
 
 ```{code-cell} ipython3
@@ -208,6 +242,7 @@ Prose.
 :load: ../examples/symptom_forward.py
 ```
 """
+)
 
 
 def test_with_cases_adds_setup_tags_and_guards(tmp_path):
@@ -217,21 +252,38 @@ def test_with_cases_adds_setup_tags_and_guards(tmp_path):
     text = PAGE.replace("../examples/", f"{os.path.relpath(examples, page.parent)}/")
     assert pages.with_cases(text, page)[1] == ["symptom_backward", "symptom_forward"]
     page.write_text(text, encoding="utf-8")
-    cells = [(c.metadata.get("tags"), c.metadata.get(pages.EXAMPLE), c.source) for c in pages.notebook(page).cells
-             if c.cell_type == "code"]
-    assert [tags for tags, *_ in cells] == [["remove-cell"], ["raises-exception"], ["remove-cell"], None,
-                                            ["remove-cell"]]
-    assert [source for *_, source in cells][2::2] == ['_book.check("symptom_backward")',
-                                                       '_book.check("symptom_forward")']
+    cells = [
+        (c.metadata.get("tags"), c.metadata.get(pages.EXAMPLE), c.source)
+        for c in pages.notebook(page).cells
+        if c.cell_type == "code"
+    ]
+    assert [tags for tags, *_ in cells] == [
+        ["remove-cell"],
+        ["raises-exception"],
+        ["remove-cell"],
+        None,
+        ["remove-cell"],
+    ]
+    assert [source for *_, source in cells][2::2] == [
+        '_book.check("symptom_backward")',
+        '_book.check("symptom_forward")',
+    ]
 
 
-@pytest.mark.parametrize("edit,problem", [
-    (lambda t: t.replace("symptom_forward", "not_an_example"), "Can't read file"),
-    (lambda t: t.replace("../examples/symptom_forward.py", "../examples/cases.toml"), "cases.toml is not one"),
-    (lambda t: t.replace(":load: ../examples/symptom_backward.py",
-                         ":load: ../examples/symptom_backward.py\n:tags: [raises-exception]"),
-     "remove the raises-exception tag"),
-])
+@pytest.mark.parametrize(
+    "edit,problem",
+    [
+        (lambda t: t.replace("symptom_forward", "not_an_example"), "Can't read file"),
+        (lambda t: t.replace("../examples/symptom_forward.py", "../examples/cases.toml"), "cases.toml is not one"),
+        (
+            lambda t: t.replace(
+                ":load: ../examples/symptom_backward.py",
+                ":load: ../examples/symptom_backward.py\n:tags: [raises-exception]",
+            ),
+            "remove the raises-exception tag",
+        ),
+    ],
+)
 def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, problem):
     page = tmp_path / "page.md"
     text = edit(PAGE).replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/")
@@ -241,7 +293,9 @@ def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, p
 
 # --- what a page shows is what a learner types
 
-LEARNER_IMPORTS = {"torch", "numpy", "matplotlib", "minigpt", "inplace_doctor", "tapegrad"} | set(sys.stdlib_module_names)
+LEARNER_IMPORTS = {"torch", "numpy", "matplotlib", "minigpt", "inplace_doctor", "tapegrad"} | set(
+    sys.stdlib_module_names
+)
 # Still importing the book's code above their hidden checks (issue 31, left to do): the reproducer
 # (the repository's justfile, execbook.tracebacks' folding), the two diagnoser pages (the folder of
 # the book's copy of the script) and the compatibility tables (phase25's records and claims).
@@ -266,6 +320,8 @@ def test_what_a_page_shows_imports_only_what_a_learner_has(name):
     if name in NOT_YET:
         assert beyond, f"examples/{name}.py imports only what a learner has now: take it off NOT_YET"
         pytest.xfail(f"examples/{name}.py still imports {sorted(beyond)} (NOT_YET)")
-    assert not beyond, (f"examples/{name}.py imports {sorted(beyond)} above its hidden checks: a learner has only "
-                        f"{', '.join(sorted(LEARNER_IMPORTS - set(sys.stdlib_module_names)))} and the standard library; "
-                        "move the rest below `# %% hidden checks`, or what a learner calls into minigpt")
+    assert not beyond, (
+        f"examples/{name}.py imports {sorted(beyond)} above its hidden checks: a learner has only "
+        f"{', '.join(sorted(LEARNER_IMPORTS - set(sys.stdlib_module_names)))} and the standard library; "
+        "move the rest below `# %% hidden checks`, or what a learner calls into minigpt"
+    )

@@ -11,9 +11,9 @@ a safe case made unsafe (the safe page), a check of what the prose says that no 
 import re
 
 import pytest
+from conftest import build, copy_repository
 
 from execbook import cases
-from conftest import build, copy_repository
 
 LAST_LINES = 15
 
@@ -71,8 +71,11 @@ def test_a_safe_case_made_unsafe_names_the_page_the_example_and_its_entry(broken
 def test_a_prose_check_that_no_longer_holds_names_its_line_and_says_to_edit_the_sentence(broken):
     repo, last, _ = broken
     report = paragraph(last, "theory/04-autograd-tape-walk-mini-gpt")
-    line = next(i for i, text in enumerate((repo / "examples" / "theory04_walk.py").read_text("utf-8").split("\n"), 1)
-                if "one AccumulateGrad per parameter" in text)
+    line = next(
+        i
+        for i, text in enumerate((repo / "examples" / "theory04_walk.py").read_text("utf-8").split("\n"), 1)
+        if "one AccumulateGrad per parameter" in text
+    )
     assert f"examples/theory04_walk.py:{line}" in report
     assert "a hidden check of what the prose says: the page says one AccumulateGrad per parameter" in report
     assert "→ what the prose says no longer holds: edit the sentence in both languages" in report
@@ -82,10 +85,14 @@ def test_a_wrong_expected_error_says_what_was_declared_and_what_was_raised(broke
     _, last, _ = broken
     report = paragraph(last, "theory/02-autograd-engine")
     assert re.search(r"examples/phase08_caught\.py:\d+", report), report
-    assert "examples/phase08_caught.py must raise ValueError containing 'modified by an inplace operation' " \
-           "(examples/cases.toml), but it raised RuntimeError: one of the variables needed" in report
-    assert "→ the example no longer does what its entry declares: fix the example, or its entry " \
-           "[phase08_caught] in examples/cases.toml" in report
+    assert (
+        "examples/phase08_caught.py must raise ValueError containing 'modified by an inplace operation' "
+        "(examples/cases.toml), but it raised RuntimeError: one of the variables needed" in report
+    )
+    assert (
+        "→ the example no longer does what its entry declares: fix the example, or its entry "
+        "[phase08_caught] in examples/cases.toml" in report
+    )
 
 
 def test_the_report_blames_no_release_and_hides_no_wall_of_errors(broken):
@@ -101,9 +108,13 @@ def test_a_broken_claim_blames_the_checkout_when_its_release_recorded_it_holding
 
     broken = [Outcome("forward-identical", False, "logits differ")]
     held = ClaimBroken(broken, "2.13.0+cpu")
-    assert "no longer holds with this checkout (records/torch-2.13.0.json says it held on torch 2.13.0+cpu)" in held.reason
+    assert (
+        "no longer holds with this checkout (records/torch-2.13.0.json says it held on torch 2.13.0+cpu)" in held.reason
+    )
     assert "undo that change" in held.todo and "behaves differently" not in held.todo
     new = ClaimBroken(broken, "9.9.9")
-    assert "no longer holds on torch 9.9.9: logits differ" in new.reason and "torch 9.9.9 behaves differently" in new.todo
+    assert (
+        "no longer holds on torch 9.9.9: logits differ" in new.reason and "torch 9.9.9 behaves differently" in new.todo
+    )
     failure = cases.check_failure(cases.manifest()["compat_tables"], new)  # what the build renders
     assert (failure.reason, failure.todo) == (new.reason, new.todo)

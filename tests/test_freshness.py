@@ -11,10 +11,10 @@ starts executing, one when it ends).
 """
 
 import pytest
-
-from execbook import config, pages
 from conftest import build, copy_repository, execution_report
 from test_build_output import STARTED  # the line a page that starts executing prints
+
+from execbook import config, pages
 
 BREAK_PAGE = "breaks/25-inplace-autograd"
 PROSE_EDIT = "\nA sentence added by the freshness test: prose only.\n"
@@ -50,9 +50,12 @@ def test_only_code_changes_execute_pages_and_only_fresh_files_are_published(buil
     # new paths, same code: the execution cache serves every page
     moved = rebuild(repo)
     assert moved["executed"] == [] and moved["cells_executed"] == 0 and moved["experiments"] == []
-    assert [line.split(" built in ")[0].split(" page(s)")[0] for line in moved["printed"].splitlines()] == \
-        ["docs: es", "docs: en", "docs: 0", "docs: no glued value changed (docs/_build/glue-changes.txt)"], \
-        "a build that executes nothing prints its summary lines only"
+    assert [line.split(" built in ")[0].split(" page(s)")[0] for line in moved["printed"].splitlines()] == [
+        "docs: es",
+        "docs: en",
+        "docs: 0",
+        "docs: no glued value changed (docs/_build/glue-changes.txt)",
+    ], "a build that executes nothing prints its summary lines only"
     assert not stray.exists(), "a build publishes only the files it wrote"
 
     for language in ("es", "en"):
@@ -60,7 +63,8 @@ def test_only_code_changes_execute_pages_and_only_fresh_files_are_published(buil
     prose = rebuild(repo)
     assert prose["executed"] == [] and prose["cells_executed"] == 0
     assert "A sentence added by the freshness test" in (
-        repo / "docs/_build/html/en/breaks/25-inplace-autograd.html").read_text(encoding="utf-8")
+        repo / "docs/_build/html/en/breaks/25-inplace-autograd.html"
+    ).read_text(encoding="utf-8")
 
     append(repo / "examples" / "safe_masked_fill.py", CODE_EDIT)
     one = rebuild(repo)
@@ -68,13 +72,19 @@ def test_only_code_changes_execute_pages_and_only_fresh_files_are_published(buil
     assert sorted(one["executed"]) == ["breaks/25-inplace-safe", "compatibility"]
     kinds = [e.split(":")[0] for e in one["experiments"]]
     assert "experiment" not in kinds and "training" not in kinds, "the mini-GPT did not change: reused"
-    loaded = sum(pages.EXAMPLE in c.metadata for page in one["executed"]
-                 for c in pages.notebook(config.DOCS / "en" / f"{page}.md").cells)  # this checkout's twin
+    loaded = sum(
+        pages.EXAMPLE in c.metadata
+        for page in one["executed"]
+        for c in pages.notebook(config.DOCS / "en" / f"{page}.md").cells
+    )  # this checkout's twin
     assert kinds.count("case") == loaded, "each loaded example ran once, in its own cell"
 
     manifest = repo / "examples" / "cases.toml"
-    manifest.write_text(manifest.read_text(encoding="utf-8").replace(
-        "[theory04_stale]\nexpect = \"completes\"", "[theory04_stale]\nexpect = \"completes\"\nreads = []"),
-        encoding="utf-8")
+    manifest.write_text(
+        manifest.read_text(encoding="utf-8").replace(
+            '[theory04_stale]\nexpect = "completes"', '[theory04_stale]\nexpect = "completes"\nreads = []'
+        ),
+        encoding="utf-8",
+    )
     entry = rebuild(repo)
     assert entry["executed"] == ["theory/04-autograd-tape-walk-mini-gpt"], "one entry, one page"

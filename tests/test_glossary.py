@@ -50,8 +50,10 @@ WORD = r"(?<![\w-])"  # no letter, digit or hyphen before (so "recorrida" is not
 END = r"(?![\w-])"
 SPANISH_BANNED = [
     (rf"{WORD}sólo{END}", "«solo», sin tilde"),
-    (rf"{WORD}(?:éste|ésta|éstos|éstas|ése|ésa|ésos|ésas|aquél|aquélla|aquéllos|aquéllas){END}",
-     "el demostrativo sin tilde (este, esta, ese...)"),
+    (
+        rf"{WORD}(?:éste|ésta|éstos|éstas|ése|ésa|ésos|ésas|aquél|aquélla|aquéllos|aquéllas){END}",
+        "el demostrativo sin tilde (este, esta, ese...)",
+    ),
     (rf"{WORD}del\s+del{END}", "un solo «del»"),
     (r"fuera\s+de\s+(?:sitio|lugar)", "«out-of-place» (operación out-of-place)"),
     (rf"(?<!«)en\s+el\s+sitio{END}", "«in-place» (operación in-place)"),  # «en el sitio»: a mention
@@ -67,8 +69,10 @@ SPANISH_BANNED = [
     (rf"{WORD}corridas?{END}", "«ejecución A» / «ejecución B»"),
     # "residual" as a noun: a determiner right before it ("el residual", "del residual",
     # "la residual in-place"); "conexión residual", "flujo residual", "suma residual" are fine.
-    (rf"{WORD}(?:el|la|los|las|del|al|un|una|su|sus|este|esta|ese|esa|cada)\s+residual(?:es)?{END}",
-     "«flujo residual» o «conexión residual»"),
+    (
+        rf"{WORD}(?:el|la|los|las|del|al|un|una|su|sus|este|esta|ese|esa|cada)\s+residual(?:es)?{END}",
+        "«flujo residual» o «conexión residual»",
+    ),
 ]
 ENGLISH_BANNED = [
     (r"\b(?:(?:design|the)\s+brief(?:'s)?|brief's)(?![\w-])", "the course's first draft of this page"),
@@ -95,27 +99,32 @@ def pages(language):
 
 # ---- the helpers themselves (so that the checks below can fail) ----
 
+
 def test_prose_drops_code_labels_targets_and_options():
-    page = "\n".join([
-        "---", "file_format: mystnb", "---",
-        "(phase-25-break)=",
-        "# Rotura",
-        "Texto con `h.break_()` y {ref}`phase-25-break` y {glue:text}`sólo`.",
-        "```{code-cell} ipython3",
-        ":load: ../../examples/break.py",
-        "x = 1  # sólo",
-        "```",
-        ":::{dropdown} Pista sólo",
-        ":class: break",
-        "Un desfasado.",
-        ":::",
-        "```{glue:figure} key",
-        ":alt: El residual in-place",
-        ":name: fig-break",
-        "Pie.",
-        "```",
-        "[ganchos de verdad](https://example.org/break)",
-    ])
+    page = "\n".join(
+        [
+            "---",
+            "file_format: mystnb",
+            "---",
+            "(phase-25-break)=",
+            "# Rotura",
+            "Texto con `h.break_()` y {ref}`phase-25-break` y {glue:text}`sólo`.",
+            "```{code-cell} ipython3",
+            ":load: ../../examples/break.py",
+            "x = 1  # sólo",
+            "```",
+            ":::{dropdown} Pista sólo",
+            ":class: break",
+            "Un desfasado.",
+            ":::",
+            "```{glue:figure} key",
+            ":alt: El residual in-place",
+            ":name: fig-break",
+            "Pie.",
+            "```",
+            "[ganchos de verdad](https://example.org/break)",
+        ]
+    )
     lines = prose(page).split("\n")
     assert len(lines) == len(page.split("\n"))
     assert lines[4] == "# Rotura"
@@ -127,50 +136,56 @@ def test_prose_drops_code_labels_targets_and_options():
     assert lines[19] == "ganchos de verdad"
 
 
-@pytest.mark.parametrize("text, found", [
-    ("Sólo se comprueba.", ["sólo"]),
-    ("Esto solo se comprueba.", []),
-    ("Éste es el paso.", ["éste"]),
-    ("Este es el paso; ésta también.", ["ésta"]),
-    ("con la forma del del mini-GPT", ["del del"]),
-    ("Fuera de sitio (out-of-place)", ["fuera de sitio"]),
-    ("escribe fuera de\nlugar", ["fuera de lugar"]),
-    ("una operación en el sitio", ["en el sitio"]),
-    ("el primero desfasado", ["desfasad"]),
-    ("un valor obsoleto", ["obsolet"]),
-    ("con ganchos identidad", ["ganchos"]),
-    ("El documento de diseño dice", ["documento de diseño"]),
-    ("el brief del curso", ["brief"]),
-    ("El break en sí", ["break"]),
-    ("una ruptura", ["ruptura"]),
-    ("cada contador de versión", ["contador de versión"]),
-    ("el contador de versiones", []),
-    ("una pasada hacia atrás", ["pasada"]),
-    ("la corrida B", ["corrida"]),
-    ("la cinta, recorrida nodo a nodo", []),
-    ("El residual es `h.add_(...)`.", ["el residual"]),
-    ("el `add_` del residual", ["del residual"]),
-    ("Incluso la residual in-place de la ejecución B", ["la residual"]),
-    ("la conexión residual y el flujo residual", []),
-    ("las conexiones residuales y la suma residual", []),
-    ("`h.break_()` y `sólo`", []),
-    ("{ref}`phase-25-inplace-break`", []),
-    ("{term}`rotura <break>`", []),
-    ("[rotura](https://example.org/break)", []),
-])
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("Sólo se comprueba.", ["sólo"]),
+        ("Esto solo se comprueba.", []),
+        ("Éste es el paso.", ["éste"]),
+        ("Este es el paso; ésta también.", ["ésta"]),
+        ("con la forma del del mini-GPT", ["del del"]),
+        ("Fuera de sitio (out-of-place)", ["fuera de sitio"]),
+        ("escribe fuera de\nlugar", ["fuera de lugar"]),
+        ("una operación en el sitio", ["en el sitio"]),
+        ("el primero desfasado", ["desfasad"]),
+        ("un valor obsoleto", ["obsolet"]),
+        ("con ganchos identidad", ["ganchos"]),
+        ("El documento de diseño dice", ["documento de diseño"]),
+        ("el brief del curso", ["brief"]),
+        ("El break en sí", ["break"]),
+        ("una ruptura", ["ruptura"]),
+        ("cada contador de versión", ["contador de versión"]),
+        ("el contador de versiones", []),
+        ("una pasada hacia atrás", ["pasada"]),
+        ("la corrida B", ["corrida"]),
+        ("la cinta, recorrida nodo a nodo", []),
+        ("El residual es `h.add_(...)`.", ["el residual"]),
+        ("el `add_` del residual", ["del residual"]),
+        ("Incluso la residual in-place de la ejecución B", ["la residual"]),
+        ("la conexión residual y el flujo residual", []),
+        ("las conexiones residuales y la suma residual", []),
+        ("`h.break_()` y `sólo`", []),
+        ("{ref}`phase-25-inplace-break`", []),
+        ("{term}`rotura <break>`", []),
+        ("[rotura](https://example.org/break)", []),
+    ],
+)
 def test_spanish_banned_variants_are_found(text, found):
     assert [variant.lower() for _, variant, _ in banned_variants(text, "es")] == found
 
 
-@pytest.mark.parametrize("text, found", [
-    ("The design brief says", ["design brief"]),
-    ("as the brief claims", ["the brief"]),
-    ("The brief's other candidate breaks", ["The brief's"]),
-    ("the design\nbrief's draft", ["design brief's"]),
-    ("the brief", ["the brief"]),
-    ("the course's first draft of this page, in brief", []),
-    ("a `brief` variable", []),
-])
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        ("The design brief says", ["design brief"]),
+        ("as the brief claims", ["the brief"]),
+        ("The brief's other candidate breaks", ["The brief's"]),
+        ("the design\nbrief's draft", ["design brief's"]),
+        ("the brief", ["the brief"]),
+        ("the course's first draft of this page, in brief", []),
+        ("a `brief` variable", []),
+    ],
+)
 def test_english_banned_variants_are_found(text, found):
     assert sorted(variant for _, variant, _ in banned_variants(text, "en")) == sorted(found)
 
@@ -183,6 +198,7 @@ def test_term_citations_and_glossary_terms_are_read_like_sphinx():
 
 
 # ---- the book ----
+
 
 def glossary(language):
     return glossary_terms((DOCS / language / "glossary.md").read_text(encoding="utf-8"))
@@ -202,16 +218,20 @@ def test_both_glossaries_define_as_many_terms():
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_cited_term_is_in_the_glossary(language):
     defined = set(glossary(language))
-    missing = [f"docs/{language}/{page}.md:{line}: {{term}}`{term}`"
-               for page, path in pages(language)
-               for line, term in term_citations(path.read_text(encoding="utf-8"))
-               if term not in defined]
+    missing = [
+        f"docs/{language}/{page}.md:{line}: {{term}}`{term}`"
+        for page, path in pages(language)
+        for line, term in term_citations(path.read_text(encoding="utf-8"))
+        if term not in defined
+    ]
     assert not missing, "terms not in the glossary:\n" + "\n".join(missing)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_pages_use_one_term_per_concept(language):
-    found = [f"docs/{language}/{page}.md:{line}: «{variant}» -> {use}"
-             for page, path in pages(language)
-             for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), language)]
+    found = [
+        f"docs/{language}/{page}.md:{line}: «{variant}» -> {use}"
+        for page, path in pages(language)
+        for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), language)
+    ]
     assert not found, "variants that tests/test_glossary.py bans (SPANISH_BANNED):\n" + "\n".join(found)

@@ -14,8 +14,12 @@ NA = history.NOT_APPLICABLE_PREFIX
 
 
 def make(release, message=None, claims_=None, compile_=None):
-    found = {"torch": f"{release}+cpu", "release": release, "message": dict(message or {}),
-             "claims": {name: {"holds": holds, "seen": seen} for name, (holds, seen) in (claims_ or {}).items()}}
+    found = {
+        "torch": f"{release}+cpu",
+        "release": release,
+        "message": dict(message or {}),
+        "claims": {name: {"holds": holds, "seen": seen} for name, (holds, seen) in (claims_ or {}).items()},
+    }
     if compile_ is not None:
         found["compile"] = compile_
     return found
@@ -30,8 +34,12 @@ def one(records, what):
 
 
 def test_a_change_is_the_first_release_with_the_new_value():
-    records = records_of(make("2.11.0", {"output_of": "AddBackward0"}), make("2.10.0", {"output_of": "AddBackward0"}),
-                         make("2.13.0", {"output_of": "Add"}), make("2.14.1", {"output_of": "Add"}))
+    records = records_of(
+        make("2.11.0", {"output_of": "AddBackward0"}),
+        make("2.10.0", {"output_of": "AddBackward0"}),
+        make("2.13.0", {"output_of": "Add"}),
+        make("2.14.1", {"output_of": "Add"}),
+    )
     h = one(records, "message.output_of")
     assert (h.first.value, h.first.releases) == ("AddBackward0", ("2.10.0", "2.11.0"))
     assert [(s.start, s.value) for s in h.changes] == [("2.13.0", "Add")]
@@ -39,16 +47,21 @@ def test_a_change_is_the_first_release_with_the_new_value():
 
 
 def test_a_revert_is_a_change_too():
-    records = records_of(*(make(r, {"hint_off": v}) for r, v in
-                           (("1.13.1", "a"), ("2.0.1", "b"), ("2.1.2", "b"), ("2.2.2", "a"))))
+    records = records_of(
+        *(make(r, {"hint_off": v}) for r, v in (("1.13.1", "a"), ("2.0.1", "b"), ("2.1.2", "b"), ("2.2.2", "a")))
+    )
     h = one(records, "message.hint_off")
     assert [(s.start, s.value) for s in h.spans] == [("1.13.1", "a"), ("2.0.1", "b"), ("2.2.2", "a")]
 
 
 def test_a_thing_a_record_lacks_is_not_measured_there_and_changes_nothing():
     holds = (True, "fine")
-    records = records_of(make("2.10.0", claims_={"c": holds}), make("2.11.0"), make("2.12.1", claims_={"c": holds}),
-                         make("2.13.0", {"output_of": "Add"}, {"c": holds, "new": holds}))
+    records = records_of(
+        make("2.10.0", claims_={"c": holds}),
+        make("2.11.0"),
+        make("2.12.1", claims_={"c": holds}),
+        make("2.13.0", {"output_of": "Add"}, {"c": holds, "new": holds}),
+    )
     c = one(records, "claim c")
     assert not c.changed and c.measured == ("2.10.0", "2.12.1", "2.13.0")
     new = one(records, "claim new")
@@ -68,15 +81,18 @@ def test_not_applicable_is_a_value_of_its_own_with_its_reason():
         make("1.13.1", claims_={"c": (False, missing[1].format("1.13.1+cu117"))}),
         make("2.0.1", claims_={"c": (False, missing[1].format("2.0.1+cu117"))}),  # the same reason: no change
         make("2.1.2", claims_={"c": (False, "it failed")}),
-        make("2.2.2", claims_={"c": (True, "fine")}))
+        make("2.2.2", claims_={"c": (True, "fine")}),
+    )
     h = one(records, "claim c")
     assert [(s.start, s.value) for s in h.spans] == [("1.13.1", "n/a"), ("2.1.2", "fails"), ("2.2.2", "holds")]
     assert h.first.detail == "torch.func is missing" and history.missing_api(h.first.detail) == "torch.func"
 
 
 def test_not_applicable_then_holds_where_the_api_appears():
-    records = records_of(make("1.13.1", claims_={"c": (False, f"{NA}torch.x is missing from torch 1.13.1")}),
-                         make("2.0.1", claims_={"c": (True, "fine")}))
+    records = records_of(
+        make("1.13.1", claims_={"c": (False, f"{NA}torch.x is missing from torch 1.13.1")}),
+        make("2.0.1", claims_={"c": (True, "fine")}),
+    )
     assert [(s.start, s.value) for s in one(records, "claim c").changes] == [("2.0.1", "holds")]
 
 
@@ -86,11 +102,12 @@ def test_compile_sections_per_backend():
     records = records_of(
         make("1.13.1", compile_={"eager": {"not_applicable": f"{NA}torch.compile is missing from torch 1.13.1"}}),
         make("2.0.1", compile_={"eager": refused}),
-        make("2.1.2", compile_={"eager": runs}), make("2.2.2"),  # no compile section: not measured
-        make("2.3.1", compile_={"eager": dict(runs, b_raised_at="compile")}))
+        make("2.1.2", compile_={"eager": runs}),
+        make("2.2.2"),  # no compile section: not measured
+        make("2.3.1", compile_={"eager": dict(runs, b_raised_at="compile")}),
+    )
     runs_at = one(records, "compile.eager")
-    assert [(s.start, s.value) for s in runs_at.spans] == [
-        ("1.13.1", "n/a"), ("2.0.1", "n/a"), ("2.1.2", "available")]
+    assert [(s.start, s.value) for s in runs_at.spans] == [("1.13.1", "n/a"), ("2.0.1", "n/a"), ("2.1.2", "available")]
     assert runs_at.spans[1].detail.startswith("torch refuses torch.compile here")
     raised = one(records, "compile.eager.b_raised_at")  # measured only where the backend ran
     assert raised.measured == ("2.1.2", "2.3.1") and [s.value for s in raised.spans] == ["backward", "compile"]
@@ -98,18 +115,31 @@ def test_compile_sections_per_backend():
 
 
 def test_things_follow_the_record_order():
-    records = records_of(make("2.10.0", {"tensor": "t"}, {"b": (True, ""), "a": (True, "")},
-                              {"inductor": {"not_applicable": f"{NA}no C++ compiler for inductor (CXX)"},
-                               "eager": {"b_hint": "h"}}))
+    records = records_of(
+        make(
+            "2.10.0",
+            {"tensor": "t"},
+            {"b": (True, ""), "a": (True, "")},
+            {"inductor": {"not_applicable": f"{NA}no C++ compiler for inductor (CXX)"}, "eager": {"b_hint": "h"}},
+        )
+    )
     whats = [h.thing.what for h in history.history(records, claim_names=["b"])]
-    assert whats == ["message.tensor", "compile.eager", "compile.eager.b_hint", "compile.inductor",
-                     "claim b", "claim a"]
+    assert whats == [
+        "message.tensor",
+        "compile.eager",
+        "compile.eager.b_hint",
+        "compile.inductor",
+        "claim b",
+        "claim a",
+    ]
 
 
 def test_compress_and_excerpt():
     recorded = ["1.13.1", "2.0.1", "2.1.2", "2.10.0", "2.11.0"]
     assert history.compress(["2.11.0", "1.13.1", "2.0.1", "2.10.0"], recorded) == [
-        ("1.13.1", "2.0.1"), ("2.10.0", "2.11.0")]
+        ("1.13.1", "2.0.1"),
+        ("2.10.0", "2.11.0"),
+    ]
     old = "enable anomaly detection to find the operation, with torch.autograd.set_detect_anomaly(True)."
     new = old.replace("(True)", "(True, check_nan=False)")
     shown = history.excerpt(new, old, width=40)
@@ -141,17 +171,31 @@ def findings(records, seed):
 def test_draft_quotes_match_a_record_that_prints_them(seed):
     node = seed["producer"]
     now, expected = re.search(r"version (\d+); expected version (\d+)", seed["message"]).groups()
-    drafted = make("1.5.0", {"anomaly_on": f"RuntimeError: ... [torch.FloatTensor [batch, tokens, n_embd]], "
-                                           f"{seed['message']} Hint: ...",
-                             "tensor": "[torch.FloatTensor [batch, tokens, n_embd]]", "output_of": node,
-                             "version_now": now, "version_expected": expected, "anomaly_node": node},
-                    {history.RAISES_WITH_ANOMALY: (True, ""), history.RAISES_WITHOUT_ANOMALY: (False, "no error")})
-    today = make("2.13.0", {"anomaly_on": "... which is output 0 of Add, is at version 2·n_layer; expected version "
-                                          "2·n_layer-1 instead. Hint: ...",
-                            "tensor": "[torch.FloatTensor [batch, tokens, n_embd]]", "output_of": "Add",
-                            "version_now": "2·n_layer", "version_expected": "2·n_layer-1",
-                            "anomaly_node": f"{node}0"},
-                  {history.RAISES_WITH_ANOMALY: (True, ""), history.RAISES_WITHOUT_ANOMALY: (True, "")})
+    drafted = make(
+        "1.5.0",
+        {
+            "anomaly_on": f"RuntimeError: ... [torch.FloatTensor [batch, tokens, n_embd]], {seed['message']} Hint: ...",
+            "tensor": "[torch.FloatTensor [batch, tokens, n_embd]]",
+            "output_of": node,
+            "version_now": now,
+            "version_expected": expected,
+            "anomaly_node": node,
+        },
+        {history.RAISES_WITH_ANOMALY: (True, ""), history.RAISES_WITHOUT_ANOMALY: (False, "no error")},
+    )
+    today = make(
+        "2.13.0",
+        {
+            "anomaly_on": "... which is output 0 of Add, is at version 2·n_layer; expected version "
+            "2·n_layer-1 instead. Hint: ...",
+            "tensor": "[torch.FloatTensor [batch, tokens, n_embd]]",
+            "output_of": "Add",
+            "version_now": "2·n_layer",
+            "version_expected": "2·n_layer-1",
+            "anomaly_node": f"{node}0",
+        },
+        {history.RAISES_WITH_ANOMALY: (True, ""), history.RAISES_WITHOUT_ANOMALY: (True, "")},
+    )
     found = findings(records_of(drafted, today), seed)
     for key in ("message", "producer", "node", "versions"):
         assert found[key].printed_by == ("1.5.0",), key  # the suffixed name, the generic versions: no match
@@ -210,8 +254,9 @@ def test_every_difference_drift_record_reports_is_in_the_history(committed):
         for what, *_ in record.differences(committed[old], committed[new]):
             if what.startswith("compile.") and what.endswith(".not_applicable"):
                 what = what.rsplit(".", 1)[0]  # whether the backend runs: one thing, "compile.<backend>"
-            if what.count(".") == 2 and any("not_applicable" in committed[r]["compile"][what.split(".")[1]]
-                                            for r in (old, new)):
+            if what.count(".") == 2 and any(
+                "not_applicable" in committed[r]["compile"][what.split(".")[1]] for r in (old, new)
+            ):
                 continue  # a field of a backend that cannot run on one of them: not measured there
             assert (what, new) in starts, (what, old, new)
 
@@ -222,11 +267,17 @@ def test_the_draft_findings_on_the_committed_records(committed, seed):
     for f in found:
         assert set(f.printed_by) <= set(committed)
         assert [r for s in f.instead for r in s.releases] == [
-            r for r in history.ordered(committed) if f.key == "torch" or "anomaly_on" in committed[r]["message"]
-            or f.key != "message"]
+            r
+            for r in history.ordered(committed)
+            if f.key == "torch" or "anomaly_on" in committed[r]["message"] or f.key != "message"
+        ]
     by_key = {f.key: f for f in found}
     node = re.compile(rf"\b{seed['producer']}\b")
-    assert by_key["node"].printed_by == tuple(r for r in history.ordered(committed) if any(
-        node.search(committed[r]["message"].get(p) or "") for p in ("anomaly_off", "anomaly_on", "anomaly_node")))
+    assert by_key["node"].printed_by == tuple(
+        r
+        for r in history.ordered(committed)
+        if any(node.search(committed[r]["message"].get(p) or "") for p in ("anomaly_off", "anomaly_on", "anomaly_node"))
+    )
     assert by_key["producer"].printed_by == tuple(
-        r for r in history.ordered(committed) if committed[r]["message"].get("output_of") == seed["producer"])
+        r for r in history.ordered(committed) if committed[r]["message"].get("output_of") == seed["producer"]
+    )

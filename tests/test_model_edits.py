@@ -9,7 +9,6 @@ tests/conftest.py): a third block (`n_layer` 2 -> 3) and the feed-forward rename
 import re
 
 import pytest
-
 from conftest import copy_repository
 from test_freshness import rebuild
 
@@ -51,4 +50,3 @@ def test_the_pages_quote_the_edited_model(edited):
     assert "is at version 6; expected version 5 instead" in text  # two writes per block, three blocks
     assert "self.mlp(self.ln2(h))" in text and "self.ffn" not in text  # the code shown is model.py's
     assert "blocks.2.ln2" in text
-

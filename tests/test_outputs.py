@@ -40,16 +40,21 @@ def test_an_address_printed_by_an_example_is_named_at_its_line(scratch):
     notebook = notebook_with(new_output("stream", name="stdout", text=printed))
     found = outputs.unstable_outputs("breaks/p", notebook)
     assert len(found) == 1
-    assert found[0].startswith("breaks/p (es, en) · examples/node.py:4\n  its output shows a memory address, which no "
-                               "published page may hold: its node: <ReluBackward0 object at 0x7f3a2b1c0d90>\n  → ")
+    assert found[0].startswith(
+        "breaks/p (es, en) · examples/node.py:4\n  its output shows a memory address, which no "
+        "published page may hold: its node: <ReluBackward0 object at 0x7f3a2b1c0d90>\n  → "
+    )
 
 
 def test_a_path_of_the_build_machine_or_a_random_id_is_refused(scratch):
     scratch("node", "import uuid\nprint(uuid.uuid4())\nstr(__file__)\n")
-    result = new_output("execute_result", data={"text/plain": repr(str(config.REPO / "examples" / "node.py"))},
-                        execution_count=1)
-    assert "examples/node.py:3\n  its output shows a path of the build machine" in outputs.unstable_outputs(
-        "p", notebook_with(result))[0]
+    result = new_output(
+        "execute_result", data={"text/plain": repr(str(config.REPO / "examples" / "node.py"))}, execution_count=1
+    )
+    assert (
+        "examples/node.py:3\n  its output shows a path of the build machine"
+        in outputs.unstable_outputs("p", notebook_with(result))[0]
+    )
     stream = new_output("stream", name="stdout", text="id 1b4e28ba-2fa1-11d2-883f-0016d3cca427\n")
     found = outputs.unstable_outputs("p", notebook_with(stream))
     assert "examples/node.py:2\n  its output shows a random id" in found[0]
@@ -82,8 +87,16 @@ def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
     source.parent.mkdir(parents=True)
     source.write_text(PAGE.replace("EXAMPLES", os.path.relpath(config.EXAMPLES, source.parent)), "utf-8")
     read = new_notebook(cells=[new_markdown_cell("# T\n\nQuoted: {glue:text}`median_en`.")])
-    executed = new_notebook(cells=[new_code_cell("x", outputs=[new_output(
-        "display_data", data={"text/plain": "1"}, metadata={"scrapbook": {"name": "other_en"}})])])
+    executed = new_notebook(
+        cells=[
+            new_code_cell(
+                "x",
+                outputs=[
+                    new_output("display_data", data={"text/plain": "1"}, metadata={"scrapbook": {"name": "other_en"}})
+                ],
+            )
+        ]
+    )
     found = outputs.lost_content("p", {"en": source}, {"en": read}, executed)
     assert found == [
         "docs/en/p.md:8: the cell that loads examples/symptom_backward.py is not in the executed page → python -m "
@@ -91,7 +104,8 @@ def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
         "docs/en/p.md:6: the page quotes the glued value median_en, which no example glued → glue it in an example's "
         "hidden checks (glue_number, glue_by_value), or correct the key",
         "docs/en/p.md:12: 1 figure(s) in the source, 0 in the page → python -m execbook check names the fence that "
-        "swallowed the others"]
+        "swallowed the others",
+    ]
 
 
 def test_the_expanded_page_maps_back_to_the_source_lines(tmp_path):
@@ -110,8 +124,9 @@ def test_a_sphinx_warning_on_an_executed_page_names_the_source_line():
     text = path.read_text("utf-8")
     expanded, _, origin = pages.expand(text, path)
     last = len(text.rstrip("\n").split("\n"))
-    warning = build.source_warning(f"docs/en/breaks/25-inplace-safe.md:{len(expanded.split(chr(10))) - 1}: "
-                                   "WARNING: undefined label: 'x'")
+    warning = build.source_warning(
+        f"docs/en/breaks/25-inplace-safe.md:{len(expanded.split(chr(10))) - 1}: WARNING: undefined label: 'x'"
+    )
     assert warning == f"docs/en/breaks/25-inplace-safe.md:{last}: WARNING: undefined label: 'x'"
     assert build.source_warning("docs/en/glossary.md:12: WARNING: x") == "docs/en/glossary.md:12: WARNING: x"
 
@@ -124,8 +139,11 @@ def test_an_example_does_not_see_the_names_an_earlier_one_defined(monkeypatch):
 
 
 def test_a_visible_cell_that_fails_is_not_called_hidden():
-    failing = new_code_cell("print(undefined)", metadata={}, outputs=[new_output(
-        "error", ename="NameError", evalue="name 'undefined' is not defined", traceback=[])])
+    failing = new_code_cell(
+        "print(undefined)",
+        metadata={},
+        outputs=[new_output("error", ename="NameError", evalue="name 'undefined' is not defined", traceback=[])],
+    )
     notebook = new_notebook(cells=[failing])
     error = type("E", (Exception,), {"ename": "NameError", "evalue": "name 'undefined' is not defined"})()
     assert "a cell the page shows failed: NameError" in build.explain("p", notebook, error)
@@ -141,14 +159,16 @@ def test_outputs_of_a_built_page_json_round_trip():
 
 def glue_output(key, text):
     prefix = "application/papermill.record/"
-    return new_output("display_data", data={f"{prefix}text/plain": text},
-                      metadata={"scrapbook": {"name": key, "mime_prefix": prefix}})
+    return new_output(
+        "display_data", data={f"{prefix}text/plain": text}, metadata={"scrapbook": {"name": key, "mime_prefix": prefix}}
+    )
 
 
 def test_a_glued_value_that_holds_an_address_is_refused_too(scratch):
     scratch("node", NODE)
-    found = outputs.unstable_outputs("p", notebook_with(glue_output("node_en", "'<object at 0x7f3a2b1c0d90>'")),
-                                     locate=False)
+    found = outputs.unstable_outputs(
+        "p", notebook_with(glue_output("node_en", "'<object at 0x7f3a2b1c0d90>'")), locate=False
+    )
     assert len(found) == 1 and "examples/node.py\n  its output shows a memory address" in found[0]
 
 
@@ -156,9 +176,19 @@ def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
     from execbook import changes
 
     def built(median_es, median_en, extra=()):
-        notebook = new_notebook(cells=[new_code_cell("x", outputs=[
-            glue_output("median_es", repr(median_es)), glue_output("median_en", repr(median_en)),
-            glue_output("book_stamp", "'a time'"), *extra])])
+        notebook = new_notebook(
+            cells=[
+                new_code_cell(
+                    "x",
+                    outputs=[
+                        glue_output("median_es", repr(median_es)),
+                        glue_output("median_en", repr(median_en)),
+                        glue_output("book_stamp", "'a time'"),
+                        *extra,
+                    ],
+                )
+            ]
+        )
         return {"breaks/p": changes.glued(notebook)}
 
     values, text = tmp_path / "values.json", tmp_path / "changes.txt"
@@ -166,9 +196,14 @@ def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
     assert text.read_text("utf-8").startswith("the first build")
     assert changes.record(built("97,3 %", "97.3%"), values, text) == []
     lines = changes.record(built("96,1 %", "96.1%", [glue_output("steps", "12")]), values, text)
-    assert lines == ["Español (es):", "  breaks/p · median_es: 97,3 % → 96,1 %",
-                     "English (en):", "  breaks/p · median_en: 97.3% → 96.1%",
-                     "both languages (all):", "  breaks/p · steps: new: 12"]
+    assert lines == [
+        "Español (es):",
+        "  breaks/p · median_es: 97,3 % → 96,1 %",
+        "English (en):",
+        "  breaks/p · median_en: 97.3% → 96.1%",
+        "both languages (all):",
+        "  breaks/p · steps: new: 12",
+    ]
     assert text.read_text("utf-8").split("\n")[1:-1] == lines
 
 
@@ -178,6 +213,7 @@ def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
     notebook = new_notebook(cells=[new_code_cell("", metadata={pages.EXAMPLE: n}) for n in ("first", "second")])
     assert build.borrowed(notebook, "second", "name 'future' is not defined") == (
         "\n(future is defined by examples/first.py, an earlier example on the page: each example runs in a "
-        "namespace of its own, as it does alone; define or import it here)")
+        "namespace of its own, as it does alone; define or import it here)"
+    )
     assert build.borrowed(notebook, "second", "name 'nowhere' is not defined") == ""
     assert build.borrowed(notebook, "first", "name 'future' is not defined") == ""

@@ -11,18 +11,18 @@ import subprocess
 import tarfile
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-from pathlib import PurePosixPath
 from http.client import InvalidURL
+from pathlib import PurePosixPath
 from urllib.error import HTTPError, URLError
 from urllib.parse import urldefrag, urljoin, urlsplit
 from urllib.request import urlopen
 
 import pytest
 import yaml
+from conftest import REPO, serve
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from execbook import config
-from conftest import REPO, serve
 
 WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"
 # The upload action whose archive this test makes, by commit, and its archive command (that
@@ -32,8 +32,19 @@ UPLOAD_ACTION = "actions/upload-pages-artifact@fc324d3547104276b827a68afc52ff2a1
 
 
 def archive_command(folder, archive, include_hidden_files):
-    return ["tar", "--dereference", "--hard-dereference", "--directory", str(folder), "-cf", str(archive),
-            "--exclude=.git", "--exclude=.github", *([] if include_hidden_files else ["--exclude=.[^/]*"]), "."]
+    return [
+        "tar",
+        "--dereference",
+        "--hard-dereference",
+        "--directory",
+        str(folder),
+        "-cf",
+        str(archive),
+        "--exclude=.git",
+        "--exclude=.github",
+        *([] if include_hidden_files else ["--exclude=.[^/]*"]),
+        ".",
+    ]
 
 
 def upload_step():
@@ -42,7 +53,8 @@ def upload_step():
     step = next(s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert step["uses"] == UPLOAD_ACTION, (
         f"the workflow uploads the site with {step['uses']}, this test imitates {UPLOAD_ACTION}: read "
-        "that release's action.yml (its tar command) and update UPLOAD_ACTION and archive_command")
+        "that release's action.yml (its tar command) and update UPLOAD_ACTION and archive_command"
+    )
     return step["with"]
 
 
@@ -108,7 +120,8 @@ def test_site_url_is_the_project_site_of_the_repository():
     """GitHub Pages serves the repository owner/name at https://owner.github.io/name/."""
     owner, name = urlsplit(config.REPOSITORY).path.strip("/").split("/")
     assert config.SITE_URL == f"https://{owner.lower()}.github.io/{name}/", (
-        "pyproject.toml [tool.book]: site-url is not where GitHub Pages serves the repository's site")
+        "pyproject.toml [tool.book]: site-url is not where GitHub Pages serves the repository's site"
+    )
 
 
 def test_the_artifact_holds_the_chooser_both_languages_and_the_sitemap_and_no_hidden_file(host, site):
@@ -134,7 +147,7 @@ def test_every_link_and_asset_resolves_from_the_sub_path(host):
     def local(address):
         """The address on this machine, or None if it leaves the site."""
         if address.startswith(config.SITE_URL):
-            return base + address[len(config.SITE_URL):]
+            return base + address[len(config.SITE_URL) :]
         parts = urlsplit(address)
         return address if (parts.scheme, parts.netloc) == (site_root.scheme, site_root.netloc) else None
 
@@ -188,7 +201,7 @@ def test_the_sitemap_lists_pages_that_the_deployed_site_serves(host):
     names = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     listed = [loc.text or "" for loc in sitemap.findall("s:url/s:loc", names)]
     assert listed and all(u.startswith(config.SITE_URL) for u in listed), listed[:3]
-    missing = [u for u in listed if get(base + u[len(config.SITE_URL):])[0] != 200]
+    missing = [u for u in listed if get(base + u[len(config.SITE_URL) :])[0] != 200]
     assert missing == [], f"the sitemap lists addresses the site does not serve: {missing}"
 
 
@@ -204,8 +217,10 @@ def test_a_reader_arrives_at_the_sub_path_and_every_request_succeeds(host, brows
     # A request the browser cancels because the reader moved on (the chooser's location.replace, a
     # favicon still loading when the next page is asked for) is not the site's failure: ERR_ABORTED.
     # A missing file answers 404 (the response handler); anything else that fails counts.
-    page.on("requestfailed", lambda r: None if r.failure == "net::ERR_ABORTED"
-            else failed.append(f"failed {r.url} ({r.failure})"))
+    page.on(
+        "requestfailed",
+        lambda r: None if r.failure == "net::ERR_ABORTED" else failed.append(f"failed {r.url} ({r.failure})"),
+    )
     page.goto(base)
     page.wait_for_url(base + "es/index.html")
     page.goto(base + "es/breaks/25-inplace-autograd.html")
@@ -222,4 +237,5 @@ def test_a_reader_arrives_at_the_sub_path_and_every_request_succeeds(host, brows
     assert failed == [], (
         f"on the site served from {urlsplit(base).path}, these failed: {failed}. A file the build writes "
         "must be referred to by a relative address (never /_static/...); run `nox -s docs`, then "
-        "this test, and look for the address in docs/_build/html")
+        "this test, and look for the address in docs/_build/html"
+    )

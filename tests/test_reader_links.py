@@ -26,12 +26,12 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
+from test_downloads import BOOK_NOTEBOOK, BOOK_PAGE, PAGES, executed, reader_env, render
+from test_site import html_pages
 
 from execbook import config
 from execbook.pages import notebook as page_notebook
 from execbook.sphinxext import downloads, links
-from test_downloads import BOOK_NOTEBOOK, BOOK_PAGE, PAGES, executed, reader_env, render
-from test_site import html_pages
 
 REPO = config.REPO
 LANGUAGES = tuple(config.LANGUAGES)
@@ -42,14 +42,17 @@ SMALL_PAGE = "theory/02-autograd-engine"  # a few seconds in a fresh kernel
 
 # ---------------------------------------------------------------- addresses
 
+
 def test_the_addresses_come_from_the_declared_repository_and_branches():
     owner, name = links.github_repository()
     assert config.REPOSITORY == f"https://github.com/{owner}/{name}"
     assert links.source_url("es", "breaks/25-inplace-autograd.md") == (
-        f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/docs/es/breaks/25-inplace-autograd.md")
+        f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/docs/es/breaks/25-inplace-autograd.md"
+    )
     assert links.colab_url("en", "theory/02-autograd-engine") == (
         f"https://colab.research.google.com/github/{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/"
-        "en/theory/02-autograd-engine.ipynb")
+        "en/theory/02-autograd-engine.ipynb"
+    )
     assert links.colab_file("en", "theory/02-autograd-engine") == config.COLAB / "en/theory/02-autograd-engine.ipynb"
     for wrong in ("https://gitlab.com/a/b", "https://github.com/a", "https://github.com/a/b/c"):
         with pytest.raises(ValueError):
@@ -58,8 +61,12 @@ def test_the_addresses_come_from_the_declared_repository_and_branches():
 
 
 def test_config_answers_the_notebooks_branch_to_a_bare_python():
-    done = subprocess.run([sys.executable, "-I", str(REPO / "execbook" / "config.py"), "notebooks-branch"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-I", str(REPO / "execbook" / "config.py"), "notebooks-branch"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.strip() == config.NOTEBOOKS_BRANCH != config.SOURCE_BRANCH
 
 
@@ -79,6 +86,7 @@ def test_installing_the_project_installs_minigpt_and_the_packages_pages_import()
 
 # ---------------------------------------------------------------- the Colab notebook
 
+
 def colab(rest=BOOK_PAGE, cells=BOOK_NOTEBOOK, language="en"):
     return downloads.colab_notebook(render(rest), executed(cells), "The title", language)
 
@@ -88,8 +96,9 @@ def test_the_colab_notebook_is_the_download_with_its_note_and_the_install_cell_f
     assert text == colab()  # the same bytes for the same page
     out = nbformat.reads(text, as_version=4)
     nbformat.validate(out)
-    download = nbformat.reads(downloads.notebook_download(render(BOOK_PAGE), executed(BOOK_NOTEBOOK),
-                                                          "The title", "en"), as_version=4)
+    download = nbformat.reads(
+        downloads.notebook_download(render(BOOK_PAGE), executed(BOOK_NOTEBOOK), "The title", "en"), as_version=4
+    )
     code = [c for c in out.cells if c.cell_type == "code"]
     assert code[0].source == links.install_cell() and code[0].outputs == [] and code[0].metadata == {}
     assert out.cells[2] is code[0]  # right after the title's cell and the note, before any other code
@@ -113,8 +122,9 @@ def test_the_install_cell_clones_the_repository_and_installs_it_without_its_depe
     code = links.install_cell()
     assert max(len(line) for line in code.splitlines()) <= 80
     tree = ast.parse(code)
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                for alias in node.names}
+    imported = {
+        alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names
+    }
     assert imported == {"os", "subprocess", "sys", "minigpt"}  # nothing of the book's build
     guard = next(node for node in tree.body if isinstance(node, ast.Try))
     assert ast.unparse(guard.body) == "import minigpt" and ast.unparse(guard.handlers[0].type) == "ModuleNotFoundError"
@@ -129,6 +139,7 @@ def test_the_install_cell_clones_the_repository_and_installs_it_without_its_depe
 
 # ---------------------------------------------------------------- the menu
 
+
 def menu(**downloads_context):
     from jinja2 import Environment, FileSystemLoader
 
@@ -137,13 +148,20 @@ def menu(**downloads_context):
 
 
 def test_the_menu_names_the_file_of_a_download_and_not_of_a_link_away():
-    html = menu(menu="Code", label="This page's code", links=[
-        {"text": "code (.py)", "href": "../_downloads/x.py", "filename": "x.py"},
-        {"text": "open in Colab", "href": "https://colab.research.google.com/github/o/r/blob/b/en/x.ipynb"},
-        {"text": "source on GitHub (.md)", "href": "https://github.com/o/r/blob/main/docs/en/x.md"}])
+    html = menu(
+        menu="Code",
+        label="This page's code",
+        links=[
+            {"text": "code (.py)", "href": "../_downloads/x.py", "filename": "x.py"},
+            {"text": "open in Colab", "href": "https://colab.research.google.com/github/o/r/blob/b/en/x.ipynb"},
+            {"text": "source on GitHub (.md)", "href": "https://github.com/o/r/blob/main/docs/en/x.md"},
+        ],
+    )
     assert '<li><a href="../_downloads/x.py" download="x.py">code (.py)</a></li>' in html
-    assert ('<li class="book-link-away"><a href="https://colab.research.google.com/github/o/r/blob/b/en/x.ipynb">'
-            "open in Colab</a></li>") in html
+    assert (
+        '<li class="book-link-away"><a href="https://colab.research.google.com/github/o/r/blob/b/en/x.ipynb">'
+        "open in Colab</a></li>"
+    ) in html
     assert html.count("download=") == 1 and html.count("book-link-away") == 2
     assert html.replace("&#39;", "'").count('"This page\'s code"') == 2  # the summary's title, the list's label
     assert menu().strip() == ""  # a page without a menu (search, genindex)
@@ -159,6 +177,7 @@ def test_the_menu_words_exist_in_both_languages():
 
 
 # ---------------------------------------------------------------- the workflow
+
 
 def workflow():
     return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
@@ -176,26 +195,34 @@ def test_the_workflow_publishes_the_build_s_colab_notebooks_on_their_branch():
     assert upload["if"] == "matrix.torch == needs.releases.outputs.default"  # the deployed site's build
     job = jobs["notebooks"]
     assert set(job["needs"]) == {"releases", "book", "test"} and job["if"] == jobs["deploy"]["if"]
-    assert f"refs/heads/{config.SOURCE_BRANCH}" in job["if"] and flow[True]["push"]["branches"] == [config.SOURCE_BRANCH]
+    assert f"refs/heads/{config.SOURCE_BRANCH}" in job["if"] and flow[True]["push"]["branches"] == [
+        config.SOURCE_BRANCH
+    ]
     assert job["permissions"] == {"contents": "write"}
     assert job["env"]["BRANCH"] == "${{ needs.releases.outputs.notebooks-branch }}"
     download = job["steps"][0]
-    assert download["uses"].startswith("actions/download-artifact@") and download["with"]["name"] == upload["with"]["name"]
+    assert (
+        download["uses"].startswith("actions/download-artifact@") and download["with"]["name"] == upload["with"]["name"]
+    )
     push = job["steps"][1]["run"]
-    assert 'HEAD:refs/heads/$BRANCH' in push and "--force" in push and "$TOKEN" in push
+    assert "HEAD:refs/heads/$BRANCH" in push and "--force" in push and "$TOKEN" in push
     assert job["steps"][1]["env"]["TOKEN"] == "${{ github.token }}"
     # least privilege: no other job may write to the repository
-    assert [name for name, other in jobs.items() if other.get("permissions", {}).get("contents") == "write"] == ["notebooks"]
+    assert [name for name, other in jobs.items() if other.get("permissions", {}).get("contents") == "write"] == [
+        "notebooks"
+    ]
     assert flow["permissions"] == {}
 
 
 def test_every_action_is_pinned_by_commit_with_its_release_in_a_comment():
     lines = [line.strip() for line in WORKFLOW.read_text(encoding="utf-8").splitlines() if "uses:" in line]
-    assert lines and all(re.fullmatch(r"(- )?uses: [\w.-]+/[\w.-]+@[0-9a-f]{40}  # v\d+(\.\d+)*", line)
-                         for line in lines), lines
+    assert lines and all(
+        re.fullmatch(r"(- )?uses: [\w.-]+/[\w.-]+@[0-9a-f]{40}  # v\d+(\.\d+)*", line) for line in lines
+    ), lines
 
 
 # ---------------------------------------------------------------- a real page, run as in Colab
+
 
 def small_page_colab_notebook():
     """SMALL_PAGE's Colab notebook, its code cells as the page shows them (no Sphinx: a title and
@@ -216,8 +243,14 @@ def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env
     cwd = tmp_path / "reader"
     cwd.mkdir()
     env = dict(reader_env(tool_env, tmp_path / "store"), PYTHONPATH=str(REPO))  # this checkout, importable
-    done = subprocess.run([sys.executable, str(REPO / "tests" / "test_downloads.py"), str(path), str(result)],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "test_downloads.py"), str(path), str(result)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     found = json.loads(result.read_text())
     assert found["raised"] == found["expected"] and found["expected"], found
@@ -243,8 +276,12 @@ def test_every_page_links_to_its_source_and_every_executed_page_to_colab(site, l
         assert len(menus) == 1, f"{language}/{page}: {len(menus)} menus"
         away = AWAY.findall(menus[0])
         source = next(p for p in (REPO / "docs" / language).glob(f"{page}.*") if p.suffix in (".md", ".rst", ".ipynb"))
-        expected = [(links.source_url(language, source.relative_to(REPO / "docs" / language).as_posix()),
-                     words["source"].format(suffix=source.suffix))]
+        expected = [
+            (
+                links.source_url(language, source.relative_to(REPO / "docs" / language).as_posix()),
+                words["source"].format(suffix=source.suffix),
+            )
+        ]
         if page in PAGES:
             expected.insert(0, (links.colab_url(language, page), words["colab"]))
         assert away == expected, f"{language}/{page}"
@@ -257,8 +294,10 @@ def test_every_page_links_to_its_source_and_every_executed_page_to_colab(site, l
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_colab_notebooks_are_the_downloads_with_the_note_and_the_install_cell(site, language):
-    written = sorted(p.relative_to(config.COLAB / language).with_suffix("").as_posix()
-                     for p in (config.COLAB / language).rglob("*.ipynb"))
+    written = sorted(
+        p.relative_to(config.COLAB / language).with_suffix("").as_posix()
+        for p in (config.COLAB / language).rglob("*.ipynb")
+    )
     assert written == sorted(PAGES)  # one per executed page, no other
     for page in PAGES:
         out = nbformat.read(links.colab_file(language, page), as_version=4)

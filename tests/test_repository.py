@@ -17,16 +17,37 @@ LIMIT = 50 * 1024
 # so none is committed today.
 ALLOWED_BINARIES: dict[str, str] = {}
 
-TOP = ("execbook", "phase25", "docs", "tests", "minigpt", "inplace_doctor", "tapegrad", "examples", "bench", "gpu",
-       "records", ".ci", ".github")
+TOP = (
+    "execbook",
+    "phase25",
+    "docs",
+    "tests",
+    "minigpt",
+    "inplace_doctor",
+    "tapegrad",
+    "examples",
+    "bench",
+    "gpu",
+    "records",
+    ".ci",
+    ".github",
+)
 PACKAGES = ("execbook", "phase25", "minigpt", "inplace_doctor", "tapegrad")
 PATH = re.compile(rf"(?<![\w/.-])((?:{'|'.join(re.escape(t) for t in TOP)})/[\w./-]*\w)")
 MODULE = re.compile(rf"(?<![\w/.-])((?:{'|'.join(PACKAGES)})(?:\.[a-z_]\w*)+)")
 # a path written as a pattern (examples/theory02_*, records/torch-<release>.json, examples/EXAMPLE.py)
 PATTERN = re.compile(r"[*<{]|[-_][<*{]?$|/[A-Z]+(?:\.|$)|_build")
 SUFFIXES = {"py", "js", "css", "md", "toml", "json", "html", "txt", "yml", "po"}  # book.js: a file, not a module
-COMMENTED = {".css": r"/\*.*?\*/", ".js": r"/\*.*?\*/|//[^\n]*", ".po": r"#[^\n]*", ".toml": r"#[^\n]*",
-             ".yml": r"#[^\n]*", ".yaml": r"#[^\n]*", ".html": r"<!--.*?-->|//[^\n]*|/\*.*?\*/", "": r"#[^\n]*"}
+COMMENTED = {
+    ".css": r"/\*.*?\*/",
+    ".js": r"/\*.*?\*/|//[^\n]*",
+    ".po": r"#[^\n]*",
+    ".toml": r"#[^\n]*",
+    ".yml": r"#[^\n]*",
+    ".yaml": r"#[^\n]*",
+    ".html": r"<!--.*?-->|//[^\n]*|/\*.*?\*/",
+    "": r"#[^\n]*",
+}
 
 
 def committed() -> list[str]:
@@ -48,10 +69,15 @@ def is_binary(path: Path) -> bool:
 
 
 def test_no_large_binary_is_committed_but_the_listed_ones():
-    large = [(name, (REPO / name).stat().st_size) for name in committed()
-             if (REPO / name).stat().st_size > LIMIT and is_binary(REPO / name) and name not in ALLOWED_BINARIES]
-    assert not large, (f"binary files over {LIMIT // 1024} KB committed: {large}; remove them (git rm), or list "
-                       "one that must be committed in ALLOWED_BINARIES with why")
+    large = [
+        (name, (REPO / name).stat().st_size)
+        for name in committed()
+        if (REPO / name).stat().st_size > LIMIT and is_binary(REPO / name) and name not in ALLOWED_BINARIES
+    ]
+    assert not large, (
+        f"binary files over {LIMIT // 1024} KB committed: {large}; remove them (git rm), or list "
+        "one that must be committed in ALLOWED_BINARIES with why"
+    )
 
 
 def test_the_allowed_binaries_are_there():
@@ -75,12 +101,19 @@ def comments(path: Path) -> list[tuple[int, str]]:
     """(line, text) of each comment and docstring of a committed text file."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
-        found = [(t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                 if t.type == tokenize.COMMENT]
+        found = [
+            (t.start[0], t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT
+        ]
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                    node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
-                    and isinstance(node.body[0].value.value, str):
+            if (
+                isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.body
+                and isinstance(node.body[0], ast.Expr)
+                and isinstance(node.body[0].value, ast.Constant)
+                and isinstance(node.body[0].value.value, str)
+            ):
                 found.append((node.body[0].lineno, node.body[0].value.value))
         return found
     pattern = COMMENTED.get(path.suffix) if path.suffix in COMMENTED or path.name in ("run", "justfile") else None
@@ -92,7 +125,7 @@ def comments(path: Path) -> list[tuple[int, str]]:
 def missing_references(text: str) -> list[str]:
     missing = []
     for match in PATH.finditer(text):
-        path, after = match.group(1), text[match.end():match.end() + 1]
+        path, after = match.group(1), text[match.end() : match.end() + 1]
         if not PATTERN.search(path + after) and not (REPO / path).exists():
             missing.append(path)
     for match in MODULE.finditer(text):
@@ -102,7 +135,11 @@ def missing_references(text: str) -> list[str]:
             source = base.with_suffix(".py") if base.with_suffix(".py").is_file() else base / "__init__.py"
             if source.is_file():
                 rest = parts[k:]
-                if rest and rest[0] not in SUFFIXES and not re.search(rf"\b{re.escape(rest[0])}\b", source.read_text(encoding="utf-8")):
+                if (
+                    rest
+                    and rest[0] not in SUFFIXES
+                    and not re.search(rf"\b{re.escape(rest[0])}\b", source.read_text(encoding="utf-8"))
+                ):
                     missing.append(match.group(1))
                 break
         else:
@@ -111,14 +148,24 @@ def missing_references(text: str) -> list[str]:
 
 
 def test_no_comment_points_at_a_file_or_module_that_is_not_there():
-    stale = [f"{name}:{line}: {ref}" for name in committed()
-             if (REPO / name).suffix in (".py", *COMMENTED) or Path(name).name in ("run", "justfile")
-             for line, text in comments(REPO / name) for ref in missing_references(text)]
+    stale = [
+        f"{name}:{line}: {ref}"
+        for name in committed()
+        if (REPO / name).suffix in (".py", *COMMENTED) or Path(name).name in ("run", "justfile")
+        for line, text in comments(REPO / name)
+        for ref in missing_references(text)
+    ]
     assert not stale, "comments naming what is not in the repository (fix or remove them):\n" + "\n".join(stale)
 
 
 def test_the_reference_check_sees_a_stale_one():
-    assert missing_references("see docs/_ext/downloads.py and execbook.sphinxext.reproducible") == \
-        ["docs/_ext/downloads.py", "execbook.sphinxext.reproducible"]
-    assert missing_references("see execbook/sphinxext/downloads.py, execbook.config.REPO, records/torch-<r>.json, "
-                              "examples/theory02_*") == []
+    assert missing_references("see docs/_ext/downloads.py and execbook.sphinxext.reproducible") == [
+        "docs/_ext/downloads.py",
+        "execbook.sphinxext.reproducible",
+    ]
+    assert (
+        missing_references(
+            "see execbook/sphinxext/downloads.py, execbook.config.REPO, records/torch-<r>.json, examples/theory02_*"
+        )
+        == []
+    )

@@ -13,7 +13,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import site_differences
 
 PROBE = "import socket; socket.create_connection(('pypi.org', 443), timeout=5)"
@@ -30,8 +29,10 @@ def test_the_network_is_really_cut(offline):
 def test_a_cold_build_elsewhere_publishes_the_same_site(site, cold_build):
     copy, _ = cold_build
     differences = site_differences(site, copy / "docs" / "_build" / "html")
-    assert not differences, ("the two sites differ; if this checkout's site is from an older build, rebuild it "
-                             "(nox -s docs) and run the test again:\n" + "\n".join(differences[:30]))
+    assert not differences, (
+        "the two sites differ; if this checkout's site is from an older build, rebuild it "
+        "(nox -s docs) and run the test again:\n" + "\n".join(differences[:30])
+    )
 
 
 def test_only_dates_are_forgiven(tmp_path):

@@ -21,8 +21,11 @@ HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell'
 def loaded_cells(language):
     """[(example name, tags)] of the page's cells that load an example, in order."""
     notebook = pages.notebook(config.DOCS / language / PAGE)
-    return [(c.metadata[pages.EXAMPLE], c.metadata.get("tags", [])) for c in notebook.cells
-            if c.cell_type == "code" and pages.EXAMPLE in c.metadata]
+    return [
+        (c.metadata[pages.EXAMPLE], c.metadata.get("tags", []))
+        for c in notebook.cells
+        if c.cell_type == "code" and pages.EXAMPLE in c.metadata
+    ]
 
 
 def shown_lines(name):
@@ -62,8 +65,14 @@ def test_every_refusal_the_prose_states_is_printed_on_the_page():
     lines = printed("safe_counter_refusals").splitlines()
     refused = {line.split(": refused, ")[0] for line in lines if ": refused, " in line}
     allowed = {line.removesuffix(": allowed") for line in lines if line.endswith(": allowed")}
-    assert refused == {"w[:2], a view of a leaf", "h[:2] made under no_grad", "h.split(2)[0]",
-                       "h.chunk(3)[0]", "h.unbind()[0]", "h.split(2)[0][:1], a view of one"}
+    assert refused == {
+        "w[:2], a view of a leaf",
+        "h[:2] made under no_grad",
+        "h.split(2)[0]",
+        "h.chunk(3)[0]",
+        "h.unbind()[0]",
+        "h.split(2)[0][:1], a view of one",
+    }
     assert allowed == {"h.split(2)[0].clone(), a copy", "h[:2], an ordinary view"}
     assert "A view was created in no_grad mode" in printed("safe_counter_refusals")
     assert "a view of a leaf Variable that requires grad" in printed("safe_counter_refusals")

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import build, copy_repository, execution_report
 
 from execbook import config
-from conftest import build, copy_repository, execution_report
 
 SLUG = "breaks/26-scaffolded"
 
@@ -18,15 +18,24 @@ SLUG = "breaks/26-scaffolded"
 def new_page(repo, *arguments):
     # no bytecode: Python's own caches (__pycache__ folders in the copy) are not what the command writes
     env = dict(os.environ, PYTHONPATH=str(repo), PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([sys.executable, "-m", "execbook", "new-page", *arguments], cwd=repo, env=env,
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "execbook", "new-page", *arguments],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
 
 
-@pytest.mark.parametrize("slug,problem", [
-    ("Breaks/Bad Name", "is not a page name"),
-    ("breaks/25-inplace-safe", "docs/es/breaks/25-inplace-safe.md exists already"),
-    ("index", "exists already"),
-])
+@pytest.mark.parametrize(
+    "slug,problem",
+    [
+        ("Breaks/Bad Name", "is not a page name"),
+        ("breaks/25-inplace-safe", "docs/es/breaks/25-inplace-safe.md exists already"),
+        ("index", "exists already"),
+    ],
+)
 def test_a_bad_or_taken_name_is_refused_in_one_line_and_nothing_is_written(tmp_path, snapshot, slug, problem):
     repo = copy_repository(tmp_path / "repo", keep_build=False)
     before = snapshot(repo)
@@ -54,8 +63,9 @@ def test_the_new_page_teaches_and_passes_the_check_as_written(tmp_path):
         assert f"{{glue:text}}`{name}_version_{language}`" in page
         assert "{term}`" in page and "{ref}`" in page and "% What to do next" in page
     env = dict(os.environ, PYTHONPATH=str(repo))
-    checked = subprocess.run([sys.executable, "-m", "execbook", "check"], cwd=repo, env=env, capture_output=True,
-                             text=True, timeout=120)
+    checked = subprocess.run(
+        [sys.executable, "-m", "execbook", "check"], cwd=repo, env=env, capture_output=True, text=True, timeout=120
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
@@ -82,7 +92,25 @@ def test_the_new_page_builds_in_both_languages_executing_only_itself(scaffolded)
 def test_the_new_page_passes_the_tests_as_written(scaffolded):
     repo, _, _ = scaffolded
     env = dict(os.environ, PYTHONPATH=str(repo))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not e2e",
-                           "tests/test_examples.py", "tests/test_deps.py", "tests/test_glossary.py"],
-                          cwd=repo, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not e2e",
+            "tests/test_examples.py",
+            "tests/test_deps.py",
+            "tests/test_glossary.py",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout[-3000:]

@@ -26,8 +26,9 @@ AXE_VERSION = "4.14.1"  # pinned: a new release brings new rules, to be looked a
 def html_pages(site, language):
     """The pages of one language (not the theme's own files under _static/ and such)."""
     root = site / language
-    return sorted(p for p in root.rglob("*.html")
-                  if not any(part.startswith("_") for part in p.relative_to(root).parts))
+    return sorted(
+        p for p in root.rglob("*.html") if not any(part.startswith("_") for part in p.relative_to(root).parts)
+    )
 
 
 def every_page(site):
@@ -83,12 +84,15 @@ def test_mirror_check_reports_glossaries_that_do_not_pair_up(tmp_path):
     assert mirror_problems(tmp_path, ["es", "en"]) == [
         "docs/en/glossary.md:6: glossary entry leaf tensor has 1 term(s), its counterpart docs/es/glossary.md:6 "
         "(tensor hoja / hoja) 2 → the entries pair up in source order, term by term: give both the same number of "
-        "terms"]
+        "terms"
+    ]
 
 
 def test_glossary_term_anchors_are_the_same_in_both_languages(site):
-    anchors = {lang: set(re.findall(r'id="(term-[^"]+)"', (site / lang / "glossary.html").read_text("utf-8")))
-               for lang in ("es", "en")}
+    anchors = {
+        lang: set(re.findall(r'id="(term-[^"]+)"', (site / lang / "glossary.html").read_text("utf-8")))
+        for lang in ("es", "en")
+    }
     expected = set().union(*glossary_anchors(DOCS, ["es", "en"]))  # every term of both glossaries
     assert anchors["es"] == anchors["en"] and expected <= anchors["en"]
     switch = re.search(r'data-anchors="([^"]*)"', (site / "es" / "glossary.html").read_text("utf-8"))
@@ -146,7 +150,7 @@ def test_every_page_switches_to_its_counterpart(site, language, other):
         assert set(alternates) == {"es", "en"}, page
         for href in alternates.values():
             assert href.startswith(SITE_URL), f"{page}: hreflang target {href} is not on the site"
-            assert (site / href[len(SITE_URL):]).is_file(), f"{page}: hreflang target {href} missing"
+            assert (site / href[len(SITE_URL) :]).is_file(), f"{page}: hreflang target {href} missing"
 
 
 def test_labels_are_identical_in_objects_inv(site):
@@ -171,8 +175,12 @@ def test_executed_pages_carry_the_run_stamp(site):
 
 
 # Paths of the machine that built the book (a traceback, a warning, a repr) mean nothing to a reader.
-MACHINE_PATHS = re.compile("|".join(re.escape(p) for p in (
-    "/tmp/", "/work/", "/root/", "/home/", "/__w/", "site-packages", "dist-packages", str(REPO))))
+MACHINE_PATHS = re.compile(
+    "|".join(
+        re.escape(p)
+        for p in ("/tmp/", "/work/", "/root/", "/home/", "/__w/", "site-packages", "dist-packages", str(REPO))
+    )
+)
 
 
 @pytest.mark.parametrize("language", ["es", "en"])
@@ -180,11 +188,11 @@ def test_status_page_says_when_each_page_ran_in_its_language(site, language):
     """One row per executed page, headers in the page's language, and no run time: two builds of
     one commit publish the same site (tests/test_reproducible.py)."""
     text = (site / language / "status.html").read_text(encoding="utf-8")
-    table = text[text.rindex("<table"):text.rindex("</table>")]  # the last one: the versions come first
+    table = text[text.rindex("<table") : text.rindex("</table>")]  # the last one: the versions come first
     words = TABLE_WORDS[language]
     assert re.findall(r"<th class=\"head\"><p>(.*?)</p></th>", table) == [words["page"], words["ran"], words["result"]]
     executed = [p for p in html_pages(site, language) if 'class="book-stamp"' in p.read_text(encoding="utf-8")]
-    rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", table[table.index("<tbody"):], re.S)
+    rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", table[table.index("<tbody") :], re.S)
     assert len(rows) == len(executed) >= 5
     assert all(re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}</p>", row) and words[True] in row for row in rows)
     assert "Run Time" not in text and "Modified" not in text
@@ -194,8 +202,7 @@ def test_pages_show_no_path_of_the_build_machine(site):
     found = []
     for page in every_page(site):
         text = (site / page).read_text(encoding="utf-8")
-        found += [f"{page}: ...{text[max(m.start() - 60, 0):m.end() + 40]}..."
-                  for m in MACHINE_PATHS.finditer(text)]
+        found += [f"{page}: ...{text[max(m.start() - 60, 0) : m.end() + 40]}..." for m in MACHINE_PATHS.finditer(text)]
     assert found == []
 
 
@@ -222,10 +229,11 @@ def visible_text(html):
 def test_break_page_puts_the_fix_first_and_stays_short(site, language):
     article, text = visible_text((site / language / BREAK_PAGE).read_text(encoding="utf-8"))
     assert len(text) <= BREAK_PAGE_VISIBLE_CHARACTERS
-    before_fix = visible_text(article[:article.index('id="phase-25-fix"')])[1]
+    before_fix = visible_text(article[: article.index('id="phase-25-fix"')])[1]
     assert len(before_fix) / len(text) <= FIX_STARTS_BEFORE
-    assert re.search(r'class="(tip admonition|admonition tip)"', article[:article.index('id="phase-25-symptom"')]), \
+    assert re.search(r'class="(tip admonition|admonition tip)"', article[: article.index('id="phase-25-symptom"')]), (
         "the short box under the title"
+    )
 
 
 def test_no_visible_output_is_longer_than_a_screenful(site):
@@ -249,7 +257,7 @@ def test_code_and_outputs_on_spanish_pages_say_they_are_english(site):
         for tag in re.findall(r'<div [^>]*class="(?:highlight-|cell_output)[^>]*>', path.read_text(encoding="utf-8")):
             blocks += 1
             unmarked += 'lang="en"' not in tag
-    assert blocks > 50 and unmarked == 0, f"{unmarked} of {blocks} code or output blocks without lang=\"en\""
+    assert blocks > 50 and unmarked == 0, f'{unmarked} of {blocks} code or output blocks without lang="en"'
 
 
 def test_every_image_opens_full_size(site):
@@ -259,7 +267,7 @@ def test_every_image_opens_full_size(site):
         html = (site / page).read_text(encoding="utf-8")
         for match in re.finditer(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"', html):
             images += 1
-            link = html[:match.start()].rsplit("<a ", 1)[-1]
+            link = html[: match.start()].rsplit("<a ", 1)[-1]
             assert "</a>" not in link and f'href="{match.group(1)}"' in link, f"{page}: {match.group(1)} opens nowhere"
     assert images >= 4, f"only {images} images: is the site complete?"
 
@@ -275,8 +283,9 @@ def test_every_image_has_alt_text_in_its_page_language(site):
     for (language, page), found in alts.items():
         if language == "es":
             other = alts["en", page]
-            assert len(found) == len(other) and all(a != b for a, b in zip(found, other, strict=True)), \
+            assert len(found) == len(other) and all(a != b for a, b in zip(found, other, strict=True)), (
                 f"{page}: Spanish alt text must be Spanish, not the English one"
+            )
 
 
 # A number with a decimal point in Spanish prose ("0.66 %") is English typography; releases such
@@ -292,11 +301,14 @@ def test_spanish_prose_writes_the_decimal_comma(site):
         prose = re.sub(r"(?s)<(pre|code|table)\b.*?</\1>|<div class=\"cell_output.*?</pre>", "", article)
         prose = re.sub(r'(?s)<div class="book-stamp">.*?</div>', "", prose)
         _, text = visible_text(prose)
-        found += [f"{page.name}: ...{text[max(m.start() - 40, 0):m.end() + 20]}..." for m in DECIMAL_POINT.finditer(text)]
+        found += [
+            f"{page.name}: ...{text[max(m.start() - 40, 0) : m.end() + 20]}..." for m in DECIMAL_POINT.finditer(text)
+        ]
     assert found == []
 
 
 # ---------------------------------------------------------------- real browser
+
 
 @pytest.fixture(scope="module")
 def server(site):
@@ -350,8 +362,10 @@ def watch(page):
     page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     # (a request the next page.goto cuts short, such as the favicon's, is no problem)
-    page.on("requestfailed", lambda r: r.failure != "net::ERR_ABORTED"
-            and problems.append(f"request failed: {r.url} ({r.failure})"))
+    page.on(
+        "requestfailed",
+        lambda r: r.failure != "net::ERR_ABORTED" and problems.append(f"request failed: {r.url} ({r.failure})"),
+    )
     page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
     return problems
 
@@ -461,15 +475,17 @@ def test_search_says_how_many_pages_it_found_in_the_page_language(server, browse
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:  # the summary comes once every result is shown
-        page.wait_for_function("() => (document.querySelector('#search-results p.search-summary') || {})"
-                               ".innerText", timeout=30_000)
+        page.wait_for_function(
+            "() => (document.querySelector('#search-results p.search-summary') || {}).innerText", timeout=30_000
+        )
         text = page.locator("#search-results p.search-summary").inner_text()
     except PlaywrightTimeout:
         text = ""
     page.close()
     assert re.search(SEARCH_SUMMARY[language], text), (
         f"the search summary reads {text!r}: if it is empty, the language's JavaScript catalog "
-        "(_static/translations.js) lacks the string; add it to docs/locale/<language>/LC_MESSAGES/sphinx.po")
+        "(_static/translations.js) lacks the string; add it to docs/locale/<language>/LC_MESSAGES/sphinx.po"
+    )
 
 
 PAGE_WEIGHT_LIMIT = 1_200_000  # bytes the break page loads, uncompressed (a reader on a phone)
@@ -532,8 +548,12 @@ def axe_script():
     script = folder / "node_modules" / "axe-core" / "axe.min.js"
     if not script.is_file():
         try:
-            done = subprocess.run(["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund",
-                                   f"axe-core@{AXE_VERSION}"], capture_output=True, text=True, timeout=300)
+            done = subprocess.run(
+                ["npm", "install", "--prefix", str(folder), "--no-audit", "--no-fund", f"axe-core@{AXE_VERSION}"],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             needs(f"npm could not install axe-core: {error}")
         if done.returncode:
@@ -602,7 +622,8 @@ def settle(page, where):
     assert state == {"running": [], "hovered": []}, (
         f"{where}: the page does not settle before axe-core measures it: {state}. An animation that "
         "never stops running cannot be measured: make it end (or stop under prefers-reduced-motion and "
-        "emulate that here); a hovered element means the pointer was left on the page")
+        "emulate that here); a hovered element means the pointer was left on the page"
+    )
 
 
 def axe_pages(site, language):
@@ -621,10 +642,12 @@ MENU_COLOURS = """() => [...document.querySelectorAll('.theme-change-button')].m
 
 def contrast(colour_a, colour_b):
     """WCAG contrast ratio of two opaque CSS rgb() colours."""
+
     def luminance(colour):
         channels = [float(v) / 255 for v in re.findall(r"[\d.]+", colour)[:3]]
         r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
     light, dark = sorted((luminance(colour_a), luminance(colour_b)), reverse=True)
     return (light + 0.05) / (dark + 0.05)
 
@@ -672,15 +695,18 @@ def test_axe_finds_no_serious_violations_in_light_and_dark_mode(server, browser,
             found["light", path, rule, element] = summary
         if path == "index.html":
             continue
-        assert page.locator("html").get_attribute("data-theme") == "light", \
+        assert page.locator("html").get_attribute("data-theme") == "light", (
             f"{path} is not in light mode with light mode stored: see how the theme reads localStorage"
-        assert "color-contrast" in light["colour"], \
+        )
+        assert "color-contrast" in light["colour"], (
             f"{path}: axe-core ran none of the colour rules {light['colour']}: check AXE_VERSION's rule names"
+        )
         shown = page.evaluate(SHOWN)
         page.evaluate(TO_DARK)
         settle(page, f"{path}, dark mode")
-        assert page.locator("html").get_attribute("data-theme") == "dark", \
+        assert page.locator("html").get_attribute("data-theme") == "dark", (
             f"{path}: the theme's dark-mode button did not switch to dark mode: see its markup (TO_DARK)"
+        )
         assert page.evaluate(SHOWN) == shown, f"{path}: dark mode shows other elements: run every rule in dark mode"
         for rule, element, summary in page.evaluate(RUN_AXE, light["colour"])["violations"]:
             found["dark", path, rule, element] = summary
@@ -693,7 +719,8 @@ def test_axe_finds_no_serious_violations_in_light_and_dark_mode(server, browser,
         "what is wrong]): fix each in the page or in docs/_static/book.css (a colour must reach 4.5:1 in "
         "every state a reader sees: at rest, hovered, focused) or, if it is the theme's markup and cannot "
         "be fixed here, add (mode, page, rule, element) to KNOWN_VIOLATIONS with the reason:\n"
-        + json.dumps(new, indent=1, ensure_ascii=False))
+        + json.dumps(new, indent=1, ensure_ascii=False)
+    )
     known = {v for v in KNOWN_VIOLATIONS if v[1] in axe_pages(site, language)}
     assert known <= found.keys(), f"fixed, to remove from KNOWN_VIOLATIONS: {known - found.keys()}"
 
@@ -724,8 +751,9 @@ def test_the_pdf_holds_every_tab_every_dropdown_and_the_first_compatibility_tabl
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(f"{server}/{language}/{BREAK_PAGE}")
     run_b = squeezed(page.locator(".sphinx-tabs-panel").nth(1).locator("pre").text_content() or "")
-    hint = squeezed(page.locator("#phase-25-hints details.sd-dropdown").nth(2).locator(".sd-summary-content")
-                    .text_content() or "")
+    hint = squeezed(
+        page.locator("#phase-25-hints details.sd-dropdown").nth(2).locator(".sd-summary-content").text_content() or ""
+    )
     pages, text = pdf_text(page.pdf(format="A4"))
     assert run_b.startswith("h.add_(") and run_b in text, f"run B's tab is not printed: {run_b!r}"
     assert hint[:60] in text, f"the third hint, closed, is not printed: {hint[:60]!r}"
@@ -775,10 +803,12 @@ def test_sitemap_lists_every_page_of_both_languages_with_its_alternates(site):
         assert {link.get("rel") for link in links} == {"alternate"}
         listed[loc] = {link.get("hreflang"): link.get("href") for link in links}
     assert listed.pop(SITE_URL) == expected_alternates("index.html")  # the root page
-    wanted = {f"{SITE_URL}{language}/{path}": expected_alternates(path)
-              for language in ("es", "en")
-              for path in (p.relative_to(site / language).as_posix() for p in html_pages(site, language))
-              if path != "search.html"}  # the search page has nothing of its own to find
+    wanted = {
+        f"{SITE_URL}{language}/{path}": expected_alternates(path)
+        for language in ("es", "en")
+        for path in (p.relative_to(site / language).as_posix() for p in html_pages(site, language))
+        if path != "search.html"
+    }  # the search page has nothing of its own to find
     assert listed == wanted
 
 
@@ -856,9 +886,19 @@ def test_root_page_without_javascript_shows_both_links(server, browser):
 
 
 # What a printed page leaves out (docs/_static/print.css): the site's furniture
-PRINT_HIDDEN = (".bd-header", ".bd-header-article", ".bd-sidebar-primary", ".bd-sidebar-secondary",
-                ".book-language-switcher", ".article-header-buttons", ".search-button", ".prev-next-footer",
-                "#pst-back-to-top", "button.copybtn", "a.headerlink")
+PRINT_HIDDEN = (
+    ".bd-header",
+    ".bd-header-article",
+    ".bd-sidebar-primary",
+    ".bd-sidebar-secondary",
+    ".book-language-switcher",
+    ".article-header-buttons",
+    ".search-button",
+    ".prev-next-footer",
+    "#pst-back-to-top",
+    "button.copybtn",
+    "a.headerlink",
+)
 CLOSED_DETAILS = "[...document.querySelectorAll('details')].filter((d) => !d.open).length"
 
 

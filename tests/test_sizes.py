@@ -15,8 +15,7 @@ def test_every_python_line_is_counted_once():
 
 
 def test_the_command_prints_each_part_and_marks_what_is_over_its_target():
-    done = subprocess.run([sys.executable, "-m", "execbook", "sizes"], cwd=config.REPO, capture_output=True,
-                          text=True)
+    done = subprocess.run([sys.executable, "-m", "execbook", "sizes"], cwd=config.REPO, capture_output=True, text=True)
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:] if line and not line.startswith("(")}
     assert set(rows) == {*config.PACKAGES, "other", "total", "tests"}
     over = [part for part, row in rows.items() if row.endswith("OVER")]

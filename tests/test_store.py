@@ -17,8 +17,13 @@ def test_a_result_is_computed_once_then_read_back_even_in_another_process(tmp_pa
     assert store.memoized("experiment", "answer-abc", compute) == {"value": 42}
     assert calls == [1]
     script = "from execbook import store; print(store.load('experiment', 'answer-abc'))"
-    done = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, BOOK_STORE=str(tmp_path)),
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=dict(os.environ, BOOK_STORE=str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.stdout.strip() == "{'value': 42}", done.stderr
     assert [e["key"] for e in store.computed_since(0)] == ["answer-abc"]
 

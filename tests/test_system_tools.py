@@ -24,6 +24,7 @@ SYSTEM_PATH = re.compile(r"^/(?:usr/)?s?bin/[\w.+-]+$")  # a program named by it
 @dataclass
 class Frame:
     """Where a name is looked up: a function (or lambda) of a module, its known arguments, its caller."""
+
     module: "Module"
     node: ast.AST | None = None  # None: the module's top level
     bindings: dict = field(default_factory=dict)  # parameter -> (expression, the frame it is read in)
@@ -61,8 +62,11 @@ class Programs:
             if not node.elts:
                 return {UNKNOWN}
             first = node.elts[0]
-            return self.argv(first.value, frame, depth + 1) if isinstance(first, ast.Starred) \
+            return (
+                self.argv(first.value, frame, depth + 1)
+                if isinstance(first, ast.Starred)
                 else self.program(first, frame, depth + 1)
+            )
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.argv(node.left, frame, depth + 1)
         return self._follow(node, frame, depth, self.argv)
@@ -111,8 +115,11 @@ class Programs:
                 return [frame.bindings[name]]
             node = frame.node
             if node is not None:
-                found = [(n.value, frame) for n in ast.walk(node) if isinstance(n, ast.Assign)
-                         and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+                found = [
+                    (n.value, frame)
+                    for n in ast.walk(node)
+                    if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+                ]
                 if found:
                     return found
                 if name in [a.arg for a in node.args.args]:
@@ -134,10 +141,14 @@ class Programs:
             return self.function_results(node, Frame(module, node))
         if isinstance(function, ast.FunctionDef):  # a helper: the arguments its callers pass
             index = [a.arg for a in function.args.args].index(name)
-            return [(call.args[index], self.frame_at(frame.module, call))
-                    for call in ast.walk(frame.module.tree)
-                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                    and call.func.id == function.name and len(call.args) > index]
+            return [
+                (call.args[index], self.frame_at(frame.module, call))
+                for call in ast.walk(frame.module.tree)
+                if isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Name)
+                and call.func.id == function.name
+                and len(call.args) > index
+            ]
         return []
 
     def fixture(self, name, module):
@@ -164,8 +175,9 @@ class Programs:
     def function_results(node, frame):
         if isinstance(node, ast.Lambda):
             return [(node.body, frame)]
-        return [(n.value, frame) for n in ast.walk(node)
-                if isinstance(n, (ast.Return, ast.Yield)) and n.value is not None]
+        return [
+            (n.value, frame) for n in ast.walk(node) if isinstance(n, (ast.Return, ast.Yield)) and n.value is not None
+        ]
 
     def returns(self, call, frame):
         """What a call to a function of the test suite (or a fixture's lambda) returns."""
@@ -184,7 +196,7 @@ class Programs:
         results = []
         for function, where in targets:
             params = [a.arg for a in function.args.args]
-            bindings = {p: (a, frame) for p, a in zip(params, call.args)}
+            bindings = {p: (a, frame) for p, a in zip(params, call.args, strict=False)}
             inner = Frame(where.module, function, bindings, where)
             results += self.function_results(function, inner)
         return results
@@ -216,8 +228,10 @@ def scan(sources: dict[str, str]) -> dict[str, list[str]]:
 
 def suite_sources() -> dict[str, str]:
     paths = sorted((REPO / "tests").rglob("*.py"))
-    return {p.stem if p.parent == REPO / "tests" else p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8")
-            for p in paths}
+    return {
+        p.stem if p.parent == REPO / "tests" else p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8")
+        for p in paths
+    }
 
 
 def listed(tools: dict) -> set[str]:
@@ -226,11 +240,15 @@ def listed(tools: dict) -> set[str]:
 
 def missing_from_list(found: dict[str, list[str]], tools: dict) -> list[str]:
     known = listed(tools)
-    return [f"{where[0]} runs {program!r}, which .ci/system-tools.toml does not list: add it there "
-            "(with its Debian package), or to the test extra and its [pip] table" if program != UNKNOWN else
-            f"{', '.join(where)}: cannot tell which program this runs; make its first argument a literal "
-            "(or a name, fixture or helper that holds one)"
-            for program, where in sorted(found.items()) if program not in known]
+    return [
+        f"{where[0]} runs {program!r}, which .ci/system-tools.toml does not list: add it there "
+        "(with its Debian package), or to the test extra and its [pip] table"
+        if program != UNKNOWN
+        else f"{', '.join(where)}: cannot tell which program this runs; make its first argument a literal "
+        "(or a name, fixture or helper that holds one)"
+        for program, where in sorted(found.items())
+        if program not in known
+    ]
 
 
 def test_every_program_the_tests_run_is_listed():
@@ -239,7 +257,7 @@ def test_every_program_the_tests_run_is_listed():
     assert not missing_from_list(found, system_tools.load()), "\n".join(missing_from_list(found, system_tools.load()))
 
 
-SYNTHETIC_CONFTEST = '''
+SYNTHETIC_CONFTEST = """
 import subprocess, sys
 import pytest
 WRAP = ["wrapper-tool", "--", "sh", "-c", "exec $@"]
@@ -247,8 +265,8 @@ WRAP = ["wrapper-tool", "--", "sh", "-c", "exec $@"]
 @pytest.fixture
 def wrapped():
     return lambda command: [*WRAP, *command] if ok else None
-'''
-SYNTHETIC_TEST = '''
+"""
+SYNTHETIC_TEST = """
 import shutil, subprocess, sys
 from subprocess import check_output
 from conftest import WRAP
@@ -270,34 +288,41 @@ def test_a(wrapped, tmp_path):
     command = [sys.executable] if tmp_path else ["/usr/bin/other-tool"]
     subprocess.Popen(command or WRAP)
     subprocess.run(some_function_of_elsewhere())
-'''
+"""
 
 
 def test_the_scan_follows_literals_fixtures_helpers_and_names_and_admits_what_it_cannot_tell():
     found = scan({"conftest": textwrap.dedent(SYNTHETIC_CONFTEST), "test_x": textwrap.dedent(SYNTHETIC_TEST)})
     assert set(found) == {"literal-tool", "tar-like", "wrapper-tool", "linted", "other-tool", UNKNOWN}, found
     assert found[UNKNOWN] == ["test_x:22"]  # some_function_of_elsewhere()
-    problems = missing_from_list(found, {"apt": {"t": {"command": "other-tool", "apt": "o"}},
-                                         "pip": {"linted": "linter"}})
-    assert len(problems) == 4 and any("'literal-tool', which .ci/system-tools.toml does not list" in p
-                                      for p in problems) and any("cannot tell" in p for p in problems), problems
+    problems = missing_from_list(
+        found, {"apt": {"t": {"command": "other-tool", "apt": "o"}}, "pip": {"linted": "linter"}}
+    )
+    assert (
+        len(problems) == 4
+        and any("'literal-tool', which .ci/system-tools.toml does not list" in p for p in problems)
+        and any("cannot tell" in p for p in problems)
+    ), problems
 
 
 def test_the_ci_script_installs_the_missing_ones_from_debian(tmp_path):
     tools = tmp_path / "tools.toml"
-    tools.write_text('[apt.here]\ncommand = "sh"\napt = "dash"\n'
-                     '[apt.absent]\ncommand = "no-such-program-anywhere"\napt = "absent-package"\n'
-                     '[apt.also]\ncommand = "/no/such/path/tool"\napt = "absent-package"\n'
-                     '[apt.module]\nmodule = "no_such_module_anywhere"\napt = "python3-module"\n'
-                     '[apt.header]\nheader = "no-such-header.h"\napt = "python3-header"\n[pip]\n')
+    tools.write_text(
+        '[apt.here]\ncommand = "sh"\napt = "dash"\n'
+        '[apt.absent]\ncommand = "no-such-program-anywhere"\napt = "absent-package"\n'
+        '[apt.also]\ncommand = "/no/such/path/tool"\napt = "absent-package"\n'
+        '[apt.module]\nmodule = "no_such_module_anywhere"\napt = "python3-module"\n'
+        '[apt.header]\nheader = "no-such-header.h"\napt = "python3-header"\n[pip]\n'
+    )
     assert system_tools.missing(tools) == ["absent-package", "python3-module", "python3-header"]
     run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python3 .ci/system_tools.py missing" in run and 'apt-get install -y -qq $missing' in run
+    assert "python3 .ci/system_tools.py missing" in run and "apt-get install -y -qq $missing" in run
 
 
 def test_the_ci_script_lists_what_is_missing_on_this_machine():
-    done = subprocess.run([sys.executable, str(REPO / ".ci" / "system_tools.py"), "missing"], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, str(REPO / ".ci" / "system_tools.py"), "missing"], capture_output=True, text=True, check=True
+    )
     packages = {t["apt"] for t in system_tools.load()["apt"].values()}
     assert set(done.stdout.split()) <= packages
 
@@ -308,5 +333,7 @@ def test_readme_quick_start_is_what_ci_runs():
     assert block, "README has no Quick start section with a bash block"
     commands = [line.split("#")[0].strip() for line in block[1].splitlines() if line.split("#")[0].strip()]
     run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert len(commands) == 2 and all(command in run for command in commands), \
-        (commands, "README's quick start is not what .ci/run runs")
+    assert len(commands) == 2 and all(command in run for command in commands), (
+        commands,
+        "README's quick start is not what .ci/run runs",
+    )

@@ -55,6 +55,7 @@ OPS = {  # name: (function of tensors returning a scalar tensor, input shapes)
 def test_op_gradients_match_finite_differences(name):
     f, shapes = OPS[name]
     arrays = [rng.normal(size=s) for s in shapes]
+
     def value(*arrays):
         return float(f(*[tg.Tensor(a) for a in arrays]).data)
 
@@ -73,6 +74,7 @@ def test_block_gradients_match_finite_differences():
 
 def torch_block(p, inplace=False):
     """The same block in torch, float64; returns the loss."""
+
     def ln(t):
         return F.layer_norm(t, t.shape[-1:], eps=1e-5)
 
@@ -124,7 +126,11 @@ def test_torch_refuses_the_same_in_place_block_with_the_same_versions():
         torch_block(p, inplace=True).backward()
     with pytest.raises(RuntimeError, match="modified by an inplace operation") as tape_error:
         loss_and_gradients(init_params(seed=0), inplace=True, check_versions=True)
-    assert VERSIONS.search(str(tape_error.value)).groups() == VERSIONS.search(str(torch_error.value)).groups() == ("2", "1")
+    assert (
+        VERSIONS.search(str(tape_error.value)).groups()
+        == VERSIONS.search(str(torch_error.value)).groups()
+        == ("2", "1")
+    )
 
 
 def test_the_check_changes_nothing_out_of_place():

@@ -17,11 +17,11 @@ import torch.nn.functional as F
 from torch.autograd.graph import saved_tensors_hooks
 
 from execbook import cases, pages
-from phase25 import safe_cases, summary
 from minigpt.compare import median_error
 from minigpt.data import probe_batch
 from minigpt.graph import graph_nodes
 from minigpt.train import build_model, model_config
+from phase25 import safe_cases, summary
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -55,8 +55,11 @@ def raised(name, kind=RuntimeError):
 
 
 def saved_tensor_slots(node):
-    return {n.removeprefix("_saved_") for n in dir(node)
-            if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)}
+    return {
+        n.removeprefix("_saved_")
+        for n in dir(node)
+        if n.startswith("_saved_") and isinstance(getattr(node, n), torch.Tensor)
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -82,8 +85,9 @@ def loaded(metadata):
 @pytest.mark.parametrize("name", PAGES)
 def test_page_exists_in_both_languages_with_the_same_label_and_cells(name):
     for lang in ("es", "en"):
-        assert re.search(rf"^\({re.escape(PAGES[name])}\)=\n# ", page(lang, name), re.M), \
+        assert re.search(rf"^\({re.escape(PAGES[name])}\)=\n# ", page(lang, name), re.M), (
             "the label goes right before the title"
+        )
     assert code_cells("es", name) == code_cells("en", name), "es and en must execute byte-identical cells"
 
 
@@ -177,9 +181,16 @@ def test_data_shares_the_memory_but_not_the_counter():
 def test_version_counter_example_prints_those_facts():
     stdout = completed("theory02_version_counter.py").stdout.splitlines()
     lines = {line[:28].strip(): line[28:].split()[0] for line in stdout[1:-1]}
-    assert lines == {"t = torch.zeros(4)": "0", "t.add_(1)": "1", "t.mul_(3)": "2", "u = t * 2": "2",
-                     "t[0] = 5.0": "3", "v = t[1:3]; v.mul_(2)": "4", "t.detach().zero_()": "5",
-                     "d = t.data; d.add_(1)": "5"}
+    assert lines == {
+        "t = torch.zeros(4)": "0",
+        "t.add_(1)": "1",
+        "t.mul_(3)": "2",
+        "u = t * 2": "2",
+        "t[0] = 5.0": "3",
+        "v = t[1:3]; v.mul_(2)": "4",
+        "t.detach().zero_()": "5",
+        "d = t.data; d.add_(1)": "5",
+    }
     assert "(v._version = 4)" in stdout[6] and "(d._version = 1)" in stdout[8]
     assert stdout[-1] == "same memory as t: v True | d True"
 
@@ -193,7 +204,10 @@ def test_what_each_node_saves():
     for output_saver in ("a.exp()", "a.tanh()", "a.sigmoid()", "F.relu(a)", "a.softmax(-1)"):
         assert saved[output_saver] == {"result"}, output_saver
     linear = scope["outputs"]["F.linear(a, w)"].grad_fn
-    assert {t.data_ptr() for t in (linear._saved_self, linear._saved_mat2)} == {scope["a"].data_ptr(), scope["w"].data_ptr()}
+    assert {t.data_ptr() for t in (linear._saved_self, linear._saved_mat2)} == {
+        scope["a"].data_ptr(),
+        scope["w"].data_ptr(),
+    }
     ln = scope["outputs"]["F.layer_norm(a, (3,), ln_weight)"].grad_fn
     assert saved["F.layer_norm(a, (3,), ln_weight)"] == {"input", "result1", "result2", "weight"}
     a = scope["a"].detach()
@@ -242,8 +256,9 @@ def test_block_log_in_b_both_layernorms_keep_h_at_successive_versions(block_log)
 
 def test_block_log_parameters_are_saved_past_version_zero(block_log):
     """'The parameters do not start at version zero: their initialisation wrote them in place.'"""
-    weights = [e for e in block_log["log_a"] if e["node"].endswith((".weight", ".bias", ".mat2"))
-               and e["module"] != "attn"]
+    weights = [
+        e for e in block_log["log_a"] if e["node"].endswith((".weight", ".bias", ".mat2")) and e["module"] != "attn"
+    ]
     assert weights and all(e["version"] >= 1 for e in weights)
     activations = [e for e in block_log["log_a"] if not any(e is w for w in weights)]
     assert all(e["version"] == 0 for e in activations)
@@ -277,7 +292,7 @@ def test_reading_saved_from_python_is_checked_too():
 
 
 def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
-    stdout = (completed("theory02_bypasses_toy.py").stdout + completed("theory02_bypasses_saving.py").stdout)
+    stdout = completed("theory02_bypasses_toy.py").stdout + completed("theory02_bypasses_saving.py").stdout
     rows = {line[:20].strip(): line[20:].strip() for line in stdout.splitlines()}
     assert rows["y.mul_(2)"].startswith("RuntimeError:") and "expected version 0" in rows["y.mul_(2)"]
     run_write = run("theory02_bypasses_toy.py").namespace["run"]
@@ -375,9 +390,8 @@ def test_walk_accumulate_grad_runs_as_soon_as_its_gradient_is_ready(walk_a):
     executed = walk_a.namespace["executed"]
     for i, node in enumerate(executed):
         if hasattr(node, "variable"):  # AccumulateGrad
-            producer = max(j for j, other in enumerate(executed[:i])
-                           if any(n is node for n, _ in other.next_functions))
-            assert all(hasattr(n, "variable") for n in executed[producer + 1:i])
+            producer = max(j for j, other in enumerate(executed[:i]) if any(n is node for n, _ in other.next_functions))
+            assert all(hasattr(n, "variable") for n in executed[producer + 1 : i])
 
 
 def test_walk_saved_versions_activations_zero_parameters_and_targets_not(walk_a, data):
@@ -422,8 +436,12 @@ def test_graph_picture_same_shape_in_a_and_b_and_stale_rows_are_block_layernorms
     assert result.glued["t04_graph_es"].data != result.glued["t04_graph_en"].data, "drawn per language"
     assert "A and B have graphs of the same shape: True" in result.stdout
     stale_labels = [s["labels"][i] for i in sorted(s["stale"])]
-    assert stale_labels == ["NativeLayerNorm  blocks.1.ln2", "NativeLayerNorm  blocks.1.ln1",
-                            "NativeLayerNorm  blocks.0.ln2", "NativeLayerNorm  blocks.0.ln1"]
+    assert stale_labels == [
+        "NativeLayerNorm  blocks.1.ln2",
+        "NativeLayerNorm  blocks.1.ln1",
+        "NativeLayerNorm  blocks.0.ln2",
+        "NativeLayerNorm  blocks.0.ln1",
+    ]
     assert s["labels"][s["first_stale"]] == "NativeLayerNorm  blocks.1.ln2"
     skips = [(a, b) for a, b in s["edges"] if s["labels"][a] == s["labels"][b] == "Add"]
     n_layer = model_config(s["data"]).n_layer
@@ -438,7 +456,11 @@ def walk_b():
 def test_stale_are_exactly_the_block_layernorm_inputs_in_one_memory(walk_b):
     s, g = walk_b.namespace, walk_b.glued
     assert [(s["modules"][e["node"]], e["slot"]) for e in s["stale"]] == [
-        ("blocks.1.ln2", "input"), ("blocks.1.ln1", "input"), ("blocks.0.ln2", "input"), ("blocks.0.ln1", "input")]
+        ("blocks.1.ln2", "input"),
+        ("blocks.1.ln1", "input"),
+        ("blocks.0.ln2", "input"),
+        ("blocks.0.ln1", "input"),
+    ]
     assert len({e["memory"] for e in s["stale"]}) == 1
     assert [e["saved_at"] for e in s["stale"]] == [3, 2, 1, 0] and {e["now"] for e in s["stale"]} == {4}
     assert g["t04_stale_count"] == 4 and g["t04_fresh_count"] == len(s["valid"]) > 0
@@ -447,8 +469,7 @@ def test_stale_are_exactly_the_block_layernorm_inputs_in_one_memory(walk_b):
 def test_ln_f_input_is_valid_in_the_same_memory(walk_b):
     s = walk_b.namespace
     h_memory = {e["memory"] for e in s["stale"]}
-    valid = [(s["modules"][n], slot) for n, slot, value in s["valid"]
-             if value.untyped_storage().data_ptr() in h_memory]
+    valid = [(s["modules"][n], slot) for n, slot, value in s["valid"] if value.untyped_storage().data_ptr() in h_memory]
     assert valid == [("ln_f", "input")]
 
 
@@ -545,11 +566,11 @@ def test_summary_table_verdicts():
     for language in ("es", "en"):
         rows = summary.rows(language, found)
         words = summary.WORDS[language]
-        assert [case for case, *_ in rows] == [cases.manifest()[n].extra['case'][language] for n in SAFE + UNSAFE]
-        assert [verdict for _, verdict, _ in rows[:len(SAFE)]] == [words["safe"]] * len(SAFE)
-        unsafe = [verdict for _, verdict, _ in rows[len(SAFE):]]
+        assert [case for case, *_ in rows] == [cases.manifest()[n].extra["case"][language] for n in SAFE + UNSAFE]
+        assert [verdict for _, verdict, _ in rows[: len(SAFE)]] == [words["safe"]] * len(SAFE)
+        unsafe = [verdict for _, verdict, _ in rows[len(SAFE) :]]
         assert unsafe == [f"{words['unsafe']} ({words[cases.manifest()[n].extra['raised_at']]})" for n in UNSAFE]
-        assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE):])
+        assert all(how.split("\n")[1].startswith("RuntimeError: ") for *_, how in rows[len(SAFE) :])
     at_op = [n for n in UNSAFE if cases.manifest()[n].extra["raised_at"] == "op"]
     assert at_op, "the summary shows cases PyTorch refuses at the op itself"
     for name in at_op:  # the line the summary shows is the example's own write, not its backward

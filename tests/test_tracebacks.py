@@ -26,8 +26,13 @@ def cell_label(path):
 PLACES = Places(repo=ROOT, cell_label=cell_label, stdlib=(STDLIB,))
 
 SOURCES = {  # the files of the synthetic tracebacks: path -> lines
-    CELL: ["data = build_dataset()", "", "with torch.autograd.set_detect_anomaly(True):",
-           "    logits, loss = model_b(x, y)", "    loss.backward()  # raises"],
+    CELL: [
+        "data = build_dataset()",
+        "",
+        "with torch.autograd.set_detect_anomaly(True):",
+        "    logits, loss = model_b(x, y)",
+        "    loss.backward()  # raises",
+    ],
     f"{ROOT}/minigpt/model.py": [f"line {n}" for n in range(1, 200)],
     f"{SITE}/torch/_tensor.py": [f"torch line {n}" for n in range(1, 700)],
 }
@@ -38,9 +43,11 @@ def getline(path, number):
     return lines[number - 1] + "\n" if 0 < number <= len(lines) else ""
 
 
-TORCH_FRAMES = [Frame(f"{SITE}/torch/_tensor.py", 623, "Tensor.backward", ("self", "gradient")),
-                Frame(f"{SITE}/torch/autograd/__init__.py", 395, "backward", ("tensors",)),
-                Frame(f"{SITE}/torch/autograd/graph.py", 979, "_engine_run_backward", ("t_outputs", "*args"))]
+TORCH_FRAMES = [
+    Frame(f"{SITE}/torch/_tensor.py", 623, "Tensor.backward", ("self", "gradient")),
+    Frame(f"{SITE}/torch/autograd/__init__.py", 395, "backward", ("tensors",)),
+    Frame(f"{SITE}/torch/autograd/graph.py", 979, "_engine_run_backward", ("t_outputs", "*args")),
+]
 
 # anomaly mode's report as torch words it, on the made-up machine
 ANOMALY_WARNING = f"""Error detected in NativeLayerNormBackward0. Traceback of forward call that caused the error:
@@ -66,20 +73,26 @@ ANOMALY_WARNING = f"""Error detected in NativeLayerNormBackward0. Traceback of f
 # --- where code lives and how the reader names it
 
 
-@pytest.mark.parametrize("path,origin,shown", [
-    (f"{ROOT}/minigpt/model.py", "project", "minigpt/model.py"),
-    (f"{ROOT}/tapegrad/engine.py", "project", "tapegrad/engine.py"),
-    (CELL, "cell", "Cell In[6]"),
-    (f"{SITE}/torch/nn/functional.py", "torch", "torch/nn/functional.py"),
-    (f"{SITE}/IPython/core/interactiveshell.py", "Jupyter", "IPython/core/interactiveshell.py"),
-    (f"{SITE}/numpy/core/fromnumeric.py", "numpy", "numpy/core/fromnumeric.py"),
-    ("/usr/lib/python3/dist-packages/torch/_tensor.py", "torch", "torch/_tensor.py"),
-    (f"{STDLIB}/contextlib.py", "Python", "contextlib.py"),
-    ("<frozen runpy>", "Python", "<frozen runpy>"),
-    (f"{ROOT}/.venv/lib/helper.py", "other code", ".venv/lib/helper.py"),
-    ("/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp", "other code",
-     "torch/csrc/autograd/python_anomaly_mode.cpp"),
-])
+@pytest.mark.parametrize(
+    "path,origin,shown",
+    [
+        (f"{ROOT}/minigpt/model.py", "project", "minigpt/model.py"),
+        (f"{ROOT}/tapegrad/engine.py", "project", "tapegrad/engine.py"),
+        (CELL, "cell", "Cell In[6]"),
+        (f"{SITE}/torch/nn/functional.py", "torch", "torch/nn/functional.py"),
+        (f"{SITE}/IPython/core/interactiveshell.py", "Jupyter", "IPython/core/interactiveshell.py"),
+        (f"{SITE}/numpy/core/fromnumeric.py", "numpy", "numpy/core/fromnumeric.py"),
+        ("/usr/lib/python3/dist-packages/torch/_tensor.py", "torch", "torch/_tensor.py"),
+        (f"{STDLIB}/contextlib.py", "Python", "contextlib.py"),
+        ("<frozen runpy>", "Python", "<frozen runpy>"),
+        (f"{ROOT}/.venv/lib/helper.py", "other code", ".venv/lib/helper.py"),
+        (
+            "/__w/pytorch/pytorch/torch/csrc/autograd/python_anomaly_mode.cpp",
+            "other code",
+            "torch/csrc/autograd/python_anomaly_mode.cpp",
+        ),
+    ],
+)
 def test_places_say_whose_code_and_name_it_without_the_machine(path, origin, shown):
     assert PLACES.origin(path) == origin
     assert PLACES.display(path) == shown
@@ -87,20 +100,26 @@ def test_places_say_whose_code_and_name_it_without_the_machine(path, origin, sho
 
 
 def test_paths_inside_a_text_are_shortened_and_nothing_else_is():
-    text = (f"File {SITE}/torch/_tensor.py:623, in {ROOT}/minigpt/model.py "
-            "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1226.) "
-            "see https://pytorch.org/docs/stable/autograd.html; 34.5 steps/s on 2026/12/03; a / b")
+    text = (
+        f"File {SITE}/torch/_tensor.py:623, in {ROOT}/minigpt/model.py "
+        "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1226.) "
+        "see https://pytorch.org/docs/stable/autograd.html; 34.5 steps/s on 2026/12/03; a / b"
+    )
     assert tracebacks.shorten_paths(text, PLACES) == (
         "File torch/_tensor.py:623, in minigpt/model.py "
         "(Triggered internally at torch/csrc/autograd/engine.cpp:1226.) "
-        "see https://pytorch.org/docs/stable/autograd.html; 34.5 steps/s on 2026/12/03; a / b")
+        "see https://pytorch.org/docs/stable/autograd.html; 34.5 steps/s on 2026/12/03; a / b"
+    )
 
 
-@pytest.mark.parametrize("origins,line", [
-    (["torch"], "[1 frame in torch left out]"),
-    (["torch", "torch", "torch"], "[3 frames in torch left out]"),
-    (["Python", "Jupyter", "Jupyter", "torch"], "[4 frames in Python, Jupyter and torch left out]"),
-])
+@pytest.mark.parametrize(
+    "origins,line",
+    [
+        (["torch"], "[1 frame in torch left out]"),
+        (["torch", "torch", "torch"], "[3 frames in torch left out]"),
+        (["Python", "Jupyter", "Jupyter", "torch"], "[4 frames in Python, Jupyter and torch left out]"),
+    ],
+)
 def test_the_count_line_says_how_many_frames_and_whose(origins, line):
     assert tracebacks.fold_line(origins) == line
 
@@ -124,26 +143,46 @@ def test_the_anomaly_warning_keeps_our_frames_and_folds_each_run_of_the_others()
 
 
 def test_text_between_two_tracebacks_is_kept_in_place():
-    text = (f'first\n  File "{SITE}/torch/a.py", line 1, in f\n    x()\nbetween\n'
-            f'  File "{SITE}/torch/b.py", line 2, in g\n    y()\nlast')
+    text = (
+        f'first\n  File "{SITE}/torch/a.py", line 1, in f\n    x()\nbetween\n'
+        f'  File "{SITE}/torch/b.py", line 2, in g\n    y()\nlast'
+    )
     assert tracebacks.brief(text, PLACES).splitlines() == [
-        "first", "  [1 frame in torch left out]", "between", "  [1 frame in torch left out]", "last"]
+        "first",
+        "  [1 frame in torch left out]",
+        "between",
+        "  [1 frame in torch left out]",
+        "last",
+    ]
 
 
 def test_a_warning_from_torch_shows_its_message_only_and_one_from_our_code_where_it_was():
-    foreign = tracebacks.format_warning(ANOMALY_WARNING, UserWarning, f"{SITE}/torch/autograd/graph.py", 979,
-                                        line="return Variable._execution_engine.run_backward(", places=PLACES)
+    foreign = tracebacks.format_warning(
+        ANOMALY_WARNING,
+        UserWarning,
+        f"{SITE}/torch/autograd/graph.py",
+        979,
+        line="return Variable._execution_engine.run_backward(",
+        places=PLACES,
+    )
     assert foreign.startswith("UserWarning: Error detected in NativeLayerNormBackward0.")
     assert "[2 frames in torch left out]" in foreign and not MACHINE_PATH.search(foreign)
-    ours = tracebacks.format_warning("careful", UserWarning, f"{ROOT}/minigpt/model.py", 12,
-                                     line="  warnings.warn('careful')\n", places=PLACES)
+    ours = tracebacks.format_warning(
+        "careful", UserWarning, f"{ROOT}/minigpt/model.py", 12, line="  warnings.warn('careful')\n", places=PLACES
+    )
     assert ours == "minigpt/model.py:12: UserWarning: careful\n  warnings.warn('careful')\n"
 
 
 def test_excerpt_keeps_the_first_and_last_lines_and_counts_the_rest():
     text = "\n".join(f"line {n}" for n in range(1, 11))
     assert tracebacks.excerpt(text, 2, 3).splitlines() == [
-        "line 1", "line 2", "[... 5 lines left out ...]", "line 8", "line 9", "line 10"]
+        "line 1",
+        "line 2",
+        "[... 5 lines left out ...]",
+        "line 8",
+        "line 9",
+        "line 10",
+    ]
     assert tracebacks.excerpt("a\nb\nc", 1, 1) == "a\nb\nc"  # not shorter: as it is
 
 
@@ -152,8 +191,9 @@ def test_excerpt_keeps_the_first_and_last_lines_and_counts_the_rest():
 
 def test_a_cell_raising_inside_torch_shows_the_cell_one_count_line_and_the_error():
     frames = [Frame(CELL, 5, "<module>"), *TORCH_FRAMES]
-    error = RuntimeError("one of the variables needed for gradient computation has been modified "
-                         "by an inplace operation")
+    error = RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace operation"
+    )
     entries = tracebacks.exception_entries(RuntimeError, error, frames, PLACES, getline)
     assert entries == [
         "-" * 75 + "\nRuntimeError                              Traceback (most recent call last)",
@@ -162,21 +202,30 @@ def test_a_cell_raising_inside_torch_shows_the_cell_one_count_line_and_the_error
         "      4     logits, loss = model_b(x, y)\n"
         "----> 5     loss.backward()  # raises\n",
         "[3 frames in torch left out]\n",
-        "RuntimeError: one of the variables needed for gradient computation has been modified by an "
-        "inplace operation",
+        "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation",
     ]
 
 
 def test_frames_of_our_code_are_kept_with_relative_paths_between_folded_runs():
-    frames = [Frame(CELL, 5, "<module>"), TORCH_FRAMES[0],
-              Frame(f"{ROOT}/minigpt/model.py", 179, "Block.forward", ("self", "h"), end_line=180),
-              *TORCH_FRAMES[1:]]
+    frames = [
+        Frame(CELL, 5, "<module>"),
+        TORCH_FRAMES[0],
+        Frame(f"{ROOT}/minigpt/model.py", 179, "Block.forward", ("self", "h"), end_line=180),
+        *TORCH_FRAMES[1:],
+    ]
     entries = tracebacks.format_frames(frames, PLACES, getline)
     assert [e.splitlines()[0] for e in entries] == [
-        "Cell In[6], line 5", "[1 frame in torch left out]",
-        "File minigpt/model.py:179, in Block.forward(self, h)", "[2 frames in torch left out]"]
+        "Cell In[6], line 5",
+        "[1 frame in torch left out]",
+        "File minigpt/model.py:179, in Block.forward(self, h)",
+        "[2 frames in torch left out]",
+    ]
     assert entries[2].splitlines()[1:] == [  # two lines above, then the statement's two lines
-        "    177 line 177", "    178 line 178", "--> 179 line 179", "    180 line 180"]
+        "    177 line 177",
+        "    178 line 178",
+        "--> 179 line 179",
+        "    180 line 180",
+    ]
     assert not any(MACHINE_PATH.search(e) for e in entries)
 
 
@@ -188,8 +237,7 @@ def test_an_error_message_naming_a_machine_path_is_shortened():
 
 
 def _raise_from_a_call_over_two_lines(value):
-    return int(
-        value)
+    return int(value)
 
 
 def test_frames_of_a_real_traceback_name_function_parameters_and_the_whole_statement():
@@ -272,12 +320,15 @@ def test_warnings_in_the_kernel_name_the_cell_and_no_machine_path(shell, capsys)
     shell.run_cell("import warnings\nwarnings.warn('careful')", store_history=True)
     cell = shell.execution_count - 1
     assert capsys.readouterr().err == f"Cell In[{cell}]:2: UserWarning: careful\n  warnings.warn('careful')\n"
-    shell.run_cell("import torch\n"
-                   "a = torch.ones(3, requires_grad=True)\n"
-                   "with torch.autograd.set_detect_anomaly(True):\n"
-                   "    y = a.exp()\n"
-                   "    y.add_(1)\n"
-                   "    y.sum().backward()", store_history=True)
+    shell.run_cell(
+        "import torch\n"
+        "a = torch.ones(3, requires_grad=True)\n"
+        "with torch.autograd.set_detect_anomaly(True):\n"
+        "    y = a.exp()\n"
+        "    y.add_(1)\n"
+        "    y.sum().backward()",
+        store_history=True,
+    )
     err = capsys.readouterr().err
     assert err.startswith("UserWarning: Error detected in ExpBackward0.")
     assert f"  Cell In[{shell.execution_count - 1}], line 4, in <module>\n    y = a.exp()" in err

@@ -51,11 +51,14 @@ def test_train_is_quiet_and_reports_progress_only_to_its_callback(data, run_cont
     assert capsys.readouterr() == ("", "")
 
 
-@pytest.mark.parametrize("settings, message", [
-    (dict(steps=0), "steps must be between 1 and 100000, not 0"),
-    (dict(steps=10**9), "steps must be between 1 and 100000, not 1000000000"),
-    (dict(seed=-1), "seed must be between 0 and 4294967295, not -1"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (dict(steps=0), "steps must be between 1 and 100000, not 0"),
+        (dict(steps=10**9), "steps must be between 1 and 100000, not 1000000000"),
+        (dict(seed=-1), "seed must be between 0 and 4294967295, not -1"),
+    ],
+)
 def test_train_config_rejects_values_outside_its_declared_limits(settings, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         TrainConfig(**settings)

@@ -13,6 +13,7 @@ SPECIAL = {"__init__", "__call__", "__enter__", "__exit__"}  # dunder methods wh
 
 def public_functions(tree):
     """(qualified name, node) of every public function and method (of a public class) in a module."""
+
     def walk(node, prefix):
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef) and not child.name.startswith("_"):

@@ -25,8 +25,12 @@ def workflow():
 def config_answer(question):
     """What the workflow's `releases` job reads: `python3 execbook/config.py <question>`, run by a bare
     Python (no project installed, as on the runner before anything is installed)."""
-    done = subprocess.run([sys.executable, "-I", str(REPO / "execbook" / "config.py"), question], capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-I", str(REPO / "execbook" / "config.py"), question],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout.strip()
 
 
@@ -34,8 +38,9 @@ def test_each_recorded_release_has_its_record_and_no_record_is_unlisted():
     listed = json.loads(config_answer("releases"))
     assert listed == config.RECORDED_RELEASES
     assert listed == sorted(listed, key=record.release_key) and len(set(listed)) == len(listed)
-    records = {p.stem.removeprefix("torch-") for p in (REPO / "records").glob("torch-*.json")
-               if not record.is_device_record(p)}  # a GPU run's record (torch-2.11.0-cuda.json) is no release
+    records = {
+        p.stem.removeprefix("torch-") for p in (REPO / "records").glob("torch-*.json") if not record.is_device_record(p)
+    }  # a GPU run's record (torch-2.11.0-cuda.json) is no release
     assert records == set(listed), f"no record: {set(listed) - records}; not listed: {records - set(listed)}"
     assert all(record.load(REPO / "records" / f"torch-{r}.json")["release"] == r for r in listed)
 

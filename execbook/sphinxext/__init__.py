@@ -35,8 +35,12 @@ def copy_mystnb_stylesheet(app: "Sphinx") -> None:
 # reader on a phone): Font Awesome's script (1.5 MB, more than half of a page) only redraws the
 # icons as SVG, which the theme's stylesheet already draws with the Font Awesome web font; the
 # search scripts serve search-as-you-type, which is off (the search page loads its own).
-UNUSED_SCRIPTS = ("_static/scripts/fontawesome.js", "_static/searchtools.js", "_static/language_data.js",
-                  "searchindex.js")
+UNUSED_SCRIPTS = (
+    "_static/scripts/fontawesome.js",
+    "_static/searchtools.js",
+    "_static/language_data.js",
+    "searchindex.js",
+)
 UNPUBLISHED = ("_static/scripts/fontawesome.js",)  # no page loads it: not published at all
 SEARCH_PAGE = "search.html"
 

@@ -41,9 +41,11 @@ STAMP_CLASS = "book-stamp"
 # The pages a search engine is pointed at: the generated ones but the search page
 SITEMAP_GENERATED = ["genindex"]
 ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: execbook/sphinxext/bilingual.py -->"
-SITEMAP_HEADER = ('<?xml version="1.0" encoding="UTF-8"?>\n'
-                  '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-                  'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n')
+SITEMAP_HEADER = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+    'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
+)
 
 
 GLOSSARY = check.GLOSSARY  # the page whose terms pair up across languages, entry by entry
@@ -70,8 +72,11 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     ids of that term in every language: each glossary page carries them all, so a term's anchor is
     the same in both languages."""
     entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
-    return [{term_anchor(term) for term in terms} for pairs in zip(*entries, strict=False)
-            for terms in zip(*pairs, strict=False)]
+    return [
+        {term_anchor(term) for term in terms}
+        for pairs in zip(*entries, strict=False)
+        for terms in zip(*pairs, strict=False)
+    ]
 
 
 def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
@@ -84,8 +89,9 @@ def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -
             term["ids"].extend(sorted(pairs.get(anchor, set()) - set(term["ids"])))
 
 
-def glossary_always_outdated(app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str],
-                             removed: set[str]) -> list[str]:
+def glossary_always_outdated(
+    app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
     """Re-read the glossary on every build: its ids come from the other language's glossary too."""
     return [GLOSSARY] if GLOSSARY in env.found_docs else []
 
@@ -102,7 +108,8 @@ def other_languages(app: "Sphinx") -> list[str]:
 def relocate_execution_folder(app: "Sphinx") -> None:
     env: Any = app.env  # MyST-NB adds its mystnb_config to the environment
     env.mystnb_config = env.mystnb_config.copy(
-        output_folder=str(config.BUILD / "jupyter_execute" / app.config.language))
+        output_folder=str(config.BUILD / "jupyter_execute" / app.config.language)
+    )
 
 
 def check_mirror(app: "Sphinx", env: "BuildEnvironment") -> None:
@@ -121,8 +128,7 @@ def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
     """The ids of the page's explicit labels: the mirror check keeps them on the same page in both
     languages, unlike the ids made from a heading's words."""
     std = cast("StandardDomain", env.get_domain("std"))
-    anchors = {labelid for docname, labelid in std.anonlabels.values()
-               if docname == pagename and labelid}
+    anchors = {labelid for docname, labelid in std.anonlabels.values() if docname == pagename and labelid}
     if pagename == GLOSSARY:
         anchors.update(*glossary_anchors(config.DOCS, config.LANGUAGES))
     return " ".join(sorted(anchors))
@@ -172,8 +178,9 @@ def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
     (root / "sitemap.xml").write_text(sitemap(pages, suffix), encoding="utf-8")
 
 
-def add_switcher(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
-                 doctree: nodes.document | None) -> None:
+def add_switcher(
+    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
     # from this page's folder up to the site root (which holds es/ and en/)
     up = "../" * (pagename.count("/") + 1)
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
@@ -187,17 +194,22 @@ def add_switcher(app: "Sphinx", pagename: str, templatename: str, context: dict[
     context["metatags"] = context.get("metatags", "") + "\n" + tags
     if links:
         lang, url = links[0]
-        context.update(book_other_url=url, book_other_language=lang, book_other_language_name=config.LANGUAGES[lang],
-                       book_switch_label=SWITCH_LABEL[app.config.language, lang],
-                       book_shared_anchors=shared_anchors(app.env, pagename))
+        context.update(
+            book_other_url=url,
+            book_other_language=lang,
+            book_other_language_name=config.LANGUAGES[lang],
+            book_switch_label=SWITCH_LABEL[app.config.language, lang],
+            book_shared_anchors=shared_anchors(app.env, pagename),
+        )
 
 
 CODE_LANGUAGE = "en"  # code, identifiers and outputs stay English in every language's pages
 CODE_BLOCK = re.compile(r'<div class="((?:highlight-|cell_output)[^"]*)"')
 
 
-def mark_code_language(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
-                       doctree: nodes.document | None) -> None:
+def mark_code_language(
+    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
     """On a page in another language, each code block and cell output says it is English
     (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English."""
     if app.config.language != CODE_LANGUAGE and "body" in context:
@@ -206,20 +218,23 @@ def mark_code_language(app: "Sphinx", pagename: str, templatename: str, context:
 
 # MyST-NB names what a collapsed cell hides with an English word ("{type}" in the show/hide
 # labels: source, output(s), content); a page in another language gets its own words.
-CELL_PARTS = {"es": {"source": "el código", "outputs": "la salida", "output": "la salida",
-                     "content": "el código y la salida"}}
+CELL_PARTS = {
+    "es": {"source": "el código", "outputs": "la salida", "output": "la salida", "content": "el código y la salida"}
+}
 CELL_TOGGLE = {"es": "Mostrar u ocultar"}
 CELL_LABEL = re.compile(r'(<p class="(?:collapsed|expanded) admonition-title">\w+) (source|outputs?|content)</p>')
 
 
-def translate_cell_toggles(app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any],
-                           doctree: nodes.document | None) -> None:
+def translate_cell_toggles(
+    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
     """Say in the page's language whether a collapsed cell hides its code, its output or both."""
     parts = CELL_PARTS.get(app.config.language)
     if parts and "body" in context:
         body = CELL_LABEL.sub(lambda m: f"{m[1]} {parts[m[2]]}</p>", context["body"])
-        context["body"] = body.replace('aria-label="Toggle hidden content"',
-                                       f'aria-label="{CELL_TOGGLE[app.config.language]}"')
+        context["body"] = body.replace(
+            'aria-label="Toggle hidden content"', f'aria-label="{CELL_TOGGLE[app.config.language]}"'
+        )
 
 
 JS_TRANSLATIONS = "_static/translations.js"
@@ -250,7 +265,7 @@ def complete_js_translations(app: "Sphinx", exception: Exception | None) -> None
         if key in data["messages"] and not any(data["messages"][key]) and any(translated):
             data["messages"][key] = translated
     filled = json.dumps(data, ensure_ascii=False, indent=4, sort_keys=True)
-    js.write_text(text[:found.start(1)] + filled + text[found.end(1):], encoding="utf-8")
+    js.write_text(text[: found.start(1)] + filled + text[found.end(1) :], encoding="utf-8")
 
 
 def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
@@ -260,9 +275,13 @@ def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
         return  # not an executed page
     stamped = any(STAMP_CLASS in node.astext() for node in doctree.findall(nodes.raw))
     if not stamped:
-        logger.warning(f"{docname} executes code but shows no run stamp: its setup cell (added by "
-                       "execbook/pages.py under the title) did not run execbook.kernel.stamp()",
-                       location=docname, type="bilingual", subtype="stamp")
+        logger.warning(
+            f"{docname} executes code but shows no run stamp: its setup cell (added by "
+            "execbook/pages.py under the title) did not run execbook.kernel.stamp()",
+            location=docname,
+            type="bilingual",
+            subtype="stamp",
+        )
 
 
 def setup(app: "Sphinx") -> None:

@@ -1,7 +1,7 @@
 """Sphinx configuration shared by docs/es and docs/en; each conf.py sets only its language:
 
-    from execbook.sphinxext.config import configure
-    globals().update(configure("es"))
+from execbook.sphinxext.config import configure
+globals().update(configure("es"))
 """
 
 import platform
@@ -16,10 +16,20 @@ from ..pages import MYST_EXTENSIONS
 # (Sphinx hashes those options into each language's .buildinfo).
 SHARED = ".."
 WORDS = {
-    "es": {"author": "los autores del curso mini-GPT", "phase": "fase %s", "search": "Buscar en el libro…",
-           "show": "Mostrar {type}", "hide": "Ocultar {type}"},
-    "en": {"author": "the mini-GPT course authors", "phase": "phase %s", "search": "Search this book…",
-           "show": "Show code cell {type}", "hide": "Hide code cell {type}"},
+    "es": {
+        "author": "los autores del curso mini-GPT",
+        "phase": "fase %s",
+        "search": "Buscar en el libro…",
+        "show": "Mostrar {type}",
+        "hide": "Ocultar {type}",
+    },
+    "en": {
+        "author": "the mini-GPT course authors",
+        "phase": "phase %s",
+        "search": "Search this book…",
+        "show": "Show code cell {type}",
+        "hide": "Hide code cell {type}",
+    },
 }
 
 
@@ -41,8 +51,14 @@ def configure(language: str) -> dict[str, Any]:
         author=words["author"],
         copyright="2026",
         language=language,
-        extensions=["myst_nb", "sphinx_tabs.tabs", "sphinx_design", "sphinx_copybutton", "sphinx.ext.extlinks",
-                    "execbook.sphinxext"],
+        extensions=[
+            "myst_nb",
+            "sphinx_tabs.tabs",
+            "sphinx_design",
+            "sphinx_copybutton",
+            "sphinx.ext.extlinks",
+            "execbook.sphinxext",
+        ],
         extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", words["phase"])},
         templates_path=[f"{SHARED}/_templates"],
         exclude_patterns=[config.BUILD.name, "**.ipynb_checkpoints"],

@@ -50,40 +50,58 @@ REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
 NBFORMAT_MINOR = 5  # cell ids
 TEXT = {
     "es": {
-        "menu": "Código", "menu_label": "Descargar esta página, abrirla en Colab o ver su fuente",
+        "menu": "Código",
+        "menu_label": "Descargar esta página, abrirla en Colab o ver su fuente",
         "source_label": "Ver la fuente de esta página",
-        "notebook": "cuaderno ejecutado (.ipynb)", "script": "código (.py)",
-        "colab": "abrir en Colab", "source": "fuente en GitHub ({suffix})",
-        "note": ("> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
-                 "Para ejecutarlo: un clon del repositorio con el proyecto instalado (`pip install -e .`). "
-                 "Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."),
-        "colab_note": ("> Cuaderno de [{title}]({url}), con las salidas de la construcción del libro, para "
-                       "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta: clona el "
-                       "repositorio y lo instala sin sus dependencias (se queda el torch que ya trae Colab). "
-                       "Las celdas cuya salida es un error fallan a propósito: el error es la lección. Al ejecutar "
-                       "todas las celdas, Colab se detiene en cada una de ellas; para seguir, ejecuta las que "
-                       "vienen después."),
-        "script_header": ("El código de la página «{title}», {url}\n"
-                          "Se ejecuta desde un clon del repositorio con el proyecto instalado (pip install -e .)."),
+        "notebook": "cuaderno ejecutado (.ipynb)",
+        "script": "código (.py)",
+        "colab": "abrir en Colab",
+        "source": "fuente en GitHub ({suffix})",
+        "note": (
+            "> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
+            "Para ejecutarlo: un clon del repositorio con el proyecto instalado (`pip install -e .`). "
+            "Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."
+        ),
+        "colab_note": (
+            "> Cuaderno de [{title}]({url}), con las salidas de la construcción del libro, para "
+            "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta: clona el "
+            "repositorio y lo instala sin sus dependencias (se queda el torch que ya trae Colab). "
+            "Las celdas cuya salida es un error fallan a propósito: el error es la lección. Al ejecutar "
+            "todas las celdas, Colab se detiene en cada una de ellas; para seguir, ejecuta las que "
+            "vienen después."
+        ),
+        "script_header": (
+            "El código de la página «{title}», {url}\n"
+            "Se ejecuta desde un clon del repositorio con el proyecto instalado (pip install -e .)."
+        ),
         "expected": "Error esperado:",
         "not_raised": "Esta celda debía lanzar un error y no lo lanzó.",
         "lesson": "Esta celda falla a propósito: el error es la lección. El script lo imprime y sigue.",
     },
     "en": {
-        "menu": "Code", "menu_label": "Download this page, open it in Colab or see its source",
+        "menu": "Code",
+        "menu_label": "Download this page, open it in Colab or see its source",
         "source_label": "See this page's source",
-        "notebook": "executed notebook (.ipynb)", "script": "code (.py)",
-        "colab": "open in Colab", "source": "source on GitHub ({suffix})",
-        "note": ("> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
-                 "To run it: a clone of the repository with the project installed (`pip install -e .`). "
-                 "The cells tagged `raises-exception` fail on purpose: the error is the lesson."),
-        "colab_note": ("> Notebook of [{title}]({url}), with the outputs of the book's build, to run in Colab. "
-                       "Its first code cell installs the project where it is missing: it clones the repository "
-                       "and installs it without its dependencies (Colab's own torch stays). The cells whose "
-                       "output is an error fail on purpose: the error is the lesson. Running all cells stops at "
-                       "each of them; to go on, run the cells after it."),
-        "script_header": ("The code of the page \"{title}\", {url}\n"
-                          "It runs from a clone of the repository with the project installed (pip install -e .)."),
+        "notebook": "executed notebook (.ipynb)",
+        "script": "code (.py)",
+        "colab": "open in Colab",
+        "source": "source on GitHub ({suffix})",
+        "note": (
+            "> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
+            "To run it: a clone of the repository with the project installed (`pip install -e .`). "
+            "The cells tagged `raises-exception` fail on purpose: the error is the lesson."
+        ),
+        "colab_note": (
+            "> Notebook of [{title}]({url}), with the outputs of the book's build, to run in Colab. "
+            "Its first code cell installs the project where it is missing: it clones the repository "
+            "and installs it without its dependencies (Colab's own torch stays). The cells whose "
+            "output is an error fail on purpose: the error is the lesson. Running all cells stops at "
+            "each of them; to go on, run the cells after it."
+        ),
+        "script_header": (
+            'The code of the page "{title}", {url}\n'
+            "It runs from a clone of the repository with the project installed (pip install -e .)."
+        ),
         "expected": "Expected error:",
         "not_raised": "This cell was meant to raise an error and did not.",
         "lesson": "This cell fails on purpose: the error is the lesson. The script prints it and goes on.",
@@ -170,7 +188,9 @@ class Markdown:
             quoted._images = self._images
             quoted.blocks([c for c in node.children if not isinstance(c, nodes.title)], "")
             body = "\n".join(quoted._lines).strip("\n")
-            self._emit("\n".join([f"> **{heading}**", ">"] + [f"> {line}".rstrip() for line in body.split("\n")]), indent)
+            self._emit(
+                "\n".join([f"> **{heading}**", ">"] + [f"> {line}".rstrip() for line in body.split("\n")]), indent
+            )
         elif node.tagname == "dropdown_main":
             summary = html_inline(node.children[0]) if node.children else ""
             self._emit(f"<details><summary>{summary}</summary>", indent)
@@ -198,7 +218,7 @@ class Markdown:
         start = len(self._lines)
         self.blocks(item.children, indent + " " * len(marker))
         if len(self._lines) > start:
-            self._lines[start] = indent + marker + lead + self._lines[start][len(indent) + len(marker):]
+            self._lines[start] = indent + marker + lead + self._lines[start][len(indent) + len(marker) :]
 
     def image(self, node: nodes.image, indent: str) -> None:
         path = (self.srcdir / node.get("candidates", {}).get("*", node["uri"])).resolve()  # uri: the output's
@@ -225,7 +245,9 @@ class Markdown:
             return f"**{text}**"
         if isinstance(node, nodes.reference):
             target = "#" + node["refid"] if node.get("refid") else node.get("refuri", "")
-            return f"[{text}]({target if target.startswith('#') else urljoin(self.page_url, target)})" if target else text
+            return (
+                f"[{text}]({target if target.startswith('#') else urljoin(self.page_url, target)})" if target else text
+            )
         return text
 
 
@@ -256,13 +278,18 @@ def fenced(text: str, language: str = "") -> str:
 
 
 def table(node: nodes.table, page: Markdown) -> str:
-    rows = [[page.inline(entry).replace("|", "\\|").replace("\n", " ") for entry in row.findall(nodes.entry)]
-            for row in node.findall(nodes.row)]
+    rows = [
+        [page.inline(entry).replace("|", "\\|").replace("\n", " ") for entry in row.findall(nodes.entry)]
+        for row in node.findall(nodes.row)
+    ]
     if not rows:
         return ""
     head = len(list(node.findall(nodes.thead))) and 1
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] if head else \
-        ["|" + " |" * len(rows[0]), "|" + "---|" * len(rows[0]), "| " + " | ".join(rows[0]) + " |"]
+    lines = (
+        ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+        if head
+        else ["|" + " |" * len(rows[0]), "|" + "---|" * len(rows[0]), "| " + " | ".join(rows[0]) + " |"]
+    )
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows[1:]])
 
 
@@ -287,8 +314,9 @@ def merged_streams(outputs: list) -> list:
             out.append("streams")  # their place
         text = output["text"]
         texts[output["name"]] = texts.get(output["name"], "") + ("".join(text) if isinstance(text, list) else text)
-    streams = [nbformat.v4.new_output("stream", name=name, text=texts[name]) for name in ("stdout", "stderr")
-               if name in texts]
+    streams = [
+        nbformat.v4.new_output("stream", name=name, text=texts[name]) for name in ("stdout", "stderr") if name in texts
+    ]
     return [item for output in out for item in (streams if output == "streams" else [output])]
 
 
@@ -303,11 +331,19 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
                 new.attachments = page.attachments[position]
         else:
             source = notebook.cells[cell]
-            outputs = [] if REMOVE_OUTPUT in tags(source) else merged_streams(
-                [o for o in source.get("outputs", []) if not o.get("metadata", {}).get("scrapbook")])
-            new = nbformat.v4.new_code_cell(source.source, metadata={"tags": tags(source)} if tags(source) else {},
-                                            outputs=outputs,
-                                            execution_count=source.get("execution_count"))
+            outputs = (
+                []
+                if REMOVE_OUTPUT in tags(source)
+                else merged_streams(
+                    [o for o in source.get("outputs", []) if not o.get("metadata", {}).get("scrapbook")]
+                )
+            )
+            new = nbformat.v4.new_code_cell(
+                source.source,
+                metadata={"tags": tags(source)} if tags(source) else {},
+                outputs=outputs,
+                execution_count=source.get("execution_count"),
+            )
         cells.append(new)
     note = TEXT[language]["colab_note" if colab else "note"].format(title=title, url=page.page_url)
     at = 1 if cells and cells[0].cell_type == "markdown" else 0
@@ -347,14 +383,23 @@ def expected_error_block(code: str, language: str) -> list[str]:
     """A cell that raises on purpose, as script lines: it runs inside try/except, prints the error
     and goes on (and says so when it did not raise)."""
     words, keep = TEXT[language], _string_continuations(code)
-    body = [line if number in keep or not line.strip() else "    " + line
-            for number, line in enumerate(code.rstrip("\n").split("\n"), 1)]
-    block = [f"# {words['lesson']}", "try:", *body, "except Exception as error:",
-             f"    print({words['expected']!r}, f\"{{type(error).__name__}}: {{error}}\")",
-             "else:", f"    print({words['not_raised']!r})"]
+    body = [
+        line if number in keep or not line.strip() else "    " + line
+        for number, line in enumerate(code.rstrip("\n").split("\n"), 1)
+    ]
+    block = [
+        f"# {words['lesson']}",
+        "try:",
+        *body,
+        "except Exception as error:",
+        f'    print({words["expected"]!r}, f"{{type(error).__name__}}: {{error}}")',
+        "else:",
+        f"    print({words['not_raised']!r})",
+    ]
     wrapped = ast.parse("\n".join(block)).body[0]
-    assert isinstance(wrapped, ast.Try) and ast.dump(ast.parse(code)) == ast.dump(ast.Module(wrapped.body, [])), \
+    assert isinstance(wrapped, ast.Try) and ast.dump(ast.parse(code)) == ast.dump(ast.Module(wrapped.body, [])), (
         "wrapping the cell in try/except changed its code"
+    )
     return block
 
 
@@ -392,10 +437,13 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
     path = Path(app.outdir).parent.joinpath(settings.output_folder, *f"{pagename}.ipynb".split("/"))
     try:
         _, merged = get_cache(settings.execution_cache_path).merge_match_into_notebook(
-            nbformat.read(path, as_version=4), cell_meta=())
+            nbformat.read(path, as_version=4), cell_meta=()
+        )
     except KeyError:
-        raise ExtensionError(f"downloads: {pagename} has no executed notebook in the execution cache "
-                             f"({settings.execution_cache_path}); rebuild from clean") from None
+        raise ExtensionError(
+            f"downloads: {pagename} has no executed notebook in the execution cache "
+            f"({settings.execution_cache_path}); rebuild from clean"
+        ) from None
     return merged
 
 
@@ -417,17 +465,23 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
         title = plain(page.inline(doctree.next_node(nodes.title)))
         folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent
         name, up = pagename.rsplit("/", 1)[-1], "../" * pagename.count("/")
-        for suffix, make, label in ((".ipynb", notebook_download, words["notebook"]),
-                                    (".py", script_download, words["script"])):
+        for suffix, make, label in (
+            (".ipynb", notebook_download, words["notebook"]),
+            (".py", script_download, words["script"]),
+        ):
             write(folder / f"{name}{suffix}", make(page, notebook, title, language))
             links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
         write(reader_links.colab_file(language, pagename), colab_notebook(page, notebook, title, language))
         links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
     source = reader_links.page_source(app, pagename)
-    links.append({"text": words["source"].format(suffix=Path(source).suffix),
-                  "href": reader_links.source_url(language, source)})
-    context["book_downloads"] = {"menu": words["menu"], "label": words["menu_label" if notebook is not None else
-                                                                        "source_label"], "links": links}
+    links.append(
+        {"text": words["source"].format(suffix=Path(source).suffix), "href": reader_links.source_url(language, source)}
+    )
+    context["book_downloads"] = {
+        "menu": words["menu"],
+        "label": words["menu_label" if notebook is not None else "source_label"],
+        "links": links,
+    }
 
 
 def depend_on_this_code(app: Sphinx, docname: str, source: list[str]) -> None:

@@ -31,7 +31,7 @@ from .. import config
 COLAB_URL = "https://colab.research.google.com/github/"
 
 # The first code cell of a Colab notebook (80 columns, like the code a page shows).
-INSTALL = '''\
+INSTALL = """\
 # In Colab (or any Python without this project): clone the repository and
 # install it, without its dependencies, so that Colab's own torch, numpy and
 # matplotlib stay. Where the project is installed already, this does nothing.
@@ -51,7 +51,7 @@ except ModuleNotFoundError:
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
                     "--no-deps", "--editable", clone, JUST], check=True)
     sys.path.insert(0, clone)  # new processes see the install; this one, now
-'''
+"""
 
 
 def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
@@ -59,15 +59,21 @@ def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
     parts = urlsplit(repository)
     path = parts.path.strip("/").removesuffix(".git").split("/")
     if parts.netloc != "github.com" or len(path) != 2 or not all(path):
-        raise ValueError(f"pyproject.toml [tool.book] repository: {repository!r} is not "
-                         "https://github.com/<owner>/<name>")
+        raise ValueError(
+            f"pyproject.toml [tool.book] repository: {repository!r} is not https://github.com/<owner>/<name>"
+        )
     return path[0], path[1]
 
 
 def install_cell() -> str:
     """The code of a Colab notebook's first code cell."""
-    return INSTALL.format(folder=github_repository()[1], branch=config.SOURCE_BRANCH, repository=config.REPOSITORY,
-                          just=config.JUST_REQUIREMENT, module=config.PROJECT_MODULE or config.PACKAGES[0]).rstrip("\n")
+    return INSTALL.format(
+        folder=github_repository()[1],
+        branch=config.SOURCE_BRANCH,
+        repository=config.REPOSITORY,
+        just=config.JUST_REQUIREMENT,
+        module=config.PROJECT_MODULE or config.PACKAGES[0],
+    ).rstrip("\n")
 
 
 def source_url(language: str, source: str) -> str:

@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 ALWAYS_READ = ("status", "glossary")
 
 
-def always_read(app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str],
-                removed: set[str]) -> list[str]:
+def always_read(
+    app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
     return [doc for doc in ALWAYS_READ if doc in env.found_docs]
 
 
@@ -72,10 +73,16 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
         ran = data.get("exec_data")
         if not ran:
             continue
-        link = pending_xref(refdoc=here, reftarget=posixpath.relpath(docname, posixpath.dirname(here)),
-                            reftype="doc", refdomain="std", refexplicit=True, refwarn=True)
+        link = pending_xref(
+            refdoc=here,
+            reftarget=posixpath.relpath(docname, posixpath.dirname(here)),
+            reftype="doc",
+            refdomain="std",
+            refexplicit=True,
+            refwarn=True,
+        )
         link += nodes.inline(text=env.titles[docname].astext())
-        when = datetime.datetime.fromtimestamp(ran["mtime"], datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        when = datetime.datetime.fromtimestamp(ran["mtime"], datetime.UTC).strftime("%Y-%m-%d %H:%M")
         body += _row(nodes.paragraph("", "", link), when, words[ran["succeeded"] is True])
     return table
 

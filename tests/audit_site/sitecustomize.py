@@ -1,5 +1,6 @@
 """Loaded by every Python process that tests/run_examples.py starts (through PYTHONPATH): it logs
 the repository files the process opens or runs, so a subprocess's reads count for its example."""
+
 import os
 import sys
 

@@ -3,6 +3,7 @@ the actor's backward through the critic.
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ it and before the backward.
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ the second Linear saved its weight (for the gradient of its input), and .data hi
 
 Kind: counter-blind
 """
+
 import torch
 import torch.nn as nn
 

@@ -2,6 +2,7 @@
 
 Kind: counter-blind
 """
+
 import torch
 import torch.nn as nn
 

@@ -2,6 +2,7 @@
 
 Kind: detached
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ place still bumps its version, and backward raises.
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

@@ -4,6 +4,7 @@ function called in a loop. Found by default (the first backward is clean).
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ with saved-tensor hooks PyTorch skips its version check.
 
 Kind: hooks
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ line, called from the training code.
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

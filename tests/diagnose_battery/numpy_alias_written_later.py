@@ -3,6 +3,7 @@
 
 Kind: unseen
 """
+
 import torch
 import torch.nn as nn
 

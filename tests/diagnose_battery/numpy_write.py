@@ -2,6 +2,7 @@
 
 Kind: unseen
 """
+
 import torch
 import torch.nn as nn
 

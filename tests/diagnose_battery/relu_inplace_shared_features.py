@@ -3,6 +3,7 @@ them after the auxiliary Linear saved them (its input, for its weight's gradient
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

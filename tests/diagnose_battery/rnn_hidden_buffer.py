@@ -2,6 +2,7 @@
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

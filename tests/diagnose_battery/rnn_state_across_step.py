@@ -3,6 +3,7 @@ and the optimizer step between two backward passes rewrote the weights its graph
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

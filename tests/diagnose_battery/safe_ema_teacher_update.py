@@ -3,6 +3,7 @@ between the forward and the backward; the teacher is not in the student's graph.
 
 Kind: harmless
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ output), and a non-empty one after it.
 
 Kind: harmless
 """
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

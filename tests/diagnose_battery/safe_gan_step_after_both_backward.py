@@ -3,6 +3,7 @@ then both optimizer steps.
 
 Kind: harmless
 """
+
 import torch
 import torch.nn as nn
 

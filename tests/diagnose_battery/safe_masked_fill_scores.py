@@ -2,6 +2,7 @@
 
 Kind: harmless
 """
+
 import math
 
 import torch

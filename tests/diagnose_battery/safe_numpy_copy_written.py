@@ -2,6 +2,7 @@
 
 Kind: harmless
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ version counter for all three views.
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

@@ -3,6 +3,7 @@ backward and the actor's backward, both of which go through the target network's
 
 Kind: raises
 """
+
 import torch
 import torch.nn as nn
 

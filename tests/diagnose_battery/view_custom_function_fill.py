@@ -3,6 +3,7 @@ and PyTorch refuses the view at its next use.
 
 Kind: view
 """
+
 import torch
 
 

@@ -3,6 +3,7 @@ the view at its next use.
 
 Kind: view
 """
+
 import torch
 import torch.nn as nn
 
