@@ -24,7 +24,7 @@ def run(name: str) -> int:
     if name not in cases.manifest():
         close = [n for n in cases.manifest() if name in n or n in name][:5]
         print(
-            f"book: error: no example {name!r} in examples/cases.toml"
+            f"execbook: error: no example {name!r} in examples/cases.toml"
             + (f" (did you mean {', '.join(close)}?)" if close else ""),
             file=sys.stderr,
         )
@@ -34,7 +34,7 @@ def run(name: str) -> int:
         done = cases.execute(name)
     except Exception as failed:  # noqa: BLE001 - a hidden check failed: say where
         failure = cases.check_failure(cases.manifest()[name], failed)
-        print(f"book: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        print(f"execbook: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
         return 1
     outcome = done.outcome
     assert outcome is not None, "cases.execute judges every run"
@@ -46,9 +46,9 @@ def run(name: str) -> int:
         print(f"glued {key} = {shown[:70]}{'…' if len(shown) > 70 else ''}")
     if not outcome.ok:
         failure = cases.case_failure(outcome)
-        print(f"book: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        print(f"execbook: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
         return 1
-    print(f"book: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
+    print(f"execbook: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
     return 0
 
 
@@ -58,7 +58,7 @@ def page(target: str) -> int:
         path = config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
     if not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
         print(
-            f"book: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
+            f"execbook: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
             "or the path of its .md)",
             file=sys.stderr,
         )
@@ -67,7 +67,7 @@ def page(target: str) -> int:
     try:
         notebooks = build.check_sources()
     except build.BuildFailed as failed:
-        print(f"book: {failed}", file=sys.stderr)
+        print(f"execbook: {failed}", file=sys.stderr)
         return 1
     try:
         build.execute(notebooks, [docname])

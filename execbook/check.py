@@ -196,7 +196,7 @@ def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
 
 
 def shown_path(path: Path) -> str:
-    """A file's path as the author writes it: from the repository's root (docs/es/x.md)."""
+    """A file's path as the author writes it: from the repository's root (docs/es/<page>.md)."""
     path = Path(path).resolve()
     for root in (config.REPO, config.DOCS.parent):
         if path.is_relative_to(root):
@@ -230,7 +230,7 @@ def page_sources(tree: str | Path) -> dict[str, Path]:
 
 def tree_sources(docs: Path, language: str) -> dict[str, Source]:
     """page name -> Source of one language's Markdown pages, named from the docs folder's parent
-    (docs/es/x.md)."""
+    (docs/es/<page>.md)."""
     return {
         page: read(path, path.relative_to(docs.parent).as_posix())
         for page, path in page_sources(docs / language).items()
@@ -800,9 +800,11 @@ def main(arguments: list[str]) -> int:
     pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
     if found:
         print(
-            f"book: check: {len(found)} problem(s) in the sources ({time.perf_counter() - start:.1f} s)",
+            f"execbook: check: {len(found)} problem(s) in the sources ({time.perf_counter() - start:.1f} s)",
             file=sys.stderr,
         )
         return 1
-    print(f"book: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({time.perf_counter() - start:.1f} s)")
+    print(
+        f"execbook: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({time.perf_counter() - start:.1f} s)"
+    )
     return 0

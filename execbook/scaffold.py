@@ -149,7 +149,7 @@ def main(command: str, arguments: list[str]) -> int:
     slug = arguments[0].removesuffix(".md")
     found = problem(slug)
     if found:
-        print(f"book: error: {found}", file=sys.stderr)
+        print(f"execbook: error: {found}", file=sys.stderr)
         return 2
     name = slug.replace("/", "_").replace("-", "_")
     chosen = template()
@@ -177,7 +177,7 @@ def main(command: str, arguments: list[str]) -> int:
         after = add_to_toctree(config.DOCS / language / "index.md", slug)
     written = [f"docs/{lang}/{slug}.md" for lang in config.LANGUAGES] + [f"examples/{name}.py"]
     print(
-        f"book: wrote {', '.join(written)} and the entry [{name}] in examples/cases.toml.\n"
+        f"execbook: wrote {', '.join(written)} and the entry [{name}] in examples/cases.toml.\n"
         f"  Its label: {label} (link to it with {{ref}}`{label}`). In every table of contents "
         f"(docs/<language>/index.md) it comes after {after}: move that line to place it elsewhere.\n"
         "  It shows one example that raises, one glued number, one hidden assert, one glossary term and one "

@@ -206,7 +206,7 @@ def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
     real = subprocess.run(
         [sys.executable, "-m", "execbook", "check"], capture_output=True, text=True, cwd=config.REPO, timeout=60
     )
-    assert real.returncode == 0 and real.stdout.startswith("book: check: ok"), real.stdout + real.stderr
+    assert real.returncode == 0 and real.stdout.startswith("execbook: check: ok"), real.stdout + real.stderr
 
 
 def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_nothing(tmp_path):

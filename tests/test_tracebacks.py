@@ -236,8 +236,11 @@ def test_an_error_message_naming_a_machine_path_is_shortened():
     assert entries[-1] == "FileNotFoundError: [Errno 2] No such file or directory: 'experiments/25-B/run-1/result.json'"
 
 
+# fmt: off
 def _raise_from_a_call_over_two_lines(value):
-    return int(value)
+    return int(
+        value)
+# fmt: on
 
 
 def test_frames_of_a_real_traceback_name_function_parameters_and_the_whole_statement():

@@ -3,7 +3,6 @@ the actor's backward through the critic.
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ it and before the backward.
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ recomputation at backward would start from the scaled input.
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint

@@ -2,7 +2,6 @@
 
 Kind: ctx
 """
-
 import torch
 import torch.nn as nn
 
@@ -11,11 +10,11 @@ class Cube(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         ctx.x = x
-        return x**3
+        return x ** 3
 
     @staticmethod
     def backward(ctx, grad):
-        return 3 * ctx.x**2 * grad
+        return 3 * ctx.x ** 2 * grad
 
 
 torch.manual_seed(0)

@@ -3,7 +3,6 @@ the second Linear saved its weight (for the gradient of its input), and .data hi
 
 Kind: counter-blind
 """
-
 import torch
 import torch.nn as nn
 

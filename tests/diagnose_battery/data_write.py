@@ -2,7 +2,6 @@
 
 Kind: counter-blind
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ and the critic's AdamW step (foreach=True, the CUDA default) runs before the act
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

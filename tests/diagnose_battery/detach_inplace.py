@@ -2,7 +2,6 @@
 
 Kind: detached
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ place still bumps its version, and backward raises.
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ bumping their version counters, so the second backward silently uses the new wei
 
 Kind: counter-blind
 """
-
 import torch
 import torch.nn as nn
 

@@ -4,7 +4,6 @@ function called in a loop. Found by default (the first backward is clean).
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

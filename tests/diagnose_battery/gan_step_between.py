@@ -3,7 +3,6 @@ generator loss's forward and its backward, which saved the discriminator's weigh
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

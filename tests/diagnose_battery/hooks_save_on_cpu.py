@@ -3,7 +3,6 @@ with saved-tensor hooks PyTorch skips its version check.
 
 Kind: hooks
 """
-
 import torch
 import torch.nn as nn
 

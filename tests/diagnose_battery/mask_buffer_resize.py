@@ -3,7 +3,6 @@ second call (the auxiliary branch) overwrites the mask the first multiplication 
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ line, called from the training code.
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

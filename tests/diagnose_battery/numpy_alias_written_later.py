@@ -3,7 +3,6 @@
 
 Kind: unseen
 """
-
 import torch
 import torch.nn as nn
 

@@ -2,7 +2,6 @@
 
 Kind: unseen
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ them after the auxiliary Linear saved them (its input, for its weight's gradient
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -2,7 +2,6 @@
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ and the optimizer step between two backward passes rewrote the weights its graph
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ the RNN cell saved h (its recurrent input, and the tanh that made it saved its r
 
 Kind: detached
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ block, so the tanh output it saved is not the one written.
 
 Kind: harmless
 """
-
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint

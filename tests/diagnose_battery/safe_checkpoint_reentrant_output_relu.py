@@ -2,7 +2,6 @@
 
 Kind: harmless
 """
-
 import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint

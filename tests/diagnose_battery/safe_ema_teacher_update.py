@@ -3,7 +3,6 @@ between the forward and the backward; the teacher is not in the student's graph.
 
 Kind: harmless
 """
-
 import torch
 import torch.nn as nn
 

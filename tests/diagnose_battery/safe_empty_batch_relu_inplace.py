@@ -3,7 +3,6 @@ output), and a non-empty one after it.
 
 Kind: harmless
 """
-
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

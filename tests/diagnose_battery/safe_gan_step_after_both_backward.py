@@ -3,7 +3,6 @@ then both optimizer steps.
 
 Kind: harmless
 """
-
 import torch
 import torch.nn as nn
 

@@ -2,7 +2,6 @@
 
 Kind: harmless
 """
-
 import math
 
 import torch

@@ -2,7 +2,6 @@
 
 Kind: harmless
 """
-
 import torch
 
 

@@ -3,7 +3,6 @@ version counter for all three views.
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

@@ -3,7 +3,6 @@ backward and the actor's backward, both of which go through the target network's
 
 Kind: raises
 """
-
 import torch
 import torch.nn as nn
 

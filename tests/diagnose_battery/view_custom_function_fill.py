@@ -3,7 +3,6 @@ and PyTorch refuses the view at its next use.
 
 Kind: view
 """
-
 import torch
 
 

@@ -3,7 +3,6 @@ the view at its next use.
 
 Kind: view
 """
-
 import torch
 import torch.nn as nn
 

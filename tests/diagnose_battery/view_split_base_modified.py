@@ -3,7 +3,6 @@ place: PyTorch refuses the chunk at its next use.
 
 Kind: view
 """
-
 import torch
 import torch.nn as nn
 
@@ -11,6 +10,6 @@ torch.manual_seed(0)
 qk = nn.Linear(8, 16)
 proj = qk(torch.randn(4, 8))
 q, k = proj.split(8, dim=1)
-proj.mul_(8**-0.5)  # WRITE twin: proj = proj * 8 ** -0.5
+proj.mul_(8 ** -0.5)  # WRITE twin: proj = proj * 8 ** -0.5
 loss = (q * k).sum()
 loss.backward()
