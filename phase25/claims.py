@@ -405,7 +405,8 @@ def _message_type_names_the_device() -> Verdict:
 @claim(
     "save-on-cpu-copies-only-from-the-gpu",
     "Run B inside torch.autograd.graph.save_on_cpu() (pin_memory=False, its default) completes backward "
-    "with no error. On the CPU a saved tensor is kept as the tensor itself, and the gradients are wrong (bypass=hooks's, bitwise); "
+    "with no error. On the CPU a saved tensor is kept as the tensor itself, and the gradients are wrong "
+    "(bypass=hooks's, bitwise); "
     "on a CUDA GPU it is copied to the CPU when saved, and the gradients are run A's, bitwise.",
     on_device=True,
 )
