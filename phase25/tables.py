@@ -102,8 +102,15 @@ MEASURED = {  # the words a record's torch.compile fields hold, as each language
 }
 
 
+RESIDUAL_ADD = re.compile(r"residual add (\d+) of (\d+)")  # where anomaly mode points (phase25.claims)
+RESIDUAL_ADD_WORDS = {"es": "suma residual {} de {}", "en": "residual add {} of {}"}
+
+
 def record_word(value: str, language: str) -> str:
     """A record's word (bitwise, None, ...) as the page's language writes it; other text as it is."""
+    found = RESIDUAL_ADD.fullmatch(value)
+    if found:
+        return RESIDUAL_ADD_WORDS[language].format(*found.groups())
     return MEASURED[language].get(value, value)
 
 
@@ -224,7 +231,7 @@ def shown(thing: history.Thing, span: history.Span, language: str, previous: his
         return text
     if span.value is None:
         return html.escape(words[None])
-    if str(span.value) in MEASURED[language]:
+    if record_word(str(span.value), language) != str(span.value) or str(span.value) in MEASURED[language]:
         return html.escape(record_word(str(span.value), language))
     return long_value(span.value, previous and previous.value, history.excerpt)
 
