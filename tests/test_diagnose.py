@@ -38,6 +38,7 @@ from minigpt.data import probe_batch
 from minigpt.model import Block, LayerNormKeepingInput
 from minigpt.train import build_model, model_config
 
+BATTERY = Path(__file__).parent / "diagnose_battery"  # bugs written as people write them (test_diagnose_battery.py)
 D = 8
 INPLACE_ERROR = "modified by an inplace operation"
 SUMMARY = re.compile(r"^(\d+) findings?: (\d+) caught by PyTorch's version check at backward, (\d+) silent$")
@@ -1126,35 +1127,13 @@ def test_a_module_of_ours_with_an_inplace_flag_is_not_taken_for_torchs_inplace_m
 
 # Where people train: GAN and actor-critic orders, RNN state, views, NumPy aliases, helpers -----------
 
-GAN = """\
-import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
-D = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))
-opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
-opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
-bce = nn.BCEWithLogitsLoss()
-
-
-def train_step():
-    real, z = torch.randn(32, 2), torch.randn(32, 4)
-    fake = G(z)
-    d_fake = D(fake)
-    d_loss = bce(D(real), torch.ones(32, 1)) + bce(d_fake, torch.zeros(32, 1))
-    g_loss = bce(d_fake, torch.ones(32, 1))
-    opt_d.zero_grad()
-    d_loss.backward(retain_graph=True)
-    opt_d.step()  # WRITE
-    opt_g.zero_grad()
-    g_loss.backward()
-    opt_g.step()
-
-
-for step in range(3):
-    train_step()  # CALL
-"""
+# The battery's GAN case, with the line that calls the helper marked for the chain's check.
+GAN = (
+    (BATTERY / "gan_retain_graph_in_function.py")
+    .read_text(encoding="utf-8")
+    .replace("    train_step()\n", "    train_step()  # CALL\n")
+    .replace("# WRITE twin: pass", "# WRITE")
+)
 
 
 def test_the_command_finds_a_gan_step_between_two_backward_passes_by_default(tmp_path, monkeypatch, capsys):
@@ -1222,27 +1201,12 @@ def test_an_rnn_state_carried_across_an_optimizer_step_is_found_by_default(tmp_p
     assert status == 1 and "written at: train.py:12: opt.step()" in out and "backward 2 at" in out, out
 
 
-VIEW_OF_A_FUNCTION = """\
-import torch
-
-
-class Head(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        return x[:2]
-
-    @staticmethod
-    def backward(ctx, grad):
-        return torch.cat([grad, torch.zeros(2, 3)])
-
-
-x = torch.randn(4, 3, requires_grad=True)
-out = Head.apply(x * 1)
-with torch.no_grad():
-    out.fill_(1)  # WRITE
-loss = (out * 2).sum()
-loss.backward()
-"""
+# The battery's case: a custom Function returns a view of its input, filled in place under no_grad.
+VIEW_OF_A_FUNCTION = (
+    (BATTERY / "view_custom_function_fill.py")
+    .read_text(encoding="utf-8")
+    .replace("# WRITE twin: out = torch.full_like(out, 1.0)", "# WRITE")
+)
 
 
 def test_a_view_whose_base_was_modified_is_recognised_and_named_at_its_write(tmp_path, monkeypatch, capsys):
@@ -1252,7 +1216,7 @@ def test_a_view_whose_base_was_modified_is_recognised_and_named_at_its_write(tmp
         exec(compile(VIEW_OF_A_FUNCTION, "view.py", "exec"), {"__name__": "__main__"})  # PyTorch's verdict
     status, out, err = run_command(capsys, "train.py")
     assert status == 1 and err == "", out + err
-    assert f"written at: train.py:{marked_line(VIEW_OF_A_FUNCTION, '# WRITE')}: out.fill_(1)" in out
+    assert f"written at: train.py:{marked_line(VIEW_OF_A_FUNCTION, '# WRITE')}: out.fill_(1.0)" in out
     assert f"check:      {dg.findings.VIEW_MODIFIED}" in out and "out = out.clone()" in out
 
 
@@ -1271,29 +1235,12 @@ def test_a_numpy_alias_written_later_is_named_at_the_line_that_wrote_it(tmp_path
     assert sys.gettrace() is None  # the line tracer is gone
 
 
-TARGET_NETWORK = """\
-import torch
-import torch.nn as nn
-
-torch.manual_seed(0)
-actor, critic, target = nn.Linear(4, 4), nn.Linear(4, 1), nn.Linear(4, 1)
-opt = torch.optim.SGD([*actor.parameters(), *critic.parameters()], lr=0.1)
-
-
-def update_network_parameters():
-    target.load_state_dict(critic.state_dict())  # WRITE
-
-
-for step in range(3):
-    s = torch.randn(8, 4)
-    q = target(actor(s)).tanh()
-    critic_loss = (critic(s) - q).pow(2).mean()
-    opt.zero_grad()
-    critic_loss.backward(retain_graph=True)
-    update_network_parameters()  # CALL
-    actor_loss = -q.mean()
-    actor_loss.backward()
-"""
+# The battery's actor-critic case: the target network synced in a helper between two backward passes.
+TARGET_NETWORK = (
+    (BATTERY / "target_network_helper.py")
+    .read_text(encoding="utf-8")
+    .replace("update_network_parameters()  # twin: pass", "update_network_parameters()  # CALL")
+)
 
 
 def test_a_target_network_update_in_a_helper_is_named_with_its_call_and_the_ordering_advice(
