@@ -36,3 +36,9 @@ from collections import Counter
 
 assert Counter(map(id, packed)) == Counter(map(id, unpacked)), \
     "the page says backward read back each saved tensor once"
+
+seen = []
+with saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+    scaled = torch.ones(2, requires_grad=True) / 8**0.5
+assert not seen and torch.is_tensor(scaled.grad_fn._saved_other), \
+    "the page says a division by a Python number keeps it without the hooks"
