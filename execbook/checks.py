@@ -91,13 +91,17 @@ def glue_figure(key: str, draw: Callable[[str], "Figure"]) -> None:
     """Glue draw(language) (a matplotlib figure) as a PNG image `<key>_<language>`, at a resolution
     that stays sharp when a phone scales a figure about 5 inches wide to its screen."""
     import matplotlib.pyplot as plt
+    import PIL.Image
     from IPython.display import Image
 
     for language in LANGUAGES:
         figure = draw(language)
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=FIGURE_DPI, metadata={"Software": None})
+        drawn, buffer = io.BytesIO(), io.BytesIO()
+        figure.savefig(drawn, format="png", dpi=FIGURE_DPI, metadata={"Software": None})
         plt.close(figure)
+        # A plot has few colours: a 256-colour palette keeps it as it looks at a third of the bytes
+        # (the break page stays under its weight on a phone).
+        PIL.Image.open(drawn).convert("RGB").quantize(256).save(buffer, format="png", optimize=True)
         glue(f"{key}_{language}", Image(data=buffer.getvalue()))
 
 
