@@ -23,7 +23,7 @@ What it checks:
 import re
 import sys
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -653,6 +653,11 @@ def mirror_problems(
     return sorted(set(found))
 
 
+def _longer_first(mine: Source, theirs: Source, count: Callable[[Source], int]) -> tuple[Source, Source]:
+    """(the language with more of what count counts, the other): where a mismatch is named."""
+    return (mine, theirs) if count(mine) > count(theirs) else (theirs, mine)
+
+
 def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
     found = []
     for (a_line, a_level, a_title), (b_line, b_level, b_title) in zip(mine.headings, theirs.headings, strict=False):
@@ -669,7 +674,7 @@ def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
             break
     else:
         if len(mine.headings) != len(theirs.headings):
-            longer, shorter = (mine, theirs) if len(mine.headings) > len(theirs.headings) else (theirs, mine)
+            longer, shorter = _longer_first(mine, theirs, lambda source: len(source.headings))
             line, level, title = longer.headings[len(shorter.headings)]
             found.append(
                 Problem(
@@ -682,7 +687,7 @@ def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
                 )
             )
     if len(mine.figures) != len(theirs.figures):
-        longer, shorter = (mine, theirs) if len(mine.figures) > len(theirs.figures) else (theirs, mine)
+        longer, shorter = _longer_first(mine, theirs, lambda source: len(source.figures))
         block = longer.figures[len(shorter.figures)]
         found.append(
             Problem(
@@ -710,7 +715,7 @@ def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
             break
     else:
         if len(mine.cells) != len(theirs.cells):
-            longer, shorter = (mine, theirs) if len(mine.cells) > len(theirs.cells) else (theirs, mine)
+            longer, shorter = _longer_first(mine, theirs, lambda source: len(source.cells))
             found.append(
                 Problem(
                     longer.shown,
