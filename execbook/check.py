@@ -7,26 +7,22 @@ what is wrong and what to do:
     docs/es/breaks/25-inplace-safe.md:120: the ``` fence opened here is closed only at line 131, after
     another block opens at line 127 → close it before line 127
 
-What it checks:
-- fences: every code block and directive is closed, and closed by its own fence (not by the
-  closing fence of a block that opens later);
-- code cells: a page holds no code of its own (a cell loads examples/<name>.py with `:load:`), a
-  `:load:` cell has no body (MyST-NB would replace it with the file), it loads an example that
-  examples/cases.toml declares, and what it shows fits (at most SHOWN_LINES lines of at most
-  SHOWN_COLUMNS columns above the hidden checks; included source too);
-- the language mirror: the same pages, labels, headings, figures and code cells in every
-  language, and glossaries whose entries pair up;
-- `{term}` targets are glossary terms of the page's language, `{ref}`/`{numref}` targets are labels
-  of its tree, `{doc}` targets are pages.
+It checks that fences close (by their own fence), that code cells only `:load:` declared examples
+whose shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too), that the language
+trees mirror each other (pages, labels, headings, figures, cells, glossary entries), and that
+`{term}`, `{ref}`/`{numref}` and `{doc}` targets exist in the page's tree.
 """
 
+import ast
+import posixpath
 import re
 import sys
+import textwrap
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
+from typing import Any
 
 from . import cases, config
 
@@ -82,6 +78,7 @@ FIGURE_LINE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
 SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 SPHINX_LABELS = {"genindex", "modindex", "py-modindex", "search"}  # the labels Sphinx defines itself
+SAME_SECTIONS = "give both languages the same sections, in the same order"
 
 
 @dataclass(frozen=True, order=True)
@@ -112,6 +109,11 @@ class Block:
         found = DIRECTIVE.match(self.info.strip())
         return found["name"] if found else None
 
+    @property
+    def tags(self) -> set[str]:
+        value = self.options.get("tags", (0, ""))[1]
+        return {t.strip().strip("'\"") for t in value.strip().strip("[]").split(",") if t.strip()}
+
 
 @dataclass
 class Source:
@@ -120,9 +122,10 @@ class Source:
 
     path: Path
     shown: str
-    blocks: list[Block]
-    headings: list[tuple[int, int, str]]  # (line, level, title)
-    labels: list[tuple[int, str]]  # (line, label): (label)= lines and :name: options
+    blocks: list[Block] = field(default_factory=list)
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, title)
+    labels: list[tuple[int, str]] = field(default_factory=list)  # (line, label): (label)= lines, :name:
+    front: int = 0  # lines of front matter
 
     @property
     def cells(self) -> list[Block]:
@@ -131,6 +134,9 @@ class Source:
     @property
     def figures(self) -> list[Block]:
         return [b for b in self.blocks if b.directive in FIGURES]
+
+    def problem(self, line: int, what: str, todo: str) -> Problem:
+        return Problem(self.shown, line, what, todo)
 
 
 def _closing(lines: list[str], start: int, marker: str) -> tuple[int | None, int | None]:
@@ -152,8 +158,7 @@ def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
     """Read lines (lines[0] is line `first` of the file) into source."""
     i = 0
     while i < len(lines):
-        line = lines[i]
-        fence = FENCE.match(line)
+        fence = FENCE.match(lines[i])
         if fence and not (fence["marker"][0] == "`" and "`" in fence["info"]):
             closing, early = _closing(lines, i + 1, fence["marker"])
             end = len(lines) if closing is None else closing
@@ -173,9 +178,7 @@ def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
                         key, _, value = inner[n].partition(":")
                         block.options[key.strip()] = (first + i + 1 + n, value.strip())
                     j = k + 1
-            while block.directive and j < len(inner) and OPTION.match(inner[j]):
-                option = OPTION.match(inner[j])
-                assert option is not None
+            while block.directive and j < len(inner) and (option := OPTION.match(inner[j])):
                 block.options[option["name"]] = (first + i + 1 + j, option["value"].strip())
                 j += 1
             block.body = [(first + i + 1 + n, inner[n]) for n in range(j, len(inner))]
@@ -186,11 +189,9 @@ def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
                 _scan([text for _, text in block.body], block.body[0][0], False, source)
             i = end + 1
             continue
-        label = LABEL_LINE.match(line)
-        heading = HEADING.match(line)
-        if label:
+        if label := LABEL_LINE.match(lines[i]):
             source.labels.append((first + i, label["label"]))
-        elif heading and top:
+        elif top and (heading := HEADING.match(lines[i])):
             source.headings.append((first + i, len(heading["level"]), heading["title"]))
         i += 1
 
@@ -208,12 +209,12 @@ def read(path: Path, shown: str | None = None) -> Source:
     return parse(Path(path).read_text("utf-8"), Path(path), shown or shown_path(path))
 
 
-def parse(text: str, path: Path, shown: str) -> Source:
+def parse(text: str, path: Path = Path("page.md"), shown: str = "page.md") -> Source:
     lines = text.split("\n")
     first = 0
     if lines and lines[0].strip() == "---":  # front matter
         first = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
-    source = Source(path, shown, [], [], [])
+    source = Source(path, shown, front=first)
     _scan(lines[first:], first + 1, True, source)
     return source
 
@@ -241,184 +242,123 @@ def tree_sources(docs: Path, language: str) -> dict[str, Source]:
 # --- fences and cells
 
 
-def fence_problems(source: Source) -> list[Problem]:
-    found = []
+def fence_problems(source: Source) -> Iterator[Problem]:
     for block in source.blocks:
         what = f"the {block.marker} fence opened here ({block.info or 'a code block'})"
         if block.early is not None:
             closed = f"is closed only at line {block.closing}" if block.closing else "is never closed"
-            found.append(
-                Problem(
-                    source.shown,
-                    block.opening,
-                    f"{what} {closed}, after another block opens at line {block.early}",
-                    f"close it with a {block.marker} line before line {block.early}",
-                )
+            yield source.problem(
+                block.opening,
+                f"{what} {closed}, after another block opens at line {block.early}",
+                f"close it with a {block.marker} line before line {block.early}",
             )
         elif block.closing is None:
-            found.append(
-                Problem(
-                    source.shown,
-                    block.opening,
-                    f"{what} is never closed: the rest of the page is inside it",
-                    f"add a {block.marker} line where the block ends",
-                )
+            yield source.problem(
+                block.opening,
+                f"{what} is never closed: the rest of the page is inside it",
+                f"add a {block.marker} line where the block ends",
             )
-    return found
-
-
-def _tags(block: Block) -> set[str]:
-    value = block.options.get("tags", (0, ""))[1]
-    return {t.strip().strip("'\"") for t in value.strip().strip("[]").split(",") if t.strip()}
 
 
 def example_of(source: Source, block: Block) -> Path:
     return (source.path.parent / block.options["load"][1]).resolve()
 
 
-def cell_problems(source: Source) -> list[Problem]:
-    found = []
+def cell_problems(source: Source) -> Iterator[Problem]:
     for cell in source.cells:
         if cell.early is not None or cell.closing is None:
             continue  # fence_problems names it
-        body = [(n, text) for n, text in cell.body if text.strip()]
         if "load" not in cell.options:
-            found.append(
-                Problem(
-                    source.shown,
-                    cell.opening,
-                    "a code cell written on the page (a page holds no code of its own)",
-                    "put the code in examples/<name>.py, give it an entry in "
-                    "examples/cases.toml and load it: :load: <path to examples>/<name>.py",
-                )
+            yield source.problem(
+                cell.opening,
+                "a code cell written on the page (a page holds no code of its own)",
+                "put the code in examples/<name>.py, give it an entry in "
+                "examples/cases.toml and load it: :load: <path to examples>/<name>.py",
             )
             continue
         line, target = cell.options["load"]
         path = example_of(source, cell)
+        body = [n for n, text in cell.body if text.strip()]
         if body:
-            found.append(
-                Problem(
-                    source.shown,
-                    body[0][0],
-                    f"the cell that loads {target} (line {cell.opening}) has "
-                    "a body of its own, which MyST-NB replaces with the file",
-                    "a :load: cell holds only its options: close the cell right after them",
-                )
+            yield source.problem(
+                body[0],
+                f"the cell that loads {target} (line {cell.opening}) has a body of its own, which MyST-NB "
+                "replaces with the file",
+                "a :load: cell holds only its options: close the cell right after them",
             )
         if path.parent != config.EXAMPLES.resolve() or path.suffix != ".py":
-            found.append(
-                Problem(
-                    source.shown,
-                    line,
-                    f"the cell loads {target}, not a file of examples/",
-                    "pages load examples/<name>.py files",
-                )
+            yield source.problem(
+                line, f"the cell loads {target}, not a file of examples/", "pages load examples/<name>.py files"
             )
         elif not path.is_file():
-            found.append(
-                Problem(
-                    source.shown,
-                    line,
-                    f"the cell loads {target}, which does not exist",
-                    f"write examples/{path.name}, or correct the path",
-                )
+            yield source.problem(
+                line,
+                f"the cell loads {target}, which does not exist",
+                f"write examples/{path.name}, or correct the path",
             )
-        elif path.stem not in _manifest():
-            found.append(
-                Problem(
-                    source.shown,
-                    line,
-                    f"examples/cases.toml has no entry [{path.stem}]",
-                    f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" '
-                    '(or "raises", with error and match)',
-                )
+        elif path.stem not in cases.manifest():
+            yield source.problem(
+                line,
+                f"examples/cases.toml has no entry [{path.stem}]",
+                f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" '
+                '(or "raises", with error and match)',
             )
-        elif "raises-exception" in _tags(cell):
-            found.append(
-                Problem(
-                    source.shown,
-                    cell.options["tags"][0],
-                    "the cell tags itself raises-exception",
-                    f"remove the tag: examples/cases.toml [{path.stem}] says what it does",
-                )
+        elif "raises-exception" in cell.tags:
+            yield source.problem(
+                cell.options["tags"][0],
+                "the cell tags itself raises-exception",
+                f"remove the tag: examples/cases.toml [{path.stem}] says what it does",
             )
-        elif not HIDDEN & _tags(cell):
-            shown = cases.split(path)[0].rstrip("\n").split("\n")
-            if len(shown) > SHOWN_LINES:
-                found.append(
-                    Problem(
-                        source.shown,
-                        line,
-                        f"the cell shows {len(shown)} lines of examples/{path.name} (at most {SHOWN_LINES})",
-                        "split the example into two cells with a sentence "
-                        "between, move machinery below its hidden-checks line, or collapse it "
-                        "(:tags: [hide-input])",
-                    )
-                )
-    return found
+        elif not HIDDEN & cell.tags and (count := len(cases.split(path)[0].rstrip("\n").split("\n"))) > SHOWN_LINES:
+            yield source.problem(
+                line,
+                f"the cell shows {count} lines of examples/{path.name} (at most {SHOWN_LINES})",
+                "split the example into two cells with a sentence between, move machinery below its "
+                "hidden-checks line, or collapse it (:tags: [hide-input])",
+            )
 
 
-@cache
-def _manifest() -> dict[str, cases.Case]:
-    return cases.manifest()
+def _too_wide(numbered: Iterable[tuple[int, str]], file: str, what: str, todo: str) -> Iterator[Problem]:
+    for number, line in numbered:
+        if len(line) > SHOWN_COLUMNS:
+            yield Problem(file, number, f"{what} is {len(line)} columns wide (at most {SHOWN_COLUMNS})", todo)
 
 
 def width_problems(files: Collection[Path]) -> list[Problem]:
     """Shown code wider than SHOWN_COLUMNS: the part of each example above its hidden checks."""
-    found = []
-    for path in sorted(set(files)):
-        for number, line in enumerate(cases.split(path)[0].split("\n"), 1):
-            if len(line) > SHOWN_COLUMNS:
-                found.append(
-                    Problem(
-                        shown_path(path),
-                        number,
-                        f"a line the page shows is {len(line)} columns wide (at most {SHOWN_COLUMNS})",
-                        "break it, or shorten its names",
-                    )
-                )
-    return found
+    return [
+        problem
+        for path in sorted(set(files))
+        for problem in _too_wide(
+            enumerate(cases.split(path)[0].split("\n"), 1),
+            shown_path(path),
+            "a line the page shows",
+            "break it, or shorten its names",
+        )
+    ]
 
 
-def include_problems(source: Source) -> list[Problem]:
+def include_problems(source: Source) -> Iterator[Problem]:
     """Included source too must fit a code box: the lines a literalinclude shows."""
-    found = []
     for block in source.blocks:
         if block.directive != "literalinclude":
             continue
         path = (source.path.parent / block.info.split("}", 1)[1].strip()).resolve()
         if not path.is_file():
-            found.append(
-                Problem(
-                    source.shown, block.opening, f"it includes {path.name}, which does not exist", "correct the path"
-                )
-            )
+            yield source.problem(block.opening, f"it includes {path.name}, which does not exist", "correct the path")
             continue
-        numbered = included(path, {name: value for name, (_, value) in block.options.items()})
-        for number, line in numbered:
-            if len(line) > SHOWN_COLUMNS:
-                found.append(
-                    Problem(
-                        shown_path(path),
-                        number,
-                        f"a line {source.shown}:{block.opening} includes is "
-                        f"{len(line)} columns wide (at most {SHOWN_COLUMNS})",
-                        "break it",
-                    )
-                )
-    return found
+        options = {name: value for name, (_, value) in block.options.items()}
+        what = f"a line {source.shown}:{block.opening} includes"
+        yield from _too_wide(included(path, options), shown_path(path), what, "break it")
 
 
 def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
     """[(line number, text as shown)] of what a literalinclude with these options shows, filtered in
     Sphinx's order: pyobject, start-after, end-before, dedent (:lines: is not read)."""
-    import ast
-    import textwrap
-
     text = path.read_text("utf-8")
     numbered = list(enumerate(text.split("\n"), 1))
     if "pyobject" in options:
-        body: list = ast.parse(text).body
+        body: list[Any] = ast.parse(text).body
         node = None
         for part in options["pyobject"].split("."):
             node = next((n for n in body if getattr(n, "name", None) == part), None)
@@ -442,60 +382,21 @@ def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
 
 
 def blank_machinery(text: str) -> str:
-    """The page's text with front matter, labels, code blocks and directive options blanked out
-    (line for line, so line numbers survive); directive arguments (titles) and :alt: texts stay."""
-    lines = text.split("\n")
-    out: list[str] = []
-    stack: list[tuple[str, bool]] = []  # open fences: (marker, prose?)
-    in_options = False
-    front_matter = bool(lines) and lines[0].strip() == "---"
-    for i, line in enumerate(lines):
-        if front_matter:
-            out.append("")
-            if i > 0 and line.strip() == "---":
-                front_matter = False
-            continue
-        fence = FENCE.match(line)
-        if stack and not stack[-1][1]:  # inside a code block: only its closing fence matters
-            if (
-                fence
-                and fence["marker"][0] == stack[-1][0][0]
-                and len(fence["marker"]) >= len(stack[-1][0])
-                and not fence["info"].strip()
-            ):
-                stack.pop()
-            out.append("")
-            continue
-        if fence:
-            info = fence["info"].strip()
-            if (
-                not info
-                and stack
-                and fence["marker"][0] == stack[-1][0][0]
-                and len(fence["marker"]) >= len(stack[-1][0])
-            ):
-                stack.pop()
-                out.append("")
-                in_options = False
-                continue
-            directive = DIRECTIVE.match(info)
-            name, argument = (directive["name"].strip(), directive["argument"]) if directive else ("", "")
-            prose = name in PROSE_DIRECTIVES
-            stack.append((fence["marker"], prose))
-            in_options = prose
-            out.append(argument if name in TITLED_DIRECTIVES else "")
-            continue
-        if in_options:
-            option = OPTION.match(line)
-            if option:
-                out.append(option["value"] if option["name"] == "alt" else "")
-                continue
-            in_options = False
-        if LABEL_LINE.match(line) or line.lstrip().startswith("%"):
-            out.append("")
-            continue
-        out.append(line)
-    return "\n".join(out)
+    """The page's text with front matter, labels, comments, code blocks and directive options blanked
+    out (line for line, so line numbers survive); directive arguments (titles) and :alt: texts stay."""
+    source = parse(text)
+    out = ["" if i < source.front else line for i, line in enumerate(text.split("\n"))]
+    for block in source.blocks:
+        prose = block.directive in PROSE_DIRECTIVES
+        start = block.body[0][0] if prose and block.body else (block.closing or len(out) + 1)
+        out[block.opening - 1 : start - 1] = [""] * (start - block.opening)  # the fence and options
+        if block.closing:
+            out[block.closing - 1] = ""
+        if block.directive in TITLED_DIRECTIVES:
+            out[block.opening - 1] = DIRECTIVE.match(block.info)["argument"]  # type: ignore[index]
+        if prose and "alt" in block.options:
+            out[block.options["alt"][0] - 1] = block.options["alt"][1]
+    return "\n".join("" if LABEL_LINE.match(line) or line.lstrip().startswith("%") else line for line in out)
 
 
 def normalize(term: str) -> str:
@@ -507,11 +408,10 @@ def citations(text: str, roles: Collection[str]) -> Iterator[tuple[int, str, str
     """(line number, role, target) of every role of those kinds in the page's prose."""
     text = blank_machinery(text)
     for span in SPAN.finditer(text):
-        if span["role"] not in roles:
-            continue
-        explicit = EXPLICIT.match(span["content"])
-        target = explicit["target"] if explicit else span["content"]
-        yield text.count("\n", 0, span.start()) + 1, span["role"], target
+        if span["role"] in roles:
+            explicit = EXPLICIT.match(span["content"])
+            target = explicit["target"] if explicit else span["content"]
+            yield text.count("\n", 0, span.start()) + 1, span["role"], target
 
 
 def term_citations(text: str) -> list[tuple[int, str]]:
@@ -519,14 +419,11 @@ def term_citations(text: str) -> list[tuple[int, str]]:
     return [(line, normalize(target)) for line, _, target in citations(text, {"term"})]
 
 
-def glossary_entries(path: Path, text: str | None = None) -> list[list[tuple[int, str]]]:
+def glossary_entries(source: Source) -> list[list[tuple[int, str]]]:
     """The terms of each entry of a page's {glossary} block, with their lines, in source order (a
     term line starts at the left margin; its definition is indented)."""
     entries: list[list[tuple[int, str]]] = []
-    source = read(path) if text is None else parse(text, Path(path), str(path))
-    for block in source.blocks:
-        if block.directive != "glossary":
-            continue
+    for block in (b for b in source.blocks if b.directive == "glossary"):
         defined = True
         for number, line in block.body:
             if line and not line.startswith((" ", "\t")):
@@ -541,56 +438,33 @@ def glossary_entries(path: Path, text: str | None = None) -> list[list[tuple[int
 
 def glossary_terms(text: str) -> list[str]:
     """The terms a page's {glossary} block defines (alias lines included), normalized."""
-    return [normalize(term) for entry in glossary_entries(Path("glossary.md"), text) for _, term in entry]
+    return [normalize(term) for entry in glossary_entries(parse(text)) for _, term in entry]
 
 
-def role_problems(source: Source, terms: set[str], labels: set[str], docs: set[str], tree: Path) -> list[Problem]:
-    found = []
+def role_problems(source: Source, terms: set[str], labels: set[str], docs: set[str], tree: Path) -> Iterator[Problem]:
     here = source.path.resolve().parent.relative_to(tree.resolve()).as_posix()
     for line, role, target in citations(source.path.read_text("utf-8"), {"term", "ref", "numref", "doc"}):
         if role == "term" and normalize(target) not in terms:
-            found.append(
-                Problem(
-                    source.shown,
-                    line,
-                    f"{{term}}`{target}` is not a term of this language's glossary",
-                    f"use a term of docs/{tree.name}/{GLOSSARY}.md, or add it there (in both languages)",
-                )
+            yield source.problem(
+                line,
+                f"{{term}}`{target}` is not a term of this language's glossary",
+                f"use a term of docs/{tree.name}/{GLOSSARY}.md, or add it there (in both languages)",
             )
         elif role in ("ref", "numref") and normalize(target) not in labels:
             close = sorted(label for label in labels if label.startswith(normalize(target)[:12]))[:3]
-            found.append(
-                Problem(
-                    source.shown,
-                    line,
-                    f"{{{role}}}`{target}`: no label {target!r} in docs/{tree.name}",
-                    "use a label written as (label)= above a heading"
-                    + (f" (did you mean {', '.join(close)}?)" if close else ""),
-                )
+            yield source.problem(
+                line,
+                f"{{{role}}}`{target}`: no label {target!r} in docs/{tree.name}",
+                "use a label written as (label)= above a heading"
+                + (f" (did you mean {', '.join(close)}?)" if close else ""),
             )
         elif role == "doc":
-            name = (
-                target.lstrip("/")
-                if target.startswith("/")
-                else Path(here, target).as_posix().removeprefix("./").removesuffix(".md")
-            )
-            name = _normpath(name)
+            name = target.lstrip("/") if target.startswith("/") else posixpath.join(here, target).removesuffix(".md")
+            name = posixpath.normpath(name).removeprefix("./")
             if name not in docs:
-                found.append(
-                    Problem(
-                        source.shown,
-                        line,
-                        f"{{doc}}`{target}`: no page {name} in docs/{tree.name}",
-                        "correct the page name",
-                    )
+                yield source.problem(
+                    line, f"{{doc}}`{target}`: no page {name} in docs/{tree.name}", "correct the page name"
                 )
-    return found
-
-
-def _normpath(name: str) -> str:
-    import posixpath
-
-    return posixpath.normpath(name).removeprefix("./")
 
 
 # --- the mirror
@@ -605,16 +479,14 @@ def mirror_problems(
     """Where the language trees differ: pages, labels, headings, figures, code cells, glossary entries
     (pages in skip are compared only by their existence: their fences are broken)."""
     docs = Path(docs)
-    if sources is None:
-        sources = {lang: tree_sources(docs, lang) for lang in languages}
+    sources = sources or {lang: tree_sources(docs, lang) for lang in languages}
     first, *others = languages
     found: list[Problem] = []
     for lang in languages:
         for other in (o for o in languages if o != lang):
             for page in sorted(set(sources[lang]) - set(sources[other])):
                 found.append(
-                    Problem(
-                        sources[lang][page].shown,
+                    sources[lang][page].problem(
                         1,
                         f"a page with no counterpart in docs/{other}",
                         f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove this one",
@@ -626,119 +498,94 @@ def mirror_problems(
                     continue
                 for line, label in source.labels:
                     if label not in theirs:
+                        what = f"label {label!r} is missing in docs/{other}"
                         found.append(
-                            Problem(
-                                source.shown,
-                                line,
-                                f"label {label!r} is missing in docs/{other}",
-                                f"add ({label})= at the same place of docs/{other}/{page}.md",
-                            )
+                            source.problem(line, what, f"add ({label})= at the same place of docs/{other}/{page}.md")
                         )
                     elif theirs[label] != page:
-                        found.append(
-                            Problem(
-                                source.shown,
-                                line,
-                                f"label {label!r} is on docs/{other}/{theirs[label]}.md in {other}",
-                                "keep a label on the same page in every language",
-                            )
-                        )
+                        what = f"label {label!r} is on docs/{other}/{theirs[label]}.md in {other}"
+                        found.append(source.problem(line, what, "keep a label on the same page in every language"))
     for page in sorted(set.intersection(*(set(sources[lang]) for lang in languages)) - set(skip)):
-        mine = sources[first][page]
         for lang in others:
-            theirs_ = sources[lang][page]
-            found += _compare_outline(mine, theirs_)
+            found += _outline_problems(sources[first][page], sources[lang][page])
     if all(GLOSSARY in sources[lang] for lang in languages):
         found += glossary_problems({lang: sources[lang][GLOSSARY] for lang in languages})
     return sorted(set(found))
 
 
-def _longer_first(mine: Source, theirs: Source, count: Callable[[Source], int]) -> tuple[Source, Source]:
-    """(the language with more of what count counts, the other): where a mismatch is named."""
-    return (mine, theirs) if count(mine) > count(theirs) else (theirs, mine)
+def _unmatched(mine: Source, theirs: Source, items: Callable[[Source], list[Any]]) -> tuple[Source, Source, Any]:
+    """(the language with more of these items, the other, its first item without a counterpart)."""
+    longer, shorter = (mine, theirs) if len(items(mine)) > len(items(theirs)) else (theirs, mine)
+    return longer, shorter, items(longer)[len(items(shorter))]
 
 
-def _compare_outline(mine: Source, theirs: Source) -> list[Problem]:
+def _outline_problems(mine: Source, theirs: Source) -> list[Problem]:
     found = []
-    for (a_line, a_level, a_title), (b_line, b_level, b_title) in zip(mine.headings, theirs.headings, strict=False):
-        if a_level != b_level:
-            found.append(
-                Problem(
-                    theirs.shown,
-                    b_line,
-                    f"heading {'#' * b_level} {b_title} is level {b_level}; its "
-                    f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
-                    "give both languages the same sections, in the same order",
-                )
-            )
-            break
-    else:
-        if len(mine.headings) != len(theirs.headings):
-            longer, shorter = _longer_first(mine, theirs, lambda source: len(source.headings))
-            line, level, title = longer.headings[len(shorter.headings)]
-            found.append(
-                Problem(
-                    longer.shown,
-                    line,
-                    f"heading {'#' * level} {title} has no counterpart in "
-                    f"{shorter.shown} ({len(longer.headings)} headings here, "
-                    f"{len(shorter.headings)} there)",
-                    "give both languages the same sections, in the same order",
-                )
-            )
-    if len(mine.figures) != len(theirs.figures):
-        longer, shorter = _longer_first(mine, theirs, lambda source: len(source.figures))
-        block = longer.figures[len(shorter.figures)]
+    levels = [(a, b) for a, b in zip(mine.headings, theirs.headings, strict=False) if a[1] != b[1]]
+    if levels:
+        (a_line, a_level, a_title), (b_line, b_level, b_title) = levels[0]
         found.append(
-            Problem(
-                longer.shown,
+            theirs.problem(
+                b_line,
+                f"heading {'#' * b_level} {b_title} is level {b_level}; its "
+                f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
+                SAME_SECTIONS,
+            )
+        )
+    elif len(mine.headings) != len(theirs.headings):
+        longer, shorter, (line, level, title) = _unmatched(mine, theirs, lambda source: source.headings)
+        found.append(
+            longer.problem(
+                line,
+                f"heading {'#' * level} {title} has no counterpart in {shorter.shown} "
+                f"({len(longer.headings)} headings here, {len(shorter.headings)} there)",
+                SAME_SECTIONS,
+            )
+        )
+    if len(mine.figures) != len(theirs.figures):
+        longer, shorter, block = _unmatched(mine, theirs, lambda source: source.figures)
+        found.append(
+            longer.problem(
                 block.opening,
                 f"a figure with no counterpart in {shorter.shown} "
                 f"({len(longer.figures)} figures here, {len(shorter.figures)} there)",
                 "show the same figures in both languages",
             )
         )
-    cells = [[(b.options.get("load", (0, ""))[1], sorted(_tags(b))) for b in s.cells] for s in (mine, theirs)]
-    for a, b, (cell_a, cell_b) in zip(mine.cells, theirs.cells, zip(*cells, strict=True), strict=False):
-        if cell_a != cell_b:
-            found.append(
-                Problem(
-                    theirs.shown,
-                    b.opening,
-                    f"this code cell ({cell_b[0] or 'inline'}, tags {cell_b[1]}) "
-                    f"differs from its counterpart {mine.shown}:{a.opening} "
-                    f"({cell_a[0] or 'inline'}, tags "
-                    f"{cell_a[1]})",
-                    "keep the code cells of both languages identical (one execution serves both)",
-                )
+    cells = [[(b.options.get("load", (0, ""))[1] or "inline", sorted(b.tags)) for b in s.cells] for s in (mine, theirs)]
+    differ = [(a, b, i) for i, (a, b) in enumerate(zip(*cells, strict=False)) if a != b]
+    if differ:
+        (a_load, a_tags), (b_load, b_tags), i = differ[0]
+        found.append(
+            theirs.problem(
+                theirs.cells[i].opening,
+                f"this code cell ({b_load}, tags {b_tags}) differs from its counterpart "
+                f"{mine.shown}:{mine.cells[i].opening} ({a_load}, tags {a_tags})",
+                "keep the code cells of both languages identical (one execution serves both)",
             )
-            break
-    else:
-        if len(mine.cells) != len(theirs.cells):
-            longer, shorter = _longer_first(mine, theirs, lambda source: len(source.cells))
-            found.append(
-                Problem(
-                    longer.shown,
-                    longer.cells[len(shorter.cells)].opening,
-                    f"a code cell with no counterpart in {shorter.shown}",
-                    "keep the code cells of both languages identical",
-                )
+        )
+    elif len(mine.cells) != len(theirs.cells):
+        longer, shorter, block = _unmatched(mine, theirs, lambda source: source.cells)
+        found.append(
+            longer.problem(
+                block.opening,
+                f"a code cell with no counterpart in {shorter.shown}",
+                "keep the code cells of both languages identical",
             )
+        )
     return found
 
 
 def glossary_problems(glossaries: dict[str, Source]) -> list[Problem]:
     """Where the glossaries do not pair up entry by entry (same order, same number of terms)."""
-    entries = {lang: glossary_entries(source.path) for lang, source in glossaries.items()}
+    entries = {lang: glossary_entries(source) for lang, source in glossaries.items()}
     first, *others = glossaries
     found = []
     for lang in others:
-        shown = glossaries[lang].shown
         for mine, theirs in zip(entries[first], entries[lang], strict=False):
             if len(mine) != len(theirs):
                 found.append(
-                    Problem(
-                        shown,
+                    glossaries[lang].problem(
                         theirs[0][0],
                         f"glossary entry {' / '.join(t for _, t in theirs)} has "
                         f"{len(theirs)} term(s), its counterpart {glossaries[first].shown}:{mine[0][0]} "
@@ -750,8 +597,7 @@ def glossary_problems(glossaries: dict[str, Source]) -> list[Problem]:
             longer = lang if len(entries[lang]) > len(entries[first]) else first
             extra = entries[longer][min(len(entries[first]), len(entries[lang]))]
             found.append(
-                Problem(
-                    glossaries[longer].shown,
+                glossaries[longer].problem(
                     extra[0][0],
                     f"{len(entries[first])} glossary entries in "
                     f"{first}, {len(entries[lang])} in {lang}: this one has no counterpart",
@@ -768,25 +614,23 @@ def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(
     """Everything wrong with the sources, in file and line order (empty when the book may build)."""
     docs = Path(docs)
     try:
-        _manifest.cache_clear()
-        _manifest()
+        cases.manifest.cache_clear()
+        cases.manifest()
     except cases.ManifestError as exc:
-        return [Problem("examples/cases.toml", 1, str(exc), "fix that entry (book/cases.py lists the keys)")]
+        return [Problem("examples/cases.toml", 1, str(exc), "fix that entry (execbook/cases.py lists the keys)")]
     sources = {lang: tree_sources(docs, lang) for lang in languages}
     found: list[Problem] = []
     broken: set[str] = set()
     loaded: set[Path] = set()
     for lang in languages:
-        tree = docs / lang
         labels = {normalize(label) for source in sources[lang].values() for _, label in source.labels} | SPHINX_LABELS
         glossary = sources[lang].get(GLOSSARY)
-        terms = {normalize(t) for entry in glossary_entries(glossary.path) for _, t in entry} if glossary else set()
+        terms = {normalize(t) for entry in glossary_entries(glossary) for _, t in entry} if glossary else set()
         for page, source in sources[lang].items():
-            fences = fence_problems(source)
-            if fences:
-                broken.add(page)
-            found += fences + cell_problems(source) + include_problems(source)
-            found += role_problems(source, terms, labels, set(sources[lang]), tree)
+            fences = list(fence_problems(source))
+            broken |= {page} if fences else set()
+            found += [*fences, *cell_problems(source), *include_problems(source)]
+            found += role_problems(source, terms, labels, set(sources[lang]), docs / lang)
             examples = {example_of(source, c) for c in source.cells if "load" in c.options}
             loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
     found += width_problems(loaded)
@@ -800,16 +644,11 @@ def main(arguments: list[str]) -> int:
         return 2
     start = time.perf_counter()
     found = problems()
-    for problem in found:
-        print(problem)
-    pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
+    seconds = f"{time.perf_counter() - start:.1f} s"
     if found:
-        print(
-            f"execbook: check: {len(found)} problem(s) in the sources ({time.perf_counter() - start:.1f} s)",
-            file=sys.stderr,
-        )
+        print(*found, sep="\n")
+        print(f"execbook: check: {len(found)} problem(s) in the sources ({seconds})", file=sys.stderr)
         return 1
-    print(
-        f"execbook: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({time.perf_counter() - start:.1f} s)"
-    )
+    pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
+    print(f"execbook: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({seconds})")
     return 0

@@ -126,7 +126,7 @@ def glossary_term(language: str, first_language_term: str | None) -> str | None:
     paths = {lang: config.DOCS / lang / f"{check.GLOSSARY}.md" for lang in config.LANGUAGES}
     if not all(path.is_file() for path in paths.values()):
         return None
-    entries = {lang: check.glossary_entries(path) for lang, path in paths.items()}
+    entries = {lang: check.glossary_entries(check.read(path)) for lang, path in paths.items()}
     first = [[t for _, t in entry] for entry in entries[next(iter(config.LANGUAGES))]]
     at = next((i for i, terms in enumerate(first) if first_language_term in terms), 0)
     mine = entries[language]

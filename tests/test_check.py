@@ -240,3 +240,57 @@ def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_
         ), last
     assert "docs: 2 problem(s) in the sources" in last[-1]
     assert "executing" not in done.stdout and not (repo / "docs" / "_build" / "html").exists()
+
+
+# --- the language mirror alone (Sphinx warns with it too: execbook.sphinxext.bilingual)
+
+
+def mirror(docs, languages):
+    return [str(p) for p in check.mirror_problems(docs, languages)]
+
+
+def test_source_trees_mirror_each_other():
+    assert mirror(config.DOCS, ["es", "en"]) == []
+    assert set(check.page_sources(config.DOCS / "es")) == set(check.page_sources(config.DOCS / "en"))
+    assert "phase-25-inplace-break" in {
+        label for s in check.tree_sources(config.DOCS, "es").values() for _, label in s.labels
+    }
+
+
+def test_mirror_check_reports_a_missing_page_and_label(tmp_path):
+    tmp_path = tmp_path / "docs"  # problems are named from its parent: docs/es/...
+    for lang in ("es", "en"):
+        (tmp_path / lang).mkdir(parents=True)
+        (tmp_path / lang / "index.md").write_text("(home)=\n# x\n")
+    (tmp_path / "es" / "extra.md").write_text("(only-es)=\n# y\n")
+    problems = mirror(tmp_path, ["es", "en"])
+    assert any(p.startswith("docs/es/extra.md:1: a page with no counterpart in docs/en") for p in problems)
+    assert len(problems) == 1, "the page is named, not each of its labels"
+
+
+def test_mirror_check_reports_a_section_or_a_figure_in_one_language_only(tmp_path):
+    tmp_path = tmp_path / "docs"  # problems are named from its parent: docs/es/...
+    page = "# T\n\n## A\n\n```python\n# a comment, not a heading\n```\n\n```{glue:figure} curve_LANG\n```\n"
+    for lang in ("es", "en"):
+        (tmp_path / lang).mkdir(parents=True)
+        (tmp_path / lang / "p.md").write_text(page.replace("LANG", lang))
+    assert mirror(tmp_path, ["es", "en"]) == []
+    (tmp_path / "en" / "p.md").write_text(page.replace("LANG", "en") + "\n### B\n\n```{glue:figure} other_en\n```\n")
+    problems = mirror(tmp_path, ["es", "en"])
+    assert any(p.startswith("docs/en/p.md:12: heading ### B has no counterpart in docs/es/p.md") for p in problems)
+    assert any(p.startswith("docs/en/p.md:14: a figure with no counterpart in docs/es/p.md") for p in problems)
+
+
+def test_mirror_check_reports_glossaries_that_do_not_pair_up(tmp_path):
+    tmp_path = tmp_path / "docs"  # problems are named from its parent: docs/es/...
+    glossary = "# G\n\n```{glossary}\n:sorted:\n\nTERMS\n  A definition.\n\nother\n  Another.\n```\n"
+    for lang, terms in (("es", "tensor hoja\nhoja"), ("en", "leaf tensor\nleaf")):
+        (tmp_path / lang).mkdir(parents=True)
+        (tmp_path / lang / "glossary.md").write_text(glossary.replace("TERMS", terms))
+    assert mirror(tmp_path, ["es", "en"]) == []
+    (tmp_path / "en" / "glossary.md").write_text(glossary.replace("TERMS", "leaf tensor"))
+    assert mirror(tmp_path, ["es", "en"]) == [
+        "docs/en/glossary.md:6: glossary entry leaf tensor has 1 term(s), its counterpart docs/es/glossary.md:6 "
+        "(tensor hoja / hoja) 2 → the entries pair up in source order, term by term: give both the same number of "
+        "terms"
+    ]

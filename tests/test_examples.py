@@ -100,7 +100,7 @@ def test_the_code_a_page_shows_fits_in_80_columns():
 def test_every_cell_a_page_shows_is_short():
     """A cell whose code the page shows (not collapsed or removed) is at most check.SHOWN_LINES
     lines above its example's hidden checks: what a learner would type, not the book's machinery."""
-    from execbook.sphinxext.bilingual import page_sources
+    from execbook.check import page_sources
 
     found = [
         str(p)

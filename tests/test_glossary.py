@@ -12,9 +12,8 @@ import re
 
 import pytest
 
-from execbook.check import EXPLICIT, SPAN, blank_machinery, glossary_terms, term_citations
+from execbook.check import EXPLICIT, SPAN, blank_machinery, glossary_terms, page_sources, term_citations
 from execbook.config import DOCS, LANGUAGES
-from execbook.sphinxext.bilingual import page_sources
 
 LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")
 AUTOLINK = re.compile(r"<https?://[^>]*>|https?://\S+")

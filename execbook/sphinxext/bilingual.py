@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from sphinx.environment import BuildEnvironment
 
 logger = logging.getLogger(__name__)
-GENERATED_PAGES = {"genindex", "search", "py-modindex"}
 # "Read this page in <other language>", in the page's own language
 SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Read this page in Spanish"}
 STAMP_CLASS = "book-stamp"
@@ -49,17 +48,6 @@ SITEMAP_HEADER = (
 
 
 GLOSSARY = check.GLOSSARY  # the page whose terms pair up across languages, entry by entry
-page_sources = check.page_sources
-
-
-def labels(tree: str | Path) -> dict[str, str]:
-    """label -> page name, for every explicit label in the tree's page sources."""
-    return {label: page for page, path in page_sources(tree).items() for _, label in check.read(path).labels}
-
-
-def glossary_entries(path: Path) -> list[list[str]]:
-    """The terms of each entry of a page's ```{glossary} block, in source order (execbook.check)."""
-    return [[term for _, term in entry] for entry in check.glossary_entries(path)]
 
 
 def term_anchor(term: str) -> str:
@@ -71,9 +59,9 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     """For each term position (entry by entry, in source order, the same in every language), the
     ids of that term in every language: each glossary page carries them all, so a term's anchor is
     the same in both languages."""
-    entries = [glossary_entries(Path(docs_dir) / lang / f"{GLOSSARY}.md") for lang in languages]
+    entries = [check.glossary_entries(check.read(Path(docs_dir) / lang / f"{GLOSSARY}.md")) for lang in languages]
     return [
-        {term_anchor(term) for term in terms}
+        {term_anchor(term) for _, term in terms}
         for pairs in zip(*entries, strict=False)
         for terms in zip(*pairs, strict=False)
     ]
@@ -89,22 +77,6 @@ def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -
             term["ids"].extend(sorted(pairs.get(anchor, set()) - set(term["ids"])))
 
 
-def glossary_always_outdated(
-    app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str], removed: set[str]
-) -> list[str]:
-    """Re-read the glossary on every build: its ids come from the other language's glossary too."""
-    return [GLOSSARY] if GLOSSARY in env.found_docs else []
-
-
-def mirror_problems(docs_dir: str | Path, languages: Collection[str]) -> list[str]:
-    """Differences between the language trees, one line each (empty when they mirror): execbook.check's."""
-    return [str(problem) for problem in check.mirror_problems(docs_dir, list(languages))]
-
-
-def other_languages(app: "Sphinx") -> list[str]:
-    return [lang for lang in config.LANGUAGES if lang != app.config.language]
-
-
 def relocate_execution_folder(app: "Sphinx") -> None:
     env: Any = app.env  # MyST-NB adds its mystnb_config to the environment
     env.mystnb_config = env.mystnb_config.copy(
@@ -113,15 +85,8 @@ def relocate_execution_folder(app: "Sphinx") -> None:
 
 
 def check_mirror(app: "Sphinx", env: "BuildEnvironment") -> None:
-    for problem in mirror_problems(config.DOCS, config.LANGUAGES):
+    for problem in check.mirror_problems(config.DOCS, config.LANGUAGES):
         logger.warning(f"es/en mirror: {problem}", type="bilingual", subtype="mirror")
-
-
-def counterpart_exists(app: "Sphinx", language: str, pagename: str) -> bool:
-    if pagename in GENERATED_PAGES:
-        return True
-    tree = Path(app.srcdir).parent / language
-    return any((tree / f"{pagename}{suffix}").is_file() for suffix in (".md", ".ipynb", ".rst"))
 
 
 def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
@@ -181,21 +146,15 @@ def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
 def add_switcher(
     app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
-    # from this page's folder up to the site root (which holds es/ and en/)
-    up = "../" * (pagename.count("/") + 1)
+    """The link to the page in the other language (the mirror check keeps every page in both), and
+    the page's hreflang alternates."""
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
-    links = []
-    for lang in other_languages(app):
-        if not counterpart_exists(app, lang, pagename):
-            logger.warning(f"page {pagename} has no {lang} counterpart", type="bilingual", subtype="mirror")
-            continue
-        links.append((lang, posixpath.join(up, lang, pagename + suffix)))
-    tags = alternate_tags(alternates(pagename, suffix))
-    context["metatags"] = context.get("metatags", "") + "\n" + tags
-    if links:
-        lang, url = links[0]
+    context["metatags"] = context.get("metatags", "") + "\n" + alternate_tags(alternates(pagename, suffix))
+    lang = next((lang for lang in config.LANGUAGES if lang != app.config.language), None)
+    if lang is not None:
+        up = "../" * (pagename.count("/") + 1)  # from this page's folder up to the site root (es/, en/)
         context.update(
-            book_other_url=url,
+            book_other_url=posixpath.join(up, lang, pagename + suffix),
             book_other_language=lang,
             book_other_language_name=config.LANGUAGES[lang],
             book_switch_label=SWITCH_LABEL[app.config.language, lang],
@@ -292,6 +251,5 @@ def setup(app: "Sphinx") -> None:
     app.connect("html-page-context", translate_cell_toggles)
     app.connect("doctree-resolved", check_stamp)
     app.connect("doctree-resolved", add_glossary_anchors)
-    app.connect("env-get-outdated", glossary_always_outdated)
     app.connect("build-finished", write_site_root)
     app.connect("build-finished", complete_js_translations)
