@@ -3,7 +3,7 @@
 The manifest is the one declaration of each example's outcome. The same function that judges a
 cell in the book's kernel (execbook.cases.judge, called by the hidden guard execbook.kernel.check)
 judges each file here (all of them run once, in tests/run_examples.py, in the background); the
-pages get their tags and guards from the manifest (execbook.pages.with_cases), read here with
+pages get their tags and guards from the manifest (execbook.pages.expand), read here with
 MyST-NB's own reader.
 """
 
@@ -224,11 +224,11 @@ def test_a_hidden_check_that_fails_names_its_line_and_example(monkeypatch):
         kernel.check("symptom_forward", namespace=namespace)
 
 
-# --- the pages: what with_cases adds, and what it refuses
+# --- the pages: what expand adds, and what it refuses (as execbook.check names it)
 
 
 PAGE = (
-    pages.FRONT_MATTER
+    check.FRONT_MATTER
     + """
 # Title
 
@@ -245,12 +245,12 @@ Prose.
 )
 
 
-def test_with_cases_adds_setup_tags_and_guards(tmp_path):
+def test_expand_adds_setup_tags_and_guards(tmp_path):
     page = tmp_path / "docs" / "page.md"
     page.parent.mkdir()
     examples = REPO / "examples"
     text = PAGE.replace("../examples/", f"{os.path.relpath(examples, page.parent)}/")
-    assert pages.with_cases(text, page)[1] == ["symptom_backward", "symptom_forward"]
+    assert pages.expand(text, page)[1] == ["symptom_backward", "symptom_forward"]
     page.write_text(text, encoding="utf-8")
     cells = [
         (c.metadata.get("tags"), c.metadata.get(pages.EXAMPLE), c.source)
@@ -273,22 +273,25 @@ def test_with_cases_adds_setup_tags_and_guards(tmp_path):
 @pytest.mark.parametrize(
     "edit,problem",
     [
-        (lambda t: t.replace("symptom_forward", "not_an_example"), "Can't read file"),
-        (lambda t: t.replace("../examples/symptom_forward.py", "../examples/cases.toml"), "cases.toml is not one"),
+        (lambda t: t.replace("symptom_forward", "not_an_example"), "not_an_example.py, which does not exist"),
+        (
+            lambda t: t.replace("../examples/symptom_forward.py", "../examples/cases.toml"),
+            "cases.toml, not a file of examples/",
+        ),
         (
             lambda t: t.replace(
                 ":load: ../examples/symptom_backward.py",
                 ":load: ../examples/symptom_backward.py\n:tags: [raises-exception]",
             ),
-            "remove the raises-exception tag",
+            "the cell tags itself raises-exception",
         ),
     ],
 )
-def test_with_cases_refuses_what_the_manifest_does_not_declare(tmp_path, edit, problem):
+def test_expand_refuses_what_the_manifest_does_not_declare(tmp_path, edit, problem):
     page = tmp_path / "page.md"
     text = edit(PAGE).replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/")
     with pytest.raises(pages.PageError, match=problem):
-        pages.with_cases(text, page)
+        pages.expand(text, page)
 
 
 # --- what a page shows is what a learner types

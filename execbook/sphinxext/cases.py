@@ -19,7 +19,7 @@ def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
     try:
-        source[0], names = pages.with_cases(source[0], app.env.doc2path(docname))
+        source[0], names = pages.expand(source[0], app.env.doc2path(docname))[:2]
     except pages.PageError as exc:
         raise ExtensionError(f"{docname}: {exc}") from None
     for dependency in sorted(deps.page_dependencies(names) | {config.MANIFEST}):
