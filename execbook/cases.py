@@ -1,25 +1,17 @@
 """The case manifest: what each executed example must do, declared once (examples/cases.toml).
 
-One entry per file in examples/ that a page loads:
-
     [symptom_backward]
     expect = "raises"                 # or "completes"
     error = "RuntimeError"            # with "raises": the exception type ...
     match = "modified by an inplace operation"   # ... and a fragment of its message
     holds = "same"                    # optional: a name the example defines that must be True
-    reads = ["justfile"]              # files it reads or runs besides the modules it imports
+    reads = ["justfile"]              # files it reads besides the modules it imports
                                       # ("@with:KEY": the outcomes of the cases whose entry sets KEY)
 
-A book may add keys of its own: its `check-entry` hook ([tool.book.hooks], execbook.config) judges
-them, they stay in Case.extra, and its `judge` hook may refine the verdict on a run (phase 25's
-safe-case summary: verdict, raised_at, case, checks). Without such a hook, another key is a mistake.
-
-Everything else derives from it: the pages' cells get their raises-exception tags and hidden
-guards from it (execbook.pages), the guard judges the cell with `judge`, `python -m execbook run <name>`
-and the tests run each file through `execute` and judge it the same way.
-
-An example file is what its cell shows, then, from a line starting with CHECKS on, its hidden
-checks (execbook.checks), which the guard runs after judging the cell: `split` parts the two.
+A book's own keys are judged by its `check-entry` hook ([tool.book.hooks]) and kept in Case.extra;
+its `judge` hook may refine a verdict. The pages' tags and guards (execbook.pages), the guard's
+verdict, `python -m execbook run` and the tests all derive from the manifest through `judge`.
+An example file is what its cell shows, then, from the line CHECKS on, its hidden checks.
 """
 
 import ast

@@ -24,32 +24,41 @@ TAGS = re.compile(r"<[^>]+>")
 SHOWN = 70  # characters of a value the list shows
 
 
+def scrapbook(output: Any) -> dict[str, Any]:
+    """What MyST-NB's glue notes on an output: its key ("name") and the prefix of its MIME types."""
+    return dict(output.get("metadata", {}).get("scrapbook", {}))
+
+
+def mimes(output: Any) -> dict[str, Any]:
+    """An output's data by MIME type, a glued value's too (stored under a prefix)."""
+    prefix = scrapbook(output).get("mime_prefix", "")
+    return {mime.removeprefix(prefix): value for mime, value in output.get("data", {}).items()}
+
+
 def glued(notebook: Any) -> dict[str, str]:
     """key -> the glued value as text (a figure: its digest) of one executed notebook."""
     found = {}
-    for cell in notebook.cells:
-        for output in cell.get("outputs", []):
-            key = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            if not key or key in LEFT_OUT:
-                continue
-            prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
-            data = {mime.removeprefix(prefix): value for mime, value in output.get("data", {}).items()}
-            image = next((v for k, v in data.items() if k.startswith("image/")), None)
-            if image is not None:
-                found[key] = "figure " + hashlib.sha256(str(image).encode()).hexdigest()[:12]
-            elif "text/html" in data:
-                html = "".join(data["text/html"])
-                found[key] = (
-                    "table " + hashlib.sha256(html.encode()).hexdigest()[:12]
-                    if "<table" in html
-                    else " ".join(TAGS.sub(" ", html).split())
-                )
-            else:
-                text = "".join(data.get("text/plain", ""))
-                with contextlib.suppress(ValueError, SyntaxError):  # a glued str shows as its repr
-                    value = ast.literal_eval(text)
-                    text = value if isinstance(value, str) else text
-                found[key] = " ".join(text.split())
+    for output in (o for cell in notebook.cells for o in cell.get("outputs", [])):
+        key = scrapbook(output).get("name")
+        if not key or key in LEFT_OUT:
+            continue
+        data = mimes(output)
+        image = next((v for k, v in data.items() if k.startswith("image/")), None)
+        if image is not None:
+            found[key] = "figure " + hashlib.sha256(str(image).encode()).hexdigest()[:12]
+        elif "text/html" in data:
+            html = "".join(data["text/html"])
+            found[key] = (
+                "table " + hashlib.sha256(html.encode()).hexdigest()[:12]
+                if "<table" in html
+                else " ".join(TAGS.sub(" ", html).split())
+            )
+        else:
+            text = "".join(data.get("text/plain", ""))
+            with contextlib.suppress(ValueError, SyntaxError):  # a glued str shows as its repr
+                value = ast.literal_eval(text)
+                text = value if isinstance(value, str) else text
+            found[key] = " ".join(text.split())
     return found
 
 

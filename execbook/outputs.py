@@ -21,7 +21,7 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from . import cases, check, config, pages
+from . import cases, changes, check, config, pages
 
 GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`(?P<key>[^`:]+)(?::[^`]*)?`")
 GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w*)?\}\s+(?P<key>\S+)", re.M)
@@ -66,19 +66,13 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
         elif kind == "error":
             yield kind, "\n".join([output.get("evalue", ""), *output.get("traceback", [])])
         elif kind in ("execute_result", "display_data"):
-            if STAMP in str(output.get("metadata", {}).get("scrapbook", {}).get("name", "")):
+            if STAMP in str(changes.scrapbook(output).get("name", "")):
                 continue
-            data = plain_mimes(output)
+            data = changes.mimes(output)
             for mime in TEXT_OUTPUTS:
                 value = data.get(mime)
                 if value:
                     yield kind, value if isinstance(value, str) else "".join(value)
-
-
-def plain_mimes(output: NotebookNode) -> dict:
-    """An output's data by MIME type, a glued value's too (MyST-NB stores those under a prefix)."""
-    prefix = output.get("metadata", {}).get("scrapbook", {}).get("mime_prefix", "")
-    return {mime.removeprefix(prefix) if prefix else mime: value for mime, value in output.get("data", {}).items()}
 
 
 def _example_of(notebook: NotebookNode, index: int) -> str | None:
@@ -143,22 +137,13 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
     return found
 
 
-def glued_keys(notebook: NotebookNode) -> set[str]:
-    return {
-        str(o.get("metadata", {}).get("scrapbook", {}).get("name"))
-        for c in notebook.cells
-        for o in c.get("outputs", [])
-        if o.get("metadata", {}).get("scrapbook")
-    }
-
-
 def lost_content(
     docname: str, sources: dict[str, Path], read: dict[str, NotebookNode], executed: NotebookNode
 ) -> list[str]:
     """What the source of each language has that its page, as MyST-NB read it and the kernel ran
     it, lacks: a cell that loads an example, a glued value, a figure."""
     found = []
-    glued = glued_keys(executed)
+    glued = {changes.scrapbook(o).get("name") for c in executed.cells for o in c.get("outputs", [])}
     ran = [c.metadata.get(pages.EXAMPLE) for c in executed.cells if pages.EXAMPLE in c.metadata]
     for language, path in sources.items():
         shown = f"{config.DOCS.name}/{language}/{docname}.md"  # as the author wrote it

@@ -1,24 +1,10 @@
 """Tracebacks and warnings as a reader of the book can read them.
 
 What a cell prints is published, so it must not show the build machine: every path is named as
-the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`,
-`torch/csrc/autograd/python_anomaly_mode.cpp:122`), and the frames of code the reader did not
-write (torch, Python, Jupyter) fold into one line saying how many were left out:
-
-    ---------------------------------------------------------------------------
-    RuntimeError                              Traceback (most recent call last)
-    Cell In[6], line 13
-         11 with torch.autograd.set_detect_anomaly(True):
-         12     logits, loss = model_b(x, y)
-    ---> 13     loss.backward()  # raises
-
-    [3 frames in torch left out]
-
-    RuntimeError: one of the variables needed for gradient computation has been modified ...
-
-Plain functions, no IPython needed: execbook/kernel.py installs them in the notebook kernel (an
-IPython custom exception handler and `warnings.showwarning`); examples/reproducer.py passes the
-output of its commands through `brief` and `excerpt`.
+the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`), and the
+frames of code the reader did not write (torch, Python, Jupyter) fold into one line that counts
+them (`[3 frames in torch left out]`). Plain functions, no IPython needed: execbook.kernel installs
+them in the notebook kernel; examples/reproducer.py passes its commands' output through `brief`.
 """
 
 import inspect
@@ -368,20 +354,16 @@ CONTEXT_MESSAGE = "During handling of the above exception, another exception occ
 def _chain(value: BaseException | None) -> list[tuple[BaseException, str | None]]:
     """[(exception, the message that introduces the next one)] oldest first, as Python prints."""
     chain: list[tuple[BaseException, str | None]] = []
-    seen: set[int] = set()
-    while value is not None and id(value) not in seen:
-        seen.add(id(value))
+    introduces = None
+    while value is not None and all(value is not seen for seen, _ in chain):
+        chain.append((value, introduces))
         if value.__cause__ is not None:
-            chain.append((value, CAUSE))
-            value = value.__cause__
+            value, introduces = value.__cause__, CAUSE
         elif value.__context__ is not None and not value.__suppress_context__:
-            chain.append((value, CONTEXT_MESSAGE))
-            value = value.__context__
+            value, introduces = value.__context__, CONTEXT_MESSAGE
         else:
-            chain.append((value, None))
             value = None
-    chain.reverse()
-    return [(exc, chain[i + 1][1] if i + 1 < len(chain) else None) for i, (exc, _) in enumerate(chain)]
+    return chain[::-1]
 
 
 def exception_entries(

@@ -1,16 +1,12 @@
 """The two mirrored language trees.
 
-- a language switcher on every page, linking to the same page in the other language; it names
-  the page's explicit labels, the ids both languages share, so that docs/_static/book.js can carry
-  the section in view across (and remember the reader's choice for the root page);
-- <link rel="alternate" hreflang> tags for search engines, absolute (from the site URL,
-  pyproject.toml [tool.book]): one per language and x-default, the root page that chooses the language;
-- at the site root, beside es/ and en/: the language chooser (docs/root/index.html, with the same
-  alternates) and sitemap.xml, every page with its alternates (sitemaps.org + hreflang);
-- the build fails (a warning under -W) when a page, a label, a section or a figure exists in one tree only
-  (execbook.check says where);
-- MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site;
-- every executed page must carry the run stamp printed by its setup cell (execbook.kernel.stamp()).
+- a language switcher on every page, to the same page in the other language, naming the page's
+  explicit labels (ids both languages share) so that docs/_static/book.js keeps the section in view;
+- absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
+- at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
+- the mirror check as a Sphinx warning (execbook.check), glossary ids shared across languages, the
+  run stamp required on every executed page, code marked English, MyST-NB's cell toggles and
+  Sphinx's JavaScript catalog in the page's language.
 """
 
 import json
@@ -78,6 +74,7 @@ def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -
 
 
 def relocate_execution_folder(app: "Sphinx") -> None:
+    """MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site."""
     env: Any = app.env  # MyST-NB adds its mystnb_config to the environment
     env.mystnb_config = env.mystnb_config.copy(
         output_folder=str(config.BUILD / "jupyter_execute" / app.config.language)

@@ -1,28 +1,15 @@
 """What a reader downloads from an executed page: its executed notebook and its code as one script,
-in the page's language, both runnable from a clone with the project installed. A menu in the page
-header offers them (docs/_templates/download-menu.html), then "open in Colab" (the notebook again,
-made to run in Colab: `colab_notebook`) and, on every page, its source in the repository (links).
+in the page's language, offered by a menu in the page header (docs/_templates/download-menu.html)
+with "open in Colab" (`colab_notebook`) and the page's source in the repository (links).
 
-Both are made when Sphinx writes the page (html-page-context), from the page as Sphinx resolved it:
-glued values are in the text already, cross-references are links, includes are code. So:
-- the notebook's Markdown cells are the page rendered as Markdown (`Markdown`, one rule per kind of
-  node), cut where the page shows a code cell; admonitions become quotes with their title in bold,
-  dropdowns <details>, tabs a bold title per tab, figures cell attachments, glued HTML stays HTML,
-  links point at the published book (the site URL, execbook/config.py), labels become HTML anchors;
-- its code cells are the executed notebook's (this build's outputs, from the execution cache),
-  with their tags: `raises-exception` is honoured by nbclient and Jupyter, so a run goes on past an
-  expected error. The book's hidden setup and guard cells are not on the page, so not in the
-  download; nor are the glue records (their values are in the prose), execution times or the run
-  stamp (the page header's date). Streams are merged per cell, as on the page; cell ids are
-  numbered; JSON as nbformat writes it: two builds of one commit write the same bytes;
-- the script: the code cells in order, each under `# %%` and the heading of its section; an
-  expected-error cell runs inside try/except, prints the error and goes on;
-- the Colab notebook: the downloaded notebook with a note of its own, and first of its code cells
-  one that installs the project where it is missing (links.INSTALL).
-Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook outside the site, in
-docs/_build/colab/<language>/<page>.ipynb (the workflow publishes it on its own branch). Editing
-this module, or links, re-reads the executed pages (and executes nothing: it is not code the pages
-run, execbook.deps).
+Both are made when Sphinx writes the page (html-page-context), from the page as Sphinx resolved it
+(glued values, links and includes resolved): the notebook's Markdown cells are the page rendered as
+Markdown (`Markdown`, one rule per kind of node), cut where the page shows a code cell; its code
+cells are the executed notebook's, with this build's outputs and tags (nbclient and Jupyter honour
+`raises-exception`), without the book's hidden cells, glue records, execution times or run stamp,
+streams merged as on the page and cells numbered: two builds of one commit write the same bytes.
+The script runs an expected-error cell inside try/except. Files: <outdir>/_downloads/<page>.ipynb
+and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb (published on a branch).
 """
 
 import ast
@@ -42,7 +29,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
-from .. import config
+from .. import changes, config
 from . import links as reader_links
 
 FOLDER = "_downloads"
@@ -334,9 +321,7 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
             outputs = (
                 []
                 if REMOVE_OUTPUT in tags(source)
-                else merged_streams(
-                    [o for o in source.get("outputs", []) if not o.get("metadata", {}).get("scrapbook")]
-                )
+                else merged_streams([o for o in source.get("outputs", []) if not changes.scrapbook(o)])
             )
             new = nbformat.v4.new_code_cell(
                 source.source,

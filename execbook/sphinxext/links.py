@@ -1,23 +1,15 @@
-"""Where a reader finds a page's source and runs its notebook in Colab. Both are links in the page
-header's menu (docs/_templates/download-menu.html), after the downloads (execbook.sphinxext.downloads,
-which puts them there):
+"""Where a reader finds a page's source and runs its notebook in Colab: links in the page header's
+menu, after the downloads (execbook.sphinxext.downloads puts them there).
 
-- every page: its source file in the repository, <repository>/blob/<source-branch>/docs/<lang>/<page>.md;
-- every page that executes code: "open in Colab",
-  https://colab.research.google.com/github/<owner>/<name>/blob/<notebooks-branch>/<lang>/<page>.ipynb.
-  Colab opens notebooks from a GitHub path, so the deploy workflow (.github/workflows/docs.yml)
-  publishes what the build wrote to docs/_build/colab/ (config.COLAB) on that branch.
+- every page: its source, <repository>/blob/<source-branch>/docs/<lang>/<page>.md;
+- every executed page: "open in Colab", https://colab.research.google.com/github/<owner>/<name>/
+  blob/<notebooks-branch>/<lang>/<page>.ipynb. Colab opens notebooks from GitHub only, so the deploy
+  workflow publishes docs/_build/colab/ (config.COLAB) on that branch.
 
-The repository and both branches are declared once, in pyproject.toml's [tool.book] (execbook.config).
-The Colab notebook is the downloaded one (downloads.colab_notebook) with a note of its own and,
-first of its code cells, INSTALL: where the project's module ([tool.book] project-module) is
-missing it clones the repository and installs it without its dependencies. A clone, not
-`pip install git+<repository>`: that would install the packages (minigpt, inplace_doctor,
-tapegrad, phase25, execbook) but not the repository's files that the code some pages show reads
-(execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
-dependencies: Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full
-CUDA build (gigabytes) wherever it is outside the book's range. The editable install serves the
-processes the page starts (python -m minigpt, just); this kernel gets the clone on sys.path.
+The Colab notebook's first code cell, INSTALL, clones the repository where the project's module is
+missing and installs it without its dependencies: a clone, because some pages' code reads the
+repository's files (pyproject.toml, examples/, records/); without dependencies, so that pip keeps
+Colab's torch instead of installing a CUDA build of gigabytes.
 """
 
 import shutil
