@@ -1,7 +1,7 @@
 """The book's executed pages as the build runs them, with what the case manifest adds.
 
 An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). The build's
-first step executes it (execbook.build), and Sphinx reads it (execbook.sphinxext.cases), as
+first step executes it (execbook.build), and Sphinx reads it (execbook.sphinxext), as
 `expand(text, path)` makes it:
 - the cell that loads an example holds what the page shows of it (its file up to its hidden
   checks, execbook.cases.split), and names it (`:example: <name>`, the cell's metadata);

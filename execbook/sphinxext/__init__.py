@@ -1,23 +1,41 @@
 """The book's Sphinx extension (listed as "execbook.sphinxext" in execbook/sphinxext/config.py):
 
 - bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
-- cases: the manifest's setup cell, tags and guards added to each executed page (execbook.pages);
+- here: the manifest's setup cell, tags and guards added to each executed page before MyST-NB reads
+  it (execbook.pages), with the files it depends on (execbook.deps: editing one re-reads the pages
+  that use it, which take their outputs from the execution cache); each image a link to itself,
+  full size (a phone's reader opens it and zooms in); no script a page does not use;
 - downloads: each executed page's notebook and script (markdown: MyST made plain Markdown), and the
   page header's menu that offers them;
 - links: each page's source in the repository, and the notebook "open in Colab" opens;
-- figures: each image a link to itself, full size;
 - status: the status page's execution table, and the pages read on every build.
 """
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from . import bilingual, cases, downloads, figures, links, status
+from docutils import nodes
+from sphinx.errors import ExtensionError
+
+from .. import deps, pages
+from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
+from . import bilingual, downloads, links, status
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.util.typing import ExtensionMetadata
+
+
+def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
+    if not pages.is_executed(source[0]):
+        return
+    try:
+        source[0], names = pages.expand(source[0], app.env.doc2path(docname))[:2]
+    except pages.PageError as exc:
+        raise ExtensionError(f"{docname}: {exc}") from None
+    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST}):
+        app.env.note_dependency(str(dependency))
 
 
 def copy_mystnb_stylesheet(app: "Sphinx") -> None:
@@ -70,9 +88,32 @@ def drop_unused_scripts(app: "Sphinx", exception: Exception | None) -> None:
             leftover.unlink()
 
 
+FULL_SIZE = {"es": "Abrir la imagen a tamaño completo", "en": "Open the image full size"}
+IMAGE = re.compile(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"[^>]*>')
+
+
+def link_images(
+    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
+) -> None:
+    """Each image of a page (a figure, a plot in an output) a link to itself, full size."""
+    title = FULL_SIZE[app.config.language]
+
+    def link(image: re.Match[str]) -> str:
+        before = image.string[: image.start()]
+        if before.rfind("<a ") > before.rfind("</a>"):
+            return image[0]  # already inside a link
+        return f'<a class="book-full-size" href="{image[1]}" title="{title}">{image[0]}</a>'
+
+    if context.get("body"):
+        context["body"] = IMAGE.sub(link, context["body"])
+
+
 def setup(app: "Sphinx") -> "ExtensionMetadata":
-    for part in (bilingual, cases, downloads, figures, links, status):
+    for part in (bilingual, downloads, links, status):
         part.setup(app)
+    app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
+    app.connect("source-read", add_cases)
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)
+    app.connect("html-page-context", link_images)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
