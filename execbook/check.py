@@ -13,11 +13,9 @@ trees mirror each other (pages, labels, headings, figures, cells, glossary entri
 `{term}`, `{ref}`/`{numref}` and `{doc}` targets exist in the page's tree.
 """
 
-import ast
 import posixpath
 import re
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -78,6 +76,7 @@ FIGURE_LINE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
 SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
 EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 SPHINX_LABELS = {"genindex", "modindex", "py-modindex", "search"}  # the labels Sphinx defines itself
+UNNUMBERED = {"lines", "prepend", "append", "lineno-start", "diff"}  # literalinclude options that renumber
 SAME_SECTIONS = "give both languages the same sections, in the same order"
 
 
@@ -339,7 +338,11 @@ def width_problems(files: Collection[Path]) -> list[Problem]:
 
 
 def include_problems(source: Source) -> Iterator[Problem]:
-    """Included source too must fit a code box: the lines a literalinclude shows."""
+    """Included source too must fit a code box: the lines a literalinclude shows, read by Sphinx's
+    own reader (pyobject, start-after, end-before, dedent...)."""
+    from sphinx.config import Config
+    from sphinx.directives.code import LiteralIncludeReader
+
     for block in source.blocks:
         if block.directive != "literalinclude":
             continue
@@ -347,35 +350,19 @@ def include_problems(source: Source) -> Iterator[Problem]:
         if not path.is_file():
             yield source.problem(block.opening, f"it includes {path.name}, which does not exist", "correct the path")
             continue
-        options = {name: value for name, (_, value) in block.options.items()}
+        options: dict[str, Any] = {name: value for name, (_, value) in block.options.items()}
+        if UNNUMBERED & set(options):
+            continue  # the lines shown are not a run of the file's: their numbers are unknown
+        if "dedent" in options:
+            options["dedent"] = int(options["dedent"]) if options["dedent"] else None
+        try:
+            reader = LiteralIncludeReader(path, {**options, "lineno-match": True}, Config())
+            shown = reader.read()[0].splitlines()
+        except ValueError as exc:  # a :pyobject: that is not there, options that exclude each other
+            yield source.problem(block.opening, f"Sphinx cannot include it: {exc}", "correct its options")
+            continue
         what = f"a line {source.shown}:{block.opening} includes"
-        yield from _too_wide(included(path, options), shown_path(path), what, "break it")
-
-
-def included(path: Path, options: dict[str, str]) -> list[tuple[int, str]]:
-    """[(line number, text as shown)] of what a literalinclude with these options shows, filtered in
-    Sphinx's order: pyobject, start-after, end-before, dedent (:lines: is not read)."""
-    text = path.read_text("utf-8")
-    numbered = list(enumerate(text.split("\n"), 1))
-    if "pyobject" in options:
-        body: list[Any] = ast.parse(text).body
-        node = None
-        for part in options["pyobject"].split("."):
-            node = next((n for n in body if getattr(n, "name", None) == part), None)
-            body = getattr(node, "body", [])
-        if node is None:
-            return []
-        numbered = numbered[node.lineno - 1 : node.end_lineno]
-    if "start-after" in options:
-        at = next((i for i, (_, line) in enumerate(numbered) if options["start-after"] in line), None)
-        numbered = numbered if at is None else numbered[at + 1 :]
-    if "end-before" in options:
-        at = next((i for i, (_, line) in enumerate(numbered) if options["end-before"] in line), None)
-        numbered = numbered if at is None else numbered[:at]
-    if "dedent" in options:
-        dedented = textwrap.dedent("\n".join(line for _, line in numbered)).split("\n")
-        numbered = [(n, line) for (n, _), line in zip(numbered, dedented, strict=True)]
-    return numbered
+        yield from _too_wide(enumerate(shown, reader.lineno_start), shown_path(path), what, "break it")
 
 
 # --- prose: the roles

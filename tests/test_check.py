@@ -187,6 +187,22 @@ def test_shown_code_too_wide_or_too_long(tmp_path, monkeypatch):
     ]
 
 
+def test_included_code_too_wide_is_named_at_its_line_in_the_included_file(tmp_path):
+    module = tmp_path / "mod.py"
+    wide = "x = '" + "a" * 80 + "'"
+    module.write_text(
+        f"class A:\n    def f(self):\n        {wide}\n        if a:\n            {wide}\n        return 1\n"
+    )
+    page = tmp_path / "p.md"
+    include = "```{literalinclude} mod.py\n:pyobject: A.f\n:start-after: if a:\n:end-before: return\n:dedent:\n```\n"
+    page.write_text("# T\n\n" + include + "\n```{literalinclude} missing.py\n```\n")
+    found = [str(p) for p in check.include_problems(check.read(page, "p.md"))]
+    assert found == [
+        f"{check.shown_path(module)}:5: a line p.md:3 includes is {len(wide)} columns wide (at most 80) → break it",
+        "p.md:10: it includes missing.py, which does not exist → correct the path",
+    ]
+
+
 def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
     for lang in ("es", "en"):
         book(lang, "p", page(lang, unclosed_load))
