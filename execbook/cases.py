@@ -90,15 +90,10 @@ def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.tom
     problem = _problem(name, entry)
     if problem:
         raise ManifestError(f"{manifest_name} [{name}]: {problem}")
-    return Case(
-        name,
-        entry["expect"],
-        entry.get("error"),
-        entry.get("match"),
-        entry.get("holds"),
-        tuple(entry.get("reads", ())),
-        {k: v for k, v in entry.items() if k not in KEYS},
-    )
+    known: dict[str, Any] = {
+        key: tuple(value) if key == "reads" else value for key, value in entry.items() if key in KEYS
+    }
+    return Case(name, **known, extra={key: value for key, value in entry.items() if key not in KEYS})
 
 
 @cache
@@ -139,7 +134,8 @@ class Failure:
     """A failed example as the build reports it: where, what, what to do (rendered by `render` only).
 
     kind: "case" (it did not do what its entry declares), "check" (a hidden check found the prose
-    false), "broken-check" (a hidden check raised), "raised" (its cell raised, undeclared)."""
+    false), "broken-check" (a hidden check raised), "raised" (its cell raised, undeclared),
+    "unstable" (its output holds what changes from run to run, execbook.outputs)."""
 
     file: str  # examples/<name>.py
     line: int | None

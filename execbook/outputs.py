@@ -16,7 +16,6 @@ import io
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from nbformat import NotebookNode
@@ -26,30 +25,23 @@ from . import cases, changes, check, config, pages
 GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`(?P<key>[^`:]+)(?::[^`]*)?`")
 GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w*)?\}\s+(?P<key>\S+)", re.M)
 TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex")
-STAMP = "book_stamp"  # the setup cell's run stamp: its time changes on purpose
 
 
-@dataclass(frozen=True)
-class Unstable:
-    pattern: re.Pattern[str]
-    what: str
-    todo: str
-
-
-def unstable() -> list[Unstable]:
-    """What no published output may hold (the checkout's path is this machine's)."""
+def unstable() -> list[tuple[re.Pattern[str], str, str]]:
+    """(pattern, what, what to do) of what no published output may hold (the checkout's path is
+    this machine's)."""
     return [
-        Unstable(
+        (
             re.compile(r"\b0x[0-9a-fA-F]{6,}\b"),
             "a memory address",
             "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), not the object",
         ),
-        Unstable(
+        (
             re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"),
             "a path of the build machine",
             "print a path relative to the repository (path.relative_to(...)) or only its name",
         ),
-        Unstable(
+        (
             re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
             "a random id",
             "print something that is the same on every run",
@@ -66,8 +58,8 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
         elif kind == "error":
             yield kind, "\n".join([output.get("evalue", ""), *output.get("traceback", [])])
         elif kind in ("execute_result", "display_data"):
-            if STAMP in str(changes.scrapbook(output).get("name", "")):
-                continue
+            if changes.scrapbook(output).get("name") in changes.LEFT_OUT:
+                continue  # the run stamp: its time changes on purpose
             data = changes.mimes(output)
             for mime in TEXT_OUTPUTS:
                 value = data.get(mime)
@@ -117,22 +109,20 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
         if cell.cell_type != "code":
             continue
         for kind, text in _texts(cell):
-            for rule in unstable():
-                hit = rule.pattern.search(text)
+            for pattern, what, todo in unstable():
+                hit = pattern.search(text)
                 if not hit:
                     continue
                 name = _example_of(notebook, index)
                 line = None
                 if name and locate:
-                    line = last_statement(name) if kind == "execute_result" else printed_at(name, rule.pattern)
-                where = f"examples/{name}.py" + (f":{line}" if line else "") if name else "a cell of the page"
-                start = text.rfind("\n", 0, hit.start()) + 1
-                end = text.find("\n", hit.end())
-                shown = text[start : end if end >= 0 else len(text)].strip()[:160]
-                found.append(
-                    f"{docname} ({', '.join(config.LANGUAGES)}) · {where}\n  its output shows {rule.what}, "
-                    f"which no published page may hold: {shown}\n  → {rule.todo}"
+                    line = last_statement(name) if kind == "execute_result" else printed_at(name, pattern)
+                shown = text[text.rfind("\n", 0, hit.start()) + 1 :].split("\n", 1)[0].strip()[:160]
+                reason = f"its output shows {what}, which no published page may hold: {shown}"
+                failure = cases.Failure(
+                    f"examples/{name}.py" if name else "a cell of the page", line, "unstable", reason, todo
                 )
+                found.append(failure.render(f"{docname} ({', '.join(config.LANGUAGES)})"))
                 break
     return found
 

@@ -53,6 +53,12 @@ def _stdlib_dirs() -> tuple[str, ...]:
     return tuple(sorted({os.path.normpath(paths[k]) for k in ("stdlib", "platstdlib")}, key=len, reverse=True))
 
 
+def _under(path: str, root: str) -> str | None:
+    """path relative to root, or None when it is not inside root."""
+    path, root = os.path.normpath(path), os.path.normpath(root)
+    return os.path.relpath(path, root) if path.startswith(root + os.sep) else None
+
+
 @dataclass(frozen=True)
 class Places:
     """Where code lives: which files are the project's own and how the reader names a file.
@@ -64,10 +70,6 @@ class Places:
     cell_label: Callable[[str], str | None] = lambda path: None
     stdlib: tuple[str, ...] = _stdlib_dirs()
 
-    def _in_repo(self, path: str) -> bool:
-        path = os.path.normpath(path)
-        return path.startswith(os.path.normpath(self.repo) + os.sep)
-
     def origin(self, path: str) -> str:
         """ "cell", "project", or what the code belongs to: "torch", "Python", "Jupyter", a package."""
         if self.cell_label(path) is not None:
@@ -78,9 +80,9 @@ class Places:
         if packages:
             top = re.split(r"[/\\.]", path[packages.end() :], maxsplit=1)[0]
             return "Jupyter" if top in JUPYTER else top
-        if self._in_repo(path):
-            inside = os.path.relpath(os.path.normpath(path), os.path.normpath(self.repo)).split(os.sep)
-            return "other code" if VIRTUAL_ENVIRONMENTS & set(inside) else "project"
+        inside = _under(path, self.repo)
+        if inside is not None:
+            return "other code" if VIRTUAL_ENVIRONMENTS & set(inside.split(os.sep)) else "project"
         if os.path.normpath(path).startswith(self.stdlib):
             return "Python"
         return "other code"
@@ -101,12 +103,7 @@ class Places:
         packages = PACKAGES_DIR.search(path)
         if packages:
             return path[packages.end() :]
-        if self._in_repo(path):
-            return os.path.relpath(os.path.normpath(path), os.path.normpath(self.repo))
-        for stdlib in self.stdlib:
-            if os.path.normpath(path).startswith(stdlib + os.sep):
-                return os.path.relpath(os.path.normpath(path), stdlib)
-        return path
+        return next((r for root in (self.repo, *self.stdlib) if (r := _under(path, root)) is not None), path)
 
 
 def default_places() -> Places:

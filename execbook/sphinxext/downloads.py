@@ -249,18 +249,18 @@ def html_inline(node: nodes.Node) -> str:
     return "".join(html_inline(child) for child in node.children)
 
 
+def _ticks(text: str, least: int) -> str:
+    """The shortest run of at least `least` backticks that text does not hold."""
+    return "`" * next(n for n in range(least, len(text) + least + 1) if "`" * n not in text)
+
+
 def code_span(text: str) -> str:
-    ticks = "`"
-    while ticks in text:
-        ticks += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    ticks, pad = _ticks(text, 1), " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
 def fenced(text: str, language: str = "") -> str:
-    fence = "```"
-    while fence in text:
-        fence += "`"
+    fence = _ticks(text, 3)
     return f"{fence}{language}\n{text.rstrip()}\n{fence}"
 
 
@@ -271,13 +271,9 @@ def table(node: nodes.table, page: Markdown) -> str:
     ]
     if not rows:
         return ""
-    head = len(list(node.findall(nodes.thead))) and 1
-    lines = (
-        ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
-        if head
-        else ["|" + " |" * len(rows[0]), "|" + "---|" * len(rows[0]), "| " + " | ".join(rows[0]) + " |"]
-    )
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows[1:]])
+    lines = ["| " + " | ".join(row) + " |" for row in rows]
+    head = lines.pop(0) if node.next_node(nodes.thead) else "|" + " |" * len(rows[0])  # Markdown needs a head
+    return "\n".join([head, "|" + "---|" * len(rows[0]), *lines])
 
 
 # --- the notebook and the script
