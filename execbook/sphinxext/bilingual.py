@@ -41,14 +41,7 @@ SITEMAP_HEADER = (
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
     'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
 )
-
-
 GLOSSARY = check.GLOSSARY  # the page whose terms pair up across languages, entry by entry
-
-
-def term_anchor(term: str) -> str:
-    """The id Sphinx gives a glossary term ("saved tensor" -> term-saved-tensor)."""
-    return _make_id(f"term-{term}")
 
 
 def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
@@ -57,7 +50,7 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     the same in both languages."""
     entries = [check.glossary_entries(check.read(Path(docs_dir) / lang / f"{GLOSSARY}.md")) for lang in languages]
     return [
-        {term_anchor(term) for _, term in terms}
+        {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term
         for pairs in zip(*entries, strict=False)
         for terms in zip(*pairs, strict=False)
     ]
