@@ -8,6 +8,7 @@ them in the notebook kernel; examples/reproducer.py passes its commands' output 
 """
 
 import inspect
+import itertools
 import linecache
 import os
 import re
@@ -161,21 +162,15 @@ def fold_text(text: str, places: Places) -> str:
     run: list[str] = []
     last, run_indent = 0, ""
     for start, end, match in _frames_in_text(lines):
-        if start != last and run:  # text between two tracebacks ends a run
+        path = match["path"]
+        if run and (start != last or places.is_ours(path)):  # text, or a frame of ours, ends a run
             out.append(fold_line(run, run_indent))
             run = []
         out.extend(lines[last:start])
-        path = match["path"]
         if places.is_ours(path):
-            if run:
-                out.append(fold_line(run, run_indent))
-                run = []
-            label = places.cell_label(path)
-            where = label if label else f'File "{places.display(path)}"'
-            where += f", line {match['line']}"
-            function = f", in {match['function']}" if match["function"] is not None else ""
-            out.append(f"{match['indent']}{where}{function}")
-            out.extend(lines[start + 1 : end])
+            where = places.cell_label(path) or f'File "{places.display(path)}"'
+            function = "" if match["function"] is None else f", in {match['function']}"
+            out += [f"{match['indent']}{where}, line {match['line']}{function}", *lines[start + 1 : end]]
         else:
             run_indent = match["indent"]
             run.append(places.origin(path))
@@ -330,17 +325,11 @@ def format_frames(
     """[entry] of a traceback's frames: each frame of the reader's code, and one fold line for
     each run of frames of torch, Python or Jupyter between them."""
     entries: list[str] = []
-    run: list[str] = []
-    for frame in frames:
-        if places.is_ours(frame.path):
-            if run:
-                entries.append(fold_line(run) + "\n")
-                run = []
-            entries.append(format_frame(frame, places, getline, context))
+    for ours, group in itertools.groupby(frames, lambda frame: places.is_ours(frame.path)):
+        if ours:
+            entries += [format_frame(frame, places, getline, context) for frame in group]
         else:
-            run.append(places.origin(frame.path))
-    if run:
-        entries.append(fold_line(run) + "\n")
+            entries.append(fold_line([places.origin(frame.path) for frame in group]) + "\n")
     return entries
 
 
