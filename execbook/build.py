@@ -198,7 +198,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                 del waiting[docname]
                 language, notebook = next(iter(notebooks[docname].items()))
                 say(f"executing {docname} ...")
-                cwd = str((config.DOCS / language / docname).parent)
+                cwd = str(config.REPO)  # a page's code runs from the repository's root, as in a clone
                 running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
             if not running:  # what is left waits for a page that failed
                 break
