@@ -11,13 +11,11 @@ which puts them there):
 The repository and both branches are declared once, in pyproject.toml's [tool.book] (execbook.config).
 The Colab notebook is the downloaded one (downloads.colab_notebook) with a note of its own and,
 first of its code cells, INSTALL: where the project's module ([tool.book] project-module) is
-missing it clones the repository and installs it without its dependencies. A clone, not
-`pip install git+<repository>`: that would install the packages (minigpt, inplace_doctor,
-tapegrad, phase25, execbook) but not the repository's files that the code some pages show reads
-(execbook.config reads pyproject.toml at the repository's root; examples/, records/). Without
-dependencies: Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full
-CUDA build (gigabytes) wherever it is outside the book's range. The editable install serves the
-processes the page starts (python -m minigpt, just); this kernel gets the clone on sys.path.
+missing it installs the project from the repository's address (`pip install "git+<repository>@<branch>"`:
+pip fetches and builds it, no clone is left for the reader to keep) without its dependencies:
+Colab has torch, numpy and matplotlib, and pip would replace Colab's torch by a full CUDA build
+(gigabytes) wherever it is outside the book's range. The shown code needs nothing else of the
+repository: the files it reads come with the notebook (downloads.read_files).
 """
 
 import shutil
@@ -32,25 +30,21 @@ COLAB_URL = "https://colab.research.google.com/github/"
 
 # The first code cell of a Colab notebook (80 columns, like the code a page shows).
 INSTALL = """\
-# In Colab (or any Python without this project): clone the repository and
-# install it, without its dependencies, so that Colab's own torch, numpy and
-# matplotlib stay. Where the project is installed already, this does nothing.
-import os
+# In Colab (or any Python without this project): install it from the
+# repository's address, without its dependencies, so that Colab's own torch,
+# numpy and matplotlib stay. Where the project is installed, this does nothing.
+import importlib
 import subprocess
 import sys
 
-REPOSITORY, BRANCH = "{repository}", "{branch}"
-JUST = "{just}"  # `just`, which runs the reproducer's commands
 try:
     import {module}  # noqa: F401
 except ModuleNotFoundError:
-    clone = os.path.abspath("{folder}")
-    if not os.path.isdir(clone):
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1",
-                        "--branch", BRANCH, REPOSITORY, clone], check=True)
+    project = "git+{repository}@{branch}"
+    just = "{just}"  # `just`, which runs the reproducer's commands
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                    "--no-deps", "--editable", clone, JUST], check=True)
-    sys.path.insert(0, clone)  # new processes see the install; this one, now
+                    "--no-deps", project, just], check=True)
+    importlib.invalidate_caches()  # this kernel imports what pip installed
 """
 
 
@@ -68,7 +62,6 @@ def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
 def install_cell() -> str:
     """The code of a Colab notebook's first code cell."""
     return INSTALL.format(
-        folder=github_repository()[1],
         branch=config.SOURCE_BRANCH,
         repository=config.REPOSITORY,
         just=config.JUST_REQUIREMENT,
