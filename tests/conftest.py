@@ -277,11 +277,11 @@ def pytest_collection_finish(session):
         items[:] = [item for item in items if item not in waiting] + waiting
         scratch = Path(tempfile.mkdtemp())
         out = scratch / "examples.json"
-        # Nothing computed before: no store, and minigpt's run cache empty. As in the book's build,
-        # a training run is computed once and then read back by the examples that report it again
+        # Nothing computed before: an empty store. As in the book's build (the environment it sets),
+        # an experiment is computed once and then read back by the examples that report it again
         # (the reproducer's command-line runs A and bypass=hooks are those of silent_training).
-        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", MINIGPT_RUN_CACHE=str(scratch / "run-cache"))
-        env.pop("BOOK_STORE", None)
+        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", **config.ENVIRONMENT)
+        env[config.STORE_ENV] = str(scratch / "store")
         _examples.update(
             out=out,
             process=subprocess.Popen(

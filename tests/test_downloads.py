@@ -11,18 +11,14 @@
   page, so that both languages' notebooks and scripts run. The two languages' downloads of a page
   are one program (the same code cells; scripts alike but for their comments and printed words),
   which the structural test proves; running both would run the same code twice. Not the build's
-  store: the runs share one fresh store of the test's own (BOOK_STORE), so that each experiment is
-  computed once, by the first run that needs it, in a reader's environment. Only the training
-  runs come from this checkout's build (minigpt's run cache, copied): a training is the same
-  computation wherever it runs, and the cold build (tests/conftest.py) and the examples' run
-  (tests/run_examples.py) compute them from nothing.
+  store: the runs share one cache of minigpt's experiments of the test's own (reader_env), so that
+  each experiment is computed once, by the first run that needs it, in a reader's environment.
 """
 
 import ast
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,7 +32,6 @@ import pytest
 from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
-from execbook import config
 from execbook.build import executed_pages, kernel_config
 from execbook.sphinxext import downloads
 
@@ -429,12 +424,17 @@ def execute_notebook(path, result):
     )
 
 
-def reader_env(tool_env, run_cache):
-    """A reader's environment: the project installed, not the build's store. The test's own runs
-    share one store (execbook.store, minigpt.train's run cache in its runs/ folder): what the first run
-    of a page computed, the runs of the same code after it read back, as the book's build does."""
+def reader_env(tool_env, cache, installed_project):
+    """A reader's environment: the project installed as pip installs it (READER_PYTHONPATH: the
+    kernel's PYTHONPATH, or a script's), not the build's store. The test's runs share one cache of
+    minigpt's experiments (tests/reader_site/reader_cache.py, in the folder `cache`): what the first
+    run of a page computed, the runs after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
-    return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    reader = os.pathsep.join([str(installed_project), str(REPO / "tests" / "reader_site")])
+    return dict(
+        env, MINIGPT_CACHE="reader_cache:keep", READER_CACHE=str(cache), READER_PYTHONPATH=reader, MPLBACKEND="Agg"
+    )
 
 
 # page -> (the language its notebook runs in, its script's): the languages swap from page to page
@@ -456,15 +456,10 @@ def jobs():
 def runs(site, tool_env, tmp_path_factory, made_once, installed_project):
     """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of each page's notebook
     and script (RUNS), run from a folder outside the repository with the project installed as pip
-    installs it (installed_project: no clone, no editable install), two at a time, the training runs
-    of this checkout's build copied into their store first."""
-    from minigpt.train import cached_runs  # not at the top: each notebook's run imports this file
-
+    installs it (installed_project: no clone, no editable install), two at a time."""
     made_once("runs")
     root = tmp_path_factory.mktemp("downloads")
-    installed = str(installed_project)
-    env = dict(reader_env(tool_env, root / "run-cache"), READER_PYTHONPATH=installed)
-    shutil.copytree(cached_runs(config.STORE), cached_runs(root / "run-cache"))
+    env = reader_env(tool_env, root / "cache", installed_project)
 
     def run(job):
         language, page, suffix = job
@@ -473,7 +468,7 @@ def runs(site, tool_env, tmp_path_factory, made_once, installed_project):
         path = download(site, language, page, suffix)
         result = cwd / "result.json"
         command = [sys.executable, str(path)] if suffix == ".py" else [sys.executable, __file__, str(path), str(result)]
-        here = dict(env, PYTHONPATH=installed) if suffix == ".py" else env
+        here = dict(env, PYTHONPATH=env["READER_PYTHONPATH"]) if suffix == ".py" else env
         start = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, env=here, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         found = json.loads(result.read_text()) if result.is_file() else {}

@@ -242,7 +242,7 @@ def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env
     cwd = tmp_path / "reader"
     cwd.mkdir()
     # the project installed, not this checkout: the kernel imports it from installed_project
-    env = dict(reader_env(tool_env, tmp_path / "store"), READER_PYTHONPATH=str(installed_project))
+    env = reader_env(tool_env, tmp_path / "cache", installed_project)
     done = subprocess.run(
         [sys.executable, str(REPO / "tests" / "test_downloads.py"), str(path), str(result)],
         cwd=cwd,
