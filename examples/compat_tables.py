@@ -117,18 +117,16 @@ columns = [records[r] for r in releases]
 parts = [(part, [r["message"].get(part) for r in columns])
          for part in record.MESSAGE_PARTS if part not in history.FULL_MESSAGES]
 glue_html("compat_parts", lambda language: table(
-    language, "parts", releases, live["release"], parts, history.excerpt))
+    language, "parts", releases, live["release"], parts))
 glue_html("compat_claims", lambda language: table(
     language, "claims", releases, live["release"],
-    [(name, [verdict(r["claims"].get(name), language) for r in columns]) for name in claims.CLAIMS],
-    history.excerpt))
+    [(name, [verdict(r["claims"].get(name), language) for r in columns]) for name in claims.CLAIMS]))
 backends = [h.thing.backend for h in changes if h.thing.kind == history.COMPILE and h.thing.name is None]
 compile_rows = [(f"{b} · {field}", [compile_value((r.get("compile") or {}).get(b), field) for r in columns])
                 for b in backends for field in record.COMPILE_FIELDS if field != "b_message"]
 glue_html("compat_compile", lambda language: table(
     language, "compile", releases, live["release"],
-    [(name, [NOT_APPLICABLE[language] if v == "n/a" else v for v in values]) for name, values in compile_rows],
-    history.excerpt))
+    [(name, [NOT_APPLICABLE[language] if v == "n/a" else v for v in values]) for name, values in compile_rows]))
 
 glue_words("compat_stale", {language: STATUS[language][bool(stale)] for language in STATUS})
 glue_number("compat_claim_count", len(outcomes))
