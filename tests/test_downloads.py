@@ -367,13 +367,14 @@ def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
             for c in source.cells
             if c.cell_type == "code" and "remove-cell" not in downloads.tags(c)
         ]
-        code[language] = [(c.source, downloads.tags(c)) for c in notebook.cells if c.cell_type == "code"]
+        shown = [c for c in notebook.cells if c.cell_type == "code"]
+        files = downloads.read_files(source)  # first, the cell that writes the files the page's code reads
+        if files:
+            assert shown[0].source == downloads.files_code(files, language) and shown[0].outputs == []
+            shown = shown[1:]
+        code[language] = [(c.source, downloads.tags(c)) for c in shown]
         assert code[language] == kept  # the page's code, every cell a reader sees, tags and all
-        assert all(
-            c.outputs
-            for c in notebook.cells
-            if c.cell_type == "code" and downloads.REMOVE_OUTPUT not in downloads.tags(c)
-        )
+        assert all(c.outputs for c in shown if downloads.REMOVE_OUTPUT not in downloads.tags(c))
         for suffix in (".ipynb", ".py"):
             text = download(site, language, page, suffix).read_text(encoding="utf-8")
             assert MACHINE_PATHS.findall(text) == [], f"{language}/{page}{suffix}"
