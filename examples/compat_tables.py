@@ -20,8 +20,11 @@ print(f"torch installed: {torch.__version__}; records: {len(paths)}")
 for path in sorted(paths, key=release):
     claims = json.loads(path.read_text())["claims"].values()
     holding = sum(claim["holds"] for claim in claims)
-    print(f"  torch {path.stem.removeprefix('torch-'):7} "
-          f"{holding:2} of {len(claims)} claims hold")
+    # "not applicable: ..." where the release lacks what the check needs
+    lacking = sum(claim.get("seen", "").startswith("not applicable")
+                  for claim in claims)
+    print(f"  torch {path.stem.removeprefix('torch-'):7} {holding:2} of "
+          f"{len(claims)} claims hold, {lacking:2} not applicable")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
