@@ -2,10 +2,10 @@
 detection off or on, the probe-batch gradients of a model with some switches, and whole
 training runs (`from minigpt.experiments import run_b, gradients, training`).
 
-Each is computed once per process. With MINIGPT_CACHE naming a function ("module:function"),
-each goes through it as well: function(key, compute) returns compute()'s value, or the value it
-kept under key, which names the experiment and its arguments (not the code: the function's own
-key says which code computed it). The book's build names the lesson's (phase25.experiments.stored,
+Each goes through one cache: the function MINIGPT_CACHE names ("module:function"), else one in
+this process's memory. function(key, compute) returns compute()'s value, or the value it kept
+under key, which names the experiment and its arguments (not the code: the function's own key
+says which code computed it). The book's build names the lesson's (phase25.experiments.stored,
 the engine's result store), so that its pages, its claims and the reproducer's command-line runs
 share one result of each.
 """
@@ -48,11 +48,17 @@ def data() -> AgreementData:
     return build_dataset()
 
 
+def _in_memory(key: str, compute: Callable[[], Any]) -> Any:
+    if key not in _memory:
+        _memory[key] = compute()
+    return _memory[key]
+
+
 @cache
 def _cache() -> Callable[[str, Callable[[], Any]], Any]:
     named = os.environ.get(CACHE, "")
     if not named:
-        return lambda key, compute: compute()
+        return _in_memory
     module, _, function = named.partition(":")
     try:
         found: Callable[[str, Callable[[], Any]], Any] = getattr(importlib.import_module(module), function)
@@ -62,13 +68,10 @@ def _cache() -> Callable[[str, Callable[[], Any]], Any]:
 
 
 def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
-    """compute() once per process and name(arguments), and through the MINIGPT_CACHE function if set."""
+    """compute() once per name(arguments), in the cache MINIGPT_CACHE names or in memory."""
     if default_device() != "cpu":  # python -m phase25 record --device: the same experiments, elsewhere
         arguments = dict(arguments, device=default_device())
-    key = f"{name}({','.join(f'{k}={v}' for k, v in sorted(arguments.items()))})"
-    if key not in _memory:
-        _memory[key] = _cache()(key, compute)
-    return _memory[key]
+    return _cache()(f"{name}({','.join(f'{k}={v}' for k, v in sorted(arguments.items()))})", compute)
 
 
 def run_b(anomaly: bool) -> BackwardFailure | None:
