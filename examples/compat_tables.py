@@ -1,15 +1,41 @@
 # The compatibility page: what changed from one torch release to the next.
-# Every claim but the torch.compile ones is evaluated on the installed torch
-# from the results the other pages computed while the book was built (nothing
-# runs again); the other releases are the committed records (records/*.json),
-# each measured on its own release by `nox -s "drift(torch='...')"`.
-from collections import Counter
+# The committed records (records/*.json in the repository), each measured on its
+# own release by `nox -s "drift(torch='...')"`: which claims hold on each. The
+# book's build evaluates every claim on the installed torch too (all but the
+# torch.compile ones from the results the other pages computed, nothing runs
+# again) and compares the records (phase25: python -m phase25 check).
+import json
+from pathlib import Path
+
+import torch
+
+
+def release(path):  # records/torch-2.13.0.json -> (2, 13, 0)
+    return tuple(int(n) for n in path.stem.split("-")[1].split("."))
+
+
+paths = [p for p in Path("records").glob("torch-*.json")
+         if p.stem.count("-") == 1]  # the CPU's (torch-<release>-cuda.json)
+print(f"torch installed: {torch.__version__}; records: {len(paths)}")
+for path in sorted(paths, key=release):
+    claims = json.loads(path.read_text())["claims"].values()
+    holding = sum(claim["holds"] for claim in claims)
+    # "not applicable: ..." where the release lacks what the check needs
+    lacking = sum(claim.get("seen", "").startswith("not applicable")
+                  for claim in claims)
+    print(f"  torch {path.stem.removeprefix('torch-'):7} {holding:2} of "
+          f"{len(claims)} claims hold, {lacking:2} not applicable")
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from phase25 import claims, history, record
 
-# the installed release, measured now (torch.compile aside)
+# the installed release, measured in this build (torch.compile aside)
 live = record.measured_in_book()
 records = record.committed()  # release -> record, oldest first
+assert [p.stem.removeprefix("torch-") for p in sorted(paths, key=release)] == list(records), \
+    "the cell lists the records phase25.record reads, oldest first"
 # the committed record of the installed release, if any
 mine = records.get(live["release"])
 stale = record.differences(mine, live) if mine is not None else []
@@ -19,40 +45,11 @@ live = records[live["release"]] = record.completed(live, mine)
 releases = history.ordered(records)
 
 outcomes = record.outcomes(live)
-print(f"torch installed: {live['torch']}; "
-      f"claims that hold: {sum(o.holds for o in outcomes.values())} "
-      f"of {len(outcomes)} "
-      f"({sum(not o.applicable for o in outcomes.values())} not applicable)")
-if stale:
-    print(f"records/torch-{live['release']}.json is stale: "
-          f"{', '.join(what for what, *_ in stale)} changed")
-
-# Each thing a record keeps (message part, torch.compile field, claim), release
-# by release: its value on the oldest record, then each release where it
-# changed (the page's tables).
+# Each thing a record keeps (message part, torch.compile field, claim), release by release: its value on
+# the oldest record, then each release where it changed (the page's tables).
 changes = history.history(records, claims.CLAIMS)
-changed = [h for h in changes if h.changed]
-print(f"{len(releases)} releases, torch {releases[0]} to {releases[-1]}: "
-      f"{len(changed)} things changed at least once, "
-      f"{len(changes) - len(changed)} never did")
-for release in releases:
-    here = Counter(h.thing.kind for h in changed
-                   if release in {s.start for s in h.changes})
-    if here:
-        print(f"  changed in torch {release}: "
-              + ", ".join(f"{kind}: {n}" for kind, n in here.items()))
-
-# What the course's first draft quoted (examples/errata.py), and which records
-# print it.
+# What the course's first draft quoted (examples/errata.py), and which records print it.
 found = history.draft_findings(records)
-print("draft quotes no recorded release prints:",
-      ", ".join(f.key for f in found if not f.printed_by) or "none")
-print("draft quotes some release prints:",
-      ", ".join(f"{f.key} ({len(f.printed_by)})" for f in found if f.printed_by)
-      or "none")
-
-
-# %% hidden checks: what the page says of this example, and the values its prose quotes
 
 import re
 
@@ -123,18 +120,16 @@ columns = [records[r] for r in releases]
 parts = [(part, [r["message"].get(part) for r in columns])
          for part in record.MESSAGE_PARTS if part not in history.FULL_MESSAGES]
 glue_html("compat_parts", lambda language: table(
-    language, "parts", releases, live["release"], parts, history.excerpt))
+    language, "parts", releases, live["release"], parts))
 glue_html("compat_claims", lambda language: table(
     language, "claims", releases, live["release"],
-    [(name, [verdict(r["claims"].get(name), language) for r in columns]) for name in claims.CLAIMS],
-    history.excerpt))
+    [(name, [verdict(r["claims"].get(name), language) for r in columns]) for name in claims.CLAIMS]))
 backends = [h.thing.backend for h in changes if h.thing.kind == history.COMPILE and h.thing.name is None]
 compile_rows = [(f"{b} · {field}", [compile_value((r.get("compile") or {}).get(b), field) for r in columns])
                 for b in backends for field in record.COMPILE_FIELDS if field != "b_message"]
 glue_html("compat_compile", lambda language: table(
     language, "compile", releases, live["release"],
-    [(name, [NOT_APPLICABLE[language] if v == "n/a" else v for v in values]) for name, values in compile_rows],
-    history.excerpt))
+    [(name, [NOT_APPLICABLE[language] if v == "n/a" else v for v in values]) for name, values in compile_rows]))
 
 glue_words("compat_stale", {language: STATUS[language][bool(stale)] for language in STATUS})
 glue_number("compat_claim_count", len(outcomes))

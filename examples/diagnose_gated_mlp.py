@@ -1,21 +1,20 @@
 # The diagnoser on that script, as a learner runs it in a terminal, in the
 # script's folder:
 #     python -m inplace_doctor gated_mlp.py
-# Here the same command runs from Python, on the book's copy of the script.
+# Here the same command runs from Python, in the repository's examples/.
 import subprocess
 import sys
 
-from execbook.config import EXAMPLES
-
 done = subprocess.run(
     [sys.executable, "-m", "inplace_doctor", "gated_mlp.py"],
-    cwd=EXAMPLES, capture_output=True, text=True)
+    cwd="examples", capture_output=True, text=True)
 print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from execbook.checks import glue
+from execbook.config import EXAMPLES
 from inplace_doctor.runner import DEFAULT_CAP
 
 script = (EXAMPLES / "gated_mlp.py").read_text(encoding="utf-8").split("\n")

@@ -2,16 +2,15 @@
 # own argument, passed on to it):
 #     python -m inplace_doctor rnn_state.py
 #     python -m inplace_doctor rnn_state.py --offload
+# Here from Python, in the repository's examples/, the script's folder.
 import subprocess
 import sys
-
-from execbook.config import EXAMPLES
 
 runs = {}
 for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
     runs[" ".join(arguments)] = done = subprocess.run(
         [sys.executable, "-m", "inplace_doctor", *arguments],
-        cwd=EXAMPLES, capture_output=True, text=True)
+        cwd="examples", capture_output=True, text=True)
     print(f"$ python -m inplace_doctor {' '.join(arguments)}")
     print(done.stdout + done.stderr + f"[exit status {done.returncode}]\n")
 
@@ -19,6 +18,7 @@ for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from execbook.checks import glue, glue_number
+from execbook.config import EXAMPLES
 
 plain, offload = runs["rnn_state.py"], runs["rnn_state.py --offload"]
 script = (EXAMPLES / "rnn_state.py").read_text(encoding="utf-8").split("\n")

@@ -1,18 +1,25 @@
 # What changes on a GPU. The book is built on the CPU; a GPU run is measured
 # with `python -m phase25 record --device cuda` (gpu/lesson_cuda.sh), which runs
 # the claims that train or differentiate the mini-GPT on the GPU and writes
-# records/torch-<release>-cuda.json. This cell reads the newest such record.
-from phase25 import record
+# records/torch-<release>-cuda.json. This cell reads the newest such record of
+# the repository's records/.
+import json
+from pathlib import Path
 
 ON_A_GPU = ["message-type-names-the-device", "b-raises-without-anomaly",
             "bypass-hooks-silent", "relu-inplace-safe", "exp-inplace-safe",
             "autocast-exp-inplace", "save-on-cpu-copies-only-from-the-gpu"]
 DIFFER = ON_A_GPU[-2:]  # the two a GPU changes
 
-cuda_records = record.device_records("cuda")  # release -> record, oldest first
-cuda = list(cuda_records.values())[-1] if cuda_records else None
+
+def release(path):  # records/torch-2.11.0-cuda.json -> (2, 11, 0)
+    return tuple(int(n) for n in path.name.split("-")[1].split("."))
+
+
+found = sorted(Path("records").glob("torch-*-cuda.json"), key=release)
+cuda = json.loads(found[-1].read_text()) if found else None
 if cuda is None:
-    print("no CUDA record in records/: this build measured nothing on a GPU")
+    print("no CUDA record in records/ (a clone of the repository has them)")
 else:
     print(f"{cuda['gpu']}, torch {cuda['torch']}, measured {cuda['measured']}")
     print("run B's message names", cuda["message"]["tensor"])
@@ -27,7 +34,11 @@ else:
 
 import re
 from execbook.checks import glue, glue_words, number
-from phase25 import claims
+from phase25 import claims, record
+
+cuda_records = record.device_records("cuda")  # release -> record, oldest first
+assert cuda == (list(cuda_records.values())[-1] if cuda_records else None), \
+    "the cell reads the newest CUDA record, as phase25.record does"
 
 # The same claims on this build's CPU: the pages contrast the two devices.
 on_cpu = {name: claims.evaluate(name) for name in ON_A_GPU}

@@ -12,7 +12,8 @@ whose hidden setup cell names the fingerprint of everything the page depends on 
 page runs again exactly when one of those changes. The store (docs/_build/store) holds the
 results pages and claims share, each under a key ending in the fingerprint of the code that
 computes it, and logs every computation to computed.jsonl, so that a build that computes one
-twice fails; a book's own result cache may live there too (phase 25: minigpt's run cache, by
-[tool.book] store-variables). A failure is an exception with fields (cases.Failure: file, line,
+twice fails; a book's own code keeps its results there too, through the store (phase 25:
+minigpt's experiments go through the cache [tool.book.environment] names, the lesson's
+phase25.experiments.stored). A failure is an exception with fields (cases.Failure: file, line,
 kind, reason, what to do), kept by the page's guard in the store and rendered by the build in
 one place (cases.Failure.render)."""

@@ -100,8 +100,7 @@ def kernel_environment() -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     )
-    for variable in (config.STORE_ENV, *config.STORE_VARIABLES):  # the book's own cache, if any, shares it
-        os.environ[variable] = str(config.STORE)
+    os.environ.update(config.ENVIRONMENT, **{config.STORE_ENV: str(config.STORE)})
     os.environ.setdefault("MPLBACKEND", "Agg")
     # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -198,7 +197,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                 del waiting[docname]
                 language, notebook = next(iter(notebooks[docname].items()))
                 say(f"executing {docname} ...")
-                cwd = str((config.DOCS / language / docname).parent)
+                cwd = str(config.REPO)  # a page's code runs from the repository's root, as in a clone
                 running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
             if not running:  # what is left waits for a page that failed
                 break

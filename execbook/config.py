@@ -39,8 +39,8 @@ NOTEBOOKS_BRANCH: str = _BOOK.get("notebooks-branch", "notebooks")
 # before any page runs; check_entry(name, entry) -> problem or None judges a manifest entry's keys
 # beyond the engine's; judge(case, outcome) -> outcome refines the engine's verdict on one run.
 HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
-# Environment variables the build points at its store, for a project's own result cache.
-STORE_VARIABLES: list[str] = list(_BOOK.get("store-variables", []))
+# What the build sets in its pages' environment (a book's own code reads it: its cache, say).
+ENVIRONMENT: dict[str, str] = dict(_BOOK.get("environment", {}))
 # The installed distributions whose release is part of every page's fingerprint (a new one re-runs them).
 FINGERPRINTED: list[str] = list(_BOOK.get("fingerprinted", []))
 # Lines of Python each part may have at most (python -m execbook sizes): a package's name, or "total".

@@ -6,9 +6,9 @@ written once, under a key that changes with everything it depends on, and read b
 needs it later: a page, a claim, the next build. Without BOOK_STORE (the tests, `python -m
 drift`) results live in the process only.
 
-Every computation is logged to computed.jsonl (a project's own cache may log there too: the build
-sets the variables `[tool.book] store-variables` names to the same folder): the build fails if one
-build computed anything twice.
+Every computation is logged to computed.jsonl: the build fails if one build computed anything twice.
+A book's own code keeps its results here too (phase 25: minigpt's experiments, through the cache
+that [tool.book.environment] names), under keys ending in `fingerprint` of the code that computes them.
 """
 
 import hashlib

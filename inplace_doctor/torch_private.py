@@ -223,6 +223,23 @@ def raw_saved_tensor(saved: Any) -> tuple[object, bool, object]:
     return saved.data, saved.unpack_hook is not None, saved.unpack_hook
 
 
+def saved_attributes(node: Any) -> list[str]:
+    """The attributes through which backward reads a node's saved tensors, in name order
+    (``_saved_input``, ``_saved_result``...; a custom Function's ``saved_tensors``): ``raw_saved``'s
+    attributes, each once. Read one with ``unpack_saved``."""
+    return (
+        ["saved_tensors"]
+        if is_custom_function_node(node) and _raw_names(node)
+        else [name[len("_raw") :] for name in _raw_names(node)]
+    )
+
+
+def unpack_saved(node: Any, attribute: str) -> Any:
+    """A saved slot (``saved_attributes``) read as backward reads it: unpacked, its unpack hook run
+    (user code, maybe), and checked against the tensor's version: a stale one raises RuntimeError."""
+    return getattr(node, attribute)
+
+
 CHECKPOINT_FRAME = "torch.utils.checkpoint._CheckpointFrame"
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import Field, dataclass, fields
 from typing import Any, NamedTuple, TextIO, TypeVar
 
+from . import experiments
 from .compare import STEPS, compare_runs, figure_path, format_table, plot_comparison, summary_line
 from .data import build_dataset, probe_batch
 from .experiment import ExperimentError, check_writable, write_run
@@ -185,12 +186,16 @@ def progress_for(stream: TextIO) -> ProgressLines | None:
 
 def cmd_train(args: list[str]) -> int:
     given = keys_only(args, TRAIN_KEYS, "train")
-    data = build_dataset()
+    data = experiments.data()
     config = configured(model_config, data, **given[GPTConfig])
     settings = configured(TrainConfig, **given[TrainConfig])
     out = configured(Output, **given[Output]).out or default_out(config)
     check_writable(out)  # before any work: bad output paths write nothing
-    result = train(config, settings, data, progress=progress_for(sys.stderr))
+    progress = progress_for(sys.stderr)
+    if settings == TrainConfig():  # one of the course's runs: minigpt.experiments keeps each once
+        result = experiments.training(progress, **given[GPTConfig])
+    else:
+        result = train(config, settings, data, progress=progress)
     tensors = {
         "probe_logits": result.probe_logits,
         "grads_step0": result.grads_step0,

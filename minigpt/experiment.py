@@ -4,14 +4,11 @@ Each call to ``minigpt train out=DIR`` adds the next ``run-N``; readers take the
 of an experiment directory, or the run folder they are given.
 """
 
-import hashlib
 import json
 import os
 import re
 import shutil
 import tempfile
-import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,38 +17,6 @@ RESULT = "result.json"
 TENSORS = "probe.pt"
 RUN_NAME = re.compile(r"run-(\d+)$")
 STAGING_NAME = re.compile(r"\.run-\d+\.partial$")  # left behind if a write was interrupted
-
-
-COMPUTED_LOG = "computed.jsonl"  # in a cache folder: one line per result computed there
-
-
-def fingerprint(files: Iterable[str | Path], root: Path, *extra: str | bytes) -> str:
-    """A short hash of files (their paths relative to root, and their contents) and of extra
-    strings or bytes: the one content fingerprint of the project (minigpt's run cache, and the
-    book's pages, experiments, cases and claims)."""
-    digest = hashlib.sha256()
-    for item in extra:
-        digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
-    for path in sorted(Path(f) for f in files):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
-def write_atomically(path: str | Path, data: bytes) -> None:
-    """Write bytes to path so that another process never reads half of them."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    scratch = path.with_suffix(f".{os.getpid()}.tmp")
-    scratch.write_bytes(data)
-    scratch.replace(path)
-
-
-def log_computation(folder: str | Path, kind: str, key: str, seconds: float) -> None:
-    """Append {kind, key, seconds, at} to folder/computed.jsonl (the book counts them per build)."""
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
-    with open(Path(folder) / COMPUTED_LOG, "a", encoding="utf-8") as log:
-        log.write(json.dumps(entry) + "\n")
 
 
 class ExperimentError(ValueError):

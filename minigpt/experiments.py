@@ -2,29 +2,27 @@
 detection off or on, the probe-batch gradients of a model with some switches, and whole
 training runs (`from minigpt.experiments import run_b, gradients, training`).
 
-Each is computed once per process and, with MINIGPT_RUN_CACHE set to a folder, once there for
-every process: the book's build sets it, so its pages, its claims and the reproducer's commands
-share one result of each. A result's key changes with minigpt's code and the torch release.
+Each goes through one cache: the function MINIGPT_CACHE names ("module:function"), else one in
+this process's memory. function(key, compute) returns compute()'s value, or the value it kept
+under key, which names the experiment and its arguments (not the code: the function's own key
+says which code computed it). The book's build names the lesson's (phase25.experiments.stored,
+the engine's result store), so that its pages, its claims and the reproducer's command-line runs
+share one result of each.
 """
 
+import importlib
 import os
-import pickle
-import time
 from collections.abc import Callable
+from dataclasses import asdict
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import torch
-
 from .data import AgreementData, build_dataset, probe_batch
-from .experiment import fingerprint, log_computation, write_atomically
 from .train import (
-    RUN_CACHE,
-    RUN_SOURCES,
     BackwardFailure,
     BackwardRaised,
     Gradients,
+    Progress,
     RunResult,
     TrainConfig,
     build_model,
@@ -35,12 +33,12 @@ from .train import (
     try_backward,
 )
 
+CACHE = "MINIGPT_CACHE"  # environment variable: "module:function", a cache that each experiment goes through
 BYPASSES: dict[str, dict[str, Any]] = {
     "hooks": {"inplace": True, "bypass": "hooks"},
     "ctx": {"inplace": True, "bypass": "ctx"},
     "data": {"inplace": True, "bypass": "data"},
 }
-KIND = "experiment"  # the results' folder in the cache: MINIGPT_RUN_CACHE/experiment/<key>.pickle
 _memory: dict[str, Any] = {}
 
 
@@ -50,32 +48,30 @@ def data() -> AgreementData:
     return build_dataset()
 
 
+def _in_memory(key: str, compute: Callable[[], Any]) -> Any:
+    if key not in _memory:
+        _memory[key] = compute()
+    return _memory[key]
+
+
 @cache
-def _code() -> str:
-    package = Path(__file__).parent
-    return fingerprint(
-        [package / name for name in (*RUN_SOURCES, "experiments.py")], package, f"torch {torch.__version__}"
-    )
+def _cache() -> Callable[[str, Callable[[], Any]], Any]:
+    named = os.environ.get(CACHE, "")
+    if not named:
+        return _in_memory
+    module, _, function = named.partition(":")
+    try:
+        found: Callable[[str, Callable[[], Any]], Any] = getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError) as exc:
+        raise RuntimeError(f"{CACHE}={named}: no such function ({exc}); unset it or name module:function") from None
+    return found
 
 
 def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
-    """compute() once per process and name(arguments), and once in MINIGPT_RUN_CACHE when it is set."""
+    """compute() once per name(arguments), in the cache MINIGPT_CACHE names or in memory."""
     if default_device() != "cpu":  # python -m phase25 record --device: the same experiments, elsewhere
         arguments = dict(arguments, device=default_device())
-    described = ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
-    key = f"{name}({described})-{_code()}"
-    if key not in _memory:
-        folder = os.environ.get(RUN_CACHE)
-        path = Path(folder) / KIND / f"{key}.pickle" if folder else None
-        if path is not None and path.is_file():
-            _memory[key] = pickle.loads(path.read_bytes())
-        else:
-            start = time.perf_counter()
-            _memory[key] = compute()
-            if folder and path is not None:
-                write_atomically(path, pickle.dumps(_memory[key]))
-                log_computation(folder, KIND, key, time.perf_counter() - start)
-    return _memory[key]
+    return _cache()(f"{name}({','.join(f'{k}={v}' for k, v in sorted(arguments.items()))})", compute)
 
 
 def run_b(anomaly: bool) -> BackwardFailure | None:
@@ -107,12 +103,12 @@ def gradients(**switches: Any) -> Gradients:
     return found
 
 
-def training(**switches: Any) -> RunResult:
+def training(progress: Progress | None = None, **switches: Any) -> RunResult:
     """The RunResult of training a model with these switches with the default TrainConfig
-    (train keeps it in MINIGPT_RUN_CACHE too, where the reproducer's command-line runs find it)."""
-    return _training(tuple(sorted(switches.items())))
-
-
-@cache
-def _training(switches: tuple[tuple[str, Any], ...]) -> RunResult:
-    return train(model_config(data(), **dict(switches)), TrainConfig(), data())
+    (`minigpt train` with no other key comes here: the reproducer's runs are the pages' runs).
+    progress: as train's, while it trains."""
+    config = model_config(data(), **switches)
+    default = asdict(model_config(data()))
+    changed = {k: v for k, v in asdict(config).items() if v != default[k]}  # one key for one run
+    found: RunResult = cached("training", lambda: train(config, TrainConfig(), data(), progress), **changed)
+    return found

@@ -1,5 +1,7 @@
-"""Walking the backward graph autograd recorded: nodes, the modules they belong to, saved slots;
-and the logs and tables of it that the theory pages print."""
+"""The backward graph autograd recorded, as the theory pages print it: its nodes (the diagnoser's
+walk, inplace_doctor.graph), the modules they belong to, their saved tensors, and the logs and
+tables of them. What PyTorch keeps private (saved slots, versions) is read through the
+diagnoser's inplace_doctor.torch_private, the one place that relies on it."""
 
 import re
 from collections.abc import Iterable
@@ -10,17 +12,12 @@ import torch.nn as nn
 from torch.autograd.graph import Node
 
 from inplace_doctor import torch_private
+from inplace_doctor.graph import backward_nodes
 
 
 def graph_nodes(root: Node | None) -> list[Node]:
-    """Every node reachable from root (e.g. ``loss.grad_fn``) through next_functions."""
-    seen, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.append(node)
-            stack += [next_node for next_node, _ in node.next_functions]
-    return seen
+    """Every node reachable from root (e.g. ``loss.grad_fn``), each once, nearest first."""
+    return backward_nodes([root])
 
 
 def module_names(nodes: Iterable[Node], model: nn.Module) -> dict[Node, str]:
@@ -31,14 +28,15 @@ def module_names(nodes: Iterable[Node], model: nn.Module) -> dict[Node, str]:
         for next_node, _ in node.next_functions:
             if next_node is not None and next_node.name() == "TBackward0":
                 next_node = next_node.next_functions[0][0]
-            if next_node is not None and hasattr(next_node, "variable"):
-                names[node] = owner[id(next_node.variable)]
+            variable = torch_private.accumulated_variable(next_node)
+            if variable is not None:
+                names[node] = owner[id(variable)]
     return names
 
 
 def saved_slots(node: Node) -> list[str]:
-    """The names of a node's saved attributes (``_saved_input``, ``_saved_result``, ...)."""
-    return sorted(n for n in dir(node) if n.startswith("_saved_"))
+    """The attributes that keep a node's saved tensors (``_saved_input``, ``_saved_result``, ...)."""
+    return torch_private.saved_attributes(node)
 
 
 def saved_tensors(node: Node) -> list[tuple[str, list[int], int]]:
@@ -48,7 +46,7 @@ def saved_tensors(node: Node) -> list[tuple[str, list[int], int]]:
     """
     slots = []
     for slot in saved_slots(node):
-        value = getattr(node, slot)
+        value = torch_private.unpack_saved(node, slot)
         if isinstance(value, torch.Tensor):
             slots.append((slot.removeprefix("_saved_"), list(value.shape), torch_private.version(value)))
     return slots
@@ -126,7 +124,7 @@ def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
     for node in graph_nodes(out.grad_fn):
         for slot in saved_slots(node):
             read.clear()
-            getattr(node, slot)
+            torch_private.unpack_saved(node, slot)
             if "entry" in read:
                 log[read["entry"]]["node"] = f"{node.name()}.{slot.removeprefix('_saved_')}"
     return log
@@ -157,11 +155,12 @@ def walk_table(executed: list[Node], saved: dict[Node, list[tuple[str, list[int]
     save``; an AccumulateGrad line names the parameter whose ``.grad`` it adds into."""
     modules = module_names(executed, model)
     parameter = {id(p): name for name, p in model.named_parameters()}
-    functions = [n for n in executed if not hasattr(n, "variable")]  # AccumulateGrad has .variable
+    variables = {node: torch_private.accumulated_variable(node) for node in executed}  # AccumulateGrad's
+    functions = [n for n in executed if variables[n] is None]
     lines = [f"{'#':>4}  {'node':<30}{'module':<20}saved tensors: slot [shape] @version at save"]
     for node in executed:
-        if hasattr(node, "variable"):  # saves nothing: adds the gradient into the parameter's .grad
-            lines.append(f"{'':>4}  {'AccumulateGrad':<30}-> {parameter[id(node.variable)]}")
+        if variables[node] is not None:  # saves nothing: adds the gradient into the parameter's .grad
+            lines.append(f"{'':>4}  {'AccumulateGrad':<30}-> {parameter[id(variables[node])]}")
             continue
         slots = ", ".join(f"{slot} {shape} @{version}" for slot, shape, version in saved[node])
         lines.append(f"{functions.index(node):>4}  {node.name():<30}{modules.get(node, ''):<20}{slots}".rstrip())
@@ -180,7 +179,9 @@ def stale_entry(node: Node, slot: str, error: RuntimeError) -> dict[str, Any]:
     if found is None:
         raise error
     now, saved_at = map(int, found.groups())
-    raw = getattr(node, "_raw" + slot).data  # the saved tensor itself, without the check
+    raw = next(r.packed for r in torch_private.raw_saved(node) if r.attribute == slot)  # unchecked
+    if not isinstance(raw, torch.Tensor):  # saved through a pack hook: what it packed is not the tensor
+        raise error
     return dict(
         node=node,
         slot=slot.removeprefix("_saved_"),
@@ -200,7 +201,7 @@ def stale_saved(nodes: Iterable[Node]) -> tuple[list[dict[str, Any]], list[tuple
     for node in nodes:
         for slot in saved_slots(node):
             try:
-                value = getattr(node, slot)
+                value = torch_private.unpack_saved(node, slot)
             except RuntimeError as exc:
                 stale.append(stale_entry(node, slot, exc))
                 continue

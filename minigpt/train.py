@@ -5,25 +5,18 @@ fixed probe batch at step 0 (same weights for every variant: the gradient differ
 break alone) and at the end. When backward raises, the run records the error instead.
 """
 
-import json
-import os
-import pickle
 import platform
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
 import torch.nn as nn
 
 from .data import AgreementData, build_dataset, inputs_and_targets, probe_batch, sample_batch
-from .experiment import fingerprint, log_computation, write_atomically
 from .model import GPT, GPTConfig, check_limits, setting
-
-RUN_CACHE = "MINIGPT_RUN_CACHE"  # environment variable: a folder where train() reuses its runs
 
 Gradients = dict[str, torch.Tensor | None]  # parameter name -> gradient (None where backward gave none)
 Progress = Callable[[int, int, float], object]  # progress(step, steps, loss)
@@ -179,46 +172,8 @@ def train(
     """Train a fresh model; returns a RunResult (never raises for a failing backward).
 
     progress, if given, is called as progress(step, steps, loss) after every training step.
-    With MINIGPT_RUN_CACHE set to a folder, a run is computed once there and then reused by every
-    process (the book sets it: its pages and the reproducer's commands share their runs).
     """
-    settings = settings or TrainConfig()
-    data = data or build_dataset()
-    folder = os.environ.get(RUN_CACHE)
-    if not folder:
-        return _train(config, settings, data, progress)
-    path = cached_runs(folder) / f"{run_key(config, settings, data)}.pickle"
-    if path.is_file():
-        return pickle.loads(path.read_bytes())
-    result = _train(config, settings, data, progress)
-    write_atomically(path, pickle.dumps(result))
-    log_computation(folder, "training", path.stem, result.wall_time_s)
-    return result
-
-
-def cached_runs(cache: str | Path) -> Path:
-    """The folder where a run cache (MINIGPT_RUN_CACHE) keeps its runs."""
-    return Path(cache) / "runs"
-
-
-# The modules a training run executes (this one and what it imports): a run's cache key reads them.
-RUN_SOURCES = ("train.py", "model.py", "data.py", "experiment.py", "__init__.py")
-
-
-def run_key(config: GPTConfig, settings: TrainConfig, data: AgreementData) -> str:
-    """What a run depends on: its configs, its data, the code that trains it and the torch release."""
-    package = Path(__file__).parent
-    return fingerprint(
-        [package / name for name in RUN_SOURCES],
-        package,
-        json.dumps([asdict(config), asdict(settings), torch.__version__]),
-        repr(data.vocab),
-        data.train.numpy().tobytes(),
-        data.test.numpy().tobytes(),
-    )
-
-
-def _train(config: GPTConfig, settings: TrainConfig, data: AgreementData, progress: Progress | None) -> RunResult:
+    settings, data = settings or TrainConfig(), data or build_dataset()
     start = time.perf_counter()
     model = build_model(config, settings.seed)
     result = RunResult(status="completed")

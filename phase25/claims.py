@@ -29,7 +29,7 @@ import torch
 
 from execbook import config, deps, store
 from inplace_doctor import RAISES, diagnose
-from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES
+from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES, version
 from minigpt import message
 from minigpt import model as model_source
 from minigpt.compare import compare_gradients, identical, worst_row
@@ -493,10 +493,10 @@ def _saved_leaf_without_grad_checked() -> Verdict:
 @claim("data-write-not-counted", "A write through .data leaves the version counter unchanged.")
 def _data_write_not_counted() -> Verdict:
     t = torch.zeros(3, requires_grad=True).clone()
-    before = t._version
+    before = version(t)
     t.data.add_(1)
     t.add_(1)
-    return t._version == before + 1, f"versions: {before} before, {t._version} after one .data and one plain add_"
+    return version(t) == before + 1, f"versions: {before} before, {version(t)} after one .data and one plain add_"
 
 
 # --- breaks/25-inplace-safe: every case of the summary, by its verdict (examples/cases.toml)

@@ -1,10 +1,11 @@
 """The experiments that the claims (phase25.claims), the pages and the compatibility page share.
 
 Run B's first backward, the gradients of each switch and the training runs are minigpt's
-(minigpt.experiments, which learners call; kept in MINIGPT_RUN_CACHE, the build's store). Here:
-run A and run B under torch.compile with each backend (phase25.compiled), computed once per
-fingerprint of the code it runs and the installed torch (execbook.store), and SHARED, what the
-build computes first, in two processes, before any page runs (the precompute hook); anything
+(minigpt.experiments, which learners call); in the book they go through `stored`, the engine's
+store ([tool.book.environment] names it MINIGPT_CACHE for every page and the processes it
+starts), under a key ending in the fingerprint of minigpt's code and the installed torch. Here
+too: run A and run B under torch.compile with each backend (phase25.compiled), and SHARED, what
+the build computes first, in two processes, before any page runs (the precompute hook); anything
 else is computed where it is first needed.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from execbook import deps, store
 from execbook.config import REPO
+from minigpt import experiments as minigpt_experiments
 from minigpt.experiments import BYPASSES, data, gradients, run_b, training
 from minigpt.train import BackwardRaised
 
@@ -24,6 +26,17 @@ from . import compiled as compiling
 @cache
 def _fingerprint() -> str:
     return deps.fingerprint(deps.closure({Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py"}))
+
+
+@cache
+def _minigpt() -> str:
+    return deps.fingerprint(deps.closure({Path(minigpt_experiments.__file__)}))
+
+
+def stored(key: str, compute: Callable[[], Any]) -> Any:
+    """minigpt.experiments' cache in the book (MINIGPT_CACHE): compute() once per build and fingerprint
+    of minigpt's code, kept in the engine's store."""
+    return store.memoized("experiment", f"{key}-{_minigpt()}", compute)
 
 
 def compiled(backend: str, inplace: bool) -> compiling.Compiled:

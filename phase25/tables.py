@@ -6,7 +6,7 @@ phase25.history): the words of every row and value, and the HTML and the figure 
 import html
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +16,6 @@ from . import claims, history, safe_cases
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-Excerpt = Callable[..., str]  # phase25.history.excerpt: a long value shortened to where it differs
 
 
 @cache
@@ -192,13 +190,13 @@ def code(text: object) -> str:
     return f"<code>{html.escape(str(text))}</code>"
 
 
-def long_value(value: object, previous: object = None, excerpt: Excerpt = history.excerpt, width: int = SHORT) -> str:
+def long_value(value: object, previous: object = None, width: int = SHORT) -> str:
     """A text value for a table cell: whole if short, else the part that differs from previous
     (phase25.history.excerpt) with the whole text in a <details> under it."""
     text = str(value)
     if len(text) <= width:
         return code(text)
-    short = excerpt(text, None if previous is None else str(previous), width=width)
+    short = history.excerpt(text, None if previous is None else str(previous), width=width)
     return (
         f'<details class="book-value"><summary title="{html.escape(text)}">{code(short)}</summary>'
         f"{code(text)}</details>"
@@ -233,7 +231,7 @@ def shown(thing: history.Thing, span: history.Span, language: str, previous: his
         return html.escape(words[None])
     if record_word(str(span.value), language) != str(span.value) or str(span.value) in MEASURED[language]:
         return html.escape(record_word(str(span.value), language))
-    return long_value(span.value, previous and previous.value, history.excerpt)
+    return long_value(span.value, previous and previous.value)
 
 
 ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, claims (their ids in a tooltip)
@@ -389,20 +387,15 @@ def label(thing: history.Thing, language: str) -> str:
     return named(str(thing.name or thing.backend), row_name(thing, language))
 
 
-def releases_text(
-    releases: Sequence[str],
-    recorded: list[str],
-    language: str,
-    compress: Callable[[Sequence[str], list[str]], list[tuple[str, str]]] = history.compress,
-) -> str:
+def releases_text(releases: Sequence[str], recorded: list[str], language: str) -> str:
     """Releases in few words: "none", "all 17", or runs "1.13.1–2.12.1, 2.14.1" (consecutive among
-    recorded; compress is phase25.history.compress)."""
+    recorded: phase25.history.compress)."""
     words = RELEASES[language]
     if not releases:
         return words["none"]
     if list(releases) == list(recorded):
         return words["all"].format(len(recorded))
-    return ", ".join(a if a == b else f"{a}–{b}" for a, b in compress(releases, recorded))
+    return ", ".join(a if a == b else f"{a}–{b}" for a, b in history.compress(releases, recorded))
 
 
 def history_table(changed: list[history.History], recorded: list[str], language: str) -> str:
@@ -443,9 +436,7 @@ def unchanged_list(unchanged: list[history.History], recorded: list[str], langua
             if list(h.measured) != list(recorded):
                 where = (
                     ' <span class="book-why">('
-                    + RELEASES[language]["measured"].format(
-                        releases_text(h.measured, recorded, language, history.compress)
-                    )
+                    + RELEASES[language]["measured"].format(releases_text(h.measured, recorded, language))
                     + ")</span>"
                 )
             items.append(f"<li>{label(h.thing, language)}: {shown(h.thing, h.first, language)}{where}</li>")
@@ -463,20 +454,20 @@ def draft_table(found: list[history.Finding], recorded: list[str], language: str
         if finding.key == "torch":
             instead = "".join(
                 f'<div>{html.escape(draft[s.value])} <span class="book-history-release">'
-                f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
+                f"({releases_text(s.releases, recorded, language)})</span></div>"
                 for s in finding.instead
             )
         else:
             instead = "".join(
-                f"<div>{'—' if s.value is None else long_value(s.value, None, history.excerpt, QUOTE)} "
+                f"<div>{'—' if s.value is None else long_value(s.value, width=QUOTE)} "
                 f'<span class="book-history-release">'
-                f"({releases_text(s.releases, recorded, language, history.compress)})</span></div>"
+                f"({releases_text(s.releases, recorded, language)})</span></div>"
                 for s in finding.instead
             )
         rows.append(
-            f"<tr><th>{long_value(finding.quote, excerpt=history.excerpt, width=QUOTE)}"
+            f"<tr><th>{long_value(finding.quote, width=QUOTE)}"
             f'<div class="book-why">{html.escape(draft[finding.key])}</div></th>'
-            f"<td>{releases_text(finding.printed_by, recorded, language, history.compress)}</td>"
+            f"<td>{releases_text(finding.printed_by, recorded, language)}</td>"
             f"<td>{instead}</td></tr>"
         )
     return (
@@ -566,7 +557,6 @@ def table(
     releases: list[str],
     live_release: str,
     rows: list[tuple[str, list[Any]]],
-    excerpt: Excerpt = history.excerpt,
 ) -> str:
     """rows: [(row name, [value per release])] -> HTML; a value that differs from the previous
     release's is marked (class book-drift), long ones shortened to where they differ."""
@@ -589,7 +579,7 @@ def table(
                 else (  # a long value is written once, then "same" until it changes
                     f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>'
                     if repeated
-                    else long_value(value, values[i - 1] if changed else None, excerpt)
+                    else long_value(value, values[i - 1] if changed else None)
                 )
                 if len(str(value)) > SHORT
                 else html.escape(record_word(str(value), language))

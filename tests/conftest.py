@@ -14,6 +14,7 @@ import http.server
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -142,6 +143,31 @@ def tool_env():
 
 
 @pytest.fixture(scope="session")
+def installed_project(tmp_path_factory):
+    """A folder holding the project as `pip install` (not editable) puts it in site-packages, built
+    from a copy of its packages outside the repository: with it first on PYTHONPATH, a process
+    imports the installed packages, which find none of the repository's files (execbook.config,
+    which reads pyproject.toml beside its package, fails to import there, as in a reader's Python)."""
+    import tomllib
+
+    source = tmp_path_factory.mktemp("project-source")
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, source / name)
+    for package in {p.rstrip("*.") for p in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]}:
+        shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path_factory.mktemp("site-packages")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
+        + ["--target", str(target), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=SUBPROCESS_TIMEOUT_S,
+    )
+    return target
+
+
+@pytest.fixture(scope="session")
 def repo():
     return REPO
 
@@ -251,11 +277,11 @@ def pytest_collection_finish(session):
         items[:] = [item for item in items if item not in waiting] + waiting
         scratch = Path(tempfile.mkdtemp())
         out = scratch / "examples.json"
-        # Nothing computed before: no store, and minigpt's run cache empty. As in the book's build,
-        # a training run is computed once and then read back by the examples that report it again
+        # Nothing computed before: an empty store. As in the book's build (the environment it sets),
+        # an experiment is computed once and then read back by the examples that report it again
         # (the reproducer's command-line runs A and bypass=hooks are those of silent_training).
-        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", MINIGPT_RUN_CACHE=str(scratch / "run-cache"))
-        env.pop("BOOK_STORE", None)
+        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", **config.ENVIRONMENT)
+        env[config.STORE_ENV] = str(scratch / "store")
         _examples.update(
             out=out,
             process=subprocess.Popen(

@@ -80,11 +80,14 @@ def test_editing_one_manifest_entry_re_executes_only_the_pages_that_load_its_exa
     assert {page for page in EXECUTED if before[page] != after[page]} == {"theory/04-autograd-tape-walk-mini-gpt"}
 
 
-def test_a_training_runs_cache_key_reads_every_module_the_training_runs():
-    from minigpt import train
+def test_minigpt_s_experiments_are_kept_under_the_fingerprint_of_every_module_they_run():
+    from minigpt import experiments
+    from phase25.experiments import _minigpt
 
     package = REPO / "minigpt"
-    assert {p.relative_to(package).as_posix() for p in deps.closure({package / "train.py"})} <= set(train.RUN_SOURCES)
+    read = {p.relative_to(package).as_posix() for p in deps.closure({Path(experiments.__file__)})}
+    assert {"experiments.py", "train.py", "model.py", "data.py", "__init__.py"} <= read
+    assert _minigpt() == deps.fingerprint(deps.closure({package / "experiments.py"}))
 
 
 def test_an_example_depends_on_the_entries_it_reads():
@@ -95,7 +98,7 @@ def test_an_example_depends_on_the_entries_it_reads():
 
 
 def test_the_fingerprint_follows_contents_paths_and_extras(tmp_path):
-    from minigpt.experiment import fingerprint
+    from execbook.store import fingerprint
 
     a, b = tmp_path / "a.py", tmp_path / "b.py"
     a.write_text("x = 1\n")

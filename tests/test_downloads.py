@@ -4,24 +4,21 @@
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and
   its script in the page's language, from a menu whose links resolve; the notebook is the page's
   (its title, its code, no hidden cell of the book, no MyST syntax left, no path of the machine).
-- Each page's downloads run as a reader runs them, with the project installed and cwd outside the
-  repository: its notebook top to bottom in a fresh kernel (nbclient), its script with
+- Each page's downloads run as a reader runs them, with the project installed as `pip install`
+  installs it (not editable: no file of the repository reachable) and cwd outside the repository:
+  its notebook top to bottom in a fresh kernel (nbclient), its script with
   `python file.py`; one in Spanish and the other in English, the languages swapping from page to
   page, so that both languages' notebooks and scripts run. The two languages' downloads of a page
   are one program (the same code cells; scripts alike but for their comments and printed words),
   which the structural test proves; running both would run the same code twice. Not the build's
-  store: the runs share one fresh store of the test's own (BOOK_STORE), so that each experiment is
-  computed once, by the first run that needs it, in a reader's environment. Only the training
-  runs come from this checkout's build (minigpt's run cache, copied): a training is the same
-  computation wherever it runs, and the cold build (tests/conftest.py) and the examples' run
-  (tests/run_examples.py) compute them from nothing.
+  store: the runs share one cache of minigpt's experiments of the test's own (reader_env), so that
+  each experiment is computed once, by the first run that needs it, in a reader's environment.
 """
 
 import ast
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,7 +32,6 @@ import pytest
 from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
-from execbook import config
 from execbook.build import executed_pages, kernel_config
 from execbook.sphinxext import downloads
 
@@ -250,6 +246,30 @@ def test_the_script_runs_on_past_an_expected_error(tmp_path):
     assert done.stdout == downloads.TEXT["es"]["not_raised"] + "\n"
 
 
+def test_the_files_a_page_s_code_reads_come_with_its_downloads(tmp_path):
+    """An example whose shown code names a file its manifest entry reads (the diagnoser's script, the
+    justfile) gets it written by the download's first code cell, where it is missing; a file the
+    hidden checks read (the compatibility page's examples/fix.py) does not come."""
+    from execbook import cases
+
+    def cell(name):
+        shown = cases.split(cases.manifest()[name].path)[0]
+        return nbformat.v4.new_code_cell(shown, metadata={"example": name})
+
+    page = nbformat.v4.new_notebook(cells=[cell("gated_mlp"), cell("diagnose_gated_mlp"), cell("compat_tables")])
+    files = downloads.read_files(page)
+    assert files == {"examples/gated_mlp.py": (REPO / "examples" / "gated_mlp.py").read_text(encoding="utf-8")}
+    assert downloads.read_files(nbformat.v4.new_notebook(cells=[cell("reproducer")])).keys() == {"justfile"}
+    code = downloads.files_code(files, "en")
+    assert max(len(line) for line in code.split("\n")) <= 80
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "gated_mlp.py").write_text("mine", encoding="utf-8")
+    for cwd, expected in ((tmp_path, "mine"), (tmp_path / "elsewhere", files["examples/gated_mlp.py"])):
+        cwd.mkdir(exist_ok=True)
+        subprocess.run([sys.executable, "-c", code], cwd=cwd, check=True, timeout=60)
+        assert (cwd / "examples" / "gated_mlp.py").read_text(encoding="utf-8") == expected  # never over a reader's
+
+
 # ---------------------------------------------------------------- on the built site
 
 MENU = re.compile(r'<details class="book-downloads">.*?</details>', re.S)
@@ -347,13 +367,14 @@ def test_the_downloaded_notebook_is_the_page_in_its_language(site, page):
             for c in source.cells
             if c.cell_type == "code" and "remove-cell" not in downloads.tags(c)
         ]
-        code[language] = [(c.source, downloads.tags(c)) for c in notebook.cells if c.cell_type == "code"]
+        shown = [c for c in notebook.cells if c.cell_type == "code"]
+        files = downloads.read_files(source)  # first, the cell that writes the files the page's code reads
+        if files:
+            assert shown[0].source == downloads.files_code(files, language) and shown[0].outputs == []
+            shown = shown[1:]
+        code[language] = [(c.source, downloads.tags(c)) for c in shown]
         assert code[language] == kept  # the page's code, every cell a reader sees, tags and all
-        assert all(
-            c.outputs
-            for c in notebook.cells
-            if c.cell_type == "code" and downloads.REMOVE_OUTPUT not in downloads.tags(c)
-        )
+        assert all(c.outputs for c in shown if downloads.REMOVE_OUTPUT not in downloads.tags(c))
         for suffix in (".ipynb", ".py"):
             text = download(site, language, page, suffix).read_text(encoding="utf-8")
             assert MACHINE_PATHS.findall(text) == [], f"{language}/{page}{suffix}"
@@ -374,11 +395,14 @@ def program(site, language, page):
 
 
 def execute_notebook(path, result):
-    """Run a notebook's code in a fresh kernel (the outputs it came with cleared), stopping at an
-    error in a cell not tagged raises-exception; write {"raised": [...], "expected": [...]} (the
+    """Run a notebook's code in a fresh kernel (the outputs it came with cleared; the kernel's
+    PYTHONPATH is READER_PYTHONPATH where set), stopping at an error in a cell not tagged
+    raises-exception; write {"raised": [...], "expected": [...]} (the
     indexes of the code cells that raised, and of those tagged) to `result`."""
     from nbclient import NotebookClient
 
+    if os.environ.get("READER_PYTHONPATH"):  # the kernel's, not this runner's (it imports the engine)
+        os.environ["PYTHONPATH"] = os.environ["READER_PYTHONPATH"]
     notebook = nbformat.read(path, as_version=4)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     for cell in code:
@@ -401,12 +425,17 @@ def execute_notebook(path, result):
     )
 
 
-def reader_env(tool_env, run_cache):
-    """A reader's environment: the project installed, not the build's store. The test's own runs
-    share one store (execbook.store, minigpt.train's run cache in its runs/ folder): what the first run
-    of a page computed, the runs of the same code after it read back, as the book's build does."""
+def reader_env(tool_env, cache, installed_project):
+    """A reader's environment: the project installed as pip installs it (READER_PYTHONPATH: the
+    kernel's PYTHONPATH, or a script's), not the build's store. The test's runs share one cache of
+    minigpt's experiments (tests/reader_site/reader_cache.py, in the folder `cache`): what the first
+    run of a page computed, the runs after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
-    return dict(env, MINIGPT_RUN_CACHE=str(run_cache), BOOK_STORE=str(run_cache), MPLBACKEND="Agg")
+    Path(cache).mkdir(parents=True, exist_ok=True)
+    reader = os.pathsep.join([str(installed_project), str(REPO / "tests" / "reader_site")])
+    return dict(
+        env, MINIGPT_CACHE="reader_cache:keep", READER_CACHE=str(cache), READER_PYTHONPATH=reader, MPLBACKEND="Agg"
+    )
 
 
 # page -> (the language its notebook runs in, its script's): the languages swap from page to page
@@ -425,16 +454,13 @@ def jobs():
 
 
 @pytest.fixture(scope="module")
-def runs(site, tool_env, tmp_path_factory, made_once):
+def runs(site, tool_env, tmp_path_factory, made_once, installed_project):
     """{(language, page, suffix): {"returncode", "output", "seconds", ...}} of each page's notebook
-    and script (RUNS), run from a folder outside the repository, two at a time, the training runs
-    of this checkout's build copied into their store first."""
-    from minigpt.train import cached_runs  # not at the top: each notebook's run imports this file
-
+    and script (RUNS), run from a folder outside the repository with the project installed as pip
+    installs it (installed_project: no clone, no editable install), two at a time."""
     made_once("runs")
     root = tmp_path_factory.mktemp("downloads")
-    env = reader_env(tool_env, root / "run-cache")
-    shutil.copytree(cached_runs(config.STORE), cached_runs(root / "run-cache"))
+    env = reader_env(tool_env, root / "cache", installed_project)
 
     def run(job):
         language, page, suffix = job
@@ -443,8 +469,9 @@ def runs(site, tool_env, tmp_path_factory, made_once):
         path = download(site, language, page, suffix)
         result = cwd / "result.json"
         command = [sys.executable, str(path)] if suffix == ".py" else [sys.executable, __file__, str(path), str(result)]
+        here = dict(env, PYTHONPATH=env["READER_PYTHONPATH"]) if suffix == ".py" else env
         start = time.perf_counter()
-        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+        done = subprocess.run(command, cwd=cwd, env=here, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         found = json.loads(result.read_text()) if result.is_file() else {}
         return job, dict(
             found, returncode=done.returncode, output=done.stdout + done.stderr, seconds=time.perf_counter() - start

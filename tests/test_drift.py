@@ -135,7 +135,8 @@ def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     """A course author who resizes the mini-GPT (n_embd 64 -> 48, n_layer 2 -> 3) leaves every
     record valid: the message is recorded with the sizes named, not as numbers."""
     from minigpt import experiments
-    from minigpt.train import RUN_CACHE, model_config
+    from minigpt.experiments import CACHE
+    from minigpt.train import model_config
 
     resized = lambda data, **switches: model_config(data, **switches).__class__(  # noqa: E731
         **{**vars(model_config(data, **switches)), "n_embd": 48, "n_layer": 3}
@@ -143,7 +144,8 @@ def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     monkeypatch.setattr(experiments, "model_config", resized)
     monkeypatch.setattr(record, "model_config", resized)
     monkeypatch.setattr(experiments, "_memory", {})
-    monkeypatch.delenv(RUN_CACHE, raising=False)
+    monkeypatch.delenv(CACHE, raising=False)
+    experiments._cache.cache_clear()
     assert "[16, 9, 48]], which is output 0 of" in experiments.run_b(False).error
     assert "is at version 6; expected version 5 instead" in experiments.run_b(False).error
     assert record.measure_message() == committed[claims.release()]["message"]

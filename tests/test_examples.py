@@ -299,10 +299,6 @@ def test_expand_refuses_what_the_manifest_does_not_declare(tmp_path, edit, probl
 LEARNER_IMPORTS = {"torch", "numpy", "matplotlib", "minigpt", "inplace_doctor", "tapegrad"} | set(
     sys.stdlib_module_names
 )
-# Still importing the book's code above their hidden checks (issue 31, left to do): the reproducer
-# (the repository's justfile, execbook.tracebacks' folding), the two diagnoser pages (the folder of
-# the book's copy of the script) and the compatibility tables (phase25's records and claims).
-NOT_YET = {"reproducer", "diagnose_gated_mlp", "diagnose_rnn_state", "compat_tables", "gpu_record"}
 
 
 def shown_imports(name):
@@ -320,9 +316,6 @@ def shown_imports(name):
 @pytest.mark.parametrize("name", list(cases.manifest()))
 def test_what_a_page_shows_imports_only_what_a_learner_has(name):
     beyond = shown_imports(name) - LEARNER_IMPORTS
-    if name in NOT_YET:
-        assert beyond, f"examples/{name}.py imports only what a learner has now: take it off NOT_YET"
-        pytest.xfail(f"examples/{name}.py still imports {sorted(beyond)} (NOT_YET)")
     assert not beyond, (
         f"examples/{name}.py imports {sorted(beyond)} above its hidden checks: a learner has only "
         f"{', '.join(sorted(LEARNER_IMPORTS - set(sys.stdlib_module_names)))} and the standard library; "

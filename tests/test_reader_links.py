@@ -1,16 +1,18 @@
 """Where a reader finds a page's source and runs it in Colab (execbook/sphinxext/links.py, downloads.py).
 
 - The addresses, from pyproject.toml's [tool.book] (the repository, its source branch and the
-  notebooks branch, each declared once); `pip install` of the project installs `minigpt`.
+  notebooks branch, each declared once); `pip install` of the project installs `minigpt` and what
+  the shown code imports, which work outside any clone.
 - The Colab notebook (downloads.colab_notebook, the function the build writes it with), on a small
   resolved page: the downloaded notebook with the Colab note and, first of its code, the cell that
   installs the project where it is missing; nothing of the book's build in its code. The install
-  cell itself: what it clones and installs, within 80 columns.
+  cell itself: what it installs (the repository's address, no clone), within 80 columns.
 - The menu's template: downloads name their file, links that leave the site do not.
 - The workflow publishes the build's Colab notebooks on the notebooks branch read from
   execbook/config.py, after the tests, from main only, with `contents: write` in that job alone.
 - A real page's Colab notebook (theory/02, seconds) runs in a fresh kernel outside the repository,
-  with the project importable: the install cell does nothing, each cell that must raise raises.
+  with the project installed as pip installs it (no clone): the install cell does nothing, each cell
+  that must raise raises.
 - On the built site (`site`, so end-to-end): every page of both languages links to its source
   file, which exists; every executed page, and only they, to its notebook in Colab; each Colab
   notebook the build wrote is that page's download with the note and the install cell.
@@ -21,7 +23,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -70,18 +71,18 @@ def test_config_answers_the_notebooks_branch_to_a_bare_python():
     assert done.stdout.strip() == config.NOTEBOOKS_BRANCH != config.SOURCE_BRANCH
 
 
-def test_installing_the_project_installs_minigpt_and_the_packages_pages_import():
-    """What `pip install <clone>` puts in site-packages: pyproject.toml's package list."""
-    import tomllib
-
-    from setuptools import find_packages
-
-    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    found = set(find_packages(str(REPO), include=pyproject["tool"]["setuptools"]["packages"]["find"]["include"]))
+def test_installing_the_project_installs_minigpt_and_the_packages_pages_import(installed_project, tool_env, tmp_path):
+    """What `pip install` of the project puts in site-packages, outside any clone: the packages the
+    shown code imports work there; the engine, which reads the repository's pyproject.toml, does not."""
+    found = {p.name for p in installed_project.iterdir() if (p / "__init__.py").is_file()}
     assert {"minigpt", "inplace_doctor", "tapegrad", "execbook", "phase25"} <= found
-    # the code some pages show imports book.*, whose config reads the repository's own files: a
-    # clone, not the packages alone, is what the install cell installs
-    assert (REPO / "pyproject.toml").is_file() and config.REPO == Path(links.__file__).resolve().parents[2]
+    env = dict(tool_env, PYTHONPATH=str(installed_project))
+    code = "import minigpt, inplace_doctor, tapegrad; print(minigpt.__file__)"
+    run = dict(cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)  # cwd: not the repository
+    done = subprocess.run([sys.executable, "-c", code], **run)
+    assert done.returncode == 0 and done.stdout.startswith(str(installed_project)), done.stderr
+    done = subprocess.run([sys.executable, "-c", "import execbook.config"], **run)
+    assert done.returncode == 1 and "pyproject.toml" in done.stderr
 
 
 # ---------------------------------------------------------------- the Colab notebook
@@ -118,23 +119,21 @@ def test_a_page_that_opens_with_code_gets_the_note_and_the_install_cell_first():
     assert out.cells[1].source == links.install_cell() and out.cells[2].source == "print(1)"
 
 
-def test_the_install_cell_clones_the_repository_and_installs_it_without_its_dependencies():
+def test_the_install_cell_installs_the_project_from_its_address_without_its_dependencies():
     code = links.install_cell()
     assert max(len(line) for line in code.splitlines()) <= 80
     tree = ast.parse(code)
     imported = {
         alias.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names
     }
-    assert imported == {"os", "subprocess", "sys", "minigpt"}  # nothing of the book's build
+    assert imported == {"importlib", "subprocess", "sys", "minigpt"}  # nothing of the book's build
     guard = next(node for node in tree.body if isinstance(node, ast.Try))
     assert ast.unparse(guard.body) == "import minigpt" and ast.unparse(guard.handlers[0].type) == "ModuleNotFoundError"
-    install = ast.unparse(guard.handlers[0])
-    assert '"git", "clone"' in install.replace("'", '"') and "REPOSITORY" in install and "BRANCH" in install
-    assert all(f'"{word}"' in install.replace("'", '"') for word in ("--no-deps", "--editable"))
-    assert "sys.executable" in install and "sys.path.insert(0, clone)" in install
-    assert f'REPOSITORY, BRANCH = "{config.REPOSITORY}", "{config.SOURCE_BRANCH}"' in code
-    assert f'JUST = "{config.JUST_REQUIREMENT}"' in code
-    assert f'os.path.abspath("{links.github_repository()[1]}")' in code
+    install = ast.unparse(guard.handlers[0]).replace("'", '"')
+    assert '"pip", "install"' in install and '"--no-deps"' in install and "sys.executable" in install
+    assert "clone" not in code and "--editable" not in code and "sys.path" not in code
+    assert f'project = "git+{config.REPOSITORY}@{config.SOURCE_BRANCH}"' in code
+    assert f'just = "{config.JUST_REQUIREMENT}"' in code
 
 
 # ---------------------------------------------------------------- the menu
@@ -233,7 +232,7 @@ def small_page_colab_notebook():
     return downloads.colab_notebook(render(rest), source, "Title", "en")
 
 
-def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env):
+def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env, installed_project):
     notebook = nbformat.reads(small_page_colab_notebook(), as_version=4)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert code[0].source == links.install_cell() and len(code) > 5
@@ -242,7 +241,8 @@ def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env
     nbformat.write(notebook, path)
     cwd = tmp_path / "reader"
     cwd.mkdir()
-    env = dict(reader_env(tool_env, tmp_path / "store"), PYTHONPATH=str(REPO))  # this checkout, importable
+    # the project installed, not this checkout: the kernel imports it from installed_project
+    env = reader_env(tool_env, tmp_path / "cache", installed_project)
     done = subprocess.run(
         [sys.executable, str(REPO / "tests" / "test_downloads.py"), str(path), str(result)],
         cwd=cwd,
@@ -255,7 +255,7 @@ def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env
     found = json.loads(result.read_text())
     assert found["raised"] == found["expected"] and found["expected"], found
     assert 0 not in found["raised"]
-    assert not (cwd / links.github_repository()[1]).exists()  # the project was there: nothing cloned
+    assert [p.name for p in cwd.iterdir()] == []  # the project was there: nothing installed, nothing written
 
 
 # ---------------------------------------------------------------- on the built site

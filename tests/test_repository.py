@@ -169,3 +169,44 @@ def test_the_reference_check_sees_a_stale_one():
         )
         == []
     )
+
+
+# What PyTorch keeps private (a node's saved slots, a tensor's version counter, an AccumulateGrad's
+# variable, the autograd engine's sequence numbers) is read in one module, the diagnoser's
+# torch_private, whose probes say when a release changes it (issue 31: one graph walker).
+PRIVATE_TORCH = re.compile(r"^_(saved_|raw_saved_|version$|sequence_nr$)|^variable$")
+PACKAGES = ("minigpt", "phase25", "execbook", "tapegrad", "inplace_doctor")
+
+
+def private_torch_reads(path, root=REPO):
+    """The attribute reads (`x._saved_input`, `getattr(x, "_raw_saved_...")`) of path that name
+    PyTorch's private attributes."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        name = None
+        if isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in ("getattr", "hasattr") and node.args[1:]:
+            name = getattr(node.args[1], "value", None)
+        if isinstance(name, str) and PRIVATE_TORCH.match(name):
+            found.append(f"{path.relative_to(root)}:{node.lineno}: {name}")
+    return sorted(found, key=lambda read: int(read.split(":")[1]))
+
+
+def test_only_the_diagnoser_s_torch_private_reads_torch_s_private_attributes():
+    found = [
+        read
+        for package in PACKAGES
+        for path in sorted((REPO / package).rglob("*.py"))
+        if path != REPO / "inplace_doctor" / "torch_private.py"
+        for read in private_torch_reads(path)
+    ]
+    assert found == []
+
+
+def test_the_private_read_check_sees_one(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text(
+        'v = t._version\nif hasattr(n, "variable"):\n    n._saved_self\nn.next_functions\n', encoding="utf-8"
+    )
+    assert private_torch_reads(path, root=tmp_path) == ["x.py:1: _version", "x.py:2: variable", "x.py:3: _saved_self"]

@@ -148,18 +148,39 @@ def test_safe_switches_train_exactly_like_the_control(trained, run_control, swit
         assert torch.equal(g, run.grads_final[name]), name
 
 
-def test_the_run_cache_computes_each_run_once(tmp_path, monkeypatch, data):
-    """With MINIGPT_RUN_CACHE (the book sets it), the same run is computed once and then read back,
-    in any process; a different setting is a different run."""
-    import json
+KEPT: dict = {}
 
-    from minigpt.train import RUN_CACHE, TrainConfig, model_config, train
 
-    monkeypatch.setenv(RUN_CACHE, str(tmp_path))
-    first = train(model_config(data), TrainConfig(steps=2), data)
-    again = train(model_config(data), TrainConfig(steps=2), data)
-    other = train(model_config(data), TrainConfig(steps=2, seed=1), data)
-    logged = [json.loads(line) for line in (tmp_path / "computed.jsonl").read_text().splitlines()]
-    assert [entry["kind"] for entry in logged] == ["training", "training"]
-    assert again.losses == first.losses and again.wall_time_s == first.wall_time_s
-    assert other.losses != first.losses
+def keep(key, compute):
+    """A MINIGPT_CACHE function for the test below: minigpt.experiments calls it by name."""
+    if key not in KEPT:
+        KEPT[key] = compute()
+    return KEPT[key]
+
+
+def test_the_experiments_go_through_the_cache_minigpt_cache_names(monkeypatch):
+    """With MINIGPT_CACHE naming a function (the book names the lesson's, its store), every
+    experiment goes through it under a key that names it and its arguments, a run's switches as they
+    differ from the default (`minigpt train` and training() ask for run A alike); one that does not
+    exist is a one-line error."""
+    from minigpt import experiments
+    from minigpt.train import BackwardRaised
+
+    monkeypatch.setattr(experiments, "_memory", {})
+    monkeypatch.setenv(experiments.CACHE, f"{__name__}:keep")
+    experiments._cache.cache_clear()
+    try:
+        failure = experiments.run_b(anomaly=False)
+        with pytest.raises(BackwardRaised):
+            experiments.gradients(inplace=True)
+        assert KEPT["run_b(anomaly=False)"] is failure
+        assert isinstance(KEPT["gradients(inplace=True)"], BackwardRaised)
+        KEPT["training()"] = "run A, kept"
+        assert experiments.training() == experiments.training(inplace=False) == "run A, kept"
+        monkeypatch.setattr(experiments, "_memory", {})
+        monkeypatch.setenv(experiments.CACHE, f"{__name__}:nothing")
+        experiments._cache.cache_clear()
+        with pytest.raises(RuntimeError, match=f"MINIGPT_CACHE={__name__}:nothing: no such function"):
+            experiments.run_b(anomaly=True)
+    finally:
+        experiments._cache.cache_clear()

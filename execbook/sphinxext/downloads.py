@@ -8,8 +8,11 @@ Markdown (`Markdown`, one rule per kind of node), cut where the page shows a cod
 cells are the executed notebook's, with this build's outputs and tags (nbclient and Jupyter honour
 `raises-exception`), without the book's hidden cells, glue records, execution times or run stamp,
 streams merged as on the page and cells numbered: two builds of one commit write the same bytes.
-The script runs an expected-error cell inside try/except. Files: <outdir>/_downloads/<page>.ipynb
-and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb (published on a branch).
+The script runs an expected-error cell inside try/except. The repository files the page's code
+reads come first, in a cell that writes them where missing (read_files), so both run wherever the
+project is installed; the Colab notebook adds a cell installing it (links.INSTALL). Files:
+<outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
+(published on a branch).
 """
 
 import ast
@@ -29,7 +32,8 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
-from .. import changes, config
+from .. import cases, changes, config
+from ..pages import EXAMPLE
 from . import links as reader_links
 
 FOLDER = "_downloads"
@@ -46,20 +50,24 @@ TEXT = {
         "source": "fuente en GitHub ({suffix})",
         "note": (
             "> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
-            "Para ejecutarlo: un clon del repositorio con el proyecto instalado (`pip install -e .`). "
-            "Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."
+            'Para ejecutarlo: el proyecto instalado (`pip install "git+{repository}"`), en cualquier '
+            "carpeta. Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."
         ),
         "colab_note": (
             "> Cuaderno de [{title}]({url}), con las salidas de la construcción del libro, para "
-            "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta: clona el "
-            "repositorio y lo instala sin sus dependencias (se queda el torch que ya trae Colab). "
+            "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta, desde la "
+            "dirección del repositorio y sin sus dependencias (se queda el torch que ya trae Colab). "
             "Las celdas cuya salida es un error fallan a propósito: el error es la lección. Al ejecutar "
             "todas las celdas, Colab se detiene en cada una de ellas; para seguir, ejecuta las que "
             "vienen después."
         ),
         "script_header": (
             "El código de la página «{title}», {url}\n"
-            "Se ejecuta desde un clon del repositorio con el proyecto instalado (pip install -e .)."
+            'Se ejecuta con el proyecto instalado (pip install "git+{repository}"), en cualquier carpeta.'
+        ),
+        "files": (
+            "Los archivos del repositorio que lee el código de esta página: esta celda\n"
+            "los escribe en la carpeta actual donde faltan (un clon ya los tiene)."
         ),
         "expected": "Error esperado:",
         "not_raised": "Esta celda debía lanzar un error y no lo lanzó.",
@@ -75,19 +83,23 @@ TEXT = {
         "source": "source on GitHub ({suffix})",
         "note": (
             "> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
-            "To run it: a clone of the repository with the project installed (`pip install -e .`). "
+            'To run it: the project installed (`pip install "git+{repository}"`), in any folder. '
             "The cells tagged `raises-exception` fail on purpose: the error is the lesson."
         ),
         "colab_note": (
             "> Notebook of [{title}]({url}), with the outputs of the book's build, to run in Colab. "
-            "Its first code cell installs the project where it is missing: it clones the repository "
-            "and installs it without its dependencies (Colab's own torch stays). The cells whose "
+            "Its first code cell installs the project where it is missing, from the repository's "
+            "address and without its dependencies (Colab's own torch stays). The cells whose "
             "output is an error fail on purpose: the error is the lesson. Running all cells stops at "
             "each of them; to go on, run the cells after it."
         ),
         "script_header": (
             'The code of the page "{title}", {url}\n'
-            "It runs from a clone of the repository with the project installed (pip install -e .)."
+            'It runs with the project installed (pip install "git+{repository}"), in any folder.'
+        ),
+        "files": (
+            "The repository's files that this page's code reads: this cell writes them\n"
+            "in the current folder where they are missing (a clone has them already)."
         ),
         "expected": "Expected error:",
         "not_raised": "This cell was meant to raise an error and did not.",
@@ -303,6 +315,46 @@ def merged_streams(outputs: list) -> list:
     return [item for output in out for item in (streams if output == "streams" else [output])]
 
 
+def read_files(notebook: Any) -> dict[str, str]:
+    """{path: text} of the repository files that the page's code reads where it runs (the repository's
+    root, as the build runs it): of each example's manifest `reads`, the files its shown code names
+    (a string, the path or its file name), in the order the page reads them."""
+    found: dict[str, str] = {}
+    for cell in notebook.cells:
+        name = cell.get("metadata", {}).get(EXAMPLE)
+        if cell.cell_type != "code" or name not in cases.manifest():
+            continue
+        named = {n.value for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Constant)}
+        for read in cases.manifest()[name].reads:
+            path = config.REPO / read
+            if path.is_file() and ({read, path.name} & named):
+                found[read] = path.read_text(encoding="utf-8")
+    return found
+
+
+def files_code(files: dict[str, str], language: str) -> str:
+    """The code that writes the read_files where they are missing (never over a reader's own file)."""
+    words = TEXT[language]["files"]
+    texts = [
+        f'"""\\\n{text}"""' if '"""' not in text and "\\" not in text and text.endswith("\n") else repr(text)
+        for text in files.values()
+    ]
+    return "\n".join(
+        [
+            *(f"# {line}" for line in words.split("\n")),
+            "from pathlib import Path",
+            "",
+            "FILES = {",
+            *(f"    {path!r}: {text}," for path, text in zip(files, texts, strict=True)),
+            "}",
+            "for path, text in FILES.items():",
+            "    if not Path(path).exists():",
+            "        Path(path).parent.mkdir(parents=True, exist_ok=True)",
+            '        Path(path).write_text(text, encoding="utf-8")',
+        ]
+    )
+
+
 def notebook_download(page: Markdown, notebook: Any, title: str, language: str, colab: bool = False) -> str:
     """The executed notebook a reader downloads, as the text of an .ipynb file (colab: the one Colab
     opens, `colab_notebook`)."""
@@ -326,11 +378,16 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
                 execution_count=source.get("execution_count"),
             )
         cells.append(new)
-    note = TEXT[language]["colab_note" if colab else "note"].format(title=title, url=page.page_url)
+    words = TEXT[language]["colab_note" if colab else "note"]
+    note = words.format(title=title, url=page.page_url, repository=config.REPOSITORY)
     at = 1 if cells and cells[0].cell_type == "markdown" else 0
-    cells.insert(at, nbformat.v4.new_markdown_cell(note))
+    first = [nbformat.v4.new_markdown_cell(note)]
     if colab:
-        cells.insert(at + 1, nbformat.v4.new_code_cell(reader_links.install_cell()))
+        first.append(nbformat.v4.new_code_cell(reader_links.install_cell()))
+    files = read_files(notebook)
+    if files:
+        first.append(nbformat.v4.new_code_cell(files_code(files, language)))
+    cells[at:at] = first
     for number, cell in enumerate(cells, 1):
         cell.id = f"cell-{number}"
     about: dict[str, Any] = {"kernelspec": dict(notebook.metadata.get("kernelspec", {}), language="python")}
@@ -386,7 +443,11 @@ def expected_error_block(code: str, language: str) -> list[str]:
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
     """The page's code as one plain Python script (the text of a .py file)."""
-    out = ["# " + line for line in TEXT[language]["script_header"].format(title=title, url=page.page_url).split("\n")]
+    header = TEXT[language]["script_header"].format(title=title, url=page.page_url, repository=config.REPOSITORY)
+    out = ["# " + line for line in header.split("\n")]
+    files = read_files(notebook)
+    if files:
+        out += ["", "", "# %%", files_code(files, language)]
     section = None
     for index in (c for c in page.cells if isinstance(c, int)):
         cell, heading = notebook.cells[index], page.headings[index] or title

@@ -6,10 +6,10 @@ menu, after the downloads (execbook.sphinxext.downloads puts them there).
   blob/<notebooks-branch>/<lang>/<page>.ipynb. Colab opens notebooks from GitHub only, so the deploy
   workflow publishes docs/_build/colab/ (config.COLAB) on that branch.
 
-The Colab notebook's first code cell, INSTALL, clones the repository where the project's module is
-missing and installs it without its dependencies: a clone, because some pages' code reads the
-repository's files (pyproject.toml, examples/, records/); without dependencies, so that pip keeps
-Colab's torch instead of installing a CUDA build of gigabytes.
+The Colab notebook's first code cell, INSTALL, installs the project where its module is missing,
+from the repository's address (`pip install "git+<repository>@<branch>"`: no clone is left) and
+without its dependencies, so that pip keeps Colab's torch instead of a CUDA build of gigabytes. The
+files the shown code reads come with the notebook (downloads.read_files).
 """
 
 import shutil
@@ -24,25 +24,21 @@ COLAB_URL = "https://colab.research.google.com/github/"
 
 # The first code cell of a Colab notebook (80 columns, like the code a page shows).
 INSTALL = """\
-# In Colab (or any Python without this project): clone the repository and
-# install it, without its dependencies, so that Colab's own torch, numpy and
-# matplotlib stay. Where the project is installed already, this does nothing.
-import os
+# In Colab (or any Python without this project): install it from the
+# repository's address, without its dependencies, so that Colab's own torch,
+# numpy and matplotlib stay. Where the project is installed, this does nothing.
+import importlib
 import subprocess
 import sys
 
-REPOSITORY, BRANCH = "{repository}", "{branch}"
-JUST = "{just}"  # `just`, which runs the reproducer's commands
 try:
     import {module}  # noqa: F401
 except ModuleNotFoundError:
-    clone = os.path.abspath("{folder}")
-    if not os.path.isdir(clone):
-        subprocess.run(["git", "clone", "--quiet", "--depth", "1",
-                        "--branch", BRANCH, REPOSITORY, clone], check=True)
+    project = "git+{repository}@{branch}"
+    just = "{just}"  # `just`, which runs the reproducer's commands
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                    "--no-deps", "--editable", clone, JUST], check=True)
-    sys.path.insert(0, clone)  # new processes see the install; this one, now
+                    "--no-deps", project, just], check=True)
+    importlib.invalidate_caches()  # this kernel imports what pip installed
 """
 
 
@@ -60,7 +56,6 @@ def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
 def install_cell() -> str:
     """The code of a Colab notebook's first code cell."""
     return INSTALL.format(
-        folder=github_repository()[1],
         branch=config.SOURCE_BRANCH,
         repository=config.REPOSITORY,
         just=config.JUST_REQUIREMENT,
