@@ -126,9 +126,34 @@ def _what_to_write(finding: "Finding") -> str:
     return "make that write out of place (a new tensor), or clone the tensor before writing to it"
 
 
-def fix_for(finding: "Finding") -> str:
-    from .findings import CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, UNSEEN_WRITE, VIEW_MODIFIED
+def _refusal_fix(finding: "Finding") -> str:
+    from . import findings as f
 
+    clone = "write into a copy (t = t.clone() first) or out of place (t = t * 2, t = t.relu())"
+    fixes = {
+        f.LEAF: "to change a parameter's values, write inside torch.no_grad(); to compute with it, "
+        "write out of place (w = w + 1, w = w.relu())",
+        f.SEVERAL_VIEWS: f"{clone}, or write the whole tensor before splitting it",
+        f.NO_GRAD_VIEW: f"make the view outside torch.no_grad(), or {clone}",
+        f.FUNCTION_VIEW: f"{clone}, or return a new tensor from the Function's forward (x.clone()), not a view",
+        f.INFERENCE: f"make the tensor under torch.no_grad() instead of torch.inference_mode(), or {clone}",
+        f.RESIZED: "build a new tensor of the new size (torch.cat, F.pad, new_zeros) instead of resizing this one",
+        f.DETACHED_VIEW: "use the out-of-place x = x.detach() instead of x.detach_()",
+        f.OUT_ARGUMENT: "drop out= (y = torch.mul(a, b)), or compute under torch.no_grad() if no gradient is needed",
+    }
+    fixes[f.VIEW_OF_LEAF] = fixes[f.LEAF]
+    location = finding.write.location if finding.write else None
+    fix = fixes.get(finding.node, clone)
+    if location is not None and location.inplace_class:
+        return f"build that {location.inplace_class} without inplace=True, or {fix}"
+    return fix
+
+
+def fix_for(finding: "Finding") -> str:
+    from .findings import CTX_UNCHECKED, DETACHED, HOOKS_SKIP_CHECK, REFUSED, UNSEEN_WRITE, VIEW_MODIFIED
+
+    if finding.check == REFUSED:
+        return _refusal_fix(finding)
     if finding.check == DETACHED:
         return (
             "use the out-of-place x = x.detach() (a new tensor) instead of x.detach_(), which cuts "

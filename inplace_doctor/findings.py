@@ -28,7 +28,19 @@ VIEW_MODIFIED = (
     "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
     "returned) whose base or another view of it was modified in place"
 )
-RAISING = (RAISES, DETACHED, VIEW_MODIFIED)
+REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
+RAISING = (RAISES, DETACHED, VIEW_MODIFIED, REFUSED)
+
+# What PyTorch refuses to write in place, told by the written tensor's state (see refused_target).
+LEAF = "a leaf tensor that requires grad"
+VIEW_OF_LEAF = "a view of a leaf tensor that requires grad"
+SEVERAL_VIEWS = "one of several views an op returned (split, chunk, unbind, ...)"
+NO_GRAD_VIEW = "a view made under torch.no_grad(), written with grad mode on"
+FUNCTION_VIEW = "a view a custom autograd.Function returned"
+INFERENCE = "an inference tensor (made under torch.inference_mode()), outside inference mode"
+RESIZED = "a tensor that requires grad, which PyTorch does not resize"
+DETACHED_VIEW = "a view, which PyTorch does not detach in place"
+OUT_ARGUMENT = "an out= tensor, while an input requires grad"
 
 
 @dataclass
@@ -73,6 +85,8 @@ class Finding:
             return f"{op} detached {self.node}.{self.attribute} in place"
         if self.check == VIEW_MODIFIED:
             return f"{op} modified {self.node}, a view PyTorch will not let autograd use after that"
+        if self.check == REFUSED:
+            return f"{op} was refused by PyTorch: it writes in place {self.node}"
         return f"{op} overwrote {self.node}.{self.attribute}"
 
     def describe(self) -> str:
@@ -95,7 +109,7 @@ class Finding:
             lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
         if self.write and self.write.location:
             lines.extend(f"  called from: {site}" for site in self.write.location.callers)
-        if self.check != VIEW_MODIFIED:
+        if self.check not in (VIEW_MODIFIED, REFUSED):
             lines.append(f"  saved at:   {self.saved_at or '?'}")
             saved = "?" if self.saved_version is None else self.saved_version
             lines.append(f"  version:    saved at {saved}, now {self.current_version}")

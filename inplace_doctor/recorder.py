@@ -222,6 +222,11 @@ class Recorder(torch_private.DispatchMode):
         self.resolve_outputs()
         self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
 
+    def log_refused(self, name: str) -> Op:
+        """An in-place call PyTorch refused: an op at the user's line that wrote nothing."""
+        location = self.location()._replace(callers=user_callers())
+        return self._new_op(name, [], location=location, grad_mode=torch.is_grad_enabled())
+
     @guarded("recording a NumPy alias")
     def log_numpy(self, tensor: torch.Tensor, array: Any = None) -> None:
         """A NumPy array sharing the tensor's memory was made: writes through it are unseen, so

@@ -19,47 +19,61 @@ checkpoint recomputing its block) is the outer one's business and is not examine
 """
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.autograd.graph import saved_tensors_hooks
+from torch.overrides import TorchFunctionMode
 
 from . import torch_private
 from .failure import guarded
-from .findings import RAISING, VIEW_MODIFIED, Finding, WriteLog, match, match_all
+from .findings import (
+    DETACHED_VIEW,
+    FUNCTION_VIEW,
+    INFERENCE,
+    LEAF,
+    NO_GRAD_VIEW,
+    OUT_ARGUMENT,
+    RAISING,
+    REFUSED,
+    RESIZED,
+    SEVERAL_VIEWS,
+    VIEW_MODIFIED,
+    VIEW_OF_LEAF,
+    Finding,
+    WriteLog,
+    match,
+    match_all,
+)
 from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
 from .location import Site, is_internal, user_frame
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
 from .recorder import VERSION_ERROR, Recorder
 
-# PyTorch's refusals of an in-place op at the op itself, before any backward. These are raised
-# by autograd before the op reaches the dispatcher, so no record of ours can confirm them: they
-# are the one kind of in-place error still recognised by its words.
-REFUSALS = (
-    "a leaf Variable that requires grad is being used in an in-place operation",
-    "a view of a leaf Variable that requires grad is being used in an in-place operation",
-    "is a view and is being modified inplace",  # one of several views (split, chunk, unbind...)
-    "cannot resize variables that require grad",  # resize_ of a tensor in a graph
-)
+_VIEW_ORIGINS = {"multi_output_node": SEVERAL_VIEWS, "no_grad_mode": NO_GRAD_VIEW, "in_custom_function": FUNCTION_VIEW}
+_INPLACE_DUNDERS = {f"__i{op}__" for op in "add sub mul truediv floordiv mod pow matmul and or xor".split()}
+_NOT_WRITES = {"requires_grad_", "retain_grad", "share_memory_"}
 
 
 def is_inplace_error(error: BaseException, session: "Session | None" = None) -> bool:
-    """Is this PyTorch's error about a saved tensor overwritten or detached in place, or about a
-    view whose base was modified in place?
+    """Is this PyTorch's in-place error: a saved tensor overwritten or detached in place, a view
+    whose base was modified in place, an in-place write refused?
 
     With a session, the answer comes from where the error came from: a backward the session
     examined raised it and the examination found a slot PyTorch refuses (a stale version, a
-    tensor detached in place), or our own unpack hook raised it, or a view the session saw
-    written raises the same error when asked for its gradient function. Without one (a run
-    without the diagnoser, as the tests judge PyTorch), from PyTorch's words.
+    detached input), or our own unpack hook raised it, or a view the session saw written raises
+    the same error when asked for its gradient function, or an in-place call the session saw
+    raised it, its tensor in a state PyTorch refuses to write. Without one (a run without the
+    diagnoser, as the tests judge PyTorch), from PyTorch's words.
     """
     if not isinstance(error, RuntimeError):
         return False
     if session is not None:
-        return error is session.error or any(error is e for e, _ in session.view_errors)
+        return error is session.error or any(error is e for e, _ in session.op_errors)
     text = str(error)
     return (
         VERSION_ERROR in text
@@ -68,12 +82,65 @@ def is_inplace_error(error: BaseException, session: "Session | None" = None) -> 
     )
 
 
-def is_refused_write(error: BaseException) -> bool:
-    """Is this PyTorch refusing an in-place op at the op itself: a write to a leaf that requires
-    grad or to one of several views an op returned, a resize of a tensor in a
-    graph?"""
-    text = str(error)
-    return isinstance(error, RuntimeError) and any(refusal in text for refusal in REFUSALS)
+def refused_target(func: Any, args: tuple, kwargs: dict) -> tuple[str, torch.Tensor] | None:
+    """(what it is, the tensor) for an in-place call PyTorch refused, read from the written
+    tensor's state as autograd's checks read it, not from the error's words; None when the call
+    writes nothing in place or its tensor is in no state PyTorch refuses."""
+    name = getattr(func, "__name__", "")
+    tensors = tensors_in(list(args))
+    if kwargs.get("out") is not None:
+        written = tensors_in(kwargs["out"])
+        refused = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
+        return (OUT_ARGUMENT, written[0]) if refused and written else None
+    writes = name in _INPLACE_DUNDERS or name == "__setitem__" or (name.endswith("_") and not name.endswith("__"))
+    if not tensors or name in _NOT_WRITES or not (writes or _inplace_flag(func, args, kwargs)):
+        return None
+    tensor, grad = tensors[0], torch.is_grad_enabled()
+    origin = torch_private.view_origin(tensor)
+    base = torch_private.view_base(tensor) if origin == "default" else None
+    if tensor.is_inference() and not torch.is_inference_mode_enabled():
+        return INFERENCE, tensor
+    if name.startswith("resize") and tensor.requires_grad:
+        return RESIZED, tensor
+    if name == "detach_" and origin:
+        return DETACHED_VIEW, tensor
+    if grad and origin in _VIEW_ORIGINS:
+        return _VIEW_ORIGINS[origin], tensor
+    if grad and base is not None and base.is_leaf and base.requires_grad:
+        return VIEW_OF_LEAF, tensor
+    if grad and tensor.is_leaf and tensor.requires_grad:
+        return LEAF, tensor
+    return None
+
+
+def _inplace_flag(func: Any, args: tuple, kwargs: dict) -> bool:
+    """Was func called with ``inplace=True`` (``F.relu(x, inplace=True)``, nn.Dropout's positional one)?"""
+    try:
+        return inspect.signature(func).bind(*args, **kwargs).arguments.get("inplace") is True
+    except (TypeError, ValueError):
+        return False
+
+
+class _RefusalWatch(TorchFunctionMode):
+    """Sees each torch call the program makes, above autograd, where PyTorch refuses in-place
+    writes before any op reaches the dispatcher: an in-place call that raises, when no write of
+    it was dispatched (or its tensor is an inference one, refused below), is checked for a state
+    PyTorch refuses (``refused_target``). The error goes on as it would have."""
+
+    def __init__(self, session: "Session"):
+        super().__init__()
+        self.session = session
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        recorder = self.session.recorder
+        writes = recorder.writes
+        try:
+            return func(*args, **kwargs)
+        except RuntimeError as error:
+            if not recorder.paused:
+                self.session.note_refusal(error, func, args, kwargs, dispatched=recorder.writes != writes)
+            raise
 
 
 @dataclass
@@ -101,13 +168,16 @@ class Session:
         self.on_pass: Callable[[BackwardPass], None] | None = None  # after each backward that returned
         self.on_raise: Callable[[BackwardPass, BaseException], None] | None = None  # after one that raised
         self.error: BaseException | None = None  # the in-place error a watched backward raised
-        self.view_errors: list[tuple[BaseException, Finding]] = []  # "a view and its base modified", explained
+        # In-place errors raised at an op, not at a backward, with their findings: a view used after
+        # its base was modified, a write PyTorch refused.
+        self.op_errors: list[tuple[BaseException, Finding]] = []
         self.last_nodes: list = []
         self._depth = 0
         self._active = False
         self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
         self._patched: list[tuple[Any, str, Any, bool]] = []
         self._hooks: saved_tensors_hooks | None = None
+        self._refusals = _RefusalWatch(self)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
 
     # ---- entering and leaving
@@ -118,12 +188,14 @@ class Session:
         self._hooks = saved_tensors_hooks(*self.recorder.hooks)
         self._hooks.__enter__()
         self.recorder.__enter__()
+        self._refusals.__enter__()
         self._active = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         self._active = False
         try:
+            self._refusals.__exit__(*exc_info)
             self.recorder.resolve_outputs()
             self.recorder.settle_inputs()
             self.recorder.__exit__(*exc_info)
@@ -272,15 +344,30 @@ class Session:
             explained = max(raising, key=lambda f: f.order, default=None)
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
 
+    @guarded("recording a refused write")
+    def note_refusal(self, error: RuntimeError, func: Any, args: tuple, kwargs: dict, dispatched: bool) -> None:
+        """An in-place call raised: if PyTorch refused it (``refused_target``), a finding at its line."""
+        refused = refused_target(func, args, kwargs)
+        if refused is None or (dispatched and refused[0] != INFERENCE) or any(e is error for e, _ in self.op_errors):
+            return
+        what, tensor = refused
+        name = torch.overrides.resolve_name(func) or getattr(func, "__qualname__", str(func))
+        op = self.recorder.log_refused(name.removeprefix("torch."))
+        finding = Finding(what, "", None, None, torch_private.version(tensor), op, [], REFUSED)
+        self.findings.setdefault(finding.key, finding)
+        self.op_errors.append((error, finding))
+
     @guarded("explaining an error")
-    def explain_view_error(self, error: BaseException) -> Finding | None:
-        """The finding for PyTorch's "view and its base (or another view of it) modified inplace"
-        error, raised at the use of a view after a write. The view is found by asking tensors
+    def explain_error(self, error: BaseException) -> Finding | None:
+        """The finding for an in-place error raised at an op: a write PyTorch refused (noted as it
+        happened), or PyTorch's "view and its base (or another view of it) modified inplace" error,
+        raised at the use of a view after a write. The view is found by asking tensors
         for their gradient function, which raises that very error for it: first the views the
         session saw written, then the tensors the failing frames hold. The write is the one the
         session saw written to that view, else the last write to its memory."""
-        if not isinstance(error, RuntimeError) or self.recorder.views_written is None:
-            return None
+        known = next((finding for e, finding in self.op_errors if e is error), None)
+        if known is not None or not isinstance(error, RuntimeError) or self.recorder.views_written is None:
+            return known
         written = [(op, ref()) for op, ref in reversed(self.recorder.views_written)]
         held = [(None, t) for t in _tensors_of_frames(error)]
         for op, view in written + held:
@@ -306,7 +393,7 @@ class Session:
                 backward=len(self.passes) + 1,
             )
             self.findings.setdefault(finding.key, finding)
-            self.view_errors.append((error, finding))
+            self.op_errors.append((error, finding))
             return finding
         return None
 

@@ -32,6 +32,7 @@ CUSTOM_FUNCTION_NODE = "torch.autograd.function.BackwardCFunction"
 UNTYPED_STORAGE = "torch.Tensor.untyped_storage"
 SAVED_TENSOR_DATA = "torch._C._autograd.SavedTensor.data"
 SAVED_TENSOR = "torch._C._autograd.SavedTensor"
+CREATION_META = "torch._C._autograd._get_creation_meta"
 
 
 def _resolve(dotted: str) -> Any:
@@ -117,6 +118,22 @@ def is_view(tensor: torch.Tensor) -> bool:
     """Is the tensor a view autograd tracks (``Tensor._is_view()``): one whose base's in-place
     writes can make PyTorch refuse it later (probe ``diagnose-api:version-counter`` covers views)."""
     return bool(tensor._is_view())
+
+
+def view_origin(tensor: torch.Tensor) -> str:
+    """How autograd made a view, which decides whether PyTorch lets it be written in place:
+    ``torch._C._autograd._get_creation_meta``'s name in lower case ("default",
+    "multi_output_node", "no_grad_mode", "in_custom_function", "inference_mode"); "" for a tensor
+    that is not a view, "default" where torch lacks the API."""
+    if not is_view(tensor):
+        return ""
+    get = _resolve(CREATION_META)
+    return str(get(tensor).name).lower() if get is not None else "default"
+
+
+def view_base(tensor: torch.Tensor) -> torch.Tensor | None:
+    """The tensor a view was made of (``tensor._base``), None for a tensor that is not a view."""
+    return tensor._base
 
 
 def is_foreach_op(op: Any) -> bool:
@@ -544,6 +561,28 @@ def _version_counter_check() -> tuple[bool, str]:
         f"versions (tensor, sibling view): {start} before, {after_view_write} after a write to "
         f"one view; {after_data_write} after a write through .data"
     )
+
+
+@_probe(
+    "diagnose-api:refused-before-dispatch",
+    "PyTorch refuses an in-place write to a leaf that requires grad, or to one of several views an op "
+    "returned, before a dispatch mode sees the op, and torch._C._autograd._get_creation_meta tells such a "
+    "view (MULTI_OUTPUT_NODE) from a plain one (DEFAULT).",
+    requires=[DISPATCH_MODE, CREATION_META],
+)
+def _refused_before_dispatch_check() -> tuple[bool, str]:
+    leaf = _leaf()
+    first, _ = (leaf * 1).split(2)
+    refused = []
+    with _recording_mode() as mode:
+        for target in (leaf, first):
+            try:
+                target.mul_(2.0)
+            except RuntimeError:
+                refused.append(True)
+    origins = view_origin(first), view_origin(leaf[:2]), view_origin(leaf)
+    holds = len(refused) == 2 and mode.seen == [] and origins == ("multi_output_node", "default", "")
+    return holds, f"refused writes {len(refused)} of 2; ops the mode saw {mode.seen}; view origins {origins}"
 
 
 @_probe(

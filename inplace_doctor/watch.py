@@ -79,7 +79,7 @@ class watch:
         try:
             session.__exit__(kind, error, traceback)
             if isinstance(error, RuntimeError) and session.error is not error:
-                session.explain_view_error(error)
+                session.explain_error(error)
         except DiagnoserFailure as failure:
             raise InternalError(failure.line()) from failure.error
         if isinstance(error, DiagnoserFailure):
@@ -89,8 +89,8 @@ class watch:
             finding = self._report.explained_by
             if finding is not None:
                 what = (
-                    "a view raised"
-                    if self._report.view_errors and session.error is not error
+                    "an op raised"
+                    if self._report.op_errors and session.error is not error
                     else f"backward {finding.backward} raised"
                 )
                 raise RuntimeError(

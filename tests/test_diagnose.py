@@ -616,6 +616,7 @@ MISSING_API = {
     "diagnose-api:disable-dispatch": ("torch._C", "_DisableTorchDispatch"),
     "diagnose-api:innermost-dispatch-mode": ("torch.utils._python_dispatch", "_get_current_dispatch_mode"),
     "diagnose-api:custom-function-node": ("torch.autograd.function", "BackwardCFunction"),
+    "diagnose-api:refused-before-dispatch": ("torch._C._autograd", "_get_creation_meta"),
     "diagnose-works": ("torch._C", "_DisableTorchDispatch"),
 }
 
@@ -847,18 +848,18 @@ def test_a_gradient_penalty_is_not_the_step_the_command_stops_at(tmp_path, monke
 
 
 @pytest.mark.parametrize(
-    "code, refusal",
+    "code, op, what",
     [
-        ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "a leaf Variable that requires grad"),
-        ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "cannot resize variables that require grad"),
+        ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "Tensor.add_", dg.findings.LEAF),
+        ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "Tensor.resize_", dg.findings.RESIZED),
     ],
 )
-def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, code, refusal):
+def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, code, op, what):
     monkeypatch.chdir(tmp_path)
     script(tmp_path, "import torch\n" + code)
     status, out, err = run_command(capsys, "train.py")
     assert status == 1 and err == ""
-    assert f"PyTorch refused an in-place write at train.py:3: {refusal}" in out
+    assert f"{op} was refused by PyTorch: it writes in place {what}\n  written at: train.py:3:" in out
 
 
 def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_path, monkeypatch, capsys):
