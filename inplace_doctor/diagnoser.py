@@ -137,10 +137,11 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
 
     Everything the target does is recorded, the writes between its own backward passes included
     (an optimizer step between a GAN's two losses), and the graphs of the tensors it returns are
-    examined after it, even when it ran backward passes of its own.
+    examined after it, even when it ran backward passes of its own, as are the graphs it leaves
+    alive elsewhere (a loss kept on an object or in a global) where no backward examined them.
 
     If a backward raises PyTorch's in-place error (or a view whose base was modified raises at its
-    use), the target stops there and the report holds the finding that explains it
+    use, or PyTorch refuses an in-place write), the target stops there and the report holds the finding that explains it
     (``report.raised`` has the error's first line); the error is not re-raised. Any other error
     propagates. If the diagnoser itself fails, ``InternalError`` says so (the target was stopped
     there, not run on differently). Modules the target builds are named at the line that
@@ -157,8 +158,11 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
                 if session.error is not error and session.explain_error(error) is None:
                     raise
             examined = [t for t in tensors_in(outputs) if t.grad_fn is not None]
-            if examined or not session.passes:  # what it returns, as if backward were about to run from it
+            if examined:  # what it returns, as if backward were about to run from it
                 session.examine(examined)
+            left = session.left_graphs()  # what it kept alive elsewhere (on an object, a global), never backwarded
+            if left or not session.passes:
+                session.examine(left, left=True)
     except DiagnoserFailure as failure:
         raise InternalError(failure.line()) from failure.error
     return report_of(session, target)

@@ -66,6 +66,7 @@ class SavedRecord:
     original: Callable[[], torch.Tensor | None] | None = None  # a weak reference to it
     had_grad_fn: bool = False  # that input had a grad_fn when saved (detaching it breaks backward)
     changed_after: Site | None = None  # the line after which its values differed from the digest (aliases.py)
+    examined: bool = False  # seen by an examination (a backward's, or of the graphs returned)
 
     def read_by_backward(self) -> torch.Tensor:
         """The tensor backward gets from this slot: the input itself while it lives, else the alias."""

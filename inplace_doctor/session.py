@@ -19,6 +19,7 @@ checkpoint recomputing its block) is the outer one's business and is not examine
 """
 
 import functools
+import gc
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -285,9 +286,15 @@ class Session:
 
     @guarded("examining the graph before a backward")
     def examine(
-        self, roots: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor] | None = None, call: Site | None = None
+        self,
+        roots: Sequence[torch.Tensor],
+        inputs: Sequence[torch.Tensor] | None = None,
+        call: Site | None = None,
+        left: bool = False,
     ) -> BackwardPass:
-        """Match every slot the nodes a backward from roots runs saved; note the new findings."""
+        """Match every slot the nodes a backward from roots runs saved; note the new findings.
+        ``left``: only the slots this session saved that no examination has seen yet (the graphs
+        a program left behind, whose parts a backward already examined are not its business)."""
         recorder = self.recorder
         recorder.resolve_outputs()
         recorder.settle_inputs()
@@ -295,6 +302,13 @@ class Session:
             nodes = running_nodes([t.grad_fn for t in roots if t.grad_fn is not None], inputs)
             frames: set = set()
             slots = [slot for node in nodes for slot in _readable_slots(node, frames)]
+            if left:
+                slots = [
+                    s for s in slots if s.record is not None and s.record in recorder.records and not s.record.examined
+                ]
+            for slot in slots:
+                if slot.record is not None:
+                    slot.record.examined = True
             log = WriteLog(recorder)
             matched = list(zip(slots, match_all(slots, log, recorder.next_index), strict=False))
         found = [f for _, f in matched if f is not None]
@@ -322,6 +336,23 @@ class Session:
             if first is not finding:
                 first.repeats += 1 + finding.repeats
         return this_pass
+
+    @guarded("looking for the graphs the program left")
+    def left_graphs(self) -> list[torch.Tensor]:
+        """The live tensors with a graph, when a graph holds a tensor this session saved that no
+        examination has seen (a loss kept on an object or a global, never backwarded): found
+        among the objects the garbage collector tracks, so wherever the program keeps them."""
+        if all(record.examined for record in list(self.recorder.records)):
+            return []
+        found = []
+        for value in gc.get_objects():
+            if issubclass(type(value), torch.Tensor):  # not isinstance: odd objects warn when asked their __class__
+                try:
+                    if value.grad_fn is not None:
+                        found.append(value)
+                except RuntimeError:  # a view PyTorch refuses since its base was modified
+                    continue
+        return found
 
     @guarded("explaining a backward's error")
     def _explain(self, this_pass: BackwardPass, error: RuntimeError, failed: list) -> None:

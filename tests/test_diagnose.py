@@ -1189,6 +1189,89 @@ def test_diagnose_of_a_gan_step_records_the_step_and_examines_the_returned_graph
         step().backward()  # what PyTorch says of the same
 
 
+class Trainer:
+    """Keeps its last output on itself, as loggers and trainers do."""
+
+    def __init__(self):
+        torch.manual_seed(0)
+        self.encoder, self.head = nn.Linear(8, 16), nn.Linear(16, 1)
+        self.last = None
+
+    def forward(self, x, write):
+        h = torch.sigmoid(self.encoder(x))
+        self.last = self.head(h).pow(2).mean()  # SAVED
+        if write:
+            h.mul_(2.0)  # LEFT WRITE
+
+
+@pytest.mark.parametrize("write", [True, False])
+def test_diagnose_examines_a_graph_the_function_leaves_on_an_object(write):
+    trainer = Trainer()
+    report = dg.diagnose(trainer.forward, torch.randn(4, 8), write)
+    assert report.passes and report.passes[-1].number is None, str(report)
+    assert report.passes[-1].nodes > 0  # the graph it left was walked
+    assert {f.write.location.line for f in report.findings} == ({line_of(Trainer, "# LEFT WRITE")} if write else set())
+    if write:
+        assert line_of(Trainer, "# SAVED") in {f.saved_at.line for f in report.findings}, str(report)
+        assert all(f.backward is None and f.check == dg.RAISES for f in report.findings)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            trainer.last.backward()  # what PyTorch says of the graph it left
+
+
+LEFT_IN_A_GLOBAL = """import torch
+import torch.nn as nn
+
+history = []
+
+
+def train():
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        loss = model(torch.randn(4, 8)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()  # WRITE
+        history.append(model(torch.randn(4, 8)).pow(2).mean())
+
+
+train()
+"""
+
+
+def test_the_command_examines_the_graphs_a_script_leaves_after_its_backward_passes(tmp_path, monkeypatch, capsys):
+    """A validation loss kept with its graph in a list, across optimizer steps: the graphs left
+    behind hold weights the later steps overwrote (a backward from them would raise); the graph
+    of each backward that ran is not the leftover's business."""
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, LEFT_IN_A_GLOBAL)
+    status, out, _ = run_command(capsys, "--steps", "all", "train.py")
+    assert status == 1, out
+    assert "the graphs of the tensors the program returned or left" in out
+    assert {int(n) for n in re.findall(r"written at: train\.py:(\d+)", out)} == {
+        marked_line(LEFT_IN_A_GLOBAL, "# WRITE")
+    }, out
+
+
+def test_a_graph_retained_by_a_backward_and_kept_is_not_a_finding_after_the_step():
+    """d_loss.backward(retain_graph=True), both losses backwarded, then the step: the graphs the
+    function keeps were examined by those backward passes, so the step over them finds nothing."""
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 2), nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+    kept = {}
+
+    def step():
+        d_fake = D(G(torch.randn(8, 4)))
+        kept["d_loss"] = d_fake.mean() - D(torch.randn(8, 2)).mean()
+        kept["d_loss"].backward(retain_graph=True)
+        (-d_fake.mean()).backward()
+        opt_d.step()
+
+    report = dg.diagnose(step)
+    assert report.findings == [] and len(report.passes) == 2, str(report)
+
+
 def test_an_rnn_state_carried_across_an_optimizer_step_is_found_by_default(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     script(
