@@ -57,6 +57,7 @@ Every private PyTorch API this relies on is reached through ``torch_private``, w
 check each one on the installed torch.
 """
 
+from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from .diagnoser import Report, diagnose
 from .failure import InternalError
 from .findings import (

@@ -333,7 +333,7 @@ def _restore_foreach_bumps(written: list[torch.Tensor], before: list[int]) -> No
             torch_private.bump_version(t)
 
 
-def _written(arguments: tuple, args: tuple, kwargs: dict):
+def _written(arguments: tuple[tuple[int, str], ...], args: tuple, kwargs: dict) -> Iterator[torch.Tensor]:
     """The tensor arguments the op's schema marks as written, ``Tensor(a!)``."""
     for position, name in arguments:
         value = args[position] if position < len(args) else kwargs.get(name)

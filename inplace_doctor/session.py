@@ -45,12 +45,10 @@ from .findings import (
     VIEW_MODIFIED,
     VIEW_OF_LEAF,
     Finding,
-    WriteLog,
-    match,
-    match_all,
 )
 from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
 from .location import Site, is_internal, user_frame
+from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
 from .recorder import VERSION_ERROR, Recorder

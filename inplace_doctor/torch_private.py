@@ -8,7 +8,8 @@ relies on.
 saying what the diagnoser relies on, the check (no arguments) exercises that on tiny tensors and
 returns ``(holds, seen)``. Where the installed torch lacks the API, the check returns
 ``(False, "not applicable: ...")`` instead of raising. The last probe, ``diagnose-works``, runs
-the whole diagnosis on small programs of the kind users write.
+the whole diagnosis on small programs of the kind users write: ``selfcheck`` registers it, as the
+package imports it last.
 
 Nothing here imports more than torch at import time, and importing it works on a torch that
 lacks any of these APIs (``diagnose`` then fails when called, and the probes say why).
@@ -311,7 +312,7 @@ def _not_applicable(what: str) -> tuple[bool, str]:
     return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
 
 
-def _probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[Check], Check]:
+def probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[Check], Check]:
     """Register the decorated check as PROBES[name]; not applicable when a required API is missing."""
 
     def register(check: Check) -> Check:
@@ -344,7 +345,7 @@ def _recording_mode(read_sequence_nr: bool = False) -> Any:
     return Recording()
 
 
-@_probe(
+@probe(
     "diagnose-api:sequence-nr",
     "torch._C._autograd._get_sequence_nr() is the number the next backward node takes, and creating "
     "a node (whose _sequence_nr() is that number) moves it on by one.",
@@ -366,7 +367,7 @@ def _sequence_nr_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:saved-tensor-hooks-stack",
     "torch._C._autograd._top_saved_tensors_default_hooks(False) gives the (pack, unpack) pair of the "
     "innermost saved_tensors_hooks in force, and None outside any.",
@@ -386,7 +387,7 @@ def _hooks_stack_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:dispatch-mode",
     "An entered torch.utils._python_dispatch.TorchDispatchMode sees every aten op, in-place ones "
     "included, by its overload name such as aten.add_.Tensor.",
@@ -400,7 +401,7 @@ def _dispatch_mode_check() -> tuple[bool, str]:
     return names == ["aten.exp.default", "aten.add_.Tensor"], f"ops seen: {names}"
 
 
-@_probe(
+@probe(
     "diagnose-api:dispatch-after-autograd",
     "A dispatch mode sees an op after autograd created its backward node: the sequence number read "
     "in __torch_dispatch__ is that node's _sequence_nr() plus one.",
@@ -415,7 +416,7 @@ def _dispatch_after_autograd_check() -> tuple[bool, str]:
     return read == taken + 1, f"read in the mode: {read}; ExpBackward0 took {taken}"
 
 
-@_probe(
+@probe(
     "diagnose-api:disable-dispatch",
     "Ops run inside torch._C._DisableTorchDispatch() bypass an entered dispatch mode, so the "
     "diagnoser's own detach and clone are not logged as the model's ops.",
@@ -431,7 +432,7 @@ def _disable_dispatch_check() -> tuple[bool, str]:
     return names == ["aten.neg.default"], f"ops seen: {names} (clone ran with dispatch disabled)"
 
 
-@_probe(
+@probe(
     "diagnose-api:innermost-dispatch-mode",
     "torch.utils._python_dispatch._get_current_dispatch_mode() is the innermost dispatch mode entered, and "
     "leaving and re-entering it inside an outer one (as the diagnoser does around each backward) gives the "
@@ -458,7 +459,7 @@ def _innermost_dispatch_mode_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:op-schema-writes",
     "An aten op's _schema is mutable exactly when the op writes a tensor argument, and marks each "
     "written argument with alias_info.is_write (Tensor(a!)).",
@@ -472,7 +473,7 @@ def _op_schema_check() -> tuple[bool, str]:
     return written == {"add_.Tensor": ["self"], "add.Tensor": [], "add.out": ["out"]}, f"written: {written}"
 
 
-@_probe(
+@probe(
     "diagnose-api:raw-saved-slots",
     "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
     "packed and whose unpack_hook (the hook itself) is set only under saved_tensors_hooks, next to the "
@@ -484,7 +485,7 @@ def _raw_saved_check() -> tuple[bool, str]:
     plain = x.tanh()
     marker, unpacked = object(), torch.zeros(1)
 
-    def unpack_hook(packed):
+    def unpack_hook(packed: object) -> torch.Tensor:
         return unpacked
 
     with torch.autograd.graph.saved_tensors_hooks(lambda t: marker, unpack_hook):
@@ -509,7 +510,7 @@ def _raw_saved_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:custom-function-node",
     "A custom autograd.Function's backward node is a BackwardCFunction that is also its ctx: tensors "
     "set as ctx attributes are its instance attributes, and save_for_backward's are in "
@@ -519,13 +520,13 @@ def _raw_saved_check() -> tuple[bool, str]:
 def _custom_function_check() -> tuple[bool, str]:
     class Twice(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):
+        def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
             ctx.kept = x
             ctx.save_for_backward(x)
             return 2 * x
 
         @staticmethod
-        def backward(ctx, grad):
+        def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
             return 2 * grad
 
     node = Twice.apply(_leaf() * 1).grad_fn
@@ -538,7 +539,7 @@ def _custom_function_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:version-counter",
     "tensor._version counts in-place writes, is shared by the views of one tensor, and does not move "
     "for a write through .data.",
@@ -563,7 +564,7 @@ def _version_counter_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:refused-before-dispatch",
     "PyTorch refuses an in-place write to a leaf that requires grad, or to one of several views an op "
     "returned, before a dispatch mode sees the op, and torch._C._autograd._get_creation_meta tells such a "
@@ -585,7 +586,7 @@ def _refused_before_dispatch_check() -> tuple[bool, str]:
     return holds, f"refused writes {len(refused)} of 2; ops the mode saw {mode.seen}; view origins {origins}"
 
 
-@_probe(
+@probe(
     "diagnose-api:storage-address",
     "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
     "address plus storage_offset() times element_size().",
@@ -605,7 +606,7 @@ def _storage_address_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:accumulate-grad-variable",
     "A leaf's AccumulateGrad node, reached through next_functions, holds that leaf as .variable.",
 )
@@ -617,26 +618,3 @@ def _accumulate_grad_check() -> tuple[bool, str]:
     return accumulated_variable(
         node
     ) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
-
-
-@_probe(
-    "diagnose-works",
-    "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
-    "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
-    "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
-    "written, an optimizer step between two backward passes.",
-    requires=[
-        SEQUENCE_NR,
-        HOOKS_STACK,
-        DISABLE_DISPATCH,
-        DISPATCH_MODE,
-        CUSTOM_FUNCTION_NODE,
-        UNTYPED_STORAGE,
-        SAVED_TENSOR_DATA,
-    ],
-)
-def _diagnose_works_check() -> tuple[bool, str]:
-    from .selfcheck import on_what_users_write
-
-    parts = on_what_users_write()
-    return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)
