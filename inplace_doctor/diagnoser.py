@@ -5,6 +5,7 @@ from typing import Any
 
 from .failure import DiagnoserFailure, InternalError
 from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding
+from .graph import unreached_parameters
 from .location import display_path
 from .memory import tensors_in
 from .session import BackwardPass, Session
@@ -105,15 +106,13 @@ def _pass_line(p: BackwardPass) -> str:
 
 def report_of(session: Session, target: Any = None) -> Report:
     """The report of a session so far."""
-    ops = session.recorder.next_index
-    writes = session.writes
     return Report(
         list(session.findings.values()),
-        ops,
-        writes,
+        session.recorder.next_index,
+        session.recorder.writes,
         sum(p.saved for p in session.passes),
         sum(p.nodes for p in session.passes),
-        session.unreached(target),
+        unreached_parameters(target, session.last_nodes),
         list(session.passes),
         op_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.op_errors],
     )

@@ -46,7 +46,7 @@ from .findings import (
     VIEW_OF_LEAF,
     Finding,
 )
-from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
+from .graph import SavedSlot, running_nodes, slots_of
 from .location import Site, is_internal, user_frame
 from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
@@ -226,8 +226,8 @@ class Session:
             recorder.log_numpy(tensor, array)
             return array
 
-        self._set(torch.autograd, "backward", self._examined(torch.autograd.backward, _backward_arguments))
-        self._set(torch.autograd, "grad", self._examined(torch.autograd.grad, _grad_arguments))
+        self._set(torch.autograd, "backward", self._examined(torch.autograd.backward))
+        self._set(torch.autograd, "grad", self._examined(torch.autograd.grad))
         self._set(torch.Tensor, "detach_", detach_)
         self._set(torch, "detach_", detach_function)
         self._set(torch.Tensor, "numpy", numpy)
@@ -247,20 +247,22 @@ class Session:
 
     # ---- backward
 
-    def _examined(
-        self,
-        original: Callable[..., Any],
-        arguments: Callable[..., tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]],
-    ) -> Callable[..., Any]:
-        session = self
+    def _examined(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """``torch.autograd.backward`` or ``grad``, examining the graph before it runs."""
+        session, signature = self, inspect.signature(original)
 
         @functools.wraps(original)
         def backward(*args: Any, **kwargs: Any) -> Any:
             if session._depth or not session._active:
                 return original(*args, **kwargs)
-            roots, inputs, create_graph = arguments(*args, **kwargs)
-            this_pass = session.examine(roots, inputs, call=user_frame())
-            this_pass.create_graph = create_graph
+            try:
+                bound = signature.bind(*args, **kwargs).arguments
+            except TypeError:  # bad arguments: PyTorch's own error says so
+                return original(*args, **kwargs)
+            inputs = bound.get("inputs")
+            roots = tensors_in(bound.get("tensors", bound.get("outputs")))
+            this_pass = session.examine(roots, None if inputs is None else tensors_in(inputs), call=user_frame())
+            this_pass.create_graph = bool(bound.get("create_graph"))
             session._depth += 1
             failed_before = len(session.recorder.failed)
             try:
@@ -426,20 +428,6 @@ class Session:
             return finding
         return None
 
-    # ---- the result
-
-    @property
-    def writes(self) -> int:
-        """In-place writes recorded so far."""
-        return self.recorder.writes
-
-    @property
-    def raised_by(self) -> Finding | None:
-        return next((p.raised_by for p in reversed(self.passes) if p.raised is not None), None)
-
-    def unreached(self, target: Any) -> list[str]:
-        return unreached_parameters(target, self.last_nodes)
-
 
 def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
     """The node's slots; none when its saved tensors were freed (a backward already ran it)."""
@@ -447,33 +435,6 @@ def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
         return list(slots_of(node, frames))
     except RuntimeError:
         return []
-
-
-def _backward_arguments(
-    tensors: Any = None,
-    grad_tensors: Any = None,
-    retain_graph: Any = None,
-    create_graph: bool = False,
-    grad_variables: Any = None,
-    inputs: Any = None,
-    *rest: Any,
-    **others: Any,
-) -> tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]:
-    """(roots, inputs, create_graph) of a call of ``torch.autograd.backward``."""
-    return tensors_in(tensors), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
-
-
-def _grad_arguments(
-    outputs: Any = None,
-    inputs: Any = None,
-    grad_outputs: Any = None,
-    retain_graph: Any = None,
-    create_graph: bool = False,
-    *rest: Any,
-    **others: Any,
-) -> tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]:
-    """(roots, inputs, create_graph) of a call of ``torch.autograd.grad``."""
-    return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
 
 
 def _view_node(message: str) -> str:
