@@ -862,6 +862,44 @@ def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, 
     assert f"{op} was refused by PyTorch: it writes in place {what}\n  written at: train.py:3:" in out
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "w = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    w.add_(torch.ones(5))\n",
+        "h = torch.ones(3, requires_grad=True) * 2\nh.requires_grad_(False)\n",
+        "q, k = (torch.ones(4, requires_grad=True) * 2).split(2)\ntorch.matmul(q, torch.ones(3))\n",
+    ],
+)
+def test_an_error_of_an_inplace_call_that_is_no_refusal_stays_the_scripts_own(tmp_path, monkeypatch, capsys, code):
+    """A shape error in an in-place write under no_grad, a flag PyTorch will not change, an
+    out-of-place call on a split's output: the tensor's state is not what PyTorch refuses to write."""
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\n" + code)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 2 and "refused" not in out and "train.py failed before its first backward: RuntimeError" in err
+
+
+def refused_update():
+    torch.manual_seed(0)
+    w = torch.randn(8, 1, requires_grad=True)
+    (torch.randn(4, 8) @ w).pow(2).mean().backward()
+    w -= 0.1 * w.grad  # REFUSED
+    return w
+
+
+def test_diagnose_and_watch_report_a_refused_write_as_the_finding_that_explains_the_error():
+    report = dg.diagnose(refused_update)
+    finding = report.explained_by
+    assert report.raised.startswith("a leaf Variable that requires grad"), str(report)
+    assert (finding.check, finding.node) == (dg.REFUSED, dg.findings.LEAF)
+    assert finding.write.location.line == line_of(refused_update, "# REFUSED")
+    assert "write inside torch.no_grad()" in finding.fix
+    with pytest.raises(RuntimeError, match="refused by PyTorch") as raised:
+        with dg.watch(quiet=True):
+            refused_update()
+    assert "a leaf Variable that requires grad" in str(raised.value.__cause__)
+
+
 def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     script(
