@@ -53,6 +53,7 @@ class Finding:
     replaced: bool = False  # an unseen write: the tensor's data was swapped (``x.data = ...``)
     backward: int | None = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
     repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
+    left: bool = False  # in a graph the program left alive that no backward examined
     order: int = field(default=-1, repr=False)  # the node's sequence number: backward runs higher ones first
 
     @property
@@ -270,6 +271,16 @@ def _refusal_fix(finding: Finding) -> str:
 
 
 def fix_for(finding: Finding) -> str:
+    if finding.left:
+        return (
+            "a backward from the graph the program left would meet this: if none will run, keep "
+            "loss.item() or out.detach() instead of the tensor (which also frees its graph); if one will, "
+            + _fix_of_the_write(finding)
+        )
+    return _fix_of_the_write(finding)
+
+
+def _fix_of_the_write(finding: Finding) -> str:
     if finding.check == REFUSED:
         return _refusal_fix(finding)
     if finding.check == DETACHED:

@@ -316,7 +316,7 @@ class Session:
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
         unique: dict[tuple, Finding] = {}
         for finding in found:
-            finding.backward = number
+            finding.backward, finding.left = number, left
             first = unique.setdefault(finding.key, finding)
             if first is not finding:
                 first.repeats += 1

@@ -1290,6 +1290,7 @@ def test_the_command_examines_the_graphs_a_script_leaves_after_its_backward_pass
     status, out, _ = run_command(capsys, "--steps", "all", "train.py")
     assert status == 1, out
     assert "the graphs of the tensors the program returned or left" in out
+    assert "if none will run, keep loss.item() or out.detach() instead of the tensor" in out
     assert {int(n) for n in re.findall(r"written at: train\.py:(\d+)", out)} == {
         marked_line(LEFT_IN_A_GLOBAL, "# WRITE")
     }, out
