@@ -40,7 +40,7 @@ How (``session``): while the program runs,
 Before each backward runs, the nodes it will run are walked (``graph``) and every saved slot (and
 the tensors a custom Function keeps on its ctx, and a checkpoint's saved inputs) is matched
 against the writes logged after it was saved, by memory: same storage, overlapping bytes
-(``findings``). Matching memory instead of trusting the version counter also finds what the
+(``matching``, ``findings``). Matching memory instead of trusting the version counter also finds what the
 counter cannot see: writes through ``.data`` and fused optimizer steps, tensors saved under
 someone else's ``saved_tensors_hooks`` (PyTorch then skips its check) and ``ctx.x`` kept outside
 ``save_for_backward``. Comparing digests finds writes made behind PyTorch's back (through NumPy,

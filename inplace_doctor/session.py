@@ -7,14 +7,17 @@ While a session is entered:
   module is built (``modules``);
 * ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are wrapped:
   before a backward runs, the nodes it will run are walked and every slot they saved is matched
-  against the writes logged since it was saved (``graph``, ``findings``); then the backward runs
+  against the writes logged since it was saved (``graph``, ``matching``); then the backward runs
   as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
   version-counter or detach error it raises is tied to the finding that explains it, and
   propagates;
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows: an in-place
-  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory.
+  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory;
+* a torch function mode (``refusals``) sees an in-place call PyTorch refuses at the write: a
+  finding at its line, tied to the error, which propagates.
 
-Everything is restored on exit. A backward called from inside a backward (a reentrant
+When the program ends, the graphs it left alive that no examination saw are examined too
+(``left_graphs``). Everything is restored on exit. A backward called from inside a backward (a reentrant
 checkpoint recomputing its block) is the outer one's business and is not examined apart.
 """
 
@@ -27,35 +30,17 @@ from typing import Any
 
 import torch
 from torch.autograd.graph import saved_tensors_hooks
-from torch.overrides import TorchFunctionMode
 
 from . import torch_private
 from .failure import guarded
-from .findings import (
-    DETACHED_VIEW,
-    FUNCTION_VIEW,
-    INFERENCE,
-    LEAF,
-    NO_GRAD_VIEW,
-    OUT_ARGUMENT,
-    RAISING,
-    REFUSED,
-    RESIZED,
-    SEVERAL_VIEWS,
-    VIEW_MODIFIED,
-    VIEW_OF_LEAF,
-    Finding,
-)
+from .findings import INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
 from .graph import SavedSlot, running_nodes, slots_of
 from .location import Site, is_internal, user_frame
 from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
 from .recorder import VERSION_ERROR, Recorder
-
-_VIEW_ORIGINS = {"multi_output_node": SEVERAL_VIEWS, "no_grad_mode": NO_GRAD_VIEW, "in_custom_function": FUNCTION_VIEW}
-_INPLACE_DUNDERS = {f"__i{op}__" for op in "add sub mul truediv floordiv mod pow matmul and or xor".split()}
-_NOT_WRITES = {"requires_grad_", "retain_grad", "share_memory_"}
+from .refusals import RefusalWatch, refused_target
 
 
 def is_inplace_error(error: BaseException, session: "Session | None" = None) -> bool:
@@ -79,67 +64,6 @@ def is_inplace_error(error: BaseException, session: "Session | None" = None) -> 
         or "has been detached in-place" in text
         or ("its base or another view of its base has been modified inplace" in text)
     )
-
-
-def refused_target(func: Any, args: tuple, kwargs: dict) -> tuple[str, torch.Tensor] | None:
-    """(what it is, the tensor) for an in-place call PyTorch refused, read from the written
-    tensor's state as autograd's checks read it, not from the error's words; None when the call
-    writes nothing in place or its tensor is in no state PyTorch refuses."""
-    name = getattr(func, "__name__", "")
-    tensors = tensors_in(list(args))
-    if kwargs.get("out") is not None:
-        written = tensors_in(kwargs["out"])
-        refused = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
-        return (OUT_ARGUMENT, written[0]) if refused and written else None
-    writes = name in _INPLACE_DUNDERS or name == "__setitem__" or (name.endswith("_") and not name.endswith("__"))
-    if not tensors or name in _NOT_WRITES or not (writes or _inplace_flag(func, args, kwargs)):
-        return None
-    tensor, grad = tensors[0], torch.is_grad_enabled()
-    origin = torch_private.view_origin(tensor)
-    base = torch_private.view_base(tensor) if origin == "default" else None
-    if tensor.is_inference() and not torch.is_inference_mode_enabled():
-        return INFERENCE, tensor
-    if name.startswith("resize") and tensor.requires_grad:
-        return RESIZED, tensor
-    if name == "detach_" and origin:
-        return DETACHED_VIEW, tensor
-    if grad and origin in _VIEW_ORIGINS:
-        return _VIEW_ORIGINS[origin], tensor
-    if grad and base is not None and base.is_leaf and base.requires_grad:
-        return VIEW_OF_LEAF, tensor
-    if grad and tensor.is_leaf and tensor.requires_grad:
-        return LEAF, tensor
-    return None
-
-
-def _inplace_flag(func: Any, args: tuple, kwargs: dict) -> bool:
-    """Was func called with ``inplace=True`` (``F.relu(x, inplace=True)``, nn.Dropout's positional one)?"""
-    try:
-        return inspect.signature(func).bind(*args, **kwargs).arguments.get("inplace") is True
-    except (TypeError, ValueError):
-        return False
-
-
-class _RefusalWatch(TorchFunctionMode):
-    """Sees each torch call the program makes, above autograd, where PyTorch refuses in-place
-    writes before any op reaches the dispatcher: an in-place call that raises, when no write of
-    it was dispatched (or its tensor is an inference one, refused below), is checked for a state
-    PyTorch refuses (``refused_target``). The error goes on as it would have."""
-
-    def __init__(self, session: "Session"):
-        super().__init__()
-        self.session = session
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = kwargs or {}
-        recorder = self.session.recorder
-        writes = recorder.writes
-        try:
-            return func(*args, **kwargs)
-        except RuntimeError as error:
-            if not recorder.paused:
-                self.session.note_refusal(error, func, args, kwargs, dispatched=recorder.writes != writes)
-            raise
 
 
 @dataclass
@@ -176,7 +100,7 @@ class Session:
         self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
         self._patched: list[tuple[Any, str, Any, bool]] = []
         self._hooks: saved_tensors_hooks | None = None
-        self._refusals = _RefusalWatch(self)
+        self._refusals = RefusalWatch(self.recorder, self.note_refusal)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
 
     # ---- entering and leaving
