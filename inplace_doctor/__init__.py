@@ -32,7 +32,7 @@ How (``session``): while the program runs,
   (``digest``: a few numbers, not a copy);
 * a torch function mode sees each call above autograd: an in-place call that raises before any
   write of it reached the dispatcher, its tensor in a state PyTorch refuses to write (a leaf that
-  requires grad, one of several views, ...), is a write PyTorch refused, named at its line;
+  requires grad, one of several views, ...), is a write PyTorch refused, named at its line (``refusals``);
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows; while a NumPy
   array sharing a saved tensor's memory lives, a line tracer notes the line after which the saved
   values changed (``aliases``).

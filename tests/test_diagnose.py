@@ -1260,6 +1260,16 @@ def test_diagnose_examines_a_graph_the_function_leaves_on_an_object(write):
             trainer.last.backward()  # what PyTorch says of the graph it left
 
 
+def test_watch_examines_the_graphs_left_at_the_end_of_the_block(capsys):
+    trainer = Trainer()
+    with dg.watch() as watched:
+        trainer.forward(torch.randn(4, 8), write=True)
+    err = capsys.readouterr().err
+    assert "inplace_doctor.watch: the graphs left at the end of the block: 2 new findings" in err, err
+    assert {f.write.location.line for f in watched.report.findings} == {line_of(Trainer, "# LEFT WRITE")}
+    assert all(f.left for f in watched.report.findings)
+
+
 LEFT_IN_A_GLOBAL = """import torch
 import torch.nn as nn
 
