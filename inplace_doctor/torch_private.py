@@ -231,9 +231,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
         unpacked_name = "saved_tensors" if custom else raw_name[len("_raw") :]
         many = isinstance(raws, (tuple, list))
         for i, raw in enumerate(raws if many else [raws]):
-            index = i if many else None
-            attribute = unpacked_name if index is None else f"{unpacked_name}[{index}]"
-            yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, raw.unpack_hook)
+            yield RawSaved(f"{unpacked_name}[{i}]" if many else unpacked_name, *raw_saved_tensor(raw))
 
 
 def raw_saved_tensor(saved: Any) -> tuple[object, bool, object]:
