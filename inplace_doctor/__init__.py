@@ -30,6 +30,9 @@ How (``session``): while the program runs,
 * a ``saved_tensors_hooks`` pack hook logs every tensor saved for backward: the version at
   save time, when and where it was saved, the bytes it covered, and a digest of its values
   (``digest``: a few numbers, not a copy);
+* a torch function mode sees each call above autograd: an in-place call that raises before any
+  write of it reached the dispatcher, its tensor in a state PyTorch refuses to write (a leaf that
+  requires grad, one of several views, ...), is a write PyTorch refused, named at its line (``refusals``);
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows; while a NumPy
   array sharing a saved tensor's memory lives, a line tracer notes the line after which the saved
   values changed (``aliases``).
@@ -37,13 +40,15 @@ How (``session``): while the program runs,
 Before each backward runs, the nodes it will run are walked (``graph``) and every saved slot (and
 the tensors a custom Function keeps on its ctx, and a checkpoint's saved inputs) is matched
 against the writes logged after it was saved, by memory: same storage, overlapping bytes
-(``findings``). Matching memory instead of trusting the version counter also finds what the
+(``matching``, ``findings``). Matching memory instead of trusting the version counter also finds what the
 counter cannot see: writes through ``.data`` and fused optimizer steps, tensors saved under
 someone else's ``saved_tensors_hooks`` (PyTorch then skips its check) and ``ctx.x`` kept outside
 ``save_for_backward``. Comparing digests finds writes made behind PyTorch's back (through NumPy,
 a custom kernel). Then the backward runs as it would have without the diagnoser (the dispatch
 mode steps aside while it runs; foreach optimizer steps, which under a dispatch mode leave
-version counters alone on torch 2.13, have them bumped as without one).
+version counters alone on torch 2.13, have them bumped as without one). When the program ends,
+the graphs it returned, and those it left alive that no backward examined, are examined the same
+way.
 
 The diagnoser's own errors are never swallowed (``failure``): the program stops there, with one
 line saying so, instead of running on differently.
@@ -52,6 +57,7 @@ Every private PyTorch API this relies on is reached through ``torch_private``, w
 check each one on the installed torch.
 """
 
+from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from .diagnoser import Report, diagnose
 from .failure import InternalError
 from .findings import (
@@ -60,6 +66,7 @@ from .findings import (
     DETACHED,
     HOOKS_SKIP_CHECK,
     RAISES,
+    REFUSED,
     UNSEEN_WRITE,
     VIEW_MODIFIED,
     Finding,
@@ -87,6 +94,7 @@ __all__ = [
     "Site",
     "Memory",
     "RAISES",
+    "REFUSED",
     "DETACHED",
     "COUNTER_BLIND",
     "HOOKS_SKIP_CHECK",

@@ -18,8 +18,6 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-import torch
-
 from . import torch_private
 from .digest import changed, digest
 from .location import Site, is_internal
@@ -114,8 +112,3 @@ class AliasWatch:
             ):
                 if different:
                     record.changed_after = finished
-
-
-def is_array_of(tensor: torch.Tensor) -> bool:
-    """Can ``tensor.numpy()`` share memory at all (a CPU tensor)?"""
-    return tensor.device.type == "cpu"

@@ -4,7 +4,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .failure import DiagnoserFailure, InternalError
-from .findings import DETACHED, VIEW_MODIFIED, Finding
+from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding
+from .graph import unreached_parameters
 from .location import display_path
 from .memory import tensors_in
 from .session import BackwardPass, Session
@@ -21,16 +22,17 @@ class Report:
     nodes: int  # backward nodes walked
     unreached: list[str] = field(default_factory=list)  # parameters requiring grad the graph never reaches
     passes: list[BackwardPass] = field(default_factory=list)  # each backward examined (empty: one forward)
-    notes: list[str] = field(default_factory=list)  # how the run ended, PyTorch's refusals, ...
-    refused: list[str] = field(default_factory=list)  # in-place writes PyTorch refused outright
-    view_errors: list[tuple[str, Finding]] = field(default_factory=list)  # (first line, finding) of view errors
+    notes: list[str] = field(default_factory=list)  # how the run ended, ...
+    # (first line, finding) of the in-place errors raised at an op: a view used after its base was
+    # modified, a write PyTorch refused
+    op_errors: list[tuple[str, Finding]] = field(default_factory=list)
 
     @property
     def raised(self) -> str | None:
-        """The first line of the in-place error a backward raised (or a view raised at its use), if one did."""
+        """The first line of the in-place error a backward raised (or an op raised), if one did."""
         return next(
             (p.raised for p in self.passes if p.raised is not None),
-            self.view_errors[0][0] if self.view_errors else None,
+            self.op_errors[0][0] if self.op_errors else None,
         )
 
     @property
@@ -39,19 +41,18 @@ class Report:
         raising = next((p for p in self.passes if p.raised is not None), None)
         if raising is not None:
             return raising.raised_by
-        return self.view_errors[0][1] if self.view_errors else None
+        return self.op_errors[0][1] if self.op_errors else None
 
     def summary(self) -> str:
         n = len(self.findings)
         silent = sum(f.silent for f in self.findings)
+        refused = sum(f.check == REFUSED for f in self.findings)
         checks = "checks" if any(f.check in (DETACHED, VIEW_MODIFIED) for f in self.findings) else "version check"
         text = (
-            f"{n} finding{'' if n == 1 else 's'}: {n - silent} caught by PyTorch's {checks} at backward, "
+            f"{n} finding{'' if n == 1 else 's'}: {n - silent - refused} caught by PyTorch's {checks} at backward, "
             f"{silent} silent"
         )
-        if self.refused:
-            text += f"; {len(self.refused)} in-place write{'' if len(self.refused) == 1 else 's'} refused by PyTorch"
-        return text
+        return text + (f", {refused} refused by PyTorch at the write" if refused else "")
 
     def __str__(self) -> str:
         numbered = [p for p in self.passes if p.number is not None]
@@ -68,12 +69,13 @@ class Report:
                 f"{self.writes} of them in-place writes"
             ]
         lines += [
-            f"the program raised PyTorch's in-place error at the use of a view: {line}" for line, _ in self.view_errors
+            f"PyTorch refused an in-place write: {line}"
+            if finding.check == REFUSED
+            else f"the program raised PyTorch's in-place error at the use of a view: {line}"
+            for line, finding in self.op_errors
         ]
         for i, finding in enumerate(self.findings, 1):
             lines.append(f"\n[{i}] {finding.describe()}")
-        for text in self.refused:
-            lines.append(f"\n{text}")
         if self.unreached:
             shown = ", ".join(self.unreached[:4]) + (", ..." if len(self.unreached) > 4 else "")
             lines.append(
@@ -104,17 +106,15 @@ def _pass_line(p: BackwardPass) -> str:
 
 def report_of(session: Session, target: Any = None) -> Report:
     """The report of a session so far."""
-    ops = session.recorder.next_index
-    writes = session.writes
     return Report(
         list(session.findings.values()),
-        ops,
-        writes,
+        session.recorder.next_index,
+        session.recorder.writes,
         sum(p.saved for p in session.passes),
         sum(p.nodes for p in session.passes),
-        session.unreached(target),
+        unreached_parameters(target, session.last_nodes),
         list(session.passes),
-        view_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.view_errors],
+        op_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.op_errors],
     )
 
 
@@ -136,10 +136,11 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
 
     Everything the target does is recorded, the writes between its own backward passes included
     (an optimizer step between a GAN's two losses), and the graphs of the tensors it returns are
-    examined after it, even when it ran backward passes of its own.
+    examined after it, even when it ran backward passes of its own, as are the graphs it leaves
+    alive elsewhere (a loss kept on an object or in a global) where no backward examined them.
 
     If a backward raises PyTorch's in-place error (or a view whose base was modified raises at its
-    use), the target stops there and the report holds the finding that explains it
+    use, or PyTorch refuses an in-place write), the target stops there and the report holds the finding that explains it
     (``report.raised`` has the error's first line); the error is not re-raised. Any other error
     propagates. If the diagnoser itself fails, ``InternalError`` says so (the target was stopped
     there, not run on differently). Modules the target builds are named at the line that
@@ -153,11 +154,14 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
             try:
                 outputs = target(*args, **kwargs)
             except RuntimeError as error:
-                if session.error is not error and session.explain_view_error(error) is None:
+                if session.error is not error and session.explain_error(error) is None:
                     raise
             examined = [t for t in tensors_in(outputs) if t.grad_fn is not None]
-            if examined or not session.passes:  # what it returns, as if backward were about to run from it
+            if examined:  # what it returns, as if backward were about to run from it
                 session.examine(examined)
+            left = session.left_graphs()  # what it kept alive elsewhere (on an object, a global), never backwarded
+            if left or not session.passes:
+                session.examine(left, left=True)
     except DiagnoserFailure as failure:
         raise InternalError(failure.line()) from failure.error
     return report_of(session, target)

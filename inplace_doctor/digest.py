@@ -99,11 +99,6 @@ def _weights_on(device: torch.device) -> torch.Tensor:
     return _ON_DEVICE[device]
 
 
-def same_digest(a: torch.Tensor | None, b: torch.Tensor | None) -> bool:
-    """Equal digests, or no digest on one side (nothing to compare: taken as unchanged)."""
-    return a is None or b is None or (a.shape == b.shape and a.device == b.device and bool(torch.equal(a, b)))
-
-
 def changed(pairs: Sequence[tuple[torch.Tensor | None, torch.Tensor | None]]) -> list[bool]:
     """For each (before, now) pair of digests: did the values change? One comparison and one
     synchronisation per device for all of them (a missing digest counts as unchanged)."""

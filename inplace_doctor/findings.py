@@ -1,18 +1,12 @@
-"""Matching saved slots with the writes logged after them: what was overwritten, and who notices."""
+"""A finding: what was overwritten, how PyTorch's checks treat it, and the fix to try (read from
+the writing op and its line)."""
 
-from collections import Counter, defaultdict
-from collections.abc import Sequence
+import re
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
-import torch
-
-from . import torch_private
-from .digest import changed, digest
-from .graph import SavedSlot
 from .location import Location, Site, display_path
-from .memory import Memory, alias_of
-from .recorder import Op, Recorder
+from .recorder import Op
 
 # How PyTorch's own checks treat a saved slot that was overwritten.
 RAISES = "backward raises PyTorch's version-counter RuntimeError"
@@ -28,7 +22,19 @@ VIEW_MODIFIED = (
     "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
     "returned) whose base or another view of it was modified in place"
 )
-RAISING = (RAISES, DETACHED, VIEW_MODIFIED)
+REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
+RAISING = (RAISES, DETACHED, VIEW_MODIFIED, REFUSED)
+
+# What PyTorch refuses to write in place, told by the written tensor's state (see refused_target).
+LEAF = "a leaf tensor that requires grad"
+VIEW_OF_LEAF = "a view of a leaf tensor that requires grad"
+SEVERAL_VIEWS = "one of several views an op returned (split, chunk, unbind, ...)"
+NO_GRAD_VIEW = "a view made under torch.no_grad(), written with grad mode on"
+FUNCTION_VIEW = "a view a custom autograd.Function returned"
+INFERENCE = "an inference tensor (made under torch.inference_mode()), outside inference mode"
+RESIZED = "a tensor that requires grad, which PyTorch does not resize"
+DETACHED_VIEW = "a view, which PyTorch does not detach in place"
+OUT_ARGUMENT = "an out= tensor, while an input requires grad"
 
 
 @dataclass
@@ -47,6 +53,7 @@ class Finding:
     replaced: bool = False  # an unseen write: the tensor's data was swapped (``x.data = ...``)
     backward: int | None = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
     repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
+    left: bool = False  # in a graph the program left alive that no backward examined
     order: int = field(default=-1, repr=False)  # the node's sequence number: backward runs higher ones first
 
     @property
@@ -63,8 +70,6 @@ class Finding:
 
     @property
     def fix(self) -> str:
-        from .advice import fix_for  # advice reads findings; imported here to keep one direction
-
         return fix_for(self)
 
     def headline(self) -> str:
@@ -73,6 +78,8 @@ class Finding:
             return f"{op} detached {self.node}.{self.attribute} in place"
         if self.check == VIEW_MODIFIED:
             return f"{op} modified {self.node}, a view PyTorch will not let autograd use after that"
+        if self.check == REFUSED:
+            return f"{op} was refused by PyTorch: it writes in place {self.node}"
         return f"{op} overwrote {self.node}.{self.attribute}"
 
     def describe(self) -> str:
@@ -95,7 +102,7 @@ class Finding:
             lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
         if self.write and self.write.location:
             lines.extend(f"  called from: {site}" for site in self.write.location.callers)
-        if self.check != VIEW_MODIFIED:
+        if self.check not in (VIEW_MODIFIED, REFUSED):
             lines.append(f"  saved at:   {self.saved_at or '?'}")
             saved = "?" if self.saved_version is None else self.saved_version
             lines.append(f"  version:    saved at {saved}, now {self.current_version}")
@@ -122,163 +129,193 @@ class Finding:
         return "\n".join(lines)
 
 
-class WriteLog:
-    """The recorder's writes, indexed by storage, for matching many slots at once."""
+# ---- the fix to try
 
-    def __init__(self, recorder: Recorder):
-        self.ops = recorder.ops
-        self.numpy_views = recorder.numpy_views
-        self.by_storage: dict[tuple, list[tuple[Op, Memory]]] = defaultdict(list)
-        self.detaches: list[Op] = []
-        self.writing = 0
-        for op in recorder.ops:
-            if op.writes:
-                self.writing += 1
-                for memory in op.writes:
-                    self.by_storage[memory.key].append((op, memory))
-            elif op.target is not None:
-                self.detaches.append(op)
-
-    def writes_over(self, memory: Memory, after: int) -> tuple[list[Op], list[Op]]:
-        """(ops writing the bytes of memory, ops writing only other bytes of its storage), from
-        ops[after] on, each op once, in order."""
-        touching: list[Op] = []
-        elsewhere: list[Op] = []
-        for op, written in self.by_storage.get(memory.key, ()):
-            if op.index < after:
-                continue
-            if memory.overlaps(written):
-                if not touching or touching[-1] is not op:
-                    touching.append(op)
-            elif not elsewhere or elsewhere[-1] is not op:
-                elsewhere.append(op)
-        return touching, [op for op in elsewhere if op not in touching]
+_AUGMENTED = re.compile(r"(\S+)\s*([-+*/@]|//)=")
+_INDEXED = re.compile(r"^\s*(\w[\w.]*)\s*\[.*\]\s*=[^=]")
+_OPTIMIZER_OPS = ("aten._foreach_", "aten._fused_")
 
 
-def _when_saved(slot: SavedSlot, ops: list[Op], next_index: int) -> tuple[int, int | None, Location | None]:
-    """(index of the first op whose writes count, version at save time, where it was saved).
-
-    Slots from our pack hook know all three. For the others (foreign hooks, ctx attributes) the
-    node's sequence number names the op that created it, and the version is the one that op
-    read (a saved input) or left (a saved result). None where it cannot be told. Either way the
-    op that saved a tensor does not count as overwriting it.
-    """
-    if slot.record is not None:
-        after = slot.record.after_op if slot.record.after_op is not None else next_index
-        return after, slot.record.version, slot.record.location
-    sequence_nr = slot.sequence_nr if slot.sequence_nr is not None else -1
-    creating = [op for op in ops if op.sequence_nr == sequence_nr + 1]
-    if not creating:
-        creating = [op for op in ops if op.sequence_nr > sequence_nr][:1]
-    if not creating:
-        return next_index, None, None
-    alias = alias_of(slot.tensor)
-    for op in reversed(creating):  # saved as a result: after the op that returned it
-        if alias in op.outputs:
-            return op.index + 1, op.outputs[alias], op.location
-    for op in creating:  # saved as an input, with the version the op read
-        if alias in op.inputs:
-            return op.index + 1, op.inputs[alias], op.location
-    return creating[0].index + 1, None, creating[0].location
-
-
-def _check(slot: SavedSlot, saved_version: int | None) -> str:
-    if slot.kind == "ctx":
-        return CTX_UNCHECKED
-    if slot.kind == "hooks":
-        return HOOKS_SKIP_CHECK
-    if saved_version is not None and torch_private.version(slot.tensor) == saved_version:
-        return COUNTER_BLIND
-    return RAISES
-
-
-def match(slot: SavedSlot, log: WriteLog, next_index: int) -> Finding | None:
-    """The Finding for one saved slot, or None when nothing overwrote it. Call it with dispatch
-    disabled (``torch_private.dispatch_disabled``): its digest is not the program's op."""
-    return match_all([slot], log, next_index)[0]
-
-
-def match_all(slots: Sequence[SavedSlot], log: WriteLog, next_index: int) -> list[Finding | None]:
-    """``match`` for many slots: the digests of what backward will read are taken for all of them
-    first and compared in one go (one synchronisation per device, not one per slot)."""
-    results: list[Finding | None] = []
-    pending: list[tuple[int, SavedSlot, int, int | None, Location | None, torch.Tensor, bool]] = []
-    for slot in slots:
-        after_op, saved_version, saved_at = _when_saved(slot, log.ops, next_index)
-        found = _match_seen(slot, log, after_op, saved_version, saved_at)
-        results.append(found)
-        record = slot.record
-        if record is None or record.digest is None or record.memory is None:
-            continue
-        if found is None:
-            read = record.read_by_backward()
-            replaced = read is not record.tensor and Memory.of(read) != record.memory
-            pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, read, replaced))
-        elif found.check == COUNTER_BLIND:  # no check will raise: only changed values make it a bug
-            pending.append((len(results) - 1, slot, after_op, saved_version, saved_at, record.tensor, False))
-    if pending:
-        now = [digest(read) for _, _, _, _, _, read, _ in pending]
-        differs = changed([(item[1].record.digest, d) for item, d in zip(pending, now, strict=False)])  # type: ignore[union-attr]
-        for (i, slot, after_op, saved_version, saved_at, _, replaced), different in zip(pending, differs, strict=False):
-            if results[i] is not None:
-                if not different:  # the same values written back (DDP's broadcast of equal buffers)
-                    results[i] = None
-            elif different or replaced:  # written where neither the counter nor the dispatcher looks
-                results[i] = _unseen(slot, log, after_op, saved_version, saved_at, replaced)
-    return results
-
-
-def _finding(
-    slot: SavedSlot, saved_at: Location | None, saved_version: int | None, writes: list[Op], check: str, **details: Any
-) -> Finding:
-    return Finding(
-        slot.node,
-        slot.attribute,
-        saved_at,
-        saved_version,
-        torch_private.version(slot.tensor),
-        writes[0] if writes else None,
-        writes[1:],
-        check,
-        order=-1 if slot.sequence_nr is None else slot.sequence_nr,
-        **details,
-    )
-
-
-def _match_seen(
-    slot: SavedSlot, log: WriteLog, after_op: int, saved_version: int | None, saved_at: Location | None
-) -> Finding | None:
-    """The finding of a write PyTorch could see (an op, a detach), or None."""
-    record = slot.record
-    memory = record.memory if record is not None and record.memory is not None else Memory.of(slot.tensor)
-    if memory is None:
-        return None
-    current_version = torch_private.version(slot.tensor)
-    touching, elsewhere = log.writes_over(memory, after_op)
-    stale = saved_version is not None and current_version != saved_version
-    if touching:  # the saved bytes were written
-        return _finding(slot, saved_at, saved_version, touching, _check(slot, saved_version))
-    if stale and slot.kind in ("ours", "plain"):  # PyTorch's check will raise all the same
-        return _finding(slot, saved_at, saved_version, elsewhere, RAISES, touched=False)
-    if record is None:
-        return None
-    read = record.read_by_backward()
-    if record.had_grad_fn and read is not record.tensor and read.grad_fn is None:
-        detaches = [op for op in log.detaches if op.index >= after_op and op.target() is read]
-        return _finding(slot, saved_at, saved_version, detaches, DETACHED)
+def _method(op_name: str) -> str | None:
+    """``aten.relu_.default`` -> ``relu_``; None for ops that are not ``x.<name>_()``."""
+    parts = op_name.split(".")
+    if len(parts) >= 2 and parts[0] == "aten" and parts[1].endswith("_") and not parts[1].startswith("_"):
+        return parts[1]
     return None
 
 
-def _unseen(
-    slot: SavedSlot, log: WriteLog, after_op: int, saved_version: int | None, saved_at: Location | None, replaced: bool
-) -> Finding:
-    record = slot.record
-    assert record is not None and record.memory is not None
-    memory = record.memory
-    views = [op for op in log.numpy_views if any(memory.overlaps(m) for m in op.writes)]
-    since = [op for op in views if op.index >= after_op] or views
-    through = since[-1].location.site if since and since[-1].location is not None else None
-    changed_after = record.changed_after
-    return _finding(
-        slot, saved_at, saved_version, [], UNSEEN_WRITE, through=through, replaced=replaced, changed_after=changed_after
+def _optimizer_step(finding: Finding) -> bool:
+    write = finding.write
+    if write is None:
+        return False
+    code = write.location.code if write.location else ""
+    return write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code
+
+
+def _update_of_values(finding: Finding) -> bool:
+    """A copy of new values into tensors a graph read, made on purpose: a target network or a
+    cache updated with load_state_dict / copy_ under torch.no_grad()."""
+    write = finding.write
+    if write is None or _method(write.name) != "copy_":
+        return False
+    code = write.location.code if write.location else ""
+    return "load_state_dict" in code or not write.grad_mode
+
+
+def _outer_call(finding: Finding) -> str:
+    """ "train.py:31 (update_target())": the outermost user line of the write's chain, the call
+    whose place in the loop decides the ordering; "" when the write is not inside a helper."""
+    location = finding.write.location if finding.write else None
+    if location is None or not location.callers:
+        return ""
+    outer = location.callers[-1]
+    return f" (the call at {display_path(outer.path)}:{outer.line}: {outer.code})"
+
+
+def _what_to_write(finding: Finding) -> str:
+    """How to make the write itself harmless."""
+    write = finding.write
+    assert write is not None
+    location = write.location
+    code = location.code if location else ""
+    if location is not None and location.inplace_class:
+        where = f", at {display_path(location.built.path)}:{location.built.line}" if location.built else ""
+        name = location.inplace_class
+        return f"build that {name} without inplace=True{where}: leave inplace=True out of the {name}(...) call"
+    if (
+        location is not None
+        and location.module.split(".")[0] == "DistributedDataParallel"
+        and _method(write.name) == "copy_"
+        and not write.grad_mode
+    ):
+        return (
+            "DistributedDataParallel's buffer broadcast at the start of this forward copied rank 0's buffers "
+            "over this rank's, which an earlier forward's graph saved: run that graph's backward before "
+            "the next forward, build DDP with broadcast_buffers=False, or keep the buffers equal on every "
+            "rank (change them on all ranks, out of place)"
+        )
+    if _optimizer_step(finding):
+        return (
+            "call backward on every loss that uses these parameters before optimizer.step()"
+            f"{_outer_call(finding)}, or run the forward again after the step (the step writes the "
+            "parameters in place)"
+        )
+    if _update_of_values(finding):
+        return (
+            "this update overwrites values a graph still needs (a target network or a cache): make the "
+            f"update{_outer_call(finding)} after every backward that needs the old values, or let the "
+            "forward read a copy (.clone() of what it reads, or a separate target copy updated later)"
+        )
+    if ".data" in code:
+        return (
+            "do not write through .data, which hides the write from autograd: write out of place "
+            "(h = h * 0.5), or, for a tensor no graph needs, inside torch.no_grad()"
+        )
+    augmented = _AUGMENTED.search(code)
+    if augmented and write.name.split(".")[1] in ("add_", "sub_", "mul_", "div_", "floor_divide_", "matmul_"):
+        target, sign = augmented.groups()
+        return f"write it out of place: {target} = {target} {sign} ... instead of {target} {sign}= ..."
+    indexed = _INDEXED.match(code)
+    if indexed:
+        target = indexed.group(1)
+        return (
+            f"assign into a copy ({target} = {target}.clone() just before), or build the new tensor "
+            "without assignment (torch.where, torch.cat, masked_fill)"
+        )
+    method = _method(write.name)
+    if method == "detach_":
+        return "use the out-of-place x = x.detach() instead of x.detach_()"
+    if method == "copy_":
+        copied = re.search(r"(\w[\w.]*)\.copy_\((.*)\)", code)
+        name, new = copied.groups() if copied else ("h", "new")
+        return (
+            f"bind the new tensor to the name instead of copying into the saved one: "
+            f"{name} = {new}, not {name}.copy_({new})"
+        )
+    if method:
+        plain = method[:-1]
+        called = re.search(rf"(\w[\w.]*)\.{method}\(", code)  # h.add_(...)
+        function = re.search(rf"\b(\w+)\.{method}\((\w[\w.]*)", code)  # F.relu_(h, ...)
+        if function and function.group(1) in ("F", "torch", "functional", "nn.functional"):
+            module, name = function.groups()
+            return (
+                f"use the out-of-place {module}.{plain}: {name} = {module}.{plain}({name}, ...) "
+                f"instead of {module}.{method}({name}, ...)"
+            )
+        if called:
+            name = called.group(1)
+            return f"use the out-of-place {plain}: {name} = {name}.{plain}(...) instead of {name}.{method}(...)"
+        return f"use the out-of-place {plain} (a new tensor) instead of {method}"
+    return "make that write out of place (a new tensor), or clone the tensor before writing to it"
+
+
+def _refusal_fix(finding: Finding) -> str:
+    clone = "write into a copy (t = t.clone() first) or out of place (t = t * 2, t = t.relu())"
+    fixes = {
+        LEAF: "to change a parameter's values, write inside torch.no_grad(); to compute with it, "
+        "write out of place (w = w + 1, w = w.relu())",
+        SEVERAL_VIEWS: f"{clone}, or write the whole tensor before splitting it",
+        NO_GRAD_VIEW: f"make the view outside torch.no_grad(), or {clone}",
+        FUNCTION_VIEW: f"{clone}, or return a new tensor from the Function's forward (x.clone()), not a view",
+        INFERENCE: f"make the tensor under torch.no_grad() instead of torch.inference_mode(), or {clone}",
+        RESIZED: "build a new tensor of the new size (torch.cat, F.pad, new_zeros) instead of resizing this one",
+        DETACHED_VIEW: "use the out-of-place x = x.detach() instead of x.detach_()",
+        OUT_ARGUMENT: "drop out= (y = torch.mul(a, b)), or compute under torch.no_grad() if no gradient is needed",
+    }
+    fixes[VIEW_OF_LEAF] = fixes[LEAF]
+    location = finding.write.location if finding.write else None
+    fix = fixes.get(finding.node, clone)
+    if location is not None and location.inplace_class:
+        return f"build that {location.inplace_class} without inplace=True, or {fix}"
+    return fix
+
+
+def fix_for(finding: Finding) -> str:
+    if finding.left:
+        return (
+            "a backward from the graph the program left would meet this: if none will run, keep "
+            "loss.item() or out.detach() instead of the tensor (which also frees its graph); if one will, "
+            + _fix_of_the_write(finding)
+        )
+    return _fix_of_the_write(finding)
+
+
+def _fix_of_the_write(finding: Finding) -> str:
+    if finding.check == REFUSED:
+        return _refusal_fix(finding)
+    if finding.check == DETACHED:
+        return (
+            "use the out-of-place x = x.detach() (a new tensor) instead of x.detach_(), which cuts "
+            "the tensor a backward node saved out of the graph that still needs it"
+        )
+    if finding.check == VIEW_MODIFIED:
+        return (
+            "write into a copy: clone the view before writing (out = out.clone()), or write out of place "
+            "(out = torch.full_like(out, 1), out = out * 0); for a custom Function, return a new tensor "
+            "from forward (x[:2].clone()), not a view of its input"
+        )
+    if finding.check == UNSEEN_WRITE:
+        if finding.replaced:
+            return "do not assign x.data = ...; bind a new tensor to the name (x = new) instead"
+        return (
+            "write with torch ops, or write into a copy (t.detach().numpy().copy()); if the write must "
+            "stay, call torch.autograd.graph.increment_version(t) after it, so that PyTorch's check sees it"
+        )
+    fix = (
+        _what_to_write(finding)
+        if finding.write is not None
+        else "find what writes that tensor's memory and make it write a new tensor instead"
     )
+    if not finding.touched:
+        fix += (
+            "; the saved bytes are intact, but the views share one version counter: give the written "
+            "view its own memory (.clone()) before writing"
+        )
+    if finding.check == HOOKS_SKIP_CHECK:
+        fix += (
+            "; your saved_tensors_hooks keep the tensor itself, so PyTorch cannot check it (a pack hook "
+            "that copies would keep the right values)"
+        )
+    elif finding.check == CTX_UNCHECKED:
+        fix += "; keep the tensor with ctx.save_for_backward(x), not as ctx.x, so PyTorch checks it"
+    return fix

@@ -1,7 +1,8 @@
 """Memory: which bytes of which storage a tensor covers, and whether two tensors share any."""
 
+import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -33,24 +34,16 @@ class Memory:
     device: str = "cpu"
 
     @classmethod
-    def of(cls, t: torch.Tensor) -> Optional["Memory"]:
-        """None for tensors without memory of their own (empty, sparse, meta...)."""
+    def of(cls, t: torch.Tensor) -> "Memory | None":
+        """None for tensors without strided memory (sparse, meta...)."""
         try:
             if t.layout != torch.strided or t.is_meta:
                 return None
-            size = t.element_size()
-            if t.numel() == 0:  # no bytes, but a version counter: its storage, told apart by identity
-                return cls(
-                    -torch_private.storage_identity(t),
-                    0,
-                    tuple(t.shape),
-                    tuple(s * size for s in t.stride()),
-                    size,
-                    str(t.device),
-                )
+            size, empty = t.element_size(), t.numel() == 0
             return cls(
-                torch_private.storage_address(t),
-                int(t.storage_offset()) * size,
+                # no bytes, but a version counter: an empty tensor's storage is told apart by identity
+                -torch_private.storage_identity(t) if empty else torch_private.storage_address(t),
+                0 if empty else int(t.storage_offset()) * size,
                 tuple(t.shape),
                 tuple(s * size for s in t.stride()),
                 size,
@@ -91,14 +84,7 @@ class Memory:
 def _dense(memory: Memory) -> bool:
     """Does the tensor cover every byte between its first and its last (so any overlap of the
     ranges is an overlap of bytes)?"""
-    return memory.end - memory.offset == memory.itemsize * _numel(memory.shape) and 0 not in memory.strides
-
-
-def _numel(shape: tuple) -> int:
-    n = 1
-    for size in shape:
-        n *= size
-    return n
+    return memory.end - memory.offset == memory.itemsize * math.prod(memory.shape) and 0 not in memory.strides
 
 
 def alias_of(t: torch.Tensor) -> tuple | None:

@@ -66,6 +66,7 @@ class SavedRecord:
     original: Callable[[], torch.Tensor | None] | None = None  # a weak reference to it
     had_grad_fn: bool = False  # that input had a grad_fn when saved (detaching it breaks backward)
     changed_after: Site | None = None  # the line after which its values differed from the digest (aliases.py)
+    examined: bool = False  # seen by an examination (a backward's, or of the graphs returned)
 
     def read_by_backward(self) -> torch.Tensor:
         """The tensor backward gets from this slot: the input itself while it lives, else the alias."""
@@ -222,6 +223,11 @@ class Recorder(torch_private.DispatchMode):
         self.resolve_outputs()
         self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
 
+    def log_refused(self, name: str) -> Op:
+        """An in-place call PyTorch refused: an op at the user's line that wrote nothing."""
+        location = self.location()._replace(callers=user_callers())
+        return self._new_op(name, [], location=location, grad_mode=torch.is_grad_enabled())
+
     @guarded("recording a NumPy alias")
     def log_numpy(self, tensor: torch.Tensor, array: Any = None) -> None:
         """A NumPy array sharing the tensor's memory was made: writes through it are unseen, so
@@ -327,7 +333,7 @@ def _restore_foreach_bumps(written: list[torch.Tensor], before: list[int]) -> No
             torch_private.bump_version(t)
 
 
-def _written(arguments: tuple, args: tuple, kwargs: dict):
+def _written(arguments: tuple[tuple[int, str], ...], args: tuple, kwargs: dict) -> Iterator[torch.Tensor]:
     """The tensor arguments the op's schema marks as written, ``Tensor(a!)``."""
     for position, name in arguments:
         value = args[position] if position < len(args) else kwargs.get(name)

@@ -10,10 +10,10 @@ backward is examined just before it runs, then runs as it would without the diag
 gradient taken with ``create_graph=True`` (a gradient penalty) is examined too, but is not
 counted as a step. Then the findings are printed, each with its fix.
 
-If the script ends before any backward, the graphs of the tensors its global variables hold
-(``loss``, ``out``, ...) are examined as if backward were about to run from them: what a
-backward would have met. A function's locals are gone by then, so a script that keeps its
-tensors inside functions has nothing left to examine, and the report says so.
+When the script ends, the graphs it left alive that no backward examined (``loss`` in a global
+variable, an output kept on an object, never backwarded) are examined as if backward were about
+to run from them: what a backward would have met. A function's locals are gone by then, and
+their graphs with them; if nothing is left, the report says so.
 
 Exit status: 0 nothing found; 1 something found (a write over a saved tensor, an in-place
 write PyTorch refused, or PyTorch's in-place error raised, even one the script caught); 2 bad
@@ -39,8 +39,7 @@ import torch
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure
 from .location import display_path, is_internal
-from .memory import tensors_in
-from .session import BackwardPass, Session, is_inplace_error, is_refused_write
+from .session import BackwardPass, Session, is_inplace_error
 
 PROG = "python -m inplace_doctor"
 USAGE = "[--steps N|all] SCRIPT.py [ARGS...]"
@@ -155,12 +154,12 @@ def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
                 raise
             except BaseException as error:  # the script's own error: reported, not a traceback
                 failure = error
-            if not _steps(session.passes) and failure is None:
-                left = _left_tensors(module.__dict__)
+            if failure is None and not stopped:
+                left = session.left_graphs()
                 if left:
-                    session.examine(left)
+                    session.examine(left, left=True)
             if failure is not None and session.error is not failure:
-                session.explain_view_error(failure)
+                session.explain_error(failure)
     except DiagnoserFailure as internal:
         return Outcome(report_of(session), 2, None, module.__dict__, internal=internal.line())
     finally:
@@ -234,10 +233,11 @@ def _note_how_it_ended(
         report.notes.append(
             f"{script} ended before any backward; "
             + (
-                f"examined the graphs of the tensors its global variables hold ({shown}) as if backward were about "
-                "to run from them"
+                "examined the graphs it left"
+                + (f" (its global variables {shown} hold some)" if held else "")
+                + " as if backward were about to run from them"
                 if report.passes
-                else "none of its global variables holds a tensor with a graph, so there was nothing to examine"
+                else "it left no tensor with a graph, so there was nothing to examine"
             )
         )
 
@@ -252,19 +252,14 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
     else:
         text = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
         where = _where(failure)
-        if is_refused_write(failure):
-            report.refused.append(
-                f"PyTorch refused an in-place write at {where}: {text}\n"
-                "  fix:        write out of place (x = x + 1, x = x.relu()), or, to change a parameter, "
-                "inside torch.no_grad()"
-            )
-            return 1, None
         line = (
             f"{script} raised {type(failure).__name__}"
             + (f": {text}" if text else "")
             + (f" ({where})" if where else "")
         )
-    if is_inplace_error(failure):  # PyTorch's words, but no record of ours explains it
+    # A safety net read from PyTorch's words: an in-place error that no record of ours explains
+    # (a graph built where the session could not see it) must still never pass for the script's own.
+    if is_inplace_error(failure):
         report.notes.append(f"{line}: PyTorch's in-place error, where no backward the diagnoser examined explains it")
         return 1, None
     if "saved tensor hooks" in str(failure):
@@ -288,20 +283,6 @@ def _where(error: BaseException) -> str:
     """ "script.py:12": the innermost frame of the error's traceback in the user's own code ("" if none)."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not is_internal(f.filename)]
     return f"{display_path(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-
-
-def _left_tensors(namespace: dict[str, Any]) -> list[torch.Tensor]:
-    """The tensors with a graph among a finished script's global variables (and their tuples,
-    lists and dicts), each once."""
-    seen, found = set(), []
-    for name, value in namespace.items():
-        if name.startswith("__"):
-            continue
-        for tensor in tensors_in(value) if isinstance(value, (torch.Tensor, tuple, list, dict)) else ():
-            if tensor.grad_fn is not None and id(tensor) not in seen:
-                seen.add(id(tensor))
-                found.append(tensor)
-    return found
 
 
 def names(prog: str) -> "tuple[str, str]":

@@ -26,22 +26,23 @@ Source = str | os.PathLike[str] | types.ModuleType
 Sources = Source | list[Source] | tuple[Source, ...] | set[Source]
 
 
-def _is_inplace_name(name):
+def _is_inplace_name(name: str) -> bool:
     return len(name) > 1 and name.endswith("_") and not name.endswith("__")  # add_, not __init__
 
 
-def _is_data(node):
+def _is_data(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and node.attr == "data"
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, path, lines):
-        self.path, self.lines, self.found = path, lines, []
+    def __init__(self, path: str, lines: list[str]):
+        self.path, self.lines = path, lines
+        self.found: list[Candidate] = []
 
-    def add(self, node, kind):
+    def add(self, node: ast.expr | ast.stmt, kind: str) -> None:
         self.found.append(Candidate(self.path, node.lineno, kind, self.lines[node.lineno - 1].strip()))
 
-    def visit_Call(self, node):
+    def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if _is_inplace_name(name):
@@ -56,21 +57,21 @@ class _Scanner(ast.NodeVisitor):
                 self.add(node, "out= argument")
         self.generic_visit(node)
 
-    def visit_AugAssign(self, node):
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.target(node.target, augmented=True)
         self.generic_visit(node)
 
-    def visit_Assign(self, node):
+    def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self.target(target, augmented=False)
         self.generic_visit(node)
 
-    def visit_AnnAssign(self, node):
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.target(node.target, augmented=False)
         self.generic_visit(node)
 
-    def target(self, target, augmented):
+    def target(self, target: ast.expr, augmented: bool) -> None:
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
                 self.target(element, augmented)

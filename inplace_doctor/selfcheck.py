@@ -1,5 +1,5 @@
-"""The diagnoser end to end on what users write: part of the ``diagnose-works`` probe
-(torch_private), which adds the mini-GPT's run B.
+"""The diagnoser end to end on what users write: the ``diagnose-works`` probe, registered last in
+``torch_private.PROBES`` (the package imports this module after all the others).
 
 Each part runs a small program under one of the three tools (the command, ``watch()``,
 ``diagnose(fn)``) and says whether the finding is the expected one.
@@ -14,8 +14,9 @@ import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint
 
+from . import torch_private as tp
 from .diagnoser import diagnose
-from .findings import DETACHED, HOOKS_SKIP_CHECK, RAISES
+from .findings import DETACHED, HOOKS_SKIP_CHECK, RAISES, REFUSED
 from .runner import Options, run_script
 from .watch import watch
 
@@ -107,12 +108,36 @@ def _step_between_two_backward() -> None:
     out.abs().mean().backward()
 
 
-def on_what_users_write() -> list[tuple[bool, str]]:
-    """(holds, what it saw) for each part."""
-    return [
+def _parameter_updated_outside_no_grad() -> None:
+    w = torch.randn(8, 1, requires_grad=True)
+    (torch.randn(4, 8) @ w).pow(2).mean().backward()
+    w -= 0.1 * w.grad  # type: ignore[operator]
+
+
+@tp.probe(
+    "diagnose-works",
+    "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
+    "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
+    "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
+    "written, an optimizer step between two backward passes, a parameter update PyTorch refuses.",
+    requires=[
+        tp.SEQUENCE_NR,
+        tp.HOOKS_STACK,
+        tp.DISABLE_DISPATCH,
+        tp.DISPATCH_MODE,
+        tp.CUSTOM_FUNCTION_NODE,
+        tp.UNTYPED_STORAGE,
+        tp.SAVED_TENSOR_DATA,
+    ],
+)
+def on_what_users_write() -> tuple[bool, str]:
+    """Whether every part holds, and what each saw."""
+    parts = [
         command_names_the_line_that_built_the_module(),
         watch_finds_a_state_written_in_place(),
         _expect("detach_", _detached, DETACHED),
         _expect("checkpoint", _checkpoint_input_written, RAISES),
         _expect("step between two backward passes", _step_between_two_backward, RAISES),
+        _expect("a refused update", _parameter_updated_outside_no_grad, REFUSED),
     ]
+    return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)

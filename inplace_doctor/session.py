@@ -7,18 +7,23 @@ While a session is entered:
   module is built (``modules``);
 * ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are wrapped:
   before a backward runs, the nodes it will run are walked and every slot they saved is matched
-  against the writes logged since it was saved (``graph``, ``findings``); then the backward runs
+  against the writes logged since it was saved (``graph``, ``matching``); then the backward runs
   as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
   version-counter or detach error it raises is tied to the finding that explains it, and
   propagates;
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows: an in-place
-  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory.
+  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory;
+* a torch function mode (``refusals``) sees an in-place call PyTorch refuses at the write: a
+  finding at its line, tied to the error, which propagates.
 
-Everything is restored on exit. A backward called from inside a backward (a reentrant
+When the program ends, the graphs it left alive that no examination saw are examined too
+(``left_graphs``). Everything is restored on exit. A backward called from inside a backward (a reentrant
 checkpoint recomputing its block) is the outer one's business and is not examined apart.
 """
 
 import functools
+import gc
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,52 +33,37 @@ from torch.autograd.graph import saved_tensors_hooks
 
 from . import torch_private
 from .failure import guarded
-from .findings import RAISING, VIEW_MODIFIED, Finding, WriteLog, match, match_all
-from .graph import SavedSlot, running_nodes, slots_of, unreached_parameters
+from .findings import INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
+from .graph import SavedSlot, running_nodes, slots_of
 from .location import Site, is_internal, user_frame
+from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
 from .recorder import VERSION_ERROR, Recorder
-
-# PyTorch's refusals of an in-place op at the op itself, before any backward. These are raised
-# by autograd before the op reaches the dispatcher, so no record of ours can confirm them: they
-# are the one kind of in-place error still recognised by its words.
-REFUSALS = (
-    "a leaf Variable that requires grad is being used in an in-place operation",
-    "a view of a leaf Variable that requires grad is being used in an in-place operation",
-    "is a view and is being modified inplace",  # one of several views (split, chunk, unbind...)
-    "cannot resize variables that require grad",  # resize_ of a tensor in a graph
-)
+from .refusals import RefusalWatch, refused_target
 
 
 def is_inplace_error(error: BaseException, session: "Session | None" = None) -> bool:
-    """Is this PyTorch's error about a saved tensor overwritten or detached in place, or about a
-    view whose base was modified in place?
+    """Is this PyTorch's in-place error: a saved tensor overwritten or detached in place, a view
+    whose base was modified in place, an in-place write refused?
 
     With a session, the answer comes from where the error came from: a backward the session
     examined raised it and the examination found a slot PyTorch refuses (a stale version, a
-    tensor detached in place), or our own unpack hook raised it, or a view the session saw
-    written raises the same error when asked for its gradient function. Without one (a run
-    without the diagnoser, as the tests judge PyTorch), from PyTorch's words.
+    detached input), or our own unpack hook raised it, or a view the session saw written raises
+    the same error when asked for its gradient function, or an in-place call the session saw
+    raised it, its tensor in a state PyTorch refuses to write. Without one (a run without the
+    diagnoser, as the tests judge PyTorch), from PyTorch's words.
     """
     if not isinstance(error, RuntimeError):
         return False
     if session is not None:
-        return error is session.error or any(error is e for e, _ in session.view_errors)
+        return error is session.error or any(error is e for e, _ in session.op_errors)
     text = str(error)
     return (
         VERSION_ERROR in text
         or "has been detached in-place" in text
         or ("its base or another view of its base has been modified inplace" in text)
     )
-
-
-def is_refused_write(error: BaseException) -> bool:
-    """Is this PyTorch refusing an in-place op at the op itself: a write to a leaf that requires
-    grad or to one of several views an op returned, a resize of a tensor in a
-    graph?"""
-    text = str(error)
-    return isinstance(error, RuntimeError) and any(refusal in text for refusal in REFUSALS)
 
 
 @dataclass
@@ -101,13 +91,16 @@ class Session:
         self.on_pass: Callable[[BackwardPass], None] | None = None  # after each backward that returned
         self.on_raise: Callable[[BackwardPass, BaseException], None] | None = None  # after one that raised
         self.error: BaseException | None = None  # the in-place error a watched backward raised
-        self.view_errors: list[tuple[BaseException, Finding]] = []  # "a view and its base modified", explained
+        # In-place errors raised at an op, not at a backward, with their findings: a view used after
+        # its base was modified, a write PyTorch refused.
+        self.op_errors: list[tuple[BaseException, Finding]] = []
         self.last_nodes: list = []
         self._depth = 0
         self._active = False
         self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
         self._patched: list[tuple[Any, str, Any, bool]] = []
         self._hooks: saved_tensors_hooks | None = None
+        self._refusals = RefusalWatch(self.recorder, self.note_refusal)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
 
     # ---- entering and leaving
@@ -118,12 +111,14 @@ class Session:
         self._hooks = saved_tensors_hooks(*self.recorder.hooks)
         self._hooks.__enter__()
         self.recorder.__enter__()
+        self._refusals.__enter__()
         self._active = True
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         self._active = False
         try:
+            self._refusals.__exit__(*exc_info)
             self.recorder.resolve_outputs()
             self.recorder.settle_inputs()
             self.recorder.__exit__(*exc_info)
@@ -155,8 +150,8 @@ class Session:
             recorder.log_numpy(tensor, array)
             return array
 
-        self._set(torch.autograd, "backward", self._examined(torch.autograd.backward, _backward_arguments))
-        self._set(torch.autograd, "grad", self._examined(torch.autograd.grad, _grad_arguments))
+        self._set(torch.autograd, "backward", self._examined(torch.autograd.backward))
+        self._set(torch.autograd, "grad", self._examined(torch.autograd.grad))
         self._set(torch.Tensor, "detach_", detach_)
         self._set(torch, "detach_", detach_function)
         self._set(torch.Tensor, "numpy", numpy)
@@ -176,20 +171,22 @@ class Session:
 
     # ---- backward
 
-    def _examined(
-        self,
-        original: Callable[..., Any],
-        arguments: Callable[..., tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]],
-    ) -> Callable[..., Any]:
-        session = self
+    def _examined(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """``torch.autograd.backward`` or ``grad``, examining the graph before it runs."""
+        session, signature = self, inspect.signature(original)
 
         @functools.wraps(original)
         def backward(*args: Any, **kwargs: Any) -> Any:
             if session._depth or not session._active:
                 return original(*args, **kwargs)
-            roots, inputs, create_graph = arguments(*args, **kwargs)
-            this_pass = session.examine(roots, inputs, call=user_frame())
-            this_pass.create_graph = create_graph
+            try:
+                bound = signature.bind(*args, **kwargs).arguments
+            except TypeError:  # bad arguments: PyTorch's own error says so
+                return original(*args, **kwargs)
+            inputs = bound.get("inputs")
+            roots = tensors_in(bound.get("tensors", bound.get("outputs")))
+            this_pass = session.examine(roots, None if inputs is None else tensors_in(inputs), call=user_frame())
+            this_pass.create_graph = bool(bound.get("create_graph"))
             session._depth += 1
             failed_before = len(session.recorder.failed)
             try:
@@ -213,9 +210,15 @@ class Session:
 
     @guarded("examining the graph before a backward")
     def examine(
-        self, roots: Sequence[torch.Tensor], inputs: Sequence[torch.Tensor] | None = None, call: Site | None = None
+        self,
+        roots: Sequence[torch.Tensor],
+        inputs: Sequence[torch.Tensor] | None = None,
+        call: Site | None = None,
+        left: bool = False,
     ) -> BackwardPass:
-        """Match every slot the nodes a backward from roots runs saved; note the new findings."""
+        """Match every slot the nodes a backward from roots runs saved; note the new findings.
+        ``left``: only the slots this session saved that no examination has seen yet (the graphs
+        a program left behind, whose parts a backward already examined are not its business)."""
         recorder = self.recorder
         recorder.resolve_outputs()
         recorder.settle_inputs()
@@ -223,6 +226,13 @@ class Session:
             nodes = running_nodes([t.grad_fn for t in roots if t.grad_fn is not None], inputs)
             frames: set = set()
             slots = [slot for node in nodes for slot in _readable_slots(node, frames)]
+            if left:
+                slots = [
+                    s for s in slots if s.record is not None and s.record in recorder.records and not s.record.examined
+                ]
+            for slot in slots:
+                if slot.record is not None:
+                    slot.record.examined = True
             log = WriteLog(recorder)
             matched = list(zip(slots, match_all(slots, log, recorder.next_index), strict=False))
         found = [f for _, f in matched if f is not None]
@@ -230,7 +240,7 @@ class Session:
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
         unique: dict[tuple, Finding] = {}
         for finding in found:
-            finding.backward = number
+            finding.backward, finding.left = number, left
             first = unique.setdefault(finding.key, finding)
             if first is not finding:
                 first.repeats += 1
@@ -250,6 +260,23 @@ class Session:
             if first is not finding:
                 first.repeats += 1 + finding.repeats
         return this_pass
+
+    @guarded("looking for the graphs the program left")
+    def left_graphs(self) -> list[torch.Tensor]:
+        """The live tensors with a graph, when a graph holds a tensor this session saved that no
+        examination has seen (a loss kept on an object or a global, never backwarded): found
+        among the objects the garbage collector tracks, so wherever the program keeps them."""
+        if all(record.examined for record in list(self.recorder.records)):
+            return []
+        found = []
+        for value in gc.get_objects():
+            if issubclass(type(value), torch.Tensor):  # not isinstance: odd objects warn when asked their __class__
+                try:
+                    if value.grad_fn is not None:
+                        found.append(value)
+                except RuntimeError:  # a view PyTorch refuses since its base was modified
+                    continue
+        return found
 
     @guarded("explaining a backward's error")
     def _explain(self, this_pass: BackwardPass, error: RuntimeError, failed: list) -> None:
@@ -272,15 +299,30 @@ class Session:
             explained = max(raising, key=lambda f: f.order, default=None)
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
 
+    @guarded("recording a refused write")
+    def note_refusal(self, error: RuntimeError, func: Any, args: tuple, kwargs: dict, dispatched: bool) -> None:
+        """An in-place call raised: if PyTorch refused it (``refused_target``), a finding at its line."""
+        refused = refused_target(func, args, kwargs)
+        if refused is None or (dispatched and refused[0] != INFERENCE) or any(e is error for e, _ in self.op_errors):
+            return
+        what, tensor = refused
+        name = torch.overrides.resolve_name(func) or getattr(func, "__qualname__", str(func))
+        op = self.recorder.log_refused(name.removeprefix("torch."))
+        finding = Finding(what, "", None, None, torch_private.version(tensor), op, [], REFUSED)
+        self.findings.setdefault(finding.key, finding)
+        self.op_errors.append((error, finding))
+
     @guarded("explaining an error")
-    def explain_view_error(self, error: BaseException) -> Finding | None:
-        """The finding for PyTorch's "view and its base (or another view of it) modified inplace"
-        error, raised at the use of a view after a write. The view is found by asking tensors
+    def explain_error(self, error: BaseException) -> Finding | None:
+        """The finding for an in-place error raised at an op: a write PyTorch refused (noted as it
+        happened), or PyTorch's "view and its base (or another view of it) modified inplace" error,
+        raised at the use of a view after a write. The view is found by asking tensors
         for their gradient function, which raises that very error for it: first the views the
         session saw written, then the tensors the failing frames hold. The write is the one the
         session saw written to that view, else the last write to its memory."""
-        if not isinstance(error, RuntimeError) or self.recorder.views_written is None:
-            return None
+        known = next((finding for e, finding in self.op_errors if e is error), None)
+        if known is not None or not isinstance(error, RuntimeError) or self.recorder.views_written is None:
+            return known
         written = [(op, ref()) for op, ref in reversed(self.recorder.views_written)]
         held = [(None, t) for t in _tensors_of_frames(error)]
         for op, view in written + held:
@@ -306,23 +348,9 @@ class Session:
                 backward=len(self.passes) + 1,
             )
             self.findings.setdefault(finding.key, finding)
-            self.view_errors.append((error, finding))
+            self.op_errors.append((error, finding))
             return finding
         return None
-
-    # ---- the result
-
-    @property
-    def writes(self) -> int:
-        """In-place writes recorded so far."""
-        return self.recorder.writes
-
-    @property
-    def raised_by(self) -> Finding | None:
-        return next((p.raised_by for p in reversed(self.passes) if p.raised is not None), None)
-
-    def unreached(self, target: Any) -> list[str]:
-        return unreached_parameters(target, self.last_nodes)
 
 
 def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
@@ -331,33 +359,6 @@ def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
         return list(slots_of(node, frames))
     except RuntimeError:
         return []
-
-
-def _backward_arguments(
-    tensors: Any = None,
-    grad_tensors: Any = None,
-    retain_graph: Any = None,
-    create_graph: bool = False,
-    grad_variables: Any = None,
-    inputs: Any = None,
-    *rest: Any,
-    **others: Any,
-) -> tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]:
-    """(roots, inputs, create_graph) of a call of ``torch.autograd.backward``."""
-    return tensors_in(tensors), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
-
-
-def _grad_arguments(
-    outputs: Any = None,
-    inputs: Any = None,
-    grad_outputs: Any = None,
-    retain_graph: Any = None,
-    create_graph: bool = False,
-    *rest: Any,
-    **others: Any,
-) -> tuple[list[torch.Tensor], list[torch.Tensor] | None, bool]:
-    """(roots, inputs, create_graph) of a call of ``torch.autograd.grad``."""
-    return tensors_in(outputs), (tensors_in(inputs) if inputs is not None else None), bool(create_graph)
 
 
 def _view_node(message: str) -> str:

@@ -8,7 +8,8 @@ relies on.
 saying what the diagnoser relies on, the check (no arguments) exercises that on tiny tensors and
 returns ``(holds, seen)``. Where the installed torch lacks the API, the check returns
 ``(False, "not applicable: ...")`` instead of raising. The last probe, ``diagnose-works``, runs
-the whole diagnosis on small programs of the kind users write.
+the whole diagnosis on small programs of the kind users write: ``selfcheck`` registers it, as the
+package imports it last.
 
 Nothing here imports more than torch at import time, and importing it works on a torch that
 lacks any of these APIs (``diagnose`` then fails when called, and the probes say why).
@@ -32,6 +33,7 @@ CUSTOM_FUNCTION_NODE = "torch.autograd.function.BackwardCFunction"
 UNTYPED_STORAGE = "torch.Tensor.untyped_storage"
 SAVED_TENSOR_DATA = "torch._C._autograd.SavedTensor.data"
 SAVED_TENSOR = "torch._C._autograd.SavedTensor"
+CREATION_META = "torch._C._autograd._get_creation_meta"
 
 
 def _resolve(dotted: str) -> Any:
@@ -117,6 +119,22 @@ def is_view(tensor: torch.Tensor) -> bool:
     """Is the tensor a view autograd tracks (``Tensor._is_view()``): one whose base's in-place
     writes can make PyTorch refuse it later (probe ``diagnose-api:version-counter`` covers views)."""
     return bool(tensor._is_view())
+
+
+def view_origin(tensor: torch.Tensor) -> str:
+    """How autograd made a view, which decides whether PyTorch lets it be written in place:
+    ``torch._C._autograd._get_creation_meta``'s name in lower case ("default",
+    "multi_output_node", "no_grad_mode", "in_custom_function", "inference_mode"); "" for a tensor
+    that is not a view, "default" where torch lacks the API."""
+    if not is_view(tensor):
+        return ""
+    get = _resolve(CREATION_META)
+    return str(get(tensor).name).lower() if get is not None else "default"
+
+
+def view_base(tensor: torch.Tensor) -> torch.Tensor | None:
+    """The tensor a view was made of (``tensor._base``), None for a tensor that is not a view."""
+    return tensor._base
 
 
 def is_foreach_op(op: Any) -> bool:
@@ -213,9 +231,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
         unpacked_name = "saved_tensors" if custom else raw_name[len("_raw") :]
         many = isinstance(raws, (tuple, list))
         for i, raw in enumerate(raws if many else [raws]):
-            index = i if many else None
-            attribute = unpacked_name if index is None else f"{unpacked_name}[{index}]"
-            yield RawSaved(attribute, raw.data, raw.unpack_hook is not None, raw.unpack_hook)
+            yield RawSaved(f"{unpacked_name}[{i}]" if many else unpacked_name, *raw_saved_tensor(raw))
 
 
 def raw_saved_tensor(saved: Any) -> tuple[object, bool, object]:
@@ -311,7 +327,7 @@ def _not_applicable(what: str) -> tuple[bool, str]:
     return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
 
 
-def _probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[Check], Check]:
+def probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[Check], Check]:
     """Register the decorated check as PROBES[name]; not applicable when a required API is missing."""
 
     def register(check: Check) -> Check:
@@ -344,7 +360,7 @@ def _recording_mode(read_sequence_nr: bool = False) -> Any:
     return Recording()
 
 
-@_probe(
+@probe(
     "diagnose-api:sequence-nr",
     "torch._C._autograd._get_sequence_nr() is the number the next backward node takes, and creating "
     "a node (whose _sequence_nr() is that number) moves it on by one.",
@@ -366,7 +382,7 @@ def _sequence_nr_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:saved-tensor-hooks-stack",
     "torch._C._autograd._top_saved_tensors_default_hooks(False) gives the (pack, unpack) pair of the "
     "innermost saved_tensors_hooks in force, and None outside any.",
@@ -386,7 +402,7 @@ def _hooks_stack_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:dispatch-mode",
     "An entered torch.utils._python_dispatch.TorchDispatchMode sees every aten op, in-place ones "
     "included, by its overload name such as aten.add_.Tensor.",
@@ -400,7 +416,7 @@ def _dispatch_mode_check() -> tuple[bool, str]:
     return names == ["aten.exp.default", "aten.add_.Tensor"], f"ops seen: {names}"
 
 
-@_probe(
+@probe(
     "diagnose-api:dispatch-after-autograd",
     "A dispatch mode sees an op after autograd created its backward node: the sequence number read "
     "in __torch_dispatch__ is that node's _sequence_nr() plus one.",
@@ -415,7 +431,7 @@ def _dispatch_after_autograd_check() -> tuple[bool, str]:
     return read == taken + 1, f"read in the mode: {read}; ExpBackward0 took {taken}"
 
 
-@_probe(
+@probe(
     "diagnose-api:disable-dispatch",
     "Ops run inside torch._C._DisableTorchDispatch() bypass an entered dispatch mode, so the "
     "diagnoser's own detach and clone are not logged as the model's ops.",
@@ -431,7 +447,7 @@ def _disable_dispatch_check() -> tuple[bool, str]:
     return names == ["aten.neg.default"], f"ops seen: {names} (clone ran with dispatch disabled)"
 
 
-@_probe(
+@probe(
     "diagnose-api:innermost-dispatch-mode",
     "torch.utils._python_dispatch._get_current_dispatch_mode() is the innermost dispatch mode entered, and "
     "leaving and re-entering it inside an outer one (as the diagnoser does around each backward) gives the "
@@ -458,7 +474,7 @@ def _innermost_dispatch_mode_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:op-schema-writes",
     "An aten op's _schema is mutable exactly when the op writes a tensor argument, and marks each "
     "written argument with alias_info.is_write (Tensor(a!)).",
@@ -472,7 +488,7 @@ def _op_schema_check() -> tuple[bool, str]:
     return written == {"add_.Tensor": ["self"], "add.Tensor": [], "add.out": ["out"]}, f"written: {written}"
 
 
-@_probe(
+@probe(
     "diagnose-api:raw-saved-slots",
     "A built-in backward node keeps each saved tensor as _raw_saved_<name>, whose .data is what was "
     "packed and whose unpack_hook (the hook itself) is set only under saved_tensors_hooks, next to the "
@@ -484,7 +500,7 @@ def _raw_saved_check() -> tuple[bool, str]:
     plain = x.tanh()
     marker, unpacked = object(), torch.zeros(1)
 
-    def unpack_hook(packed):
+    def unpack_hook(packed: object) -> torch.Tensor:
         return unpacked
 
     with torch.autograd.graph.saved_tensors_hooks(lambda t: marker, unpack_hook):
@@ -509,7 +525,7 @@ def _raw_saved_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:custom-function-node",
     "A custom autograd.Function's backward node is a BackwardCFunction that is also its ctx: tensors "
     "set as ctx attributes are its instance attributes, and save_for_backward's are in "
@@ -519,13 +535,13 @@ def _raw_saved_check() -> tuple[bool, str]:
 def _custom_function_check() -> tuple[bool, str]:
     class Twice(torch.autograd.Function):
         @staticmethod
-        def forward(ctx, x):
+        def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
             ctx.kept = x
             ctx.save_for_backward(x)
             return 2 * x
 
         @staticmethod
-        def backward(ctx, grad):
+        def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
             return 2 * grad
 
     node = Twice.apply(_leaf() * 1).grad_fn
@@ -538,7 +554,7 @@ def _custom_function_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:version-counter",
     "tensor._version counts in-place writes, is shared by the views of one tensor, and does not move "
     "for a write through .data.",
@@ -563,7 +579,29 @@ def _version_counter_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
+    "diagnose-api:refused-before-dispatch",
+    "PyTorch refuses an in-place write to a leaf that requires grad, or to one of several views an op "
+    "returned, before a dispatch mode sees the op, and torch._C._autograd._get_creation_meta tells such a "
+    "view (MULTI_OUTPUT_NODE) from a plain one (DEFAULT).",
+    requires=[DISPATCH_MODE, CREATION_META],
+)
+def _refused_before_dispatch_check() -> tuple[bool, str]:
+    leaf = _leaf()
+    first, _ = (leaf * 1).split(2)
+    refused = []
+    with _recording_mode() as mode:
+        for target in (leaf, first):
+            try:
+                target.mul_(2.0)
+            except RuntimeError:
+                refused.append(True)
+    origins = view_origin(first), view_origin(leaf[:2]), view_origin(leaf)
+    holds = len(refused) == 2 and mode.seen == [] and origins == ("multi_output_node", "default", "")
+    return holds, f"refused writes {len(refused)} of 2; ops the mode saw {mode.seen}; view origins {origins}"
+
+
+@probe(
     "diagnose-api:storage-address",
     "untyped_storage().data_ptr() is one address for every view of a storage, and data_ptr() is that "
     "address plus storage_offset() times element_size().",
@@ -583,7 +621,7 @@ def _storage_address_check() -> tuple[bool, str]:
     )
 
 
-@_probe(
+@probe(
     "diagnose-api:accumulate-grad-variable",
     "A leaf's AccumulateGrad node, reached through next_functions, holds that leaf as .variable.",
 )
@@ -595,26 +633,3 @@ def _accumulate_grad_check() -> tuple[bool, str]:
     return accumulated_variable(
         node
     ) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
-
-
-@_probe(
-    "diagnose-works",
-    "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
-    "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
-    "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
-    "written, an optimizer step between two backward passes.",
-    requires=[
-        SEQUENCE_NR,
-        HOOKS_STACK,
-        DISABLE_DISPATCH,
-        DISPATCH_MODE,
-        CUSTOM_FUNCTION_NODE,
-        UNTYPED_STORAGE,
-        SAVED_TENSOR_DATA,
-    ],
-)
-def _diagnose_works_check() -> tuple[bool, str]:
-    from .selfcheck import on_what_users_write
-
-    parts = on_what_users_write()
-    return all(holds for holds, _ in parts), "; ".join(seen for _, seen in parts)

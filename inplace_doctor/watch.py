@@ -28,8 +28,9 @@ class watch:
     prints nothing), and a one-line summary when the block ends. If a backward raises PyTorch's
     in-place error (version counter, or a tensor detached in place), the block ends with a
     ``RuntimeError`` whose message is the finding that explains it (the write, its line, the fix),
-    raised from PyTorch's error. Modules built inside the block are named at the line that built
-    them.
+    raised from PyTorch's error; so does an in-place write PyTorch refuses. When the block ends, the
+    graphs left alive that no backward in it examined are examined as well. Modules built inside
+    the block are named at the line that built them.
     """
 
     def __init__(self, *, file: TextIO | None = None, quiet: bool = False):
@@ -64,10 +65,8 @@ class watch:
         if out is None or not new:
             return
         where = f" at {display_path(this_pass.call.path)}:{this_pass.call.line}" if this_pass.call else ""
-        print(
-            f"{PREFIX}: backward {this_pass.number}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}",
-            file=out,
-        )
+        what = "the graphs left at the end of the block" if this_pass.number is None else f"backward {this_pass.number}"
+        print(f"{PREFIX}: {what}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}", file=out)
         for finding in new:
             print(finding.describe(), file=out)
 
@@ -77,9 +76,12 @@ class watch:
         session = self._session
         assert session is not None
         try:
+            left = session.left_graphs() if error is None else []
+            if left:  # kept alive past the block, never backwarded in it
+                self._on_pass(session.examine(left, left=True))
             session.__exit__(kind, error, traceback)
             if isinstance(error, RuntimeError) and session.error is not error:
-                session.explain_view_error(error)
+                session.explain_error(error)
         except DiagnoserFailure as failure:
             raise InternalError(failure.line()) from failure.error
         if isinstance(error, DiagnoserFailure):
@@ -89,8 +91,8 @@ class watch:
             finding = self._report.explained_by
             if finding is not None:
                 what = (
-                    "a view raised"
-                    if self._report.view_errors and session.error is not error
+                    "an op raised"
+                    if self._report.op_errors and session.error is not error
                     else f"backward {finding.backward} raised"
                 )
                 raise RuntimeError(

@@ -616,6 +616,7 @@ MISSING_API = {
     "diagnose-api:disable-dispatch": ("torch._C", "_DisableTorchDispatch"),
     "diagnose-api:innermost-dispatch-mode": ("torch.utils._python_dispatch", "_get_current_dispatch_mode"),
     "diagnose-api:custom-function-node": ("torch.autograd.function", "BackwardCFunction"),
+    "diagnose-api:refused-before-dispatch": ("torch._C._autograd", "_get_creation_meta"),
     "diagnose-works": ("torch._C", "_DisableTorchDispatch"),
 }
 
@@ -847,18 +848,56 @@ def test_a_gradient_penalty_is_not_the_step_the_command_stops_at(tmp_path, monke
 
 
 @pytest.mark.parametrize(
-    "code, refusal",
+    "code, op, what",
     [
-        ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "a leaf Variable that requires grad"),
-        ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "cannot resize variables that require grad"),
+        ("w = torch.ones(3, requires_grad=True)\nw.add_(1.0)\n", "Tensor.add_", dg.findings.LEAF),
+        ("h = torch.ones(3, requires_grad=True) * 2\nh.resize_(6)\n", "Tensor.resize_", dg.findings.RESIZED),
     ],
 )
-def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, code, refusal):
+def test_command_reports_a_write_pytorch_refuses(tmp_path, monkeypatch, capsys, code, op, what):
     monkeypatch.chdir(tmp_path)
     script(tmp_path, "import torch\n" + code)
     status, out, err = run_command(capsys, "train.py")
     assert status == 1 and err == ""
-    assert f"PyTorch refused an in-place write at train.py:3: {refusal}" in out
+    assert f"{op} was refused by PyTorch: it writes in place {what}\n  written at: train.py:3:" in out
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "w = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    w.add_(torch.ones(5))\n",
+        "h = torch.ones(3, requires_grad=True) * 2\nh.requires_grad_(False)\n",
+        "q, k = (torch.ones(4, requires_grad=True) * 2).split(2)\ntorch.matmul(q, torch.ones(3))\n",
+    ],
+)
+def test_an_error_of_an_inplace_call_that_is_no_refusal_stays_the_scripts_own(tmp_path, monkeypatch, capsys, code):
+    """A shape error in an in-place write under no_grad, a flag PyTorch will not change, an
+    out-of-place call on a split's output: the tensor's state is not what PyTorch refuses to write."""
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, "import torch\n" + code)
+    status, out, err = run_command(capsys, "train.py")
+    assert status == 2 and "refused" not in out and "train.py failed before its first backward: RuntimeError" in err
+
+
+def refused_update():
+    torch.manual_seed(0)
+    w = torch.randn(8, 1, requires_grad=True)
+    (torch.randn(4, 8) @ w).pow(2).mean().backward()
+    w -= 0.1 * w.grad  # REFUSED
+    return w
+
+
+def test_diagnose_and_watch_report_a_refused_write_as_the_finding_that_explains_the_error():
+    report = dg.diagnose(refused_update)
+    finding = report.explained_by
+    assert report.raised.startswith("a leaf Variable that requires grad"), str(report)
+    assert (finding.check, finding.node) == (dg.REFUSED, dg.findings.LEAF)
+    assert finding.write.location.line == line_of(refused_update, "# REFUSED")
+    assert "write inside torch.no_grad()" in finding.fix
+    with pytest.raises(RuntimeError, match="refused by PyTorch") as raised:
+        with dg.watch(quiet=True):
+            refused_update()
+    assert "a leaf Variable that requires grad" in str(raised.value.__cause__)
 
 
 def test_a_script_failing_after_a_clean_backward_is_reported_with_exit_2(tmp_path, monkeypatch, capsys):
@@ -1081,7 +1120,11 @@ def test_inplace_metadata_ops_on_saved_tensors(write, label):
     ],
 )
 def test_a_digest_sees_any_single_changed_element(make):
-    from inplace_doctor.digest import digest, same_digest
+    from inplace_doctor.digest import changed as differ
+    from inplace_doctor.digest import digest
+
+    def same_digest(a, b):
+        return not differ([(a, b)])[0]
 
     tensor = make()
     before = digest(tensor)
@@ -1186,6 +1229,100 @@ def test_diagnose_of_a_gan_step_records_the_step_and_examines_the_returned_graph
     assert report.passes[-1].number is None  # the returned graph, examined after the function
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         step().backward()  # what PyTorch says of the same
+
+
+class Trainer:
+    """Keeps its last output on itself, as loggers and trainers do."""
+
+    def __init__(self):
+        torch.manual_seed(0)
+        self.encoder, self.head = nn.Linear(8, 16), nn.Linear(16, 1)
+        self.last = None
+
+    def forward(self, x, write):
+        h = torch.sigmoid(self.encoder(x))
+        self.last = self.head(h).pow(2).mean()  # SAVED
+        if write:
+            h.mul_(2.0)  # LEFT WRITE
+
+
+@pytest.mark.parametrize("write", [True, False])
+def test_diagnose_examines_a_graph_the_function_leaves_on_an_object(write):
+    trainer = Trainer()
+    report = dg.diagnose(trainer.forward, torch.randn(4, 8), write)
+    assert report.passes and report.passes[-1].number is None, str(report)
+    assert report.passes[-1].nodes > 0  # the graph it left was walked
+    assert {f.write.location.line for f in report.findings} == ({line_of(Trainer, "# LEFT WRITE")} if write else set())
+    if write:
+        assert line_of(Trainer, "# SAVED") in {f.saved_at.line for f in report.findings}, str(report)
+        assert all(f.backward is None and f.check == dg.RAISES for f in report.findings)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            trainer.last.backward()  # what PyTorch says of the graph it left
+
+
+def test_watch_examines_the_graphs_left_at_the_end_of_the_block(capsys):
+    trainer = Trainer()
+    with dg.watch() as watched:
+        trainer.forward(torch.randn(4, 8), write=True)
+    err = capsys.readouterr().err
+    assert "inplace_doctor.watch: the graphs left at the end of the block: 2 new findings" in err, err
+    assert {f.write.location.line for f in watched.report.findings} == {line_of(Trainer, "# LEFT WRITE")}
+    assert all(f.left for f in watched.report.findings)
+
+
+LEFT_IN_A_GLOBAL = """import torch
+import torch.nn as nn
+
+history = []
+
+
+def train():
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(3):
+        loss = model(torch.randn(4, 8)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()  # WRITE
+        history.append(model(torch.randn(4, 8)).pow(2).mean())
+
+
+train()
+"""
+
+
+def test_the_command_examines_the_graphs_a_script_leaves_after_its_backward_passes(tmp_path, monkeypatch, capsys):
+    """A validation loss kept with its graph in a list, across optimizer steps: the graphs left
+    behind hold weights the later steps overwrote (a backward from them would raise); the graph
+    of each backward that ran is not the leftover's business."""
+    monkeypatch.chdir(tmp_path)
+    script(tmp_path, LEFT_IN_A_GLOBAL)
+    status, out, _ = run_command(capsys, "--steps", "all", "train.py")
+    assert status == 1, out
+    assert "the graphs of the tensors the program returned or left" in out
+    assert "if none will run, keep loss.item() or out.detach() instead of the tensor" in out
+    assert {int(n) for n in re.findall(r"written at: train\.py:(\d+)", out)} == {
+        marked_line(LEFT_IN_A_GLOBAL, "# WRITE")
+    }, out
+
+
+def test_a_graph_retained_by_a_backward_and_kept_is_not_a_finding_after_the_step():
+    """d_loss.backward(retain_graph=True), both losses backwarded, then the step: the graphs the
+    function keeps were examined by those backward passes, so the step over them finds nothing."""
+    torch.manual_seed(0)
+    G, D = nn.Linear(4, 2), nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+    opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+    kept = {}
+
+    def step():
+        d_fake = D(G(torch.randn(8, 4)))
+        kept["d_loss"] = d_fake.mean() - D(torch.randn(8, 2)).mean()
+        kept["d_loss"].backward(retain_graph=True)
+        (-d_fake.mean()).backward()
+        opt_d.step()
+
+    report = dg.diagnose(step)
+    assert report.findings == [] and len(report.passes) == 2, str(report)
 
 
 def test_an_rnn_state_carried_across_an_optimizer_step_is_found_by_default(tmp_path, monkeypatch, capsys):

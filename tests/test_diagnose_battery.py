@@ -5,11 +5,12 @@ Each case is a small script, run unmodified by the diagnoser's command. Its mark
 * ``# WRITE``: the line the diagnoser must name as the writer (several lines may carry it);
 * ``# BUILT``: the line that built a module made with ``inplace=True`` (named as well);
 * ``twin: <code>``: the out-of-place twin replaces that line's code with ``<code>``;
-* ``Kind:`` in its docstring: the mechanism it exercises (raises, detached, counter-blind,
-  hooks, ctx, unseen or harmless), that is, which label the diagnoser must give.
+* ``Kind:`` in its docstring: the mechanism it exercises (raises, detached, view, refused,
+  counter-blind, hooks, ctx, unseen or harmless), that is, which label the diagnoser must give.
 
-PyTorch decides the truth: each case runs without the diagnoser. It is harmful if its backward
-raises PyTorch's in-place error, or if its gradients differ from its twin's; harmless otherwise.
+PyTorch decides the truth: each case runs without the diagnoser. It is harmful if PyTorch refuses
+an in-place write at its WRITE line, if its backward raises PyTorch's in-place error, or if its
+gradients differ from its twin's; harmless otherwise.
 The test then checks the case is what its Kind says, and that the diagnoser finds every harmful
 case at its WRITE line with the right label, reports nothing for a harmless one, and leaves the
 program's behaviour as it was (it raises where PyTorch raises, the gradients are the same).
@@ -19,6 +20,7 @@ import ast
 import os
 import re
 import sys
+import traceback
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,7 @@ BATTERY = Path(__file__).parent / "diagnose_battery"
 CASES = sorted(p.stem for p in BATTERY.glob("*.py") if p.stem != "__init__")
 LABELS = {
     "view": dg.VIEW_MODIFIED,
+    "refused": dg.REFUSED,
     "raises": dg.RAISES,
     "detached": dg.DETACHED,
     "counter-blind": dg.COUNTER_BLIND,
@@ -136,11 +139,20 @@ def same_tensors(a: dict[str, torch.Tensor | None], b: dict[str, torch.Tensor | 
     return True
 
 
+# PyTorch's words when it refuses an in-place write at the write itself (the test's judge only).
+REFUSAL_WORDS = re.compile(r"in-?place|cannot resize|out=\.\.\. arguments")
+
+
 def truth(case: Case, tmp_path: Path) -> str:
-    """What PyTorch does: "raises", "detached", "silent" (gradients differ from the twin's) or
-    "harmless"."""
+    """What PyTorch does: "refused" (at a WRITE line that runs no backward), "raises", "detached",
+    "silent" (gradients differ from the twin's) or "harmless"."""
     plain = run_plain(case.source, case.path)
     if plain.error is not None:
+        at = [f.lineno for f in traceback.extract_tb(plain.error.__traceback__) if f.filename == str(case.path)]
+        code = case.source.splitlines()[at[-1] - 1] if at else ""
+        if at and at[-1] in case.write_lines and "backward(" not in code:
+            assert REFUSAL_WORDS.search(str(plain.error)), f"{case.name} fails for another reason: {plain.error}"
+            return "refused"
         assert is_inplace_error(plain.error), f"{case.name} fails for another reason: {plain.error}"
         return "detached" if "detached in-place" in str(plain.error) else "raises"
     twin_path = tmp_path / case.path.name
@@ -220,9 +232,8 @@ def test_the_battery_is_large_and_varied():
 @pytest.mark.parametrize("name", CASES)
 def test_case_is_what_its_kind_says(name, tmp_path):
     case = load(name)
-    expected = {"raises": "raises", "view": "raises", "detached": "detached", "harmless": "harmless"}.get(
-        case.kind, "silent"
-    )
+    expected = {"view": "raises"}.get(case.kind, case.kind)
+    expected = expected if expected in ("raises", "detached", "refused", "harmless") else "silent"
     assert truth(case, tmp_path) == expected
     assert (case.kind == "harmless") == (not case.write_lines), "harmful cases mark their writer line, safe ones none"
 
@@ -254,10 +265,10 @@ def check_diagnosis(case: Case, pytorch: str, outcome, label: str | None) -> Non
         return
     assert outcome.status == 1, str(report)
     assert {written_line(f) for f in report.findings} == set(case.write_lines), str(report)
-    if pytorch in ("raises", "detached"):
+    if pytorch in ("raises", "detached", "refused"):
         assert report.raised is not None, "under the diagnoser PyTorch's error must be raised as well"
         explained = report.explained_by
-        expected = LABELS[pytorch] if case.kind in ("raises", "detached") else label
+        expected = LABELS[pytorch] if case.kind in ("raises", "detached", "refused") else label
         assert explained is not None and explained.check == expected, str(report)
         assert written_line(explained) in case.write_lines
     else:
