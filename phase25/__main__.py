@@ -15,8 +15,8 @@
 
 Exit status: 0 fine; 1 a claim no longer holds ("claim X no longer holds on torch Y"); 2 bad
 input (one line on stderr); 3 (check only) every claim holds but the committed record of this
-release no longer matches what it prints: re-record it. A claim that the committed record lacks
-is "not measured" there, not a difference.
+release no longer matches what it prints, or lacks a claim: re-record it. (Between two records, in
+report and in the compatibility table, a claim one lacks is "not measured" there, not a difference.)
 """
 
 import itertools
@@ -128,10 +128,16 @@ def do_check(args: list[str]) -> int:
         raise UsageError(f"--records {records}: no such folder")
     new, outcomes, path = measure_into("check", "--records", args)
     status = BROKEN if broken_claims(outcomes) else 0
-    if not path.exists():
+    old = record.load(path) if path.exists() else None
+    changed = record.differences(old, new) if old else []
+    unrecorded = sorted(set(new["claims"]) - set(old["claims"])) if old else []
+    if old is None:
         print(f"phase25: no committed record of torch {new['release']} ({path}); `python -m phase25 record` makes one")
-    elif record.differences(old := record.load(path), new):
-        print(record.format_differences(old, new))
+    elif changed or unrecorded:
+        if changed:
+            print(record.format_differences(old, new))
+        if unrecorded:
+            print(f"phase25: {path} lacks {len(unrecorded)} claim(s): {', '.join(unrecorded)}")
         if not status:  # wording only: the record is stale, the prose is not wrong
             print(
                 f"phase25: {path} no longer matches what torch {new['release']} prints, though every claim "

@@ -329,6 +329,17 @@ def test_check_tells_a_stale_record_from_a_broken_claim(tmp_path, committed, cap
     assert f"nox -s \"drift(torch='{claims.release()}')\"" in err
 
 
+def test_check_calls_a_record_lacking_a_claim_stale(tmp_path, committed, capsys):
+    """The release CI checks must know every claim: one it lacks would show as "not measured"."""
+    lacking = copy.deepcopy(committed[claims.release()])
+    newest = sorted(lacking["claims"])[0]
+    del lacking["claims"][newest]
+    (tmp_path / f"torch-{claims.release()}.json").write_text(json.dumps(lacking))
+    assert in_process("check", "--records", tmp_path) == 3
+    out, err = capsys.readouterr()
+    assert f"lacks 1 claim(s): {newest}" in out and "re-record it" in err
+
+
 def test_check_exits_1_naming_a_claim_that_no_longer_holds(monkeypatch, capsys):
     from phase25 import __main__ as command
 
@@ -350,14 +361,17 @@ def test_check_passes_against_the_committed_records_and_saves_what_it_measured(t
     assert set(record.outcomes(live)) == set(claims.CLAIMS)
 
 
-def test_a_claim_only_recorded_per_release_does_not_fail_the_check(capsys):
+def test_a_claim_only_recorded_per_release_does_not_fail_the_check(tmp_path, committed, capsys):
     """The diagnose-api:* claims say where `minigpt diagnose` works; one that does not hold on a
     release is recorded there (✗), not a broken book."""
+    recorded = copy.deepcopy(committed[claims.release()])
+    recorded["claims"]["made-up-recorded"] = {"holds": False}
+    (tmp_path / f"torch-{claims.release()}.json").write_text(json.dumps(recorded))
     claims.claim("made-up-recorded", "a recorded claim made up for a test", required=False)(
         lambda: (False, "not on this release")
     )
     try:
-        assert in_process("check") == 0
+        assert in_process("check", "--records", tmp_path) == 0
     finally:
         del claims.CLAIMS["made-up-recorded"]
     assert "  no      made-up-recorded" in capsys.readouterr().out
