@@ -32,6 +32,9 @@ SECOND_RELEASE: str = _BOOK.get("second-release", "")
 SITE_URL: str = _BOOK["site-url"].rstrip("/") + "/"
 REPOSITORY: str = _BOOK["repository"].rstrip("/")
 COURSE_URL: str = _BOOK.get("course-url", "")
+AUTHORS: dict[str, str] = dict(_BOOK.get("authors", {}))  # language -> the pages' author
+COURSE_LINK: dict[str, str] = dict(_BOOK.get("course-link", {}))  # language -> "phase %s" ({phase}`8`)
+TOCTREE_TAIL: list[str] = list(_BOOK.get("toctree-tail", []))  # pages that stay last in the index
 SOURCE_BRANCH: str = _BOOK.get("source-branch", "main")
 NOTEBOOKS_BRANCH: str = _BOOK.get("notebooks-branch", "notebooks")
 # What the engine reaches of the book's own code, by name ("module:function", imported when first

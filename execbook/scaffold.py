@@ -102,12 +102,12 @@ def problem(slug: str) -> str | None:
 
 
 def add_to_toctree(index: Path, slug: str) -> str:
-    """The page goes last in the index's toctree, before the glossary, compatibility and status
-    pages; the page it comes after."""
+    """The page goes last in the index's toctree, before the pages [tool.book] toctree-tail keeps last;
+    the page it comes after."""
     lines = index.read_text("utf-8").split("\n")
     start = next(i for i, line in enumerate(lines) if line.startswith("```{toctree}"))
     end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("```"))
-    at = next((i for i in range(start + 1, end) if lines[i].strip() in ("glossary", "compatibility", "status")), end)
+    at = next((i for i in range(start + 1, end) if lines[i].strip() in config.TOCTREE_TAIL), end)
     lines.insert(at, slug)
     index.write_text("\n".join(lines), "utf-8")
     return next(

@@ -17,15 +17,11 @@ from ..pages import MYST_EXTENSIONS
 SHARED = ".."
 WORDS = {
     "es": {
-        "author": "los autores del curso mini-GPT",
-        "phase": "fase %s",
         "search": "Buscar en el libro…",
         "show": "Mostrar {type}",
         "hide": "Ocultar {type}",
     },
     "en": {
-        "author": "the mini-GPT course authors",
-        "phase": "phase %s",
         "search": "Search this book…",
         "show": "Show code cell {type}",
         "hide": "Hide code cell {type}",
@@ -48,7 +44,7 @@ def configure(language: str) -> dict[str, Any]:
     words = WORDS[language]
     return dict(
         project=config.TITLES[language],
-        author=words["author"],
+        author=config.AUTHORS.get(language, ""),
         copyright="2026",
         language=language,
         extensions=[
@@ -59,7 +55,9 @@ def configure(language: str) -> dict[str, Any]:
             "sphinx.ext.extlinks",
             "execbook.sphinxext",
         ],
-        extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", words["phase"])},
+        extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", config.COURSE_LINK.get(language))}
+        if config.COURSE_URL
+        else {},
         templates_path=[f"{SHARED}/_templates"],
         exclude_patterns=[config.BUILD.name, "**.ipynb_checkpoints"],
         nitpicky=True,
