@@ -9,8 +9,9 @@
    the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
    cache, keyed on the cells.
 3. Sphinx builds each language (side by side) into a fresh folder, and takes every page's outputs
-   from that cache; the finished site replaces docs/_build/html, so it never holds a file this
-   build did not write.
+   from that cache; it starts as soon as a worker has no page left to start, and reads each page
+   still executing once it is cached. The finished site replaces docs/_build/html, so it never
+   holds a file this build did not write.
 
 A failure ends the build with the page, the example file and line, the reason in one line, and
 what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
@@ -24,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -131,7 +133,13 @@ def kernel_config(sockets: str | Path) -> "Config":
     kernel starts in the page's folder."""
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+    return Config(
+        {
+            "KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")},
+            # every output is in once the last cell ends: a graceful shutdown only waits
+            "NotebookClient": {"shutdown_kernel": "immediate"},
+        }
+    )
 
 
 def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
@@ -169,10 +177,13 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     }
 
 
-def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
+def execute(
+    notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], idle: Callable[[set[str]], None] | None = None
+) -> None:
     """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
     outcomes it reads are done (waits_for), the biggest first; or BuildFailed with a paragraph per
-    page that failed."""
+    page that failed. idle(the pages not executed yet) is called once, when a worker has no page
+    left to start (the build starts Sphinx then); each page is released (release) once cached."""
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
@@ -202,6 +213,9 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                 running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
             if not running:  # what is left waits for a page that failed
                 break
+            if idle is not None and len(running) < WORKERS:  # a worker with no page to start
+                idle({*waiting, *running.values()})
+                idle = None
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for job in finished:
                 del running[job]
@@ -221,6 +235,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                     check_validity=False,
                     overwrite=True,
                 )
+                release(docname)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -325,8 +340,32 @@ def stored_failure(name: str) -> cases.Failure | None:
     return found if isinstance(found, cases.Failure) else None
 
 
-def sphinx(language: str, outdir: Path) -> None:
-    """Sphinx builds one language into outdir (warnings are errors); BuildFailed with its warnings."""
+PENDING = "BOOK_PENDING"  # for a Sphinx started while pages still execute: a file per page not executed yet
+
+
+def release(docname: str) -> None:
+    """The page is executed and cached: a Sphinx that waits to read it may go on (wait_for_execution)."""
+    if os.environ.get(PENDING):
+        (Path(os.environ[PENDING]) / docname).unlink(missing_ok=True)
+
+
+def pending(docname: str) -> bool:
+    return bool(os.environ.get(PENDING)) and (Path(os.environ[PENDING]) / docname).is_file()
+
+
+def wait_for_execution(docname: str) -> None:
+    """In a Sphinx started while pages still execute (execbook.sphinxext.cases): wait until the build
+    has cached this page's execution, so that MyST-NB reads it from there (the build stops this
+    Sphinx if the page fails; an orphaned one stops itself)."""
+    parent = os.getppid()
+    while pending(docname):
+        if os.getppid() != parent:
+            sys.exit(f"docs: the build stopped before {docname} was executed")
+        time.sleep(0.05)
+
+
+def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
+    """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
     command = [
         sys.executable,
         "-m",
@@ -342,22 +381,30 @@ def sphinx(language: str, outdir: Path) -> None:
         str(config.DOCS / language),
         str(outdir / language),
     ]
-    done = subprocess.run(command, capture_output=True, text=True)
-    sys.stdout.write(done.stdout)
-    if done.returncode:
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> float:
+    """The seconds since start when Sphinx ended, or BuildFailed with its warnings."""
+    stdout, stderr = process.communicate()
+    sys.stdout.write(stdout)
+    if process.returncode < 0:  # stopped by the build, which failed meanwhile
+        raise BuildFailed("Sphinx stopped")
+    if process.returncode:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
         shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
         warnings = [
             source_warning(line.replace(str(config.REPO) + os.sep, ""))
-            for line in done.stderr.splitlines()
+            for line in stderr.splitlines()
             if "WARNING" in line or "ERROR" in line or "Error" in line
         ]
         raise BuildFailed(
             f"Sphinx could not build the {language} pages:\n"
-            + "\n".join(f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
+            + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)"
         )
+    return time.perf_counter() - start
 
 
 QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
@@ -387,32 +434,46 @@ def source_warning(warning: str) -> str:
     return f"{at['file']}:{line}:{warning[at.end() :]}"
 
 
-def timed_sphinx(language: str, outdir: Path) -> float:
-    start = time.perf_counter()
-    sphinx(language, outdir)
-    return time.perf_counter() - start
-
-
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
+    """Sphinx (a process per language) starts once a worker has no page left to start: it reads the
+    pages executed already, and each of the others as soon as the build has cached it."""
     started = time.time()
     kernel_environment()
     notebooks = check_sources()
     stale = stale_pages(notebooks)
-    execute(notebooks, stale)
-    lost_content(notebooks, stale)
-    computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
-    twice = sorted({e for e in computed if computed.count(e) > 1})
-    if twice:
-        raise BuildFailed(
-            f"this build computed an experiment more than once: {', '.join(twice)}\n"
-            "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
-        )
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    with ThreadPoolExecutor(len(languages)) as pool:  # one Sphinx process per language, side by side
-        built = {language: pool.submit(timed_sphinx, language, fresh) for language in languages}
-        for language, job in built.items():
-            say(f"{language} built in {job.result():.1f} s")
+    processes: dict[str, tuple[subprocess.Popen[str], float]] = {}
+
+    def start_sphinx(waiting: set[str]) -> None:
+        for docname in waiting:
+            (Path(os.environ[PENDING]) / docname).parent.mkdir(parents=True, exist_ok=True)
+            (Path(os.environ[PENDING]) / docname).touch()
+        processes.update({language: (sphinx(language, fresh), time.perf_counter()) for language in languages})
+
+    with TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
+        os.environ[PENDING] = folder
+        try:
+            execute(notebooks, stale, idle=start_sphinx)
+            lost_content(notebooks, stale)
+            computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
+            twice = sorted({e for e in computed if computed.count(e) > 1})
+            if twice:
+                raise BuildFailed(
+                    f"this build computed an experiment more than once: {', '.join(twice)}\n"
+                    "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
+                )
+            if not processes:
+                start_sphinx(set())
+            jobs = {language: pool.submit(sphinx_done, language, *processes[language]) for language in languages}
+            seconds = {language: job.result() for language, job in jobs.items()}
+        finally:
+            os.environ.pop(PENDING)
+            for process, _ in processes.values():
+                process.kill()  # still running only if the build failed
+                process.wait()
+    for language in languages:
+        say(f"{language} built in {seconds[language]:.1f} s")
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
     report = {

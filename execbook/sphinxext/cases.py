@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from sphinx.errors import ExtensionError
 
-from .. import config, deps, pages
+from .. import build, config, deps, pages
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
+    build.wait_for_execution(docname)  # a page the build still executes: read once it is cached
     try:
         source[0], names = pages.with_cases(source[0], app.env.doc2path(docname))
     except pages.PageError as exc:
@@ -29,3 +30,5 @@ def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
 def setup(app: "Sphinx") -> None:
     app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
     app.connect("source-read", add_cases)
+    # the pages the build still executes, last (sorted() is stable: Sphinx's order otherwise)
+    app.connect("env-before-read-docs", lambda app, env, docnames: docnames.sort(key=build.pending))
