@@ -105,6 +105,11 @@ def build(repo):
     return seconds, json.loads(report.read_text(encoding="utf-8"))
 
 
+def last_line(output):
+    """pytest's summary line ("... passed ... in ...s")."""
+    return next((line.strip("= ") for line in reversed(output.splitlines()) if line.strip()), "")
+
+
 def append(path, text):
     with open(path, "a", encoding="utf-8") as file:
         file.write(text)
@@ -126,8 +131,9 @@ def main():
         checkout = copy_repository(folder / "tests")
         build(checkout)  # its site up to date (untimed), as after nox -s docs
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m"]
-        tests = [timed([*pytest, "not e2e"], checkout)[0] for _ in range(2)]
-        e2e = timed([*pytest, "e2e"], checkout)[0]
+        runs = [timed([*pytest, "not e2e"], checkout) for _ in range(2)]
+        e2e, e2e_output = timed([*pytest, "e2e", "--durations=12"], checkout)
+        tests = [seconds for seconds, _ in runs]
         units += run_a_units(folder)
 
     unit = statistics.median(units)
@@ -146,9 +152,9 @@ def main():
         )
         print(f"{name:<32} {seconds:8.1f} {seconds / unit:6.1f}   {executed}")
     print(f"{'source check (execbook check)':<32} {check:8.1f} {check / unit:6.1f}   nothing executed")
-    print(f"{'tests (nox -s tests), cold':<32} {tests[0]:8.1f} {tests[0] / unit:6.1f}")
-    print(f"{'tests (nox -s tests), warm':<32} {tests[1]:8.1f} {tests[1] / unit:6.1f}")
-    print(f"{'end-to-end tests (nox -s e2e)':<32} {e2e:8.1f} {e2e / unit:6.1f}\n")
+    print(f"{'tests (nox -s tests), cold':<32} {tests[0]:8.1f} {tests[0] / unit:6.1f}   {last_line(runs[0][1])}")
+    print(f"{'tests (nox -s tests), warm':<32} {tests[1]:8.1f} {tests[1] / unit:6.1f}   {last_line(runs[1][1])}")
+    print(f"{'end-to-end tests (nox -s e2e)':<32} {e2e:8.1f} {e2e / unit:6.1f}   {last_line(e2e_output)}\n")
     cold = results["cold build, both languages"][0]
     for what, value, target, measure in [
         ("cold build / floor", cold / floor_seconds, 1.0, "x    "),
@@ -158,6 +164,9 @@ def main():
         ("tests and end-to-end tests together", (tests[1] + e2e) / unit, 45, " units"),
     ]:
         print(f"{what:<40} {value:5.1f}{measure}   target <= {target:<4} {'met' if value <= target else 'MISSED'}")
+    lines = e2e_output.splitlines()
+    slowest = next((i for i, line in enumerate(lines) if line.startswith("=") and "slowest" in line), len(lines))
+    print("\n".join(["", *lines[slowest : slowest + 13]]))  # the end-to-end tests that took longest
 
 
 if __name__ == "__main__":

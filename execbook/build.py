@@ -366,21 +366,8 @@ def wait_for_execution(docname: str) -> None:
 
 def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
     """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-b",
-        "html",
-        "-W",
-        "--keep-going",
-        "-n",
-        "-q",
-        "-d",
-        str(config.BUILD / "doctrees" / language),
-        str(config.DOCS / language),
-        str(outdir / language),
-    ]
+    options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "-d", str(config.BUILD / "doctrees" / language)]
+    command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
