@@ -213,7 +213,7 @@ def execute(
                 running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
             if not running:  # what is left waits for a page that failed
                 break
-            if idle is not None and len(running) < WORKERS:  # a worker with no page to start
+            if idle is not None and len(running) < WORKERS and not problems:  # a worker with no page to start
                 idle({*waiting, *running.values()})
                 idle = None
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
