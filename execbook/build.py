@@ -195,8 +195,7 @@ def execute(
         say(f"computing the shared experiments ({WORKERS} processes) ...")
         precompute(WORKERS)
         say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
-    cache, problems = _cache(), []
-    done: set[str] = set()
+    cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
