@@ -181,7 +181,7 @@ def execute(
     notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], idle: Callable[[set[str]], None] | None = None
 ) -> None:
     """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
-    outcomes it reads are done (waits_for), the biggest first; or BuildFailed with a paragraph per
+    outcomes it reads are done (waits_for), the longest first; or BuildFailed with a paragraph per
     page that failed. idle(the pages not executed yet) is called once, when a worker has no page
     left to start (the build starts Sphinx then); each page is released (release) once cached."""
     import nbformat
@@ -199,11 +199,16 @@ def execute(
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
+    records = cache.list_cache_records()  # a page's seconds when it last ran, wherever the checkout was
+    took = {d: (r.data or {}).get("execution_seconds", 0) for r in records for d in stale if r.uri.endswith(f"/{d}.md")}
     with ProcessPoolExecutor(WORKERS) as pool:
         running: dict = {}
         while waiting or running:
-            # the pages that waited for others first (they end the build), then the biggest
-            ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
+            # the pages that waited for others first (they end the build), then the longest when they last
+            # ran (so that none starts last and runs alone), then the biggest
+            ready = sorted(
+                (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
+            )
             for docname in ready[: WORKERS - len(running)]:  # "executing" means it runs now
                 del waiting[docname]
                 language, notebook = next(iter(notebooks[docname].items()))
