@@ -9,9 +9,9 @@
    the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
    cache, keyed on the cells.
 3. Sphinx builds each language (side by side) into a fresh folder, and takes every page's outputs
-   from that cache; it starts as soon as a worker has no page left to start, and reads each page
-   still executing once it is cached. The finished site replaces docs/_build/html, so it never
-   holds a file this build did not write.
+   from that cache; it starts before the pages run, and reads each page the build executes once
+   it is cached. The finished site replaces docs/_build/html, so it never holds a file this build
+   did not write.
 
 A failure ends the build with the page, the example file and line, the reason in one line, and
 what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -177,13 +176,10 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     }
 
 
-def execute(
-    notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], idle: Callable[[set[str]], None] | None = None
-) -> None:
+def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
     """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
     outcomes it reads are done (waits_for), the longest first; or BuildFailed with a paragraph per
-    page that failed. idle(the pages not executed yet) is called once, when a worker has no page
-    left to start (the build starts Sphinx then); each page is released (release) once cached."""
+    page that failed. Each page is released once cached (release: Sphinx may read it)."""
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
@@ -217,9 +213,6 @@ def execute(
                 running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
             if not running:  # what is left waits for a page that failed
                 break
-            if idle is not None and len(running) < WORKERS and not problems:  # a worker with no page to start
-                idle({*waiting, *running.values()})
-                idle = None
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for job in finished:
                 del running[job]
@@ -376,7 +369,7 @@ def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
 
 
 def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> float:
-    """The seconds since start when Sphinx ended, or BuildFailed with its warnings."""
+    """The seconds from start to Sphinx's end, or BuildFailed with its warnings."""
     stdout, stderr = process.communicate()
     sys.stdout.write(stdout)
     if process.returncode < 0:  # stopped by the build, which failed meanwhile
@@ -426,26 +419,22 @@ def source_warning(warning: str) -> str:
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """Sphinx (a process per language) starts once a worker has no page left to start: it reads the
-    pages executed already, and each of the others as soon as the build has cached it."""
+    """Sphinx (a process per language) starts once the build knows which pages it executes: it reads
+    the others while they run, and each of them as soon as the build has cached it."""
     started = time.time()
     kernel_environment()
     notebooks = check_sources()
     stale = stale_pages(notebooks)
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    processes: dict[str, tuple[subprocess.Popen[str], float]] = {}
-
-    def start_sphinx(waiting: set[str]) -> None:
-        for docname in waiting:
-            (Path(os.environ[PENDING]) / docname).parent.mkdir(parents=True, exist_ok=True)
-            (Path(os.environ[PENDING]) / docname).touch()
-        processes.update({language: (sphinx(language, fresh), time.perf_counter()) for language in languages})
-
     with TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
         os.environ[PENDING] = folder
+        for docname in stale:
+            (Path(folder) / docname).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / docname).touch()
+        processes = {language: sphinx(language, fresh) for language in languages}
         try:
-            execute(notebooks, stale, idle=start_sphinx)
+            execute(notebooks, stale)
             lost_content(notebooks, stale)
             computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
             twice = sorted({e for e in computed if computed.count(e) > 1})
@@ -454,13 +443,14 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
                     f"this build computed an experiment more than once: {', '.join(twice)}\n"
                     "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
                 )
-            if not processes:
-                start_sphinx(set())
-            jobs = {language: pool.submit(sphinx_done, language, *processes[language]) for language in languages}
+            executed = time.perf_counter()  # what Sphinx takes once the last page is in: the seconds said
+            jobs = {
+                language: pool.submit(sphinx_done, language, processes[language], executed) for language in languages
+            }
             seconds = {language: job.result() for language, job in jobs.items()}
         finally:
             os.environ.pop(PENDING)
-            for process, _ in processes.values():
+            for process in processes.values():
                 process.kill()  # still running only if the build failed
                 process.wait()
     for language in languages:
