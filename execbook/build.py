@@ -447,6 +447,7 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
             jobs = {
                 language: pool.submit(sphinx_done, language, processes[language], executed) for language in languages
             }
+            wait(jobs.values())  # both end before either's failure is raised: a failed one forgets its reading
             seconds = {language: job.result() for language, job in jobs.items()}
         finally:
             os.environ.pop(PENDING)
