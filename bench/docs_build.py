@@ -14,7 +14,7 @@ build folder:
   the build runs the pages (a page that reads another's outcomes after it), sharing one fresh
   store as the build's pages do (an experiment one page computed, the next reads);
 - a cold build of both languages (`python -m execbook build`: each page executed once, Sphinx
-  building Spanish and English as the last pages run);
+  building Spanish and English alongside, reading each page once it is executed);
 - a no-change rebuild, a prose-edit rebuild and the rebuild after editing one example of the
   safe-cases page, with the pages and cells each executed (docs/_build/execution.json);
 - on a second scratch copy that keeps this checkout's build state, brought up to date first (the
