@@ -9,8 +9,9 @@
    the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
    cache, keyed on the cells.
 3. Sphinx builds each language (side by side) into a fresh folder, and takes every page's outputs
-   from that cache; the finished site replaces docs/_build/html, so it never holds a file this
-   build did not write.
+   from that cache; it starts before the pages run, and reads each page the build executes once
+   it is cached. The finished site replaces docs/_build/html, so it never holds a file this build
+   did not write.
 
 A failure ends the build with the page, the example file and line, the reason in one line, and
 what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
@@ -130,7 +131,13 @@ def kernel_config(sockets: str | Path) -> "Config":
     kernel starts in the page's folder."""
     from traitlets.config import Config
 
-    return Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+    return Config(
+        {
+            "KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")},
+            # every output is in once the last cell ends: a graceful shutdown only waits
+            "NotebookClient": {"shutdown_kernel": "immediate"},
+        }
+    )
 
 
 def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
@@ -170,8 +177,8 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
 
 def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
     """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
-    outcomes it reads are done (waits_for), the biggest first; or BuildFailed with a paragraph per
-    page that failed."""
+    outcomes it reads are done (waits_for), the longest first; or BuildFailed with a paragraph per
+    page that failed. Each page is released once cached (release: Sphinx may read it)."""
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
@@ -183,16 +190,20 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
         say(f"computing the shared experiments ({WORKERS} processes) ...")
         precompute(WORKERS)
         say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
-    cache, problems = _cache(), []
-    done: set[str] = set()
+    cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
+    records = cache.list_cache_records()  # a page's seconds when it last ran, wherever the checkout was
+    took = {d: (r.data or {}).get("execution_seconds", 0) for r in records for d in stale if r.uri.endswith(f"/{d}.md")}
     with ProcessPoolExecutor(WORKERS) as pool:
         running: dict = {}
         while waiting or running:
-            # the pages that waited for others first (they end the build), then the biggest
-            ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
+            # the pages that waited for others first (they end the build), then the longest when they last
+            # ran (so that none starts last and runs alone), then the biggest
+            ready = sorted(
+                (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
+            )
             for docname in ready[: WORKERS - len(running)]:  # "executing" means it runs now
                 del waiting[docname]
                 language, notebook = next(iter(notebooks[docname].items()))
@@ -220,6 +231,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
                     check_validity=False,
                     overwrite=True,
                 )
+                release(docname)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -324,39 +336,58 @@ def stored_failure(name: str) -> cases.Failure | None:
     return found if isinstance(found, cases.Failure) else None
 
 
-def sphinx(language: str, outdir: Path) -> None:
-    """Sphinx builds one language into outdir (warnings are errors); BuildFailed with its warnings."""
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-b",
-        "html",
-        "-W",
-        "--keep-going",
-        "-n",
-        "-q",
-        "-d",
-        str(config.BUILD / "doctrees" / language),
-        str(config.DOCS / language),
-        str(outdir / language),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True)
-    sys.stdout.write(done.stdout)
-    if done.returncode:
+PENDING = "BOOK_PENDING"  # for a Sphinx started while pages still execute: a file per page not executed yet
+
+
+def release(docname: str) -> None:
+    """The page is executed and cached: a Sphinx that waits to read it may go on (wait_for_execution)."""
+    if os.environ.get(PENDING):
+        (Path(os.environ[PENDING]) / docname).unlink(missing_ok=True)
+
+
+def pending(docname: str) -> bool:
+    return bool(os.environ.get(PENDING)) and (Path(os.environ[PENDING]) / docname).is_file()
+
+
+def wait_for_execution(docname: str) -> None:
+    """In a Sphinx started while pages still execute (execbook.sphinxext.add_cases): wait until the build
+    has cached this page's execution, so that MyST-NB reads it from there (the build stops this
+    Sphinx if the page fails; an orphaned one stops itself)."""
+    parent = os.getppid()
+    while pending(docname):
+        if os.getppid() != parent:
+            sys.exit(f"docs: the build stopped before {docname} was executed")
+        time.sleep(0.05)
+
+
+def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
+    """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
+    options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "-d", str(config.BUILD / "doctrees" / language)]
+    command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> float:
+    """The seconds from start to Sphinx's end, or BuildFailed with its warnings."""
+    stdout, stderr = process.communicate()
+    sys.stdout.write(stdout)
+    if process.returncode < 0:  # stopped by the build, which failed meanwhile
+        raise BuildFailed("Sphinx stopped")
+    if process.returncode:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
         shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
         warnings = [
             source_warning(line.replace(str(config.REPO) + os.sep, ""))
-            for line in done.stderr.splitlines()
+            for line in stderr.splitlines()
             if "WARNING" in line or "ERROR" in line or "Error" in line
         ]
         raise BuildFailed(
             f"Sphinx could not build the {language} pages:\n"
-            + "\n".join(f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
+            + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)"
         )
+    return time.perf_counter() - start
 
 
 QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
@@ -386,32 +417,44 @@ def source_warning(warning: str) -> str:
     return f"{at['file']}:{line}:{warning[at.end() :]}"
 
 
-def timed_sphinx(language: str, outdir: Path) -> float:
-    start = time.perf_counter()
-    sphinx(language, outdir)
-    return time.perf_counter() - start
-
-
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
+    """Sphinx (a process per language) starts once the build knows which pages it executes: it reads
+    the others while they run, and each of them as soon as the build has cached it."""
     started = time.time()
     kernel_environment()
     notebooks = check_sources()
     stale = stale_pages(notebooks)
-    execute(notebooks, stale)
-    lost_content(notebooks, stale)
-    computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
-    twice = sorted({e for e in computed if computed.count(e) > 1})
-    if twice:
-        raise BuildFailed(
-            f"this build computed an experiment more than once: {', '.join(twice)}\n"
-            "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
-        )
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    with ThreadPoolExecutor(len(languages)) as pool:  # one Sphinx process per language, side by side
-        built = {language: pool.submit(timed_sphinx, language, fresh) for language in languages}
-        for language, job in built.items():
-            say(f"{language} built in {job.result():.1f} s")
+    with TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
+        os.environ[PENDING] = folder
+        for docname in stale:
+            (Path(folder) / docname).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / docname).touch()
+        processes = {language: sphinx(language, fresh) for language in languages}
+        try:
+            execute(notebooks, stale)
+            lost_content(notebooks, stale)
+            computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
+            twice = sorted({e for e in computed if computed.count(e) > 1})
+            if twice:
+                raise BuildFailed(
+                    f"this build computed an experiment more than once: {', '.join(twice)}\n"
+                    "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
+                )
+            executed = time.perf_counter()  # what Sphinx takes once the last page is in: the seconds said
+            jobs = {
+                language: pool.submit(sphinx_done, language, processes[language], executed) for language in languages
+            }
+            wait(jobs.values())  # both end before either's failure is raised: a failed one forgets its reading
+            seconds = {language: job.result() for language, job in jobs.items()}
+        finally:
+            os.environ.pop(PENDING)
+            for process in processes.values():
+                process.kill()  # still running only if the build failed
+                process.wait()
+    for language in languages:
+        say(f"{language} built in {seconds[language]:.1f} s")
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
     report = {

@@ -92,11 +92,12 @@ def example_dependencies(name: str) -> frozenset[Path]:
     return frozenset(p for p in paths if p.is_file())
 
 
-def kernel_dependencies() -> set[Path]:
+@cache
+def kernel_dependencies() -> frozenset[Path]:
     """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
     (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
-    return closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)})
+    return frozenset(closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:

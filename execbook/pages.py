@@ -87,7 +87,7 @@ def expand(text: str, path: str | Path) -> tuple[str, list[str], list[int]]:
     title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
     if title is None:
         raise PageError(f"{Path(path).name}: an executed page needs a # title")
-    setup = [p.format(fence="```", fingerprint=deps.page_fingerprint(names)) for p in SETUP]
+    setup = [p.format(fence="```", fingerprint=digest) for digest in [deps.page_fingerprint(names)] for p in SETUP]
     lines[title + 1 : title + 1] = [""] + setup
     origin[title + 1 : title + 1] = [origin[title]] * (len(setup) + 1)
     return "\n".join(lines) + "\n", names, origin

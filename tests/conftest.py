@@ -227,8 +227,11 @@ E2E_FIXTURES = {"site", "cold_build", "reproducer"}
 # -n is given: most of them drive one browser tab or one training, and leave a core idle. The tests
 # that share an expensive fixture run in one worker, so that it is made once (`made_once` fails the
 # run otherwise), the longest first (this order); the others go one by one to whichever worker is free.
+# The cold build is made once for both workers (cold_build): the modules that go on from it (each a
+# group of its own, for its module-scoped copy) run side by side.
 E2E_WORKERS = 2
 SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer"}
+PER_MODULE = {"cold_build"}  # shared by every worker: one group per module
 FIRST_ALONE = ["axe_script"]  # the longest of the tests that go one by one (axe-core on every page)
 
 
@@ -264,7 +267,8 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
         for fixture, group in SHARED_FIXTURES.items():
             if fixture in item.fixturenames:
-                item.add_marker(pytest.mark.xdist_group(group))
+                module = f":{item.module.__name__}" if fixture in PER_MODULE else ""
+                item.add_marker(pytest.mark.xdist_group(group + module))
     first = [*SHARED_FIXTURES, *FIRST_ALONE]
     items.sort(key=lambda item: next((i for i, f in enumerate(first) if f in item.fixturenames), len(first)))
 
@@ -367,13 +371,17 @@ def offline():
     return lambda command: [*OFFLINE, *command] if allowed else None
 
 
+def run_folder(tmp_path_factory):
+    """The run's temporary folder, which its pytest-xdist workers share."""
+    root = tmp_path_factory.getbasetemp()
+    return root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root
+
+
 @pytest.fixture(scope="session")
 def made_once(tmp_path_factory):
     """made_once(name): fails if this run already made the fixture `name`, in this worker or in
     another (pytest-xdist did not keep the tests that share it together: SHARED_FIXTURES)."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's, shared by its workers
+    root = run_folder(tmp_path_factory)
 
     def made(name):
         try:
@@ -385,24 +393,34 @@ def made_once(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def cold_build(tmp_path_factory, offline, made_once):
+def cold_build(tmp_path_factory, offline):
     """(copy, finished process): a scratch copy of the repository in another directory, without
     the build state, built cold (both languages), offline where the machine allows. Made once per
-    run: tests/test_reproducible.py compares its site with this checkout's, test_build_output.py
-    reads what it printed, test_freshness.py goes on from it."""
-    made_once("cold_build")
-    copy = copy_repository(tmp_path_factory.mktemp("somewhere") / "else" / "repo", keep_build=False)
-    cut = offline(BUILD)
-    if cut is None:
-        warnings.warn("the second build ran with the network on: unshare --net is not permitted here", stacklevel=2)
-    done = subprocess.run(
-        cut or BUILD,
-        cwd=copy,
-        env=dict(os.environ, PYTHONPATH=str(copy)),
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        stdin=subprocess.DEVNULL,
-    )
+    run, by the worker that needs it first (the others wait for it, and read what it printed):
+    tests/test_reproducible.py compares its site with this checkout's, test_build_output.py reads
+    what it printed, test_freshness.py, test_failures.py, test_model_edits.py and test_scaffold.py
+    go on from copies of it."""
+    root = run_folder(tmp_path_factory)
+    copy, printed = root / "somewhere" / "else" / "repo", root / "cold-build.json"
+    with open(root / "cold-build.lock", "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not printed.exists():
+            copy_repository(copy, keep_build=False)
+            cut = offline(BUILD)
+            if cut is None:
+                warnings.warn(
+                    "the cold build ran with the network on: unshare --net is not permitted here", stacklevel=2
+                )
+            done = subprocess.run(
+                cut or BUILD,
+                cwd=copy,
+                env=dict(os.environ, PYTHONPATH=str(copy)),
+                capture_output=True,
+                text=True,
+                timeout=1800,
+                stdin=subprocess.DEVNULL,
+            )
+            printed.write_text(json.dumps([done.returncode, done.stdout, done.stderr]), encoding="utf-8")
+    done = subprocess.CompletedProcess(BUILD, *json.loads(printed.read_text(encoding="utf-8")))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return copy, done

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from docutils import nodes
 from sphinx.errors import ExtensionError
 
-from .. import deps, pages
+from .. import build, deps, pages
 from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
 from . import bilingual, downloads, links, status
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
+    build.wait_for_execution(docname)  # a page the build still executes: read once it is cached
     try:
         source[0], names = pages.expand(source[0], app.env.doc2path(docname))[:2]
     except pages.PageError as exc:
@@ -113,6 +114,8 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
         part.setup(app)
     app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
     app.connect("source-read", add_cases)
+    # the pages the build still executes, last (sorted() is stable: Sphinx's order otherwise)
+    app.connect("env-before-read-docs", lambda app, env, docnames: docnames.sort(key=build.pending))
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)
     app.connect("html-page-context", link_images)
