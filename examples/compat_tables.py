@@ -65,7 +65,7 @@ assert not unnamed, (f"no words for the row {', '.join(unnamed)}: add them to RO
                      "phase25/tables.py, in both languages")
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
-if store.folder() is not None:  # execbook/build.py says so when the committed record is stale
+if store.folder() is not None:  # phase25.experiments.stale_record_note says so after the build
     record.write(dict(live, stale=stale and {"release": live["release"], "what": [w for w, *_ in stale]}),
                  path=store.folder() / "live-record.json")
 

@@ -469,7 +469,9 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
     )
     glue_changes(notebooks)
-    stale_record_note()
+    report = config.hook("report")
+    for line in report() if report is not None and stale else []:
+        say(line)
 
 
 def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:
@@ -508,18 +510,6 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
         shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
         item.rename(target)
     fresh.rmdir()
-
-
-def stale_record_note() -> None:
-    """The compatibility page evaluated the claims; when only the wording changed, the committed
-    record of this release is stale: say so (the build goes on)."""
-    live = config.STORE / "live-record.json"
-    stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
-    if stale:
-        say(
-            f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
-            f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\""
-        )
 
 
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).

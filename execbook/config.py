@@ -40,7 +40,8 @@ NOTEBOOKS_BRANCH: str = _BOOK.get("notebooks-branch", "notebooks")
 # What the engine reaches of the book's own code, by name ("module:function", imported when first
 # called; a book without them runs without): precompute(workers) computes what several pages share
 # before any page runs; check_entry(name, entry) -> problem or None judges a manifest entry's keys
-# beyond the engine's; judge(case, outcome) -> outcome refines the engine's verdict on one run.
+# beyond the engine's; judge(case, outcome) -> outcome refines the engine's verdict on one run;
+# report() -> lines the build prints after a build that executed pages (notes of the book's own).
 HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
 # What the build sets in its pages' environment (a book's own code reads it: its cache, say).
 ENVIRONMENT: dict[str, str] = dict(_BOOK.get("environment", {}))

@@ -9,13 +9,14 @@ the build computes first, in two processes, before any page runs (the precompute
 else is computed where it is first needed.
 """
 
+import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from execbook import deps, store
-from execbook.config import REPO
+from execbook.config import REPO, STORE
 from minigpt import experiments as minigpt_experiments
 from minigpt.experiments import BYPASSES, data, gradients, run_b, training
 from minigpt.train import BackwardRaised
@@ -74,3 +75,16 @@ def precompute(workers: int) -> None:
 
     with ProcessPoolExecutor(workers) as pool:
         list(pool.map(compute_shared, range(len(SHARED))))
+
+
+def stale_record_note() -> list[str]:
+    """After a build (the report hook): when the compatibility page found this release's committed
+    record stale (only the wording changed; every claim holds), what to re-record."""
+    live = STORE / "live-record.json"  # examples/compat_tables.py writes it
+    stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
+    if not stale:
+        return []
+    return [
+        f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
+        f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\""
+    ]

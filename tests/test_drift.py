@@ -376,3 +376,19 @@ def test_a_claim_only_recorded_per_release_does_not_fail_the_check(tmp_path, com
         del claims.CLAIMS["made-up-recorded"]
     assert "  no      made-up-recorded" in capsys.readouterr().out
     assert all(not claims.CLAIMS[name].required for name in claims.CLAIMS if name.startswith("diagnose"))
+
+
+def test_the_build_notes_a_stale_record_through_the_report_hook(tmp_path, monkeypatch):
+    """execbook calls [tool.book.hooks] report after a build that executed pages; the lesson's says
+    which record to re-record when the compatibility page found it stale, and nothing otherwise."""
+    from execbook import config
+    from phase25 import experiments
+
+    assert config.hook("report") is experiments.stale_record_note
+    monkeypatch.setattr(experiments, "STORE", tmp_path)
+    assert experiments.stale_record_note() == []
+    live = {"release": "2.13.0", "stale": {"release": "2.13.0", "what": ["message.hint_off"]}}
+    (tmp_path / "live-record.json").write_text(json.dumps(live))
+    (note,) = experiments.stale_record_note()
+    assert "records/torch-2.13.0.json is stale (message.hint_off changed" in note
+    assert "nox -s \"drift(torch='2.13.0')\"" in note
