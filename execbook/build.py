@@ -469,8 +469,8 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
     )
     glue_changes(notebooks)
-    report = config.hook("report")
-    for line in report() if report is not None and stale else []:
+    book_notes = config.hook("report")
+    for line in book_notes() if book_notes is not None and stale else []:
         say(line)
 
 
