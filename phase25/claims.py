@@ -17,7 +17,6 @@ no promise there, and a record is history, not a failure.
 """
 
 import ast
-import functools
 import json
 import re
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from minigpt.train import BackwardRaised, Gradients, build_model, default_device
 from minigpt.train import gradients as gradients_of
 from phase25 import compiled as compiling
 from phase25 import safe_cases
-from phase25.experiments import compiled
+from phase25.experiments import code_fingerprint, compiled
 
 
 def release(version: str | None = None) -> str:
@@ -161,17 +160,12 @@ def _evaluate_now(name: str) -> Outcome:
     return Outcome(name, bool(holds), seen)
 
 
-@functools.cache
-def _code_fingerprint() -> str:
-    return deps.fingerprint(deps.closure({Path(__file__)}))
-
-
 def evaluate(name: str) -> Outcome:
     """The claim's outcome. In the book's build (execbook.store) each is evaluated once per fingerprint
     of the code it runs; a safe-case claim reads its case's outcome, which is kept by the case."""
     if store.folder() is None or name in CASE_CLAIMS:
         return _evaluate_now(name)
-    return store.memoized("claim", f"{name}-{_code_fingerprint()}", lambda: _evaluate_now(name))
+    return store.memoized("claim", f"{name}-{code_fingerprint(Path(__file__))}", lambda: _evaluate_now(name))
 
 
 def evaluate_all(names: list[str] | None = None) -> dict[str, Outcome]:

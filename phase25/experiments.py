@@ -25,27 +25,26 @@ from . import compiled as compiling
 
 
 @cache
-def _fingerprint() -> str:
-    return deps.fingerprint(deps.closure({Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py"}))
-
-
-@cache
-def _minigpt() -> str:
-    return deps.fingerprint(deps.closure({Path(minigpt_experiments.__file__)}))
+def code_fingerprint(*files: Path) -> str:
+    """The fingerprint of these files, of what they import (execbook.deps) and of the installed torch."""
+    return deps.fingerprint(deps.closure(set(files)))
 
 
 def stored(key: str, compute: Callable[[], Any]) -> Any:
     """minigpt.experiments' cache in the book (MINIGPT_CACHE): compute() once per build and fingerprint
     of minigpt's code, kept in the engine's store."""
-    return store.memoized("experiment", f"{key}-{_minigpt()}", compute)
+    return store.memoized("experiment", f"{key}-{code_fingerprint(Path(minigpt_experiments.__file__))}", compute)
 
 
 def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     described = f"backend={backend},inplace={inplace}"
+    code = code_fingerprint(Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py")
     found: compiling.Compiled = store.memoized(
-        "experiment", f"compiled({described})-{_fingerprint()}", lambda: compiling.measure(backend, inplace, data())
+        "experiment",
+        f"compiled({described})-{code}",
+        lambda: compiling.measure(backend, inplace, data()),
     )
     return found
 

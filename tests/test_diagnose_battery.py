@@ -229,6 +229,16 @@ def test_the_battery_is_large_and_varied():
     assert not missing, f"no harmful case has {missing}"
 
 
+def test_readme_counts_the_battery_as_it_is():
+    """README types the battery's size; it must say what tests/diagnose_battery/ holds."""
+    readme = (BATTERY.parents[1] / "README.md").read_text(encoding="utf-8")
+    said = re.search(r"holds (\d+) bugs[^(]*\((\d+) harmful, (\d+) harmless", " ".join(readme.split()))
+    assert said, "README no longer says how many bugs tests/diagnose_battery/ holds"
+    kinds = [load(name).kind for name in CASES]
+    harmless = kinds.count("harmless")
+    assert tuple(map(int, said.groups())) == (len(kinds), len(kinds) - harmless, harmless)
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_case_is_what_its_kind_says(name, tmp_path):
     case = load(name)
