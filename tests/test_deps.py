@@ -80,14 +80,17 @@ def test_editing_one_manifest_entry_re_executes_only_the_pages_that_load_its_exa
     assert {page for page in EXECUTED if before[page] != after[page]} == {"theory/04-autograd-tape-walk-mini-gpt"}
 
 
-def test_minigpt_s_experiments_are_kept_under_the_fingerprint_of_every_module_they_run():
+def test_minigpt_s_experiments_are_kept_under_the_fingerprint_of_every_module_they_run(monkeypatch):
     from minigpt import experiments
-    from phase25.experiments import _minigpt
+    from phase25 import experiments as lesson
 
     package = REPO / "minigpt"
     read = {p.relative_to(package).as_posix() for p in deps.closure({Path(experiments.__file__)})}
     assert {"experiments.py", "train.py", "model.py", "data.py", "__init__.py"} <= read
-    assert _minigpt() == deps.fingerprint(deps.closure({package / "experiments.py"}))
+    keys: list[str] = []
+    monkeypatch.setattr(lesson.store, "memoized", lambda kind, key, compute: keys.append(key))
+    lesson.stored("run_b(anomaly=False)", lambda: None)
+    assert keys == [f"run_b(anomaly=False)-{deps.fingerprint(deps.closure({package / 'experiments.py'}))}"]
 
 
 def test_an_example_depends_on_the_entries_it_reads():
