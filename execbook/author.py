@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import build, cases, config, pages
+from . import build, cases, config, executor, pages
 
 
 def run(name: str) -> int:
@@ -70,7 +70,8 @@ def page(target: str) -> int:
         print(f"execbook: {failed}", file=sys.stderr)
         return 1
     try:
-        build.execute(notebooks, [docname])
+        with executor.Warm(build.preload({docname: notebooks[docname]})) as pool:
+            build.execute(notebooks, [docname], pool)
     except build.BuildFailed as failed:
         print(f"\n{failed}", file=sys.stderr)
         return 1

@@ -25,14 +25,14 @@ import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, check, config, deps, pages, store
+from . import cases, check, config, deps, executor, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -126,9 +126,10 @@ def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
 
 
 def kernel_config(sockets: str | Path) -> "Config":
-    """nbclient's configuration: the kernel listens on IPC sockets in the folder `sockets` (over
-    TCP, ipykernel 7 warns that it runs without encryption); the path must be absolute, as the
-    kernel starts in the page's folder."""
+    """nbclient's configuration, to run a notebook in a Jupyter kernel (the tests run the downloads
+    so): the kernel listens on IPC sockets in the folder `sockets` (over TCP, ipykernel 7 warns
+    that it runs without encryption); the path must be absolute, as the kernel starts in the page's
+    folder."""
     from traitlets.config import Config
 
     return Config(
@@ -140,20 +141,37 @@ def kernel_config(sockets: str | Path) -> "Config":
     )
 
 
+def preload(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
+    """What every page's process would import, for the warm process to import once (execbook.executor):
+    the engine's side of the kernel, then the modules the pages' examples import, and the hooks'."""
+    import ast
+
+    modules = ["IPython.core.interactiveshell", "myst_nb", f"{__package__}.kernel"]
+    for name in sorted({e for by_language in notebooks.values() for e in loaded(next(iter(by_language.values())))}):
+        tree = ast.parse(cases.manifest()[name].path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                modules += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                modules.append(node.module)
+    modules += [value.split(":")[0] for value in config.HOOKS.values()]
+    return list(dict.fromkeys(modules))
+
+
 def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
-    """(docname, executed notebook as JSON, seconds, error or None), in a worker process."""
+    """(docname, executed notebook as JSON, seconds, error or None), in a child of the warm process."""
     import nbformat
-    from jupyter_cache.executors.utils import single_nb_execution
+
+    from . import executor, kernel, outputs
 
     notebook = nbformat.reads(notebook_json, as_version=4)
-    with TemporaryDirectory(prefix="kernel-") as sockets:
-        result = single_nb_execution(notebook, cwd=cwd, timeout=600, allow_errors=False, config=kernel_config(sockets))
-    error = None if result.err is None else explain(docname, notebook, result.err)
+    start = time.perf_counter()
+    failed = executor.run_notebook(notebook, cwd, on_shell=kernel.install)
+    seconds = time.perf_counter() - start
+    error = None if failed is None else explain(docname, notebook, failed)
     if error is None:  # nothing unstable is published (execbook.outputs)
-        from . import outputs
-
         error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
-    return docname, nbformat.writes(notebook), result.time, error
+    return docname, nbformat.writes(notebook), seconds, error
 
 
 def loaded(notebook: NotebookNode) -> list[str]:
@@ -175,10 +193,11 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     }
 
 
-def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
-    """Execute the stale pages into the cache, two at a time, each as soon as the pages whose
-    outcomes it reads are done (waits_for), the longest first; or BuildFailed with a paragraph per
-    page that failed. Each page is released once cached (release: Sphinx may read it)."""
+def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], pool: "executor.Warm") -> None:
+    """Execute the stale pages into the cache, two at a time (each in a child of the warm process
+    `pool`), each as soon as the pages whose outcomes it reads are done (waits_for), the longest
+    first; or BuildFailed with a paragraph per page that failed. Each page is released once cached
+    (release: Sphinx may read it)."""
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
@@ -188,7 +207,10 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
     if precompute is not None:
         start = time.perf_counter()
         say(f"computing the shared experiments ({WORKERS} processes) ...")
-        precompute(WORKERS)
+        try:
+            pool.submit(precompute, WORKERS).result()
+        except executor.TaskFailed as failed:
+            raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed: {failed}") from None
         say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
     cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
@@ -196,42 +218,46 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
     records = cache.list_cache_records()  # a page's seconds when it last ran, wherever the checkout was
     took = {d: (r.data or {}).get("execution_seconds", 0) for r in records for d in stale if r.uri.endswith(f"/{d}.md")}
-    with ProcessPoolExecutor(WORKERS) as pool:
-        running: dict = {}
-        while waiting or running:
-            # the pages that waited for others first (they end the build), then the longest when they last
-            # ran (so that none starts last and runs alone), then the biggest
-            ready = sorted(
-                (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
-            )
-            for docname in ready[: WORKERS - len(running)]:  # "executing" means it runs now
-                del waiting[docname]
-                language, notebook = next(iter(notebooks[docname].items()))
-                say(f"executing {docname} ...")
-                cwd = str(config.REPO)  # a page's code runs from the repository's root, as in a clone
-                running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
-            if not running:  # what is left waits for a page that failed
-                break
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for job in finished:
-                del running[job]
+    running: dict = {}
+    while waiting or running:
+        # the pages that waited for others first (they end the build), then the longest when they last
+        # ran (so that none starts last and runs alone), then the biggest
+        ready = sorted(
+            (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
+        )
+        for docname in ready[: WORKERS - len(running)]:  # "executing" means it runs now
+            del waiting[docname]
+            language, notebook = next(iter(notebooks[docname].items()))
+            say(f"executing {docname} ...")
+            cwd = str(config.REPO)  # a page's code runs from the repository's root, as in a clone
+            running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
+        if not running:  # what is left waits for a page that failed
+            break
+        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        for job in finished:
+            docname = running.pop(job)
+            try:
                 docname, executed, seconds, error = job.result()
-                if error:
-                    say(f"{docname} failed after {seconds:.1f} s")
-                    problems.append(error)
-                    continue
-                done.add(docname)
-                say(f"{docname} executed in {seconds:.1f} s ({cells[docname]} cells)")
-                uri = str(config.DOCS / next(iter(notebooks[docname])) / f"{docname}.md")
-                for old in cache.list_cache_records():  # the page's earlier executions: no longer used
-                    if old.uri == uri:
-                        cache.remove_cache(old.pk)
-                cache.cache_notebook_bundle(
-                    CacheBundleIn(nbformat.reads(executed, as_version=4), uri, data={"execution_seconds": seconds}),
-                    check_validity=False,
-                    overwrite=True,
-                )
-                release(docname)
+            except executor.TaskFailed as failed:
+                say(f"{docname} failed")
+                problems.append(f"{docname} ({', '.join(config.LANGUAGES)}): {failed}")
+                continue
+            if error:
+                say(f"{docname} failed after {seconds:.1f} s")
+                problems.append(error)
+                continue
+            done.add(docname)
+            say(f"{docname} executed in {seconds:.1f} s ({cells[docname]} cells)")
+            uri = str(config.DOCS / next(iter(notebooks[docname])) / f"{docname}.md")
+            for old in cache.list_cache_records():  # the page's earlier executions: no longer used
+                if old.uri == uri:
+                    cache.remove_cache(old.pk)
+            cache.cache_notebook_bundle(
+                CacheBundleIn(nbformat.reads(executed, as_version=4), uri, data={"execution_seconds": seconds}),
+                check_validity=False,
+                overwrite=True,
+            )
+            release(docname)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -426,14 +452,15 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
     stale = stale_pages(notebooks)
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    with TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
+    warm = executor.Warm(preload(notebooks) if stale else ())  # importing while Sphinx starts
+    with warm, TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
         os.environ[PENDING] = folder
         for docname in stale:
             (Path(folder) / docname).parent.mkdir(parents=True, exist_ok=True)
             (Path(folder) / docname).touch()
         processes = {language: sphinx(language, fresh) for language in languages}
         try:
-            execute(notebooks, stale)
+            execute(notebooks, stale, warm)
             lost_content(notebooks, stale)
             computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
             twice = sorted({e for e in computed if computed.count(e) > 1})

@@ -9,9 +9,10 @@ and a hidden `_book.check("<example>")` after each cell that loads an example, w
 cell against examples/cases.toml and runs the example's hidden checks: a page declares no
 expectation itself.
 
-Inside IPython, importing this module also makes what the cells print readable (execbook.tracebacks):
-the traceback of a cell that raises keeps the frames of the reader's code and folds those of torch,
-Python and Jupyter into a line that counts them; no path of the build machine is shown.
+The build's executor (execbook.executor) installs it in the IPython shell that runs the page
+(`install`), which makes what the cells print readable (execbook.tracebacks): the traceback of a
+cell that raises keeps the frames of the reader's code and folds those of torch, Python and
+Jupyter into a line that counts them; no path of the build machine is shown.
 """
 
 import builtins
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 _last: dict[str, BaseException | None] = {"error": None}
-CELL_OUTPUT_FLUSH_S = 24 * 3600  # longer than any cell: ipykernel flushes a cell's output when it ends
 _baseline: set[str] = set()  # the names of the page's namespace before its first example (stamp)
 _outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
 
@@ -56,15 +56,10 @@ def remember_error(error: BaseException | None) -> None:
 
 
 def install(shell: "InteractiveShell") -> None:
-    """Set up the IPython shell that runs a page's cells: after every cell, remember what it raised
-    (for check); show a cell's error and the warnings it emits through execbook.tracebacks."""
+    """Set up the IPython shell that runs a page's cells (execbook.executor): after every cell,
+    remember what it raised (for check); show a cell's error and the warnings it emits through
+    execbook.tracebacks."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
-    # ipykernel sends what a cell prints in chunks, one every 0.2 s; MyST-NB joins a cell's chunks
-    # after stripping each one's trailing blank lines, so where the chunks were cut (how fast this
-    # machine ran the cell) would change the page. Send each cell's output once, when it ends.
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "flush_interval"):
-            stream.flush_interval = CELL_OUTPUT_FLUSH_S
     places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
     shell.set_custom_exc(
         (Exception,), lambda shell, etype, value, tb, tb_offset=None: _show_exception(shell, places, etype, value, tb)
@@ -101,11 +96,6 @@ def _ipython() -> "InteractiveShell | None":
     """The IPython shell running this code, or None: IPython puts its get_ipython among the builtins."""
     get_ipython = getattr(builtins, "get_ipython", None)
     return None if get_ipython is None else get_ipython()
-
-
-_shell = _ipython()
-if _shell is not None:
-    install(_shell)
 
 
 def _namespace() -> dict[str, Any]:
