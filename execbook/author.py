@@ -70,7 +70,7 @@ def page(target: str) -> int:
         print(f"execbook: {failed}", file=sys.stderr)
         return 1
     try:
-        with executor.Warm(build.preload({docname: notebooks[docname]})) as pool:
+        with executor.Warm(build.preload()) as pool:
             build.execute(notebooks, [docname], pool)
     except build.BuildFailed as failed:
         print(f"\n{failed}", file=sys.stderr)

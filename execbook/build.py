@@ -28,7 +28,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nbformat import NotebookNode
 
@@ -141,21 +141,22 @@ def kernel_config(sockets: str | Path) -> "Config":
     )
 
 
-def preload(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
+def preload() -> list[str]:
     """What every page's process would import, for the warm process to import once (execbook.executor):
-    the engine's side of the kernel, then the modules the pages' examples import, and the hooks'."""
+    the engine's side of the kernel, then the modules the examples import, and the hooks'."""
     import ast
 
     modules = ["IPython.core.interactiveshell", "myst_nb", f"{__package__}.kernel"]
-    for name in sorted({e for by_language in notebooks.values() for e in loaded(next(iter(by_language.values())))}):
-        tree = ast.parse(cases.manifest()[name].path.read_text(encoding="utf-8"))
+    for case in cases.manifest().values():
+        tree = ast.parse(case.path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 modules += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 modules.append(node.module)
     modules += [value.split(":")[0] for value in config.HOOKS.values()]
-    return list(dict.fromkeys(modules))
+    # not a command's main module, nor a private one (torch._dynamo: one page's, and slow to import)
+    return [m for m in dict.fromkeys(modules) if not any(part.startswith("_") for part in m.split("."))]
 
 
 def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
@@ -203,12 +204,11 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], poo
 
     if not stale:
         return
-    precompute = config.hook("precompute")
-    if precompute is not None:
+    if "precompute" in config.HOOKS:
         start = time.perf_counter()
         say(f"computing the shared experiments ({WORKERS} processes) ...")
         try:
-            pool.submit(precompute, WORKERS).result()
+            pool.submit(_hook, "precompute", WORKERS).result()
         except executor.TaskFailed as failed:
             raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed: {failed}") from None
         say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
@@ -444,16 +444,35 @@ def source_warning(warning: str) -> str:
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """Sphinx (a process per language) starts once the build knows which pages it executes: it reads
-    the others while they run, and each of them as soon as the build has cached it."""
+    """The warm process that runs the pages starts first: it imports while the sources are checked
+    and Sphinx starts."""
     started = time.time()
     kernel_environment()
+    with executor.Warm(preload()) as warm:
+        notes = _build(languages, warm, started)
+    for line in notes:
+        say(line)
+
+
+def _hook(name: str, *arguments: object) -> Any:
+    """Run a hook of [tool.book.hooks] (in a child of the warm process, which imported its module)."""
+    function = config.hook(name)
+    assert function is not None
+    return function(*arguments)
+
+
+def _build(languages: tuple[str, ...], warm: "executor.Warm", started: float) -> list[str]:
+    """Sphinx (a process per language) starts once the build knows which pages it executes: it reads
+    the others while they run, and each of them as soon as the build has cached it. Returns what the
+    report hook says of the pages executed."""
     notebooks = check_sources()
     stale = stale_pages(notebooks)
+    if not stale:
+        warm.close()  # nothing to run: it stops importing
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    warm = executor.Warm(preload(notebooks) if stale else ())  # importing while Sphinx starts
-    with warm, TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
+    notes: list[str] = []
+    with TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
         os.environ[PENDING] = folder
         for docname in stale:
             (Path(folder) / docname).parent.mkdir(parents=True, exist_ok=True)
@@ -462,6 +481,8 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         try:
             execute(notebooks, stale, warm)
             lost_content(notebooks, stale)
+            if stale and "report" in config.HOOKS:
+                notes = warm.submit(_hook, "report").result()
             computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
             twice = sorted({e for e in computed if computed.count(e) > 1})
             if twice:
@@ -496,9 +517,7 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
     )
     glue_changes(notebooks)
-    book_notes = config.hook("report")
-    for line in book_notes() if book_notes is not None and stale else []:
-        say(line)
+    return notes
 
 
 def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:

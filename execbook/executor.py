@@ -104,6 +104,8 @@ class Warm:
     def close(self) -> None:
         """Stop the warm process: at once if it ran nothing (it may still be importing), else once
         its children answered."""
+        if self._connection.closed:
+            return
         with contextlib.suppress(OSError):
             self._connection.send(None)
         self._process.join(10 if self._futures else 0)

@@ -237,6 +237,7 @@ FIRST_ALONE = ["axe_script"]  # the longest of the tests that go one by one (axe
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: an end-to-end test (whole builds, the browser, just): nox -s e2e")
+    config.addinivalue_line("markers", "reads_example_results: reads what the examples did (-k can select it)")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads -n
@@ -265,6 +266,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if E2E_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.e2e)
+        if "example_results" in item.fixturenames:
+            item.add_marker(pytest.mark.reads_example_results)
         for fixture, group in SHARED_FIXTURES.items():
             if fixture in item.fixturenames:
                 module = f":{item.module.__name__}" if fixture in PER_MODULE else ""
@@ -289,7 +292,7 @@ def pytest_collection_finish(session):
         _examples.update(
             out=out,
             process=subprocess.Popen(
-                [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out)],
+                [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out), *examples_read(waiting)],
                 cwd=REPO,
                 env=env,
                 stdout=subprocess.PIPE,
@@ -297,6 +300,17 @@ def pytest_collection_finish(session):
                 text=True,
             ),
         )
+
+
+def examples_read(items):
+    """The examples these tests read (each names its example: its `name` parameter) and those they
+    depend on; none (meaning every example) when one of the tests does not name its example."""
+    from execbook import deps
+
+    named = [item.callspec.params.get("name") if hasattr(item, "callspec") else None for item in items]
+    if not all(named):
+        return []
+    return sorted({entry for name in named for entry in deps.example_entries(name)})
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -2,7 +2,9 @@
 what each did (judged by execbook.cases.judge, as the book's guards judge a cell) and every file of
 the repository it opened or ran, to the JSON file named on the command line.
 
-    python tests/run_examples.py OUT.json
+    python tests/run_examples.py OUT.json [NAME ...]
+
+(only the examples named, if any are)
 
 The repository's packages are imported afresh for each example, so each one's imports count for
 it; child processes (the reproducer runs `just`, which runs python -m minigpt) log their own
@@ -58,7 +60,7 @@ def forget_our_modules(packages):
         del sys.modules[name]
 
 
-def main(out):
+def main(out, names):
     from execbook import cases  # judged with the module loaded before any example runs
     from execbook.config import PACKAGES, hook
 
@@ -73,7 +75,7 @@ def main(out):
         PYTHONPATH=os.pathsep.join([str(REPO / "tests" / "audit_site"), str(REPO)]),
     )
     sys.addaudithook(audit)
-    for name in cases.manifest():
+    for name in [n for n in cases.manifest() if not names or n in names]:
         forget_our_modules(PACKAGES)
         log.write_text("", encoding="utf-8")
         current["opened"] = set()
@@ -96,4 +98,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2:])

@@ -28,10 +28,11 @@ def test_every_file_an_example_opens_is_declared(example_results, name):
     assert opened <= declared, f"{name} read files it does not declare: {sorted(opened - declared)}"
 
 
-def test_the_watch_sees_subprocesses(example_results):
+@pytest.mark.parametrize("name", ["reproducer"])
+def test_the_watch_sees_subprocesses(example_results, name):
     """The reproducer's own imports are few; `just` reading the justfile and python -m minigpt
     reading minigpt/cli.py happen in child processes."""
-    opened = set(example_results["reproducer"]["opened"])
+    opened = set(example_results[name]["opened"])
     assert {"justfile", "minigpt/cli.py", "minigpt/model.py"} <= opened
 
 
