@@ -143,10 +143,12 @@ def kernel_config(sockets: str | Path) -> "Config":
 
 def preload() -> list[str]:
     """What every page's process would import, for the warm process to import once (execbook.executor):
-    the engine's side of the kernel, then the modules the examples import, and the hooks'."""
+    the hooks' modules (the first task runs the precompute hook), the engine's side of the kernel,
+    then the modules the examples import."""
     import ast
 
-    modules = ["IPython.core.interactiveshell", "myst_nb", f"{__package__}.kernel"]
+    modules = [value.split(":")[0] for value in config.HOOKS.values()]
+    modules += ["IPython.core.interactiveshell", "myst_nb", f"{__package__}.kernel"]
     for case in cases.manifest().values():
         tree = ast.parse(case.path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -154,7 +156,6 @@ def preload() -> list[str]:
                 modules += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 modules.append(node.module)
-    modules += [value.split(":")[0] for value in config.HOOKS.values()]
     # not a command's main module, nor a private one (torch._dynamo: one page's, and slow to import)
     return [m for m in dict.fromkeys(modules) if not any(part.startswith("_") for part in m.split("."))]
 

@@ -123,11 +123,11 @@ class Warm:
 
 
 def _serve(connection: Connection, preload: list[str]) -> None:
-    """The warm process: import what every task would, then fork a child per task."""
-    for name in preload:
-        with contextlib.suppress(Exception):  # a page that imports it meets the error where it is written
-            importlib.import_module(name)
+    """The warm process: import what every task would, one module at a time, forking a child for
+    each task as it comes (one that comes early finds the first modules imported, and imports
+    what else it needs itself)."""
     children: dict[Connection, tuple[int, int, float]] = {}  # the child's pipe -> (task, pid, started)
+    preload = list(preload)
 
     def stop(*_: object) -> None:
         for _task, pid, _started in children.values():
@@ -140,7 +140,10 @@ def _serve(connection: Connection, preload: list[str]) -> None:
         for _task, pid, started in list(children.values()):
             if time.monotonic() - started > TIMEOUT_S:
                 os.kill(pid, signal.SIGKILL)  # its reader sees the end of the pipe next
-        for ready in wait([connection, *children], timeout=POLL_S):
+        if preload:
+            with contextlib.suppress(Exception):  # a page that imports it meets the error where it is written
+                importlib.import_module(preload.pop(0))
+        for ready in wait([connection, *children], timeout=0 if preload else POLL_S):
             if ready is connection:
                 try:
                     message = connection.recv()
