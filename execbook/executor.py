@@ -86,7 +86,10 @@ class Warm:
         with self._lock:
             task = len(self._futures)
             self._futures[task] = future
-            self._connection.send((task, fn, args))
+            try:
+                self._connection.send((task, fn, args))
+            except OSError:
+                future.set_exception(TaskFailed("the build's warm process stopped"))
         return future
 
     def _read(self) -> None:

@@ -140,3 +140,12 @@ def test_leaving_stops_the_warm_process_and_its_children(tmp_path):
     status = Path(f"/proc/{(tmp_path / 'pid').read_text()}/status")
     time.sleep(0.2)
     assert not status.exists() or "State:\tZ" in status.read_text()  # gone, or dead and not yet reaped
+
+
+def test_a_task_given_once_the_warm_process_is_gone_fails_in_one_line():
+    with executor.Warm() as pool:
+        pool._process.kill()
+        pool._process.join()
+        pool._reader.join(10)
+        with pytest.raises(executor.TaskFailed, match="warm process stopped"):
+            pool.submit(sleep, 0).result(timeout=20)
