@@ -100,13 +100,15 @@ class Warm:
                 break
             future = self._futures[task]
             future.set_result(value) if ok else future.set_exception(TaskFailed(value))
-        for future in self._futures.values():  # the warm process is gone
+        with self._lock:
+            left = list(self._futures.values())
+        for future in left:  # the warm process is gone
             if not future.done():
                 future.set_exception(TaskFailed("the build's warm process stopped"))
 
     def close(self) -> None:
-        """Stop the warm process: at once if it ran nothing (it may still be importing), else once
-        its children answered."""
+        """Stop the warm process and any task still running (it may still be importing: a warm
+        process that ran nothing is killed at once)."""
         if self._connection.closed:
             return
         with contextlib.suppress(OSError):
