@@ -36,7 +36,6 @@ from . import cases, check, config, deps, executor, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
-    from traitlets.config import Config
 
 WORKERS = 2
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -123,22 +122,6 @@ def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
         except KeyError:
             stale.append(docname)
     return stale
-
-
-def kernel_config(sockets: str | Path) -> "Config":
-    """nbclient's configuration, to run a notebook in a Jupyter kernel (the tests run the downloads
-    so): the kernel listens on IPC sockets in the folder `sockets` (over TCP, ipykernel 7 warns
-    that it runs without encryption); the path must be absolute, as the kernel starts in the page's
-    folder."""
-    from traitlets.config import Config
-
-    return Config(
-        {
-            "KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")},
-            # every output is in once the last cell ends: a graceful shutdown only waits
-            "NotebookClient": {"shutdown_kernel": "immediate"},
-        }
-    )
 
 
 def preload() -> list[str]:

@@ -32,7 +32,7 @@ import pytest
 from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
-from execbook.build import executed_pages, kernel_config
+from execbook.build import executed_pages
 from execbook.sphinxext import downloads
 
 REPO = Path(__file__).resolve().parents[1]
@@ -392,6 +392,21 @@ def program(site, language, page):
 
 
 # ---------------------------------------------------------------- run as a reader would
+
+
+def kernel_config(sockets):
+    """nbclient's configuration for a reader's fresh Jupyter kernel: the kernel listens on IPC
+    sockets in the folder `sockets` (over TCP, ipykernel 7 warns that it runs without encryption);
+    the path must be absolute, as the kernel starts in the page's folder."""
+    from traitlets.config import Config
+
+    return Config(
+        {
+            "KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")},
+            # every output is in once the last cell ends: a graceful shutdown only waits
+            "NotebookClient": {"shutdown_kernel": "immediate"},
+        }
+    )
 
 
 def execute_notebook(path, result):
