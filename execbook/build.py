@@ -131,7 +131,7 @@ def preload() -> list[str]:
     import ast
 
     modules = [value.split(":")[0] for value in config.HOOKS.values()]
-    modules += ["IPython.core.interactiveshell", "myst_nb", f"{__package__}.kernel"]
+    modules += ["IPython.core.interactiveshell", "ipykernel.ipkernel", "myst_nb", f"{__package__}.kernel"]
     for case in cases.manifest().values():
         tree = ast.parse(case.path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -21,7 +21,6 @@ import gc
 import importlib
 import json
 import os
-import platform
 import signal
 import sys
 import tempfile
@@ -38,15 +37,6 @@ from nbformat.v4 import new_output
 
 TIMEOUT_S = 600  # a task still running after this long is stopped, and fails
 POLL_S = 5  # how often the warm process looks for a task past its time
-LANGUAGE_INFO = {  # what ipykernel tells a notebook of its language (MyST-NB highlights with it)
-    "name": "python",
-    "version": platform.python_version(),
-    "mimetype": "text/x-python",
-    "codemirror_mode": {"name": "ipython", "version": 3},
-    "pygments_lexer": "ipython3",
-    "nbconvert_exporter": "python",
-    "file_extension": ".py",
-}
 
 
 class CellFailed(Exception):
@@ -351,7 +341,9 @@ def run_notebook(notebook: NotebookNode, cwd: str, on_shell: Callable[[Any], Non
     shell = _shell(outputs)
     if on_shell is not None:
         on_shell(shell)
-    notebook.metadata["language_info"] = LANGUAGE_INFO
+    from ipykernel.ipkernel import IPythonKernel
+
+    notebook.metadata["language_info"] = IPythonKernel.language_info  # what ipykernel tells nbclient
     for cell in notebook.cells:
         if cell.cell_type != "code" or not cell.source.strip():
             continue

@@ -111,11 +111,19 @@ def test_a_task_that_dies_or_raises_fails_its_future_and_the_next_one_still_runs
     assert warm.submit(sleep, 0).result(timeout=60) == 0
 
 
-def test_tasks_run_side_by_side(warm):
-    start = time.perf_counter()
-    futures = [warm.submit(sleep, 1) for _ in range(2)]
-    assert [f.result(timeout=60) for f in futures] == [1, 1]
-    assert time.perf_counter() - start < 1.9
+def meet(folder, me, other):
+    """Say this task is here, then wait (at most 20 s) for the other: True if it came meanwhile."""
+    (folder / me).touch()
+    waited = 0.0
+    while not (folder / other).exists() and waited < 20:
+        time.sleep(0.05)
+        waited += 0.05
+    return (folder / other).exists()
+
+
+def test_tasks_run_side_by_side(warm, tmp_path):
+    futures = [warm.submit(meet, tmp_path, me, other) for me, other in (("a", "b"), ("b", "a"))]
+    assert [f.result(timeout=60) for f in futures] == [True, True], "one task waited for the other to end"
 
 
 def test_a_task_past_its_time_is_stopped(monkeypatch):
