@@ -94,11 +94,10 @@ def example_dependencies(name: str) -> frozenset[Path]:
 
 @cache
 def kernel_dependencies() -> frozenset[Path]:
-    """What every executed page's kernel runs around its cells: execbook.kernel, the executor that
-    records its outputs, the book's hooks (the guard calls its judge), and what they import."""
+    """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
+    (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
-    engine = {REPO / "execbook" / "kernel.py", REPO / "execbook" / "executor.py"}
-    return frozenset(closure({*engine, *filter(None, hooks)}))
+    return frozenset(closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:

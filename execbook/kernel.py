@@ -9,7 +9,7 @@ and a hidden `_book.check("<example>")` after each cell that loads an example, w
 cell against examples/cases.toml and runs the example's hidden checks: a page declares no
 expectation itself.
 
-The build's executor (execbook.executor) installs it in the IPython shell that runs the page
+The build installs it in the Jupyter kernel that runs the page, before the page's first cell
 (`install`), which makes what the cells print readable (execbook.tracebacks): the traceback of a
 cell that raises keeps the frames of the reader's code and folds those of torch, Python and
 Jupyter into a line that counts them; no path of the build machine is shown.
@@ -56,7 +56,7 @@ def remember_error(error: BaseException | None) -> None:
 
 
 def install(shell: "InteractiveShell") -> None:
-    """Set up the IPython shell that runs a page's cells (execbook.executor): after every cell,
+    """Set up the IPython shell of the kernel that runs a page (execbook.build warms it up): after every cell,
     remember what it raised (for check); show a cell's error and the warnings it emits through
     execbook.tracebacks."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))

@@ -35,10 +35,8 @@ JUPYTER = {
     "debugpy",
     "nbclient",
 }  # as "Jupyter"
-# The engine's modules that run a page's cells in the build (execbook.executor), around its frames.
-RUNNER = {
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{n}.py") for n in ("__main__", "build", "executor")
-}
+# The engine's modules that run a page's cells outside a kernel (python -m execbook), around its frames.
+RUNNER = {os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{n}.py") for n in ("__main__", "build")}
 VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
 PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 # A C++ source named in torch's messages ("Triggered internally at /__w/pytorch/pytorch/torch/

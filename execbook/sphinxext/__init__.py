@@ -1,9 +1,9 @@
 """The book's Sphinx extension (listed as "execbook.sphinxext" in execbook/sphinxext/config.py):
 
 - bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
-- here: the manifest's setup cell, tags and guards added to each executed page before MyST-NB reads
-  it (execbook.pages), with the files it depends on (execbook.deps: editing one re-reads the pages
-  that use it, which take their outputs from the execution cache); each image a link to itself,
+- here: the files each executed page depends on (execbook.deps: editing one re-reads the pages that
+  use it, which take their outputs from the execution cache; MyST-NB reads the page with the book's
+  reader, execbook.pages, registered in execbook.sphinxext.config); each image a link to itself,
   full size (a phone's reader opens it and zooms in); no script a page does not use;
 - downloads: each executed page's notebook and script (markdown: MyST made plain Markdown), and the
   page header's menu that offers them;
@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
-from sphinx.errors import ExtensionError
 
-from .. import build, deps, pages
+from .. import deps, pages
 from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
 from . import bilingual, downloads, links, status
 
@@ -27,14 +26,10 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 
-def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
+def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
-    build.wait_for_execution(docname)  # a page the build still executes: read once it is cached
-    try:
-        source[0], names = pages.expand(source[0], app.env.doc2path(docname))[:2]
-    except pages.PageError as exc:
-        raise ExtensionError(f"{docname}: {exc}") from None
+    names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
     for dependency in sorted(deps.page_dependencies(names) | {MANIFEST}):
         app.env.note_dependency(str(dependency))
 
@@ -113,9 +108,7 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
     for part in (bilingual, downloads, links, status):
         part.setup(app)
     app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
-    app.connect("source-read", add_cases)
-    # the pages the build still executes, last (sorted() is stable: Sphinx's order otherwise)
-    app.connect("env-before-read-docs", lambda app, env, docnames: docnames.sort(key=build.pending))
+    app.connect("source-read", note_dependencies)
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)
     app.connect("html-page-context", link_images)
