@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, check, config, deps, pages, store
+from . import cases, check, comments, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -411,9 +411,10 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         lines = CELL_LINE.findall(traceback)
         declared = cases.manifest()[name].expected()
         raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
+        shown = cases.split(cases.manifest()[name].path)[0]
         return cases.Failure(
             f"examples/{name}.py",
-            int(lines[-1]) if lines else None,
+            comments.file_line(shown, int(lines[-1])) if lines else None,
             "raised",
             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
             f"{borrowed(notebook, name, evalue)}",

@@ -16,7 +16,7 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from . import cases, config, store
+from . import cases, comments, config, store
 from .config import REPO
 
 
@@ -103,7 +103,8 @@ def kernel_dependencies() -> frozenset[Path]:
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:
     """The fingerprint of these repository files, of extra strings and of the installed releases of
     the distributions [tool.book] `fingerprinted` names (torch, for phase 25)."""
-    return store.fingerprint(paths, REPO, *(f"{d} {version(d)}" for d in config.FINGERPRINTED), *extra)
+    releases = (f"{d} {version(d)}" for d in config.FINGERPRINTED)
+    return store.fingerprint(paths, REPO, *releases, *extra, read=comments.fingerprinted)  # comments run nothing
 
 
 def example_entries(name: str) -> list[str]:

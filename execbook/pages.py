@@ -6,7 +6,8 @@ the one reader of such a page: the build executes its notebook (execbook.build) 
 the same one (execbook.sphinxext.config registers it as the page's notebook format), so the
 execution cache serves both. To MyST-NB's own reading of the author's text it adds:
 - in the cell that loads an example, what the page shows of it (its file up to its hidden checks,
-  execbook.cases.split), and its name (`example`, the cell's metadata);
+  execbook.cases.split, each pair of comments in two languages an empty comment: execbook.comments),
+  and its name (`example`, the cell's metadata);
 - under the title, a hidden setup cell that glues the run stamp (shown right below it) and names
   the fingerprint of everything the page depends on (execbook.deps): the page runs again exactly
   when one of those changes;
@@ -26,7 +27,7 @@ from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from . import cases, check, config, deps
+from . import cases, check, comments, config, deps
 
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
@@ -74,7 +75,7 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
         if cell.cell_type != "code" or name is None:
             continue
         names.append(name)
-        cell.source = cases.split(cases.manifest()[name].path)[0].rstrip("\n")
+        cell.source = comments.neutral(cases.split(cases.manifest()[name].path)[0]).rstrip("\n")
         if cases.manifest()[name].expect == "raises":
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), "raises-exception"]
         guard = new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})

@@ -1,7 +1,8 @@
 """The book's Sphinx extension (listed as "execbook.sphinxext" in execbook/sphinxext/config.py):
 
 - bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
-- here: the files each executed page depends on (execbook.deps: editing one re-reads the pages that
+- here: the code of each example in the page's language (its comments: execbook.comments); the
+  files each executed page depends on (execbook.deps: editing one re-reads the pages that
   use it, which take their outputs from the execution cache; MyST-NB reads the page with the book's
   reader, execbook.pages, registered in execbook.sphinxext.config); each image a link to itself,
   full size (a phone's reader opens it and zooms in); no script a page does not use;
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
-from .. import deps, pages
+from .. import cases, comments, deps, pages
 from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
 from . import bilingual, downloads, links, status
 
@@ -30,8 +31,23 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
     names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
-    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST}):
+    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST, Path(__file__)}):  # this file: its comments
         app.env.note_dependency(str(dependency))
+
+
+def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
+    """The code of each example a page shows, with the comments of the page's language
+    (execbook.comments: the notebook executed for every language holds none)."""
+    for source in doctree.findall(
+        lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code_source"
+    ):
+        name = source.parent["cell_metadata"].get(pages.EXAMPLE)
+        block = next(source.findall(nodes.literal_block), None)
+        if name is None or block is None:
+            continue
+        text = comments.shown(cases.split(cases.manifest()[name].path)[0], app.config.language).rstrip("\n")
+        block.children = [nodes.Text(text)]
+        block.rawsource = text
 
 
 def copy_mystnb_stylesheet(app: "Sphinx") -> None:
@@ -109,6 +125,7 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
         part.setup(app)
     app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
     app.connect("source-read", note_dependencies)
+    app.connect("doctree-read", comments_in_language)
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)
     app.connect("html-page-context", link_images)
