@@ -62,16 +62,6 @@ def say(line: str) -> None:
     print(f"docs: {line}", flush=True)
 
 
-def executed_pages(language: str) -> dict[str, Path]:
-    """docname -> source path of the pages of one language that execute code."""
-    tree = config.DOCS / language
-    return {
-        p.relative_to(tree).with_suffix("").as_posix(): p
-        for p in sorted(tree.rglob("*.md"))
-        if config.BUILD.name not in p.parts and pages.is_executed(p.read_text("utf-8"))
-    }
-
-
 def check_sources() -> dict[str, dict[str, NotebookNode]]:
     """docname -> {language: notebook} of every executed page, or BuildFailed."""
     found = check.problems()  # the sources as written, executing nothing (python -m execbook check)
@@ -84,7 +74,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
     problems = []
     notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
-        for docname, path in executed_pages(language).items():
+        for docname, path in pages.executed(language).items():
             try:
                 notebooks.setdefault(docname, {})[language] = pages.notebook(path)
             except pages.PageError as exc:
@@ -94,7 +84,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
         if len({json.dumps(c) for c in code.values()}) > 1:
             problems.append(
                 f"{docname}: the es and en pages run different code; keep their code cells identical "
-                "(code and its comments stay English; one execution serves both)"
+                "(one execution serves both; a comment in each language is a pair in the example, execbook.comments)"
             )
     if problems:
         raise BuildFailed("\n".join(problems))
@@ -181,9 +171,13 @@ class Kernels:
         self.starting.append(asyncio.ensure_future(self._start(self.started)))
 
     async def _start(self, number: int) -> "AsyncKernelManager":
+        from jupyter_client.kernelspec import KernelSpecManager
         from jupyter_client.manager import AsyncKernelManager
 
-        manager = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=f"{self.folder}/kernel-{number}")
+        # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
+        specs = KernelSpecManager(kernel_dirs=[])
+        ip = f"{self.folder}/kernel-{number}"
+        manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc", ip=ip)
         await manager.start_kernel(cwd=str(config.REPO))  # a page's code runs from the repository's root
         self.groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
         client = manager.client()
@@ -274,8 +268,12 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
         def run() -> None:
             try:
                 asyncio.run(_execute(notebooks, stale, kernels, shared))
-            except BaseException as error:  # noqa: BLE001 - raised below, in the build's thread
+            except BuildFailed as error:
                 failed.append(error)
+            except Exception as error:  # noqa: BLE001 - a kernel that would not start or answer
+                failed.append(
+                    BuildFailed(f"a Jupyter kernel (python3: ipykernel) failed: {type(error).__name__}: {error}")
+                )
 
         # Out of the main thread, where nbclient sets no signal handler of its own: the build's stay
         thread = threading.Thread(target=run, daemon=True)

@@ -47,6 +47,16 @@ def is_executed(text: str) -> bool:
     return is_myst_markdown_notebook(text)
 
 
+def executed(language: str) -> dict[str, Path]:
+    """docname -> source path of the pages of one language that execute code."""
+    tree = config.DOCS / language
+    return {
+        p.relative_to(tree).with_suffix("").as_posix(): p
+        for p in sorted(tree.rglob("*.md"))
+        if config.BUILD.name not in p.parts and is_executed(p.read_text("utf-8"))
+    }
+
+
 def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     """The page as the book executes and shows it: MyST-NB's notebook of the author's text, each
     `:load:` made `:example: <name>` (a line for a line), and the manifest's additions."""

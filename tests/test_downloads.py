@@ -32,7 +32,7 @@ import pytest
 from docutils import nodes as docutils_nodes
 from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - fixtures, shared
 
-from execbook.build import executed_pages
+from execbook.pages import executed
 from execbook.sphinxext import downloads
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,7 +41,7 @@ LANGUAGES = ("es", "en")
 WORKERS = 2  # the machine's cores: two runs side by side
 RUN_TIMEOUT_S = 900
 
-PAGES = list(executed_pages("en"))
+PAGES = list(executed("en"))
 
 
 # ---------------------------------------------------------------- the rules, on small inputs

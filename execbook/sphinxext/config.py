@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .. import config
-from ..pages import MYST_EXTENSIONS, is_executed
+from ..pages import MYST_EXTENSIONS, executed
 
 # docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
 # relative to it, so that no absolute path of the build machine reaches the published site
@@ -38,16 +38,6 @@ def build_versions() -> dict[str, str]:
         except PackageNotFoundError:
             found[package.replace("-", "_")] = "not installed"
     return found
-
-
-def executed_pages(language: str) -> list[str]:
-    """The source files, relative to docs/<language>, of the pages of one language that execute code."""
-    tree = config.DOCS / language
-    return [
-        p.relative_to(tree).as_posix()
-        for p in sorted(tree.rglob("*.md"))
-        if config.BUILD.name not in p.parts and is_executed(p.read_text("utf-8"))
-    ]
 
 
 def configure(language: str) -> dict[str, Any]:
@@ -80,8 +70,8 @@ def configure(language: str) -> dict[str, Any]:
         # each executed page is read by the book's reader (execbook.pages.read): its own "format",
         # keyed on the end of its path, so that the other pages stay MyST-NB's plain Markdown
         nb_custom_formats={
-            f"/{page}": ("execbook.pages.read", {"path": f"{config.DOCS.name}/{language}/{page}"}, False)
-            for page in executed_pages(language)
+            f"/{page}.md": ("execbook.pages.read", {"path": f"{config.DOCS.name}/{language}/{page}.md"}, False)
+            for page in executed(language)
         },
         nb_execution_cache_path=str(config.EXECUTION_CACHE),
         nb_execution_raise_on_error=True,
