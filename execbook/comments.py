@@ -64,6 +64,26 @@ def neutral(text: str) -> str:
     return _collapsed(text, lambda indent, texts: f"{indent}#")
 
 
+# A line of a cell's frame in IPython's traceback: "      4 #", "----> 5 x.backward()"
+CONTEXT_LINE = re.compile(r"^(?:-*>)?\s*(?P<number>\d+) [ \t]*#$")
+
+
+def in_traceback(traceback: str, text: str, language: str) -> str:
+    """The traceback of an example's cell, the empty comments its frames show made the language's."""
+    shift, shown = 0, {}
+    for start, count, texts in _pairs(text.split("\n")):
+        shown[start - shift + 1] = texts[language]
+        shift += count - 1
+    lines, cell = traceback.split("\n"), False
+    for i, line in enumerate(lines):
+        if line.startswith(("Cell In[", "File ", "[")):
+            cell = line.startswith("Cell In[")
+        found = CONTEXT_LINE.match(line)
+        if cell and found and int(found["number"]) in shown:
+            lines[i] = f"{line} {shown[int(found['number'])]}".rstrip()
+    return "\n".join(lines)
+
+
 def file_line(text: str, line: int) -> int:
     """The line of an example's file that line `line` (1-based) of its shown text is."""
     shift = 0

@@ -31,8 +31,6 @@ JUPYTER = {
     "debugpy",
     "nbclient",
 }  # as "Jupyter"
-# The engine's modules that run a page's cells outside a kernel (python -m execbook), around its frames.
-RUNNER = {os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{n}.py") for n in ("__main__", "build")}
 VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
 PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 # A C++ source named in torch's messages ("Triggered internally at /__w/pytorch/pytorch/torch/
@@ -76,8 +74,6 @@ class Places:
         if packages:
             top = re.split(r"[/\\.]", path[packages.end() :], maxsplit=1)[0]
             return "Jupyter" if top in JUPYTER else top
-        if os.path.normpath(path) in RUNNER:  # on the reader's machine, Jupyter's frames stand there
-            return "Jupyter"
         inside = _under(path, self.repo)
         if inside is not None:
             return "other code" if VIRTUAL_ENVIRONMENTS & set(inside.split(os.sep)) else "project"

@@ -118,3 +118,21 @@ def test_a_failure_in_a_cell_is_named_at_the_line_of_the_file():
     notebook = new_notebook(cells=[new_code_cell("...", metadata={pages.EXAMPLE: name}, outputs=[error])])
     failed = type("CellExecutionError", (Exception,), {"ename": "ValueError", "evalue": "x"})()
     assert f"examples/{name}.py:{file_line}" in build.explain("p", notebook, failed)
+
+
+def test_the_frames_of_the_cell_in_a_traceback_show_the_languages_comment():
+    shown = comments.neutral(EXAMPLE).split("\n")
+    pair = shown.index("    #") + 1  # the second pair's line in the cell
+    traceback = "\n".join(
+        [
+            "Cell In[6], line 9",
+            f"{pair - 1:>7} for _ in range(2):",
+            f"{pair:>7}     #",
+            f"----> {pair + 1} h.add_(1)",
+            "File minigpt/model.py:3, in f()",
+            f"{pair:>7}     #",
+        ]
+    )
+    lines = comments.in_traceback(traceback, EXAMPLE, "es").split("\n")
+    assert lines[2] == f"{pair:>7}     # dos veces"
+    assert lines[5] == f"{pair:>7}     #", "a frame of another file: as it is"

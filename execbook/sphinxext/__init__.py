@@ -36,18 +36,22 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
 
 
 def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
-    """The code of each example a page shows, with the comments of the page's language
-    (execbook.comments: the notebook executed for every language holds none)."""
-    for source in doctree.findall(
-        lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code_source"
-    ):
-        name = source.parent["cell_metadata"].get(pages.EXAMPLE)
-        block = next(source.findall(nodes.literal_block), None)
-        if name is None or block is None:
+    """The code of each example a page shows, and the frames of its traceback, with the comments of
+    the page's language (execbook.comments: the notebook executed for every language holds none)."""
+    for cell in doctree.findall(lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code"):
+        name = cell["cell_metadata"].get(pages.EXAMPLE)
+        if name is None:
             continue
-        text = comments.shown(cases.split(cases.manifest()[name].path)[0], app.config.language).rstrip("\n")
-        block.children = [nodes.Text(text)]
-        block.rawsource = text
+        text = cases.split(cases.manifest()[name].path)[0]
+        for block in cell.findall(nodes.literal_block):
+            if block.parent.get("nb_element") == "cell_code_source":
+                shown = comments.shown(text, app.config.language).rstrip("\n")
+            elif "traceback" in block["classes"]:
+                shown = comments.in_traceback(block.astext(), text, app.config.language)
+            else:
+                continue
+            block.children = [nodes.Text(shown)]
+            block.rawsource = shown
 
 
 def copy_mystnb_stylesheet(app: "Sphinx") -> None:

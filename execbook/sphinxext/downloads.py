@@ -488,8 +488,10 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
         ) from None
     for cell in merged.cells:  # the comments of the page's language (execbook.comments)
         if cell.get("metadata", {}).get(EXAMPLE) in cases.manifest():
-            shown = cases.split(cases.manifest()[cell.metadata[EXAMPLE]].path)[0]
-            cell.source = comments.shown(shown, app.config.language).rstrip("\n")
+            text, language = cases.split(cases.manifest()[cell.metadata[EXAMPLE]].path)[0], app.config.language
+            cell.source = comments.shown(text, language).rstrip("\n")
+            for output in (o for o in cell.outputs if o.output_type == "error"):
+                output.traceback = [comments.in_traceback(entry, text, language) for entry in output.traceback]
     return merged
 
 
