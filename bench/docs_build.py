@@ -38,7 +38,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from execbook import build as book
-from execbook import config
+from execbook import config, pages
 from execbook.build import copy_repository
 
 PROSE_EDIT = "\nA sentence added by the benchmark: prose only.\n"
@@ -91,11 +91,11 @@ def floor(repo, store):
             ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
             for docname in ready[: book.WORKERS - len(running)]:
                 del waiting[docname]
-                command = [sys.executable, "-c", FLOOR_RUN, *book.loaded(first[docname])]
+                command = [sys.executable, "-c", FLOOR_RUN, *pages.examples(first[docname])]
                 running[pool.submit(timed, command, repo, env)] = docname
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             done |= {running.pop(job) for job in finished if job.result()}
-    return time.perf_counter() - start, len(first), sum(len(book.loaded(nb)) for nb in first.values())
+    return time.perf_counter() - start, len(first), sum(len(pages.examples(nb)) for nb in first.values())
 
 
 def build(repo):

@@ -1,8 +1,8 @@
 """An executable two-language book engine (`python -m execbook`, AUTHORING.md): the facts shared
 with nox and CI (config, from pyproject.toml's [tool.book]), the case manifest and its judge
 (cases), what pages depend on (deps), the results a build keeps (store), the pages as they run
-(pages, kernel, checks, tracebacks), the build and its failure reports (build), the processes
-forked from a warm one that run the pages' cells (executor), the author's
+(pages, kernel, checks, tracebacks), the build, which runs them in Jupyter kernels, and its
+failure reports (build), the author's
 commands (author, scaffold, sizes) and the Sphinx extension (sphinxext). It imports nothing of
 the book it builds: a book's own code comes in by name, through [tool.book.hooks].
 

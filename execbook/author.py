@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import build, cases, config, executor, pages
+from . import build, cases, config, pages
 
 
 def run(name: str) -> int:
@@ -70,8 +70,7 @@ def page(target: str) -> int:
         print(f"execbook: {failed}", file=sys.stderr)
         return 1
     try:
-        with executor.Warm(build.preload()) as pool:
-            build.execute(notebooks, [docname], pool)
+        build.execute(notebooks, [docname])
     except build.BuildFailed as failed:
         print(f"\n{failed}", file=sys.stderr)
         return 1

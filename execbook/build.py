@@ -4,40 +4,47 @@
    fences close, the manifest reads, every executed page loads declared examples, and both
    languages of a page run the same code.
 2. Execute every page whose fingerprint changed since it last ran (execbook.pages): first the shared
-   experiments (phase25.experiments.SHARED) in two processes, then the pages in two processes, each
+   experiments (the precompute hook) in a process group of their own, then the pages, two at a
+   time, each in a Jupyter kernel run by nbclient (the next kernel starts while a page runs), each
    as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
    the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
    cache, keyed on the cells.
-3. Sphinx builds each language (side by side) into a fresh folder, and takes every page's outputs
-   from that cache; it starts before the pages run, and reads each page the build executes once
-   it is cached. The finished site replaces docs/_build/html, so it never holds a file this build
-   did not write.
+3. Then Sphinx builds each language (side by side) into a fresh folder, and takes every page's
+   outputs from that cache. The finished site replaces docs/_build/html, so it never holds a file
+   this build did not write.
 
 A failure ends the build with the page, the example file and line, the reason in one line, and
 what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
 no experiment may be computed twice in one build.
 """
 
+import asyncio
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, check, config, deps, executor, pages, store
+from . import cases, check, comments, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
+    from jupyter_client.manager import AsyncKernelManager
 
 WORKERS = 2
+CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
+KERNEL_START_S = 120
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")  # IPython's own frame label
 
@@ -55,16 +62,6 @@ def say(line: str) -> None:
     print(f"docs: {line}", flush=True)
 
 
-def executed_pages(language: str) -> dict[str, Path]:
-    """docname -> source path of the pages of one language that execute code."""
-    tree = config.DOCS / language
-    return {
-        p.relative_to(tree).with_suffix("").as_posix(): p
-        for p in sorted(tree.rglob("*.md"))
-        if config.BUILD.name not in p.parts and pages.is_executed(p.read_text("utf-8"))
-    }
-
-
 def check_sources() -> dict[str, dict[str, NotebookNode]]:
     """docname -> {language: notebook} of every executed page, or BuildFailed."""
     found = check.problems()  # the sources as written, executing nothing (python -m execbook check)
@@ -77,7 +74,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
     problems = []
     notebooks: dict[str, dict[str, NotebookNode]] = {}
     for language in config.LANGUAGES:
-        for docname, path in executed_pages(language).items():
+        for docname, path in pages.executed(language).items():
             try:
                 notebooks.setdefault(docname, {})[language] = pages.notebook(path)
             except pages.PageError as exc:
@@ -87,7 +84,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
         if len({json.dumps(c) for c in code.values()}) > 1:
             problems.append(
                 f"{docname}: the es and en pages run different code; keep their code cells identical "
-                "(code and its comments stay English; one execution serves both)"
+                "(one execution serves both; a comment in each language is a pair in the example, execbook.comments)"
             )
     if problems:
         raise BuildFailed("\n".join(problems))
@@ -125,13 +122,11 @@ def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
 
 
 def preload() -> list[str]:
-    """What every page's process would import, for the warm process to import once (execbook.executor):
-    the hooks' modules (the first task runs the precompute hook), the engine's side of the kernel,
-    then the modules the examples import."""
+    """What every page's kernel would import, for a kernel started ahead to import before its page
+    runs (Kernels): the engine's side of the kernel, then the modules the examples import."""
     import ast
 
-    modules = [value.split(":")[0] for value in config.HOOKS.values()]
-    modules += ["IPython.core.interactiveshell", "ipykernel.ipkernel", "myst_nb", f"{__package__}.kernel"]
+    modules = ["myst_nb", f"{__package__}.kernel"]
     for case in cases.manifest().values():
         tree = ast.parse(case.path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -143,31 +138,101 @@ def preload() -> list[str]:
     return [m for m in dict.fromkeys(modules) if not any(part.startswith("_") for part in m.split("."))]
 
 
-def _execute(docname: str, notebook_json: str, cwd: str) -> tuple[str, str, float, str | None]:
-    """(docname, executed notebook as JSON, seconds, error or None), in a child of the warm process."""
-    import nbformat
+# Run silently in a kernel started ahead (no execution count, no name left in the page's namespace).
+WARM_UP = """\
+def _warm_up():
+    import importlib
+    import execbook.kernel
+    execbook.kernel.install(get_ipython())
+    for name in {modules!r}:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass  # a page that imports it meets the error where it is written
+_warm_up()
+del _warm_up
+"""
 
-    from . import executor, kernel, outputs
 
-    notebook = nbformat.reads(notebook_json, as_version=4)
+class Kernels:
+    """Jupyter kernels (ipykernel, over IPC sockets in `folder`) started ahead of the pages that
+    run in them: `take` gives a started one and starts the next while the page runs. Each kernel is
+    the leader of its process group (jupyter_client starts it in a session of its own): `kill`
+    stops each, and whatever its page started, even when the build itself is being stopped."""
+
+    def __init__(self, folder: str, modules: list[str]) -> None:
+        self.folder, self.warm_up = folder, WARM_UP.format(modules=modules)
+        self.starting: list[asyncio.Task[AsyncKernelManager]] = []
+        self.groups: list[int] = []
+        self.started = 0
+
+    def start(self) -> None:
+        self.started += 1
+        self.starting.append(asyncio.ensure_future(self._start(self.started)))
+
+    async def _start(self, number: int) -> "AsyncKernelManager":
+        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import AsyncKernelManager
+
+        # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
+        specs = KernelSpecManager(kernel_dirs=[])
+        ip = f"{self.folder}/kernel-{number}"
+        manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc", ip=ip)
+        await manager.start_kernel(cwd=str(config.REPO))  # a page's code runs from the repository's root
+        self.groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=KERNEL_START_S)
+            await client.execute_interactive(self.warm_up, silent=True, store_history=False, timeout=KERNEL_START_S)
+        finally:
+            client.stop_channels()
+        return manager
+
+    async def take(self, more: bool) -> "AsyncKernelManager":
+        """A started kernel; more: start another for a later page."""
+        if not self.starting:
+            self.start()
+        manager = await self.starting.pop(0)
+        if more:
+            self.start()
+        return manager
+
+    def kill(self) -> None:
+        for group in self.groups:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(group, signal.SIGKILL)
+
+
+async def run_page(docname: str, notebook: NotebookNode, manager: "AsyncKernelManager") -> tuple[float, str | None]:
+    """Execute the notebook in the kernel with nbclient (the kernel is shut down after), filling in
+    its outputs; (seconds, the build's explanation of a failure or None)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    from . import outputs
+
     start = time.perf_counter()
-    failed = executor.run_notebook(notebook, cwd, on_shell=kernel.install)
-    seconds = time.perf_counter() - start
-    error = None if failed is None else explain(docname, notebook, failed)
+    # streams merged as they come (stdout first): how ipykernel splits them in chunks varies from run to run
+    client = NotebookClient(notebook, km=manager, timeout=CELL_TIMEOUT_S, record_timing=False, coalesce_streams=True)
+    error: str | None = None
+    try:
+        await client.async_execute()
+    except CellExecutionError as failed:
+        error = explain(docname, notebook, failed)
+    except (CellTimeoutError, DeadKernelError) as failed:
+        error = f"{docname} ({', '.join(config.LANGUAGES)}): {str(failed).strip().splitlines()[0]}"
+    finally:
+        await manager.shutdown_kernel(now=True)
     if error is None:  # nothing unstable is published (execbook.outputs)
         error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
-    return docname, nbformat.writes(notebook), seconds, error
-
-
-def loaded(notebook: NotebookNode) -> list[str]:
-    """The examples a page's notebook loads, in order."""
-    return [c.metadata[pages.EXAMPLE] for c in notebook.cells if pages.EXAMPLE in c.metadata]
+    return time.perf_counter() - start, error
 
 
 def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> dict[str, set[str]]:
     """docname -> the other stale pages it must run after: those that load an example whose outcome
     its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
-    loads = {d: loaded(next(iter(notebooks[d].values()))) for d in stale}
+    loads = {d: pages.examples(next(iter(notebooks[d].values()))) for d in stale}
     return {
         d: {
             other
@@ -178,54 +243,97 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     }
 
 
-def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], pool: "executor.Warm") -> None:
-    """Execute the stale pages into the cache, two at a time (each in a child of the warm process
-    `pool`), each as soon as the pages whose outcomes it reads are done (waits_for), the longest
-    first; or BuildFailed with a paragraph per page that failed. Each page is released once cached
-    (release: Sphinx may read it)."""
+def precompute() -> "subprocess.Popen[str] | None":
+    """Start the precompute hook (the experiments several pages share) in a process group of its own."""
+    if "precompute" not in config.HOOKS:
+        return None
+    code = f"from {__package__} import config; config.hook('precompute')({WORKERS})"
+    return subprocess.Popen(
+        [sys.executable, "-c", code], cwd=config.REPO, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+
+
+def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
+    """Execute the stale pages into the cache after the shared experiments, two at a time, each in
+    a Jupyter kernel of its own, each as soon as the pages whose outcomes it reads are done
+    (waits_for), the longest first; or BuildFailed with a paragraph per page that failed. Whatever
+    the build started is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
+    if not stale:
+        return
+    with TemporaryDirectory(prefix="kernels-") as folder:
+        kernels = Kernels(folder, preload())
+        shared = precompute()
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                asyncio.run(_execute(notebooks, stale, kernels, shared))
+            except BuildFailed as error:
+                failed.append(error)
+            except Exception as error:  # noqa: BLE001 - a kernel that would not start or answer
+                failed.append(
+                    BuildFailed(f"a Jupyter kernel (python3: ipykernel) failed: {type(error).__name__}: {error}")
+                )
+
+        # Out of the main thread, where nbclient sets no signal handler of its own: the build's stay
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        try:
+            thread.join()
+        finally:
+            kernels.kill()
+            if shared is not None and shared.poll() is None:
+                os.killpg(shared.pid, signal.SIGKILL)
+                shared.wait()
+        if failed:
+            raise failed[0]
+
+
+async def _execute(
+    notebooks: dict[str, dict[str, NotebookNode]],
+    stale: list[str],
+    kernels: Kernels,
+    shared: "subprocess.Popen[str] | None",
+) -> None:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
-    if not stale:
-        return
-    if "precompute" in config.HOOKS:
-        start = time.perf_counter()
+    for _ in range(min(WORKERS, len(stale))):  # they start while the shared experiments are computed
+        kernels.start()
+    if shared is not None:
+        begun = time.perf_counter()
         say(f"computing the shared experiments ({WORKERS} processes) ...")
-        try:
-            pool.submit(_hook, "precompute", WORKERS).result()
-        except executor.TaskFailed as failed:
-            raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed: {failed}") from None
-        say(f"shared experiments ready in {time.perf_counter() - start:.1f} s")
+        _, stderr = await asyncio.to_thread(shared.communicate)
+        if shared.returncode:
+            raise BuildFailed(
+                f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}"
+            ) from None
+        say(f"shared experiments ready in {time.perf_counter() - begun:.1f} s")
     cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
     records = cache.list_cache_records()  # a page's seconds when it last ran, wherever the checkout was
     took = {d: (r.data or {}).get("execution_seconds", 0) for r in records for d in stale if r.uri.endswith(f"/{d}.md")}
-    running: dict = {}
+    running: dict[asyncio.Task[tuple[float, str | None]], tuple[str, NotebookNode]] = {}
     while waiting or running:
         # the pages that waited for others first (they end the build), then the longest when they last
         # ran (so that none starts last and runs alone), then the biggest
         ready = sorted(
             (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
         )
-        for docname in ready[: WORKERS - len(running)]:  # "executing" means it runs now
+        for docname in ready[: WORKERS - len(running)]:
             del waiting[docname]
-            language, notebook = next(iter(notebooks[docname].items()))
-            say(f"executing {docname} ...")
-            cwd = str(config.REPO)  # a page's code runs from the repository's root, as in a clone
-            running[pool.submit(_execute, docname, nbformat.writes(notebook), cwd)] = docname
+            notebook = nbformat.from_dict(next(iter(notebooks[docname].values())))
+            manager = await kernels.take(more=len(waiting) >= WORKERS)
+            say(f"executing {docname} ...")  # "executing" means it runs now
+            running[asyncio.ensure_future(run_page(docname, notebook, manager))] = docname, notebook
         if not running:  # what is left waits for a page that failed
             break
-        finished, _ = wait(running, return_when=FIRST_COMPLETED)
+        finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
         for job in finished:
-            docname = running.pop(job)
-            try:
-                docname, executed, seconds, error = job.result()
-            except executor.TaskFailed as failed:
-                say(f"{docname} failed")
-                problems.append(f"{docname} ({', '.join(config.LANGUAGES)}): {failed}")
-                continue
+            docname, notebook = running.pop(job)
+            seconds, error = job.result()
             if error:
                 say(f"{docname} failed after {seconds:.1f} s")
                 problems.append(error)
@@ -237,11 +345,8 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], poo
                 if old.uri == uri:
                     cache.remove_cache(old.pk)
             cache.cache_notebook_bundle(
-                CacheBundleIn(nbformat.reads(executed, as_version=4), uri, data={"execution_seconds": seconds}),
-                check_validity=False,
-                overwrite=True,
+                CacheBundleIn(notebook, uri, data={"execution_seconds": seconds}), check_validity=False, overwrite=True
             )
-            release(docname)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -304,9 +409,10 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         lines = CELL_LINE.findall(traceback)
         declared = cases.manifest()[name].expected()
         raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
+        shown = cases.split(cases.manifest()[name].path)[0]
         return cases.Failure(
             f"examples/{name}.py",
-            int(lines[-1]) if lines else None,
+            comments.file_line(shown, int(lines[-1])) if lines else None,
             "raised",
             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
             f"{borrowed(notebook, name, evalue)}",
@@ -324,7 +430,7 @@ def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
     missing = re.search(r"name '(\w+)' is not defined", evalue)
     if not missing:
         return ""
-    earlier = loaded(notebook)
+    earlier = pages.examples(notebook)
     for other in reversed(earlier[: earlier.index(name)] if name in earlier else []):
         source = cases.split(cases.manifest()[other].path)[0]
         if any(
@@ -346,30 +452,6 @@ def stored_failure(name: str) -> cases.Failure | None:
     return found if isinstance(found, cases.Failure) else None
 
 
-PENDING = "BOOK_PENDING"  # for a Sphinx started while pages still execute: a file per page not executed yet
-
-
-def release(docname: str) -> None:
-    """The page is executed and cached: a Sphinx that waits to read it may go on (wait_for_execution)."""
-    if os.environ.get(PENDING):
-        (Path(os.environ[PENDING]) / docname).unlink(missing_ok=True)
-
-
-def pending(docname: str) -> bool:
-    return bool(os.environ.get(PENDING)) and (Path(os.environ[PENDING]) / docname).is_file()
-
-
-def wait_for_execution(docname: str) -> None:
-    """In a Sphinx started while pages still execute (execbook.sphinxext.add_cases): wait until the build
-    has cached this page's execution, so that MyST-NB reads it from there (the build stops this
-    Sphinx if the page fails; an orphaned one stops itself)."""
-    parent = os.getppid()
-    while pending(docname):
-        if os.getppid() != parent:
-            sys.exit(f"docs: the build stopped before {docname} was executed")
-        time.sleep(0.05)
-
-
 def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
     """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
     options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "-d", str(config.BUILD / "doctrees" / language)]
@@ -388,7 +470,7 @@ def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> 
         # nor warn, and would publish it. Forget this language's reading.
         shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
         warnings = [
-            source_warning(line.replace(str(config.REPO) + os.sep, ""))
+            line.replace(str(config.REPO) + os.sep, "")
             for line in stderr.splitlines()
             if "WARNING" in line or "ERROR" in line or "Error" in line
         ]
@@ -400,102 +482,62 @@ def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> 
     return time.perf_counter() - start
 
 
-QUOTED = re.compile(r'"([^"]+)"|\'([^\']+)\'')
-WARNING_AT = re.compile(r"^(?P<file>docs/[^:\s]+\.md):(?P<line>\d+):")
-
-
-def source_warning(warning: str) -> str:
-    """A Sphinx warning on an executed page points into the text the build expanded (execbook.pages):
-    point it at the line the author wrote instead."""
-    at = WARNING_AT.match(warning)
-    path = config.REPO / at["file"] if at else None
-    if at is None or path is None or not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
-        return warning
-    try:
-        line = pages.source_line(path, int(at["line"]))
-    except pages.PageError:
-        return warning
-    # docutils names a paragraph's first line: the line of the paragraph that holds what it quotes
-    quoted = [q for pair in QUOTED.findall(warning[at.end() :]) for q in pair if q]
-    lines = path.read_text("utf-8").split("\n")
-    for number in range(line, len(lines) + 1):
-        if number > line and not lines[number - 1].strip():
-            break
-        if any(q in lines[number - 1] for q in quoted):
-            line = number
-            break
-    return f"{at['file']}:{line}:{warning[at.end() :]}"
-
-
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """The warm process that runs the pages starts first: it imports while the sources are checked
-    and Sphinx starts."""
+    """Check, execute, then Sphinx; a SIGTERM stops it as Ctrl-C does, with what it started."""
     started = time.time()
     kernel_environment()
-    with executor.Warm(preload()) as warm:
-        notes = _build(languages, warm, started)
+
+    def stopped(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stopped)
+    notes = _build(languages, started)
     for line in notes:
         say(line)
 
 
-def _hook(name: str, *arguments: object) -> Any:
-    """Run a hook of [tool.book.hooks] (in a child of the warm process, which imported its module)."""
-    function = config.hook(name)
-    assert function is not None
-    return function(*arguments)
-
-
-def _build(languages: tuple[str, ...], warm: "executor.Warm", started: float) -> list[str]:
-    """Sphinx (a process per language) starts once the build knows which pages it executes: it reads
-    the others while they run, and each of them as soon as the build has cached it. Returns what the
-    report hook says of the pages executed."""
+def _build(languages: tuple[str, ...], started: float) -> list[str]:
+    """The pages first, then Sphinx (a process per language, side by side), which reads every
+    executed page from the cache. Returns what the report hook says of the pages executed."""
     notebooks = check_sources()
     stale = stale_pages(notebooks)
-    if not stale:
-        warm.close()  # nothing to run: it stops importing
     fresh = config.BUILD / "html.new"
     shutil.rmtree(fresh, ignore_errors=True)
-    notes: list[str] = []
-    with TemporaryDirectory(prefix="pending-") as folder, ThreadPoolExecutor(len(languages)) as pool:
-        os.environ[PENDING] = folder
-        for docname in stale:
-            (Path(folder) / docname).parent.mkdir(parents=True, exist_ok=True)
-            (Path(folder) / docname).touch()
-        processes = {language: sphinx(language, fresh) for language in languages}
-        try:
-            execute(notebooks, stale, warm)
-            lost_content(notebooks, stale)
-            if stale and "report" in config.HOOKS:
-                notes = warm.submit(_hook, "report").result()
-            computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
-            twice = sorted({e for e in computed if computed.count(e) > 1})
-            if twice:
-                raise BuildFailed(
-                    f"this build computed an experiment more than once: {', '.join(twice)}\n"
-                    "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
-                )
-            executed = time.perf_counter()  # what Sphinx takes once the last page is in: the seconds said
+    execute(notebooks, stale)
+    lost_content(notebooks, stale)
+    computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
+    twice = sorted({e for e in computed if computed.count(e) > 1})
+    if twice:
+        raise BuildFailed(
+            f"this build computed an experiment more than once: {', '.join(twice)}\n"
+            "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
+        )
+    executed = time.perf_counter()
+    processes = {language: sphinx(language, fresh) for language in languages}
+    try:
+        report = config.hook("report") if stale else None
+        notes: list[str] = report() if report is not None else []
+        with ThreadPoolExecutor(len(languages)) as pool:
             jobs = {
                 language: pool.submit(sphinx_done, language, processes[language], executed) for language in languages
             }
             wait(jobs.values())  # both end before either's failure is raised: a failed one forgets its reading
             seconds = {language: job.result() for language, job in jobs.items()}
-        finally:
-            os.environ.pop(PENDING)
-            for process in processes.values():
-                process.kill()  # still running only if the build failed
-                process.wait()
+    finally:
+        for process in processes.values():
+            process.kill()  # still running only if the build failed
+            process.wait()
     for language in languages:
         say(f"{language} built in {seconds[language]:.1f} s")
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
-    report = {
+    summary = {
         "executed": stale,
         "cells_executed": cells,
         "experiments": computed,
         "seconds": round(time.time() - started, 1),
     }
-    config.EXECUTION_REPORT.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    config.EXECUTION_REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     say(
         f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}"

@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import config
+from . import comments, config
 
 CHECKS = "# %% hidden checks"  # the line where an example's hidden checks start
 EXPECTATIONS = ("completes", "raises")
@@ -211,7 +211,10 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
         kind = getattr(builtins, case.error or "", Exception)
         ok = case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
         seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {text[:300]}"
-        return Outcome(case.name, ok, text, line, seen, frame.lineno if frame else None)
+        lineno = frame.lineno if frame else None
+        if frame and lineno and frame.filename != str(case.path):  # a notebook cell: one line a pair of comments
+            lineno = comments.file_line(split(case.path)[0], lineno)
+        return Outcome(case.name, ok, text, line, seen, lineno)
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising")
     if case.holds and namespace.get(case.holds) is not True:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import cases, config
+from . import cases, comments, config
 
 FRONT_MATTER = """---
 file_format: mystnb
@@ -621,6 +621,10 @@ def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(
             examples = {example_of(source, c) for c in source.cells if "load" in c.options}
             loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
     found += width_problems(loaded)
+    for example in sorted(loaded):
+        shown = f"examples/{example.name}"
+        todo = f"give the comment its line in every language ({', '.join(config.LANGUAGES)}), or untag it"
+        found += [Problem(shown, line, what, todo) for line, what in comments.problems(example.read_text("utf-8"))]
     found += mirror_problems(docs, list(languages), sources, skip=broken)
     return sorted(set(found))
 

@@ -16,7 +16,7 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from . import cases, config, store
+from . import cases, comments, config, store
 from .config import REPO
 
 
@@ -94,17 +94,17 @@ def example_dependencies(name: str) -> frozenset[Path]:
 
 @cache
 def kernel_dependencies() -> frozenset[Path]:
-    """What every executed page's kernel runs around its cells: execbook.kernel, the executor that
-    records its outputs, the book's hooks (the guard calls its judge), and what they import."""
+    """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
+    (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
-    engine = {REPO / "execbook" / "kernel.py", REPO / "execbook" / "executor.py"}
-    return frozenset(closure({*engine, *filter(None, hooks)}))
+    return frozenset(closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:
     """The fingerprint of these repository files, of extra strings and of the installed releases of
     the distributions [tool.book] `fingerprinted` names (torch, for phase 25)."""
-    return store.fingerprint(paths, REPO, *(f"{d} {version(d)}" for d in config.FINGERPRINTED), *extra)
+    releases = (f"{d} {version(d)}" for d in config.FINGERPRINTED)
+    return store.fingerprint(paths, REPO, *releases, *extra, read=comments.fingerprinted)  # comments run nothing
 
 
 def example_entries(name: str) -> list[str]:

@@ -9,7 +9,7 @@ and a hidden `_book.check("<example>")` after each cell that loads an example, w
 cell against examples/cases.toml and runs the example's hidden checks: a page declares no
 expectation itself.
 
-The build's executor (execbook.executor) installs it in the IPython shell that runs the page
+The build installs it in the Jupyter kernel that runs the page, before the page's first cell
 (`install`), which makes what the cells print readable (execbook.tracebacks): the traceback of a
 cell that raises keeps the frames of the reader's code and folds those of torch, Python and
 Jupyter into a line that counts them; no path of the build machine is shown.
@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING, Any
 from . import cases, config, deps, store, tracebacks
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from IPython.core.interactiveshell import InteractiveShell
 
 _last: dict[str, BaseException | None] = {"error": None}
@@ -56,14 +54,20 @@ def remember_error(error: BaseException | None) -> None:
 
 
 def install(shell: "InteractiveShell") -> None:
-    """Set up the IPython shell that runs a page's cells (execbook.executor): after every cell,
-    remember what it raised (for check); show a cell's error and the warnings it emits through
-    execbook.tracebacks."""
+    """Set up the IPython shell of the kernel that runs a page (execbook.build warms it up): after
+    every cell, remember what it raised (for check); show a cell's error as IPython formats it,
+    without colours, folded by execbook.tracebacks, and the warnings it emits briefly."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
     places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
-    shell.set_custom_exc(
-        (Exception,), lambda shell, etype, value, tb, tb_offset=None: _show_exception(shell, places, etype, value, tb)
-    )
+    shell.InteractiveTB.set_theme_name("nocolor")
+
+    def show(
+        shell: "InteractiveShell", etype: type, value: BaseException, tb: Any, tb_offset: int | None = None
+    ) -> None:
+        stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset, context=tracebacks.CONTEXT)
+        shell._showtraceback(etype, value, tracebacks.fold(stb, places))
+
+    shell.set_custom_exc((Exception,), show)
     warnings.showwarning = tracebacks.warning_printer(places)
 
 
@@ -71,25 +75,6 @@ def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
     """ "Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
     named = shell.compile.format_code_name(path)
     return " ".join(named) if named else None
-
-
-def _show_exception(
-    shell: "InteractiveShell",
-    places: tracebacks.Places,
-    etype: type[BaseException],
-    value: BaseException,
-    tb: "TracebackType | None",
-) -> Any:
-    """IPython's custom exception handler: the cell's error with execbook.tracebacks' brief traceback
-    (the shell's own outermost frame left out). What that does not cover (syntax errors, exception
-    groups, exceptions that render themselves) and any failure of its own get IPython's."""
-    if issubclass(etype, SyntaxError) or isinstance(value, BaseExceptionGroup) or hasattr(value, "_render_traceback_"):
-        return shell.showtraceback((etype, value, tb), running_compiled_code=True)
-    try:
-        stb = tracebacks.structured_traceback(value, places, tb=tb, skip=1)
-    except Exception:  # noqa: BLE001 - never hide the cell's error behind the formatter's
-        return shell.showtraceback((etype, value, tb), running_compiled_code=True)
-    shell._showtraceback(etype, value, stb)
 
 
 def _ipython() -> "InteractiveShell | None":

@@ -1,111 +1,129 @@
-"""The book's executed pages as the build runs them, with what the case manifest adds.
+"""The book's executed pages as the build runs them and MyST-NB renders them, with what the case
+manifest adds.
 
-An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). The build's
-first step executes it (execbook.build), and Sphinx reads it (execbook.sphinxext), as
-`expand(text, path)` makes it:
-- the cell that loads an example holds what the page shows of it (its file up to its hidden
-  checks, execbook.cases.split), and names it (`:example: <name>`, the cell's metadata);
+An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). `read` is
+the one reader of such a page: the build executes its notebook (execbook.build) and MyST-NB reads
+the same one (execbook.sphinxext.config registers it as the page's notebook format), so the
+execution cache serves both. To MyST-NB's own reading of the author's text it adds:
+- in the cell that loads an example, what the page shows of it (its file up to its hidden checks,
+  execbook.cases.split, each pair of comments in two languages an empty comment: execbook.comments),
+  and its name (`example`, the cell's metadata);
 - under the title, a hidden setup cell that glues the run stamp (shown right below it) and names
   the fingerprint of everything the page depends on (execbook.deps): the page runs again exactly
   when one of those changes;
-- the cell of an example that examples/cases.toml says raises gets the raises-exception tag;
+- the raises-exception tag on the cell of an example that examples/cases.toml says raises;
 - after every cell that loads an example, a hidden guard that judges what the cell did against
   the manifest (execbook.kernel.check) and fails the build when it differs.
+The added cells take the source line of the cell or title they belong to (the notebook's
+`source_map`), so every line the author wrote keeps its number in Sphinx's warnings.
 """
 
+import re
 from itertools import chain
 from pathlib import Path
 
 from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
 from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode
+from nbformat.v4 import new_code_cell, new_markdown_cell
 
-from . import cases, check, deps
+from . import cases, check, comments, config, deps
 
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
+EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
+GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
+HIDDEN = {"tags": ["remove-cell"]}
+SETUP = "# this page's inputs: {fingerprint} (execbook.deps)\nimport execbook.kernel as _book\n_book.stamp()"
+# the stamp's time is left out of the search index (Sphinx skips class no-search)
+STAMP = "::::{container} no-search\n```{glue:} book_stamp\n```\n::::"
+LOAD = re.compile(r"^(\s*):load:\s*(\S+)\s*$", re.M)
 
 
 class PageError(ValueError):
     """A page that execbook.check refuses (a broken fence or cell), or that has no title."""
 
 
-SETUP = [
-    "{fence}{{code-cell}} ipython3",
-    ":tags: [remove-cell]",
-    "# this page's inputs: {fingerprint} (execbook.deps)",
-    "import execbook.kernel as _book",
-    "_book.stamp()",
-    "{fence}",
-    "",
-    # the stamp's time is left out of the search index (Sphinx skips class no-search)
-    "::::{{container}} no-search",
-    "{fence}{{glue:}} book_stamp",
-    "{fence}",
-    "::::",
-]
-GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", ":guards: {name}", '_book.check("{name}")', "{fence}"]
-EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
-GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
-
-
-def _example_cell(lines: list[str], opening: int, closing: int, name: str) -> list[str]:
-    """The cell's lines: its options (`:load:` made `:example: <name>`, the raises-exception tag where
-    the manifest says it raises), then what the page shows of the example."""
-    options = [line for line in lines[opening + 1 : closing] if line.startswith(":")]
-    options = [f":{EXAMPLE}: {name}" if line.startswith(":load:") else line for line in options]
-    if cases.manifest()[name].expect == "raises":
-        tags = next((i for i, line in enumerate(options) if line.startswith(":tags:")), None)
-        if tags is None:
-            options.append(":tags: [raises-exception]")
-        else:
-            found = [t.strip() for t in options[tags].split(":", 2)[2].strip().strip("[]").split(",") if t.strip()]
-            options[tags] = f":tags: [{', '.join(found + ['raises-exception'])}]"
-    shown = cases.split(cases.manifest()[name].path)[0].rstrip("\n").split("\n")
-    if any(line.startswith(lines[closing].strip()) for line in shown):
-        raise PageError(f"examples/{name}.py holds a line starting with the cell's fence {lines[closing].strip()}")
-    return [lines[opening], *options, *shown, lines[closing]]
-
-
-def expand(text: str, path: str | Path) -> tuple[str, list[str], list[int]]:
-    """(the page's text with its setup cell, tags and guards, the examples it loads, its line map:
-    the source line (1-based) of each line of the expanded text; a line the build added counts as
-    the line of the cell or title it belongs to). The page is read as execbook.check reads it, and
-    refused (PageError) where the check finds a broken fence or cell."""
-    source = check.parse(text, Path(path), check.shown_path(Path(path)))
-    problem = next(chain(check.fence_problems(source), check.cell_problems(source)), None)
-    if problem is not None:
-        raise PageError(str(problem))
-    examples = [(c, check.example_of(source, c).stem) for c in source.cells if "load" in c.options]
-    lines = text.splitlines()
-    origin = list(range(1, len(lines) + 1))
-    for cell, name in reversed(examples):
-        opening, closing = cell.opening - 1, (cell.closing or 0) - 1
-        guard = [p.format(fence=cell.marker, name=name) for p in GUARD]
-        lines[opening : closing + 1] = new = [*_example_cell(lines, opening, closing, name), "", *guard]
-        origin[opening : closing + 1] = [opening + 1] * len(new)
-    names = [name for _, name in examples]
-    title = next((i for i, line in enumerate(lines) if line.startswith("# ")), None)
-    if title is None:
-        raise PageError(f"{Path(path).name}: an executed page needs a # title")
-    setup = [p.format(fence="```", fingerprint=digest) for digest in [deps.page_fingerprint(names)] for p in SETUP]
-    lines[title + 1 : title + 1] = [""] + setup
-    origin[title + 1 : title + 1] = [origin[title]] * (len(setup) + 1)
-    return "\n".join(lines) + "\n", names, origin
-
-
-def source_line(path: str | Path, line: int) -> int:
-    """The line of an executed page's source that line `line` of its expanded text came from."""
-    origin = expand(Path(path).read_text("utf-8"), path)[2]
-    return origin[min(max(line, 1), len(origin)) - 1] if origin else line
-
-
 def is_executed(text: str) -> bool:
     return is_myst_markdown_notebook(text)
 
 
+def executed(language: str) -> dict[str, Path]:
+    """docname -> source path of the pages of one language that execute code."""
+    tree = config.DOCS / language
+    return {
+        p.relative_to(tree).with_suffix("").as_posix(): p
+        for p in sorted(tree.rglob("*.md"))
+        if config.BUILD.name not in p.parts and is_executed(p.read_text("utf-8"))
+    }
+
+
+def read(text: str, path: str | Path = "page.md") -> NotebookNode:
+    """The page as the book executes and shows it: MyST-NB's notebook of the author's text, each
+    `:load:` made `:example: <name>` (a line for a line), and the manifest's additions."""
+    path = config.REPO / path  # relative: to the repository's root (an absolute one stays)
+    source = check.parse(text, path, check.shown_path(path))
+    problem = next(chain(check.fence_problems(source), check.cell_problems(source)), None)
+    if problem is not None:
+        raise PageError(str(problem))
+    named = LOAD.sub(lambda m: f"{m[1]}:{EXAMPLE}: {Path(m[2]).stem}", text)
+    markdown = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
+    notebook = read_myst_markdown_notebook(named, config=markdown, add_source_map=True)
+    # MyST-NB numbers a cell's tokens from its entry in source_map plus one, a Markdown cell's from
+    # its first line once its leading blank lines are stripped: each Markdown cell's entry here is
+    # the line above its first non-blank one (0-based), so that Sphinx names the author's lines
+    lines, starts = named.split("\n"), notebook.metadata["source_map"]
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "markdown":
+            while starts[index] < len(lines) and not lines[starts[index]].strip():
+                starts[index] += 1
+            starts[index] -= 1
+    cells: list[tuple[int, NotebookNode]] = []
+    names: list[str] = []
+    for start, cell in zip(starts, notebook.cells, strict=True):
+        cells.append((start, cell))
+        name = cell.metadata.get(EXAMPLE)
+        if cell.cell_type != "code" or name is None:
+            continue
+        names.append(name)
+        cell.source = comments.neutral(cases.split(cases.manifest()[name].path)[0]).rstrip("\n")
+        if cases.manifest()[name].expect == "raises":
+            cell.metadata["tags"] = [*cell.metadata.get("tags", []), "raises-exception"]
+        guard = new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})
+        cells.append((start, guard))
+    title = next(
+        (
+            (i, n)
+            for i, (start, c) in enumerate(cells)
+            if c.cell_type == "markdown"
+            for n, line in enumerate(c.source.split("\n"))
+            if line.startswith("# ")
+        ),
+        None,
+    )
+    if title is None:
+        raise PageError(f"{Path(path).name}: an executed page needs a # title")
+    at, line = title
+    start, heading = cells[at]
+    above, below = heading.source.split("\n")[: line + 1], heading.source.split("\n")[line + 1 :]
+    setup = new_code_cell(SETUP.format(fingerprint=deps.page_fingerprint(names)), metadata=HIDDEN)
+    title_line = start + 1 + line  # 0-based
+    added = [(start, new_markdown_cell("\n".join(above), metadata=heading.metadata)), (title_line, setup)]
+    added.append((title_line - 1, new_markdown_cell(STAMP)))
+    rest = "\n".join(below)
+    if rest.strip():
+        skipped = len(rest) - len(rest.lstrip("\n"))
+        added.append((title_line + skipped, new_markdown_cell(rest.strip("\n"))))
+    cells[at : at + 1] = added
+    notebook.cells = [cell for _, cell in cells]
+    notebook.metadata["source_map"] = [start for start, _ in cells]
+    return notebook
+
+
 def notebook(path: str | Path) -> NotebookNode:
-    """The page as the book executes it (manifest additions included), read by MyST-NB's reader."""
-    text = Path(path).read_text("utf-8")
-    if is_myst_markdown_notebook(text):
-        text = expand(text, path)[0]
-    return read_myst_markdown_notebook(text, config=MdParserConfig(enable_extensions=set(MYST_EXTENSIONS)), path=path)
+    """The notebook of an executed page's source file."""
+    return read(Path(path).read_text("utf-8"), path)
+
+
+def examples(notebook: NotebookNode) -> list[str]:
+    """The examples a page's notebook loads, in order."""
+    return [c.metadata[EXAMPLE] for c in notebook.cells if EXAMPLE in c.metadata]

@@ -27,14 +27,17 @@ COMPUTED_LOG = "computed.jsonl"  # in the store: one line per result computed th
 _memory: dict[tuple[str, str], Any] = {}
 
 
-def fingerprint(files: Iterable[str | Path], root: Path, *extra: str | bytes) -> str:
-    """A short hash of files (their paths relative to root, and their contents) and of extra
-    strings or bytes: the engine's one fingerprint (pages, cases, the results a book keeps here)."""
+def fingerprint(
+    files: Iterable[str | Path], root: Path, *extra: str | bytes, read: Callable[[Path], bytes] = Path.read_bytes
+) -> str:
+    """A short hash of files (their paths relative to root, and their contents as `read` reads them)
+    and of extra strings or bytes: the engine's one fingerprint (pages, cases, the results a book
+    keeps here)."""
     digest = hashlib.sha256()
     for item in extra:
         digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
     for path in sorted(Path(f) for f in files):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + read(path) + b"\0")
     return digest.hexdigest()[:16]
 
 

@@ -3,23 +3,19 @@
 What a cell prints is published, so it must not show the build machine: every path is named as
 the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`), and the
 frames of code the reader did not write (torch, Python, Jupyter) fold into one line that counts
-them (`[3 frames in torch left out]`). Plain functions, no IPython needed: execbook.kernel installs
-them in the notebook kernel; examples/reproducer.py passes its commands' output through `brief`.
+them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a cell's error (execbook.kernel
+installs it in the notebook kernel), `brief` for a text (a warning; examples/reproducer.py passes its
+commands' output through it).
 """
 
-import inspect
-import itertools
 import linecache
 import os
 import re
 import sys
 import sysconfig
-import textwrap
-import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType, TracebackType
-from typing import NamedTuple, TextIO
+from typing import TextIO
 
 JUPYTER = {
     "IPython",
@@ -35,10 +31,6 @@ JUPYTER = {
     "debugpy",
     "nbclient",
 }  # as "Jupyter"
-# The engine's modules that run a page's cells in the build (execbook.executor), around its frames.
-RUNNER = {
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{n}.py") for n in ("__main__", "build", "executor")
-}
 VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
 PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 # A C++ source named in torch's messages ("Triggered internally at /__w/pytorch/pytorch/torch/
@@ -48,9 +40,6 @@ CPP_SOURCE = re.compile(r"[/\\]((?:torch[/\\]csrc|aten[/\\]src|c10|caffe2)[/\\])
 ABSOLUTE = re.compile(r"(?<![\w.:/\\])/[^\s\"'<>:,()\[\]]+")
 # One frame of a Python traceback as text ("  File "x.py", line 3, in f").
 FRAME_LINE = re.compile(r'^(?P<indent>[ \t]*)File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.*))?$')
-CONTEXT = 2  # lines of source shown above the one that ran
-MOST_LINES = 5  # of the statement that ran, when it spans several
-RULE = "-" * 75
 
 
 def _stdlib_dirs() -> tuple[str, ...]:
@@ -85,8 +74,6 @@ class Places:
         if packages:
             top = re.split(r"[/\\.]", path[packages.end() :], maxsplit=1)[0]
             return "Jupyter" if top in JUPYTER else top
-        if os.path.normpath(path) in RUNNER:  # on the reader's machine, Jupyter's frames stand there
-            return "Jupyter"
         inside = _under(path, self.repo)
         if inside is not None:
             return "other code" if VIRTUAL_ENVIRONMENTS & set(inside.split(os.sep)) else "project"
@@ -247,151 +234,34 @@ def warning_printer(places: Places) -> Callable[..., None]:
     return show
 
 
-# --- tracebacks of exceptions
+# --- IPython's traceback of an exception
+
+# The first line of a frame in IPython's structured traceback ("File /x/y.py:3, in f(a)", "Cell In[6], line 3")
+IPYTHON_FRAME = re.compile(r"^(?:File (?P<path>.+?):\d+(?:, in .*)?|Cell In\[\d+\], line \d+.*)$")
+CONTEXT = 3  # IPython's lines of context: the line that ran and one on each side
 
 
-class Frame(NamedTuple):
-    """One frame of a traceback, as much as formatting needs."""
-
-    path: str
-    line: int
-    function: str  # qualified: Tensor.backward, <module>
-    args: tuple[str, ...] = ()  # parameter names, as in its signature ("self", "*args")
-    end_line: int | None = None  # the last line of the statement that ran, when it spans several
-
-
-def frames_of(tb: TracebackType | None) -> list[Frame]:
-    """The Frames of a traceback object, outermost first."""
-    frames = []
-    while tb is not None:
-        code, lineno = tb.tb_frame.f_code, tb.tb_lineno
-        count = code.co_argcount + code.co_kwonlyargcount
-        names = list(code.co_varnames[:count])
-        if code.co_flags & inspect.CO_VARARGS:
-            names.append("*" + code.co_varnames[count])
-            count += 1
-        if code.co_flags & inspect.CO_VARKEYWORDS:
-            names.append("**" + code.co_varnames[count])
-        frames.append(
-            Frame(
-                code.co_filename,
-                lineno,
-                getattr(code, "co_qualname", code.co_name),
-                tuple(names),
-                _statement_end(code, tb.tb_lasti, lineno),
-            )
-        )
-        tb = tb.tb_next
-    return frames
-
-
-def _statement_end(code: CodeType, lasti: int, lineno: int, most: int = MOST_LINES) -> int:
-    """The last line of the expression that was running (a call spread over a few lines)."""
-    if lasti < 0 or not hasattr(code, "co_positions"):
-        return lineno
-    for i, (start, end, *_) in enumerate(code.co_positions()):
-        if i == lasti // 2:
-            return min(end, lineno + most - 1) if start == lineno and end and end > lineno else lineno
-    return lineno
-
-
-def _numbered(number: int | str, code: str, current: bool, width: int = 7) -> str:
-    if current:
-        number = "-" * (width - len(str(number)) - 2) + "> " + str(number)
-    return f"{number:>{width}} {code}".rstrip()
-
-
-def format_frame(
-    frame: Frame, places: Places, getline: Callable[[str, int], str] = linecache.getline, context: int = CONTEXT
-) -> str:
-    """One kept frame as IPython shows it: where, then the lines that ran with a few above (their
-    common indentation removed)."""
-    label = places.cell_label(frame.path)
-    signature = f"({', '.join(frame.args)})" if frame.function != "<module>" else ""
-    if label is not None:
-        head = f"{label}, line {frame.line}" + (f", in {frame.function}{signature}" if signature else "")
-    else:
-        head = f"File {places.display(frame.path)}:{frame.line}, in {frame.function}{signature}"
-    first = max(1, frame.line - context)
-    while first < frame.line and not getline(frame.path, first).strip():
-        first += 1  # no blank lines at the top
-    numbers = range(first, (frame.end_line or frame.line) + 1)
-    code = textwrap.dedent("\n".join(getline(frame.path, n).rstrip("\n") for n in numbers)).split("\n")
-    return (
-        "\n".join([head, *(_numbered(n, text, n == frame.line) for n, text in zip(numbers, code, strict=False))]) + "\n"
-    )
-
-
-def format_frames(
-    frames: Iterable[Frame],
-    places: Places,
-    getline: Callable[[str, int], str] = linecache.getline,
-    context: int = CONTEXT,
-) -> list[str]:
-    """[entry] of a traceback's frames: each frame of the reader's code, and one fold line for
-    each run of frames of torch, Python or Jupyter between them."""
-    entries: list[str] = []
-    for ours, group in itertools.groupby(frames, lambda frame: places.is_ours(frame.path)):
-        if ours:
-            entries += [format_frame(frame, places, getline, context) for frame in group]
+def fold(entries: list[str], places: Places) -> list[str]:
+    """IPython's structured traceback (a list of strings: headers, one per frame, the error) as the
+    book shows it: each run of frames of code the reader did not write (torch, Python, Jupyter)
+    one line that counts them, the reader's frames and the error without a path of the machine."""
+    out: list[str] = []
+    run: list[str] = []
+    for entry in entries:
+        first, _, rest = entry.partition("\n")
+        frame = IPYTHON_FRAME.match(first)
+        path = frame["path"] if frame else None
+        if path is not None and not places.is_ours(path):
+            run.append(places.origin(path))
+            continue
+        if run:
+            out.append(fold_line(run) + "\n")
+            run = []
+        if frame is None:
+            out.append(shorten_paths(entry, places))
         else:
-            entries.append(fold_line([places.origin(frame.path) for frame in group]) + "\n")
-    return entries
-
-
-CAUSE = "The above exception was the direct cause of the following exception:\n"
-CONTEXT_MESSAGE = "During handling of the above exception, another exception occurred:\n"
-
-
-def _chain(value: BaseException | None) -> list[tuple[BaseException, str | None]]:
-    """[(exception, the message that introduces the next one)] oldest first, as Python prints."""
-    chain: list[tuple[BaseException, str | None]] = []
-    introduces = None
-    while value is not None and all(value is not seen for seen, _ in chain):
-        chain.append((value, introduces))
-        if value.__cause__ is not None:
-            value, introduces = value.__cause__, CAUSE
-        elif value.__context__ is not None and not value.__suppress_context__:
-            value, introduces = value.__context__, CONTEXT_MESSAGE
-        else:
-            value = None
-    return chain[::-1]
-
-
-def exception_entries(
-    etype: type[BaseException],
-    value: BaseException,
-    frames: Iterable[Frame],
-    places: Places,
-    getline: Callable[[str, int], str] = linecache.getline,
-) -> list[str]:
-    """[entry] of one exception: the header, its frames (folded), the error line(s)."""
-    header = f"{RULE}\n{etype.__name__:<42}Traceback (most recent call last)"
-    error = "".join(traceback.format_exception_only(etype, value)).rstrip("\n")
-    return [header, *format_frames(frames, places, getline), shorten_paths(error, places)]
-
-
-def structured_traceback(
-    value: BaseException,
-    places: Places,
-    tb: TracebackType | None = None,
-    skip: int = 0,
-    getline: Callable[[str, int], str] = linecache.getline,
-) -> list[str]:
-    """IPython's structured traceback (a list of strings) of value, briefly: for it and each
-    exception it was raised from or while handling. tb: value's traceback if not
-    value.__traceback__; skip: how many of its outermost frames are the shell's own."""
-    entries = []
-    for exc, introduces in _chain(value):
-        frames = frames_of(tb if exc is value and tb is not None else exc.__traceback__)
-        if exc is value:
-            frames = frames[skip:]
-        entries += exception_entries(type(exc), exc, frames, places, getline)
-        if introduces:
-            entries[-1] += "\n\n" + introduces
-    return entries
-
-
-def format_exception(value: BaseException, places: Places | None = None, skip: int = 0) -> str:
-    """The text of structured_traceback (what the book's kernel shows for value)."""
-    return "\n".join(structured_traceback(value, places or default_places(), skip=skip))
+            head = first if path is None else first.replace(path, places.display(path), 1)
+            out.append(head + ("\n" + rest if rest else ""))
+    if run:
+        out.append(fold_line(run) + "\n")
+    return out

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from execbook import cases, deps, pages
-from execbook.build import executed_pages
+from execbook.pages import executed
 
 REPO = Path(__file__).resolve().parents[1]
-EXECUTED = set(executed_pages("en"))
+EXECUTED = set(executed("en"))
 
 
 @pytest.mark.parametrize("name", list(cases.manifest()))

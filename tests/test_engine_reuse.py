@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,60 @@ def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
     assert done.returncode == 1
     assert "examples/tiny.py must raise IndexError containing 'list index out of range'" in done.stderr
     assert "but it completed without raising" in done.stderr and "Traceback" not in done.stderr
+
+
+def copy_of(tiny, tmp_path):
+    root, _ = tiny
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("built.json"))
+    return copy
+
+
+def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
+    copy = copy_of(tiny, tmp_path)
+    for language in ("en", "es"):
+        page = copy / "docs" / language / "page.md"
+        page.write_text(page.read_text(encoding="utf-8") + "\nA {nosuchrole}`word`.\n", encoding="utf-8")
+    line = (copy / "docs" / "en" / "page.md").read_text(encoding="utf-8").split("\n").index("A {nosuchrole}`word`.") + 1
+    done = subprocess.run(
+        [sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 1
+    warning = rf"^  docs/en/page\.md:{line}: WARNING: Unknown interpreted text role"
+    assert re.search(warning, done.stderr, re.M), done.stderr
+
+
+def processes_in(folder: Path) -> list[str]:
+    """The command lines of the processes that run in folder (their working directory)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if Path(proc / "cwd").resolve().is_relative_to(folder):
+                found.append((proc / "cmdline").read_text().replace("\0", " "))
+        except OSError:
+            continue  # gone meanwhile, or not ours
+    return found
+
+
+def test_a_killed_build_leaves_no_process_behind(tiny, tmp_path):
+    """The page's kernel runs a subprocess; the build, stopped meanwhile, stops them both."""
+    copy = copy_of(tiny, tmp_path)
+    example = copy / "examples" / "tiny.py"
+    started = "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+    example.write_text(started + "time.sleep(600)\n" + example.read_text(encoding="utf-8"), encoding="utf-8")
+    build = subprocess.Popen([sys.executable, "-m", "execbook", "build"], cwd=copy, stdout=subprocess.PIPE, text=True)
+    try:
+        for line in build.stdout:
+            if "executing page" in line:
+                break
+        deadline = time.monotonic() + 60
+        while not any("time.sleep(600)" in p for p in processes_in(copy)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert any("time.sleep(600)" in p for p in processes_in(copy)), "the page's subprocess started"
+    finally:
+        build.terminate()
+        build.wait(timeout=60)
+    deadline = time.monotonic() + 10
+    while processes_in(copy) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_in(copy) == []

@@ -3,7 +3,7 @@
 The manifest is the one declaration of each example's outcome. The same function that judges a
 cell in the book's kernel (execbook.cases.judge, called by the hidden guard execbook.kernel.check)
 judges each file here (all of them run once, in tests/run_examples.py, in the background); the
-pages get their tags and guards from the manifest (execbook.pages.expand), read here with
+pages get their tags and guards from the manifest (execbook.pages.read), read here with
 MyST-NB's own reader.
 """
 
@@ -245,12 +245,12 @@ Prose.
 )
 
 
-def test_expand_adds_setup_tags_and_guards(tmp_path):
+def test_the_reader_adds_setup_tags_and_guards(tmp_path):
     page = tmp_path / "docs" / "page.md"
     page.parent.mkdir()
     examples = REPO / "examples"
     text = PAGE.replace("../examples/", f"{os.path.relpath(examples, page.parent)}/")
-    assert pages.expand(text, page)[1] == ["symptom_backward", "symptom_forward"]
+    assert pages.examples(pages.read(text, page)) == ["symptom_backward", "symptom_forward"]
     page.write_text(text, encoding="utf-8")
     cells = [
         (c.metadata.get("tags"), c.metadata.get(pages.EXAMPLE), c.source)
@@ -287,11 +287,11 @@ def test_expand_adds_setup_tags_and_guards(tmp_path):
         ),
     ],
 )
-def test_expand_refuses_what_the_manifest_does_not_declare(tmp_path, edit, problem):
+def test_the_reader_refuses_what_the_manifest_does_not_declare(tmp_path, edit, problem):
     page = tmp_path / "page.md"
     text = edit(PAGE).replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/")
     with pytest.raises(pages.PageError, match=problem):
-        pages.expand(text, page)
+        pages.read(text, page)
 
 
 # --- what a page shows is what a learner types

@@ -108,27 +108,18 @@ def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
     ]
 
 
-def test_the_expanded_page_maps_back_to_the_source_lines(tmp_path):
+def test_every_line_the_author_wrote_keeps_its_number_in_the_notebook_myst_nb_reads(tmp_path):
     page = tmp_path / "p.md"
     text = PAGE.replace("EXAMPLES", os.path.relpath(config.EXAMPLES, tmp_path)) + "\nSee {ref}`nowhere`.\n"
-    expanded, _, origin = pages.expand(text, page)
-    lines = expanded.split("\n")
-    at = next(i for i, line in enumerate(lines) if "{ref}`nowhere`" in line)
-    assert at + 1 > 15 and origin[at] == 15 and text.split("\n")[14] == "See {ref}`nowhere`."
-    cell = next(i for i, line in enumerate(lines) if line.startswith(":example:"))
-    assert origin[cell] == 8  # a line the build wrote into a cell: the cell's opening line
-
-
-def test_a_sphinx_warning_on_an_executed_page_names_the_source_line():
-    path = config.DOCS / "en" / "breaks" / "25-inplace-safe.md"
-    text = path.read_text("utf-8")
-    expanded, _, origin = pages.expand(text, path)
-    last = len(text.rstrip("\n").split("\n"))
-    warning = build.source_warning(
-        f"docs/en/breaks/25-inplace-safe.md:{len(expanded.split(chr(10))) - 1}: WARNING: undefined label: 'x'"
-    )
-    assert warning == f"docs/en/breaks/25-inplace-safe.md:{last}: WARNING: undefined label: 'x'"
-    assert build.source_warning("docs/en/glossary.md:12: WARNING: x") == "docs/en/glossary.md:12: WARNING: x"
+    notebook = pages.read(text, page)
+    lines = text.split("\n")
+    for cell, start in zip(notebook.cells, notebook.metadata["source_map"], strict=True):
+        if cell.cell_type == "markdown" and cell.source != pages.STAMP:  # the author's text, at its line
+            assert lines[start + 1 : start + 2 + cell.source.count("\n")] == cell.source.split("\n")
+    shown = {
+        c.metadata.get(pages.EXAMPLE): s for c, s in zip(notebook.cells, notebook.metadata["source_map"], strict=True)
+    }
+    assert lines[shown["symptom_backward"] - 1].startswith("```{code-cell}")  # the line after its fence
 
 
 def test_an_example_does_not_see_the_names_an_earlier_one_defined(monkeypatch):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from execbook import kernel, store, tracebacks
-from execbook.tracebacks import Frame, Places
+from execbook.tracebacks import Places
 
 REPO = Path(__file__).resolve().parents[1]
 ROOT = "/build/book"  # the repository on a made-up build machine
@@ -25,28 +25,11 @@ def cell_label(path):
 
 PLACES = Places(repo=ROOT, cell_label=cell_label, stdlib=(STDLIB,))
 
-SOURCES = {  # the files of the synthetic tracebacks: path -> lines
-    CELL: [
-        "data = build_dataset()",
-        "",
-        "with torch.autograd.set_detect_anomaly(True):",
-        "    logits, loss = model_b(x, y)",
-        "    loss.backward()  # raises",
-    ],
-    f"{ROOT}/minigpt/model.py": [f"line {n}" for n in range(1, 200)],
-    f"{SITE}/torch/_tensor.py": [f"torch line {n}" for n in range(1, 700)],
-}
-
-
-def getline(path, number):
-    lines = SOURCES.get(path, [])
-    return lines[number - 1] + "\n" if 0 < number <= len(lines) else ""
-
-
-TORCH_FRAMES = [
-    Frame(f"{SITE}/torch/_tensor.py", 623, "Tensor.backward", ("self", "gradient")),
-    Frame(f"{SITE}/torch/autograd/__init__.py", 395, "backward", ("tensors",)),
-    Frame(f"{SITE}/torch/autograd/graph.py", 979, "_engine_run_backward", ("t_outputs", "*args")),
+RULE = "-" * 75
+TORCH_FRAMES = [  # as IPython's structured traceback has them: a frame an entry
+    f"File {SITE}/torch/_tensor.py:623, in Tensor.backward(self, gradient)\n--> 623 torch.autograd.backward(\n",
+    f"File {SITE}/torch/autograd/__init__.py:395, in backward(tensors)\n--> 395 _engine_run_backward(\n",
+    f"File {SITE}/torch/autograd/graph.py:979, in _engine_run_backward(t_outputs, *args)\n--> 979 return run(\n",
 ]
 
 # anomaly mode's report as torch words it, on the made-up machine
@@ -189,81 +172,37 @@ def test_excerpt_keeps_the_first_and_last_lines_and_counts_the_rest():
 # --- the traceback of an exception
 
 
+CELL_FRAME = "Cell In[6], line 5\n      4     logits, loss = model_b(x, y)\n----> 5     loss.backward()  # raises\n"
+
+
 def test_a_cell_raising_inside_torch_shows_the_cell_one_count_line_and_the_error():
-    frames = [Frame(CELL, 5, "<module>"), *TORCH_FRAMES]
-    error = RuntimeError(
-        "one of the variables needed for gradient computation has been modified by an inplace operation"
-    )
-    entries = tracebacks.exception_entries(RuntimeError, error, frames, PLACES, getline)
-    assert entries == [
-        "-" * 75 + "\nRuntimeError                              Traceback (most recent call last)",
-        "Cell In[6], line 5\n"
-        "      3 with torch.autograd.set_detect_anomaly(True):\n"
-        "      4     logits, loss = model_b(x, y)\n"
-        "----> 5     loss.backward()  # raises\n",
+    error = "RuntimeError: one of the variables needed for gradient computation has been modified"
+    entries = [RULE, "RuntimeError                              Traceback (most recent call last)", CELL_FRAME]
+    assert tracebacks.fold([*entries, *TORCH_FRAMES, error], PLACES) == [
+        *entries,
         "[3 frames in torch left out]\n",
-        "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation",
+        error,
     ]
 
 
 def test_frames_of_our_code_are_kept_with_relative_paths_between_folded_runs():
-    frames = [
-        Frame(CELL, 5, "<module>"),
-        TORCH_FRAMES[0],
-        Frame(f"{ROOT}/minigpt/model.py", 179, "Block.forward", ("self", "h"), end_line=180),
-        *TORCH_FRAMES[1:],
-    ]
-    entries = tracebacks.format_frames(frames, PLACES, getline)
+    ours = f"File {ROOT}/minigpt/model.py:179, in Block.forward(self, h)\n    178 x = 1\n--> 179 h.add_(x)\n"
+    entries = tracebacks.fold([CELL_FRAME, TORCH_FRAMES[0], ours, *TORCH_FRAMES[1:]], PLACES)
     assert [e.splitlines()[0] for e in entries] == [
         "Cell In[6], line 5",
         "[1 frame in torch left out]",
         "File minigpt/model.py:179, in Block.forward(self, h)",
         "[2 frames in torch left out]",
     ]
-    assert entries[2].splitlines()[1:] == [  # two lines above, then the statement's two lines
-        "    177 line 177",
-        "    178 line 178",
-        "--> 179 line 179",
-        "    180 line 180",
-    ]
+    assert entries[2].splitlines()[1:] == ["    178 x = 1", "--> 179 h.add_(x)"]
     assert not any(MACHINE_PATH.search(e) for e in entries)
 
 
 def test_an_error_message_naming_a_machine_path_is_shortened():
-    error = FileNotFoundError(2, "No such file or directory")
-    error.filename = f"{ROOT}/experiments/25-B/run-1/result.json"
-    entries = tracebacks.exception_entries(FileNotFoundError, error, [Frame(CELL, 1, "<module>")], PLACES, getline)
-    assert entries[-1] == "FileNotFoundError: [Errno 2] No such file or directory: 'experiments/25-B/run-1/result.json'"
-
-
-# fmt: off
-def _raise_from_a_call_over_two_lines(value):
-    return int(
-        value)
-# fmt: on
-
-
-def test_frames_of_a_real_traceback_name_function_parameters_and_the_whole_statement():
-    try:
-        _raise_from_a_call_over_two_lines("x")
-    except ValueError as exc:
-        frames = tracebacks.frames_of(exc.__traceback__)
-    this = frames[-1]
-    assert this.path == __file__ and this.function == "_raise_from_a_call_over_two_lines"
-    assert this.args == ("value",)
-    assert this.end_line == this.line + 1  # int(\n value)
-
-
-def test_a_chained_exception_shows_both_with_pythons_words():
-    try:
-        try:
-            _raise_from_a_call_over_two_lines("x")
-        except ValueError as inner:
-            raise KeyError("outer") from inner
-    except KeyError as exc:
-        text = tracebacks.format_exception(exc, Places(repo=str(REPO)))
-    assert text.index("ValueError: invalid literal") < text.index(tracebacks.CAUSE.strip()) < text.index("KeyError")
-    assert "File tests/test_tracebacks.py:" in text and str(REPO) not in text
+    error = f"FileNotFoundError: [Errno 2] No such file or directory: '{ROOT}/experiments/25-B/run-1/result.json'"
+    assert tracebacks.fold([CELL_FRAME, error], PLACES)[-1] == (
+        "FileNotFoundError: [Errno 2] No such file or directory: 'experiments/25-B/run-1/result.json'"
+    )
 
 
 # --- in a real IPython shell set up as the book's kernel
@@ -342,3 +281,12 @@ def test_warnings_in_the_kernel_name_the_cell_and_no_machine_path(shell, capsys)
 def test_a_syntax_error_keeps_ipythons_own_report(shell):
     result = shell.run_cell("def f(:\n    pass", store_history=True)
     assert isinstance(result.error_in_exec or result.error_before_exec, SyntaxError)
+
+
+def test_a_chained_exception_in_the_kernel_shows_both_with_pythons_words(shell):
+    source = "try:\n    int('x')\nexcept ValueError as inner:\n    raise KeyError('outer') from inner"
+    assert isinstance(shell.run_cell(source, store_history=True).error_in_exec, KeyError)
+    text = "\n".join(shell.errors[-1])
+    cause = "The above exception was the direct cause of the following exception:"
+    assert text.index("ValueError: invalid literal") < text.index(cause) < text.index("KeyError: 'outer'")
+    assert not MACHINE_PATH.search(text) and str(REPO) not in text

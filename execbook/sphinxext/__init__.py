@@ -1,9 +1,10 @@
 """The book's Sphinx extension (listed as "execbook.sphinxext" in execbook/sphinxext/config.py):
 
 - bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
-- here: the manifest's setup cell, tags and guards added to each executed page before MyST-NB reads
-  it (execbook.pages), with the files it depends on (execbook.deps: editing one re-reads the pages
-  that use it, which take their outputs from the execution cache); each image a link to itself,
+- here: the code of each example in the page's language (its comments: execbook.comments); the
+  files each executed page depends on (execbook.deps: editing one re-reads the pages that
+  use it, which take their outputs from the execution cache; MyST-NB reads the page with the book's
+  reader, execbook.pages, registered in execbook.sphinxext.config); each image a link to itself,
   full size (a phone's reader opens it and zooms in); no script a page does not use;
 - downloads: each executed page's notebook and script (markdown: MyST made plain Markdown), and the
   page header's menu that offers them;
@@ -16,9 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
-from sphinx.errors import ExtensionError
 
-from .. import build, deps, pages
+from .. import cases, comments, deps, pages
 from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
 from . import bilingual, downloads, links, status
 
@@ -27,16 +27,31 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 
-def add_cases(app: "Sphinx", docname: str, source: list[str]) -> None:
+def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
-    build.wait_for_execution(docname)  # a page the build still executes: read once it is cached
-    try:
-        source[0], names = pages.expand(source[0], app.env.doc2path(docname))[:2]
-    except pages.PageError as exc:
-        raise ExtensionError(f"{docname}: {exc}") from None
-    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST}):
+    names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
+    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST, Path(__file__)}):  # this file: its comments
         app.env.note_dependency(str(dependency))
+
+
+def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
+    """The code of each example a page shows, and the frames of its traceback, with the comments of
+    the page's language (execbook.comments: the notebook executed for every language holds none)."""
+    for cell in doctree.findall(lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code"):
+        name = cell["cell_metadata"].get(pages.EXAMPLE)
+        if name is None:
+            continue
+        text = cases.split(cases.manifest()[name].path)[0]
+        for block in cell.findall(nodes.literal_block):
+            if block.parent.get("nb_element") == "cell_code_source":
+                shown = comments.shown(text, app.config.language).rstrip("\n")
+            elif "traceback" in block["classes"]:
+                shown = comments.in_traceback(block.astext(), text, app.config.language)
+            else:
+                continue
+            block.children = [nodes.Text(shown)]
+            block.rawsource = shown
 
 
 def copy_mystnb_stylesheet(app: "Sphinx") -> None:
@@ -113,9 +128,8 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
     for part in (bilingual, downloads, links, status):
         part.setup(app)
     app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
-    app.connect("source-read", add_cases)
-    # the pages the build still executes, last (sorted() is stable: Sphinx's order otherwise)
-    app.connect("env-before-read-docs", lambda app, env, docnames: docnames.sort(key=build.pending))
+    app.connect("source-read", note_dependencies)
+    app.connect("doctree-read", comments_in_language)
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)
     app.connect("html-page-context", link_images)

@@ -9,7 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .. import config
-from ..pages import MYST_EXTENSIONS
+from ..pages import MYST_EXTENSIONS, executed
 
 # docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
 # relative to it, so that no absolute path of the build machine reaches the published site
@@ -67,6 +67,12 @@ def configure(language: str) -> dict[str, Any]:
         # MyST-NB takes every page's outputs from the execution cache, where the build's first step
         # (execbook.build) put them; an unexpected error fails the build
         nb_execution_mode="cache",
+        # each executed page is read by the book's reader (execbook.pages.read): its own "format",
+        # keyed on the end of its path, so that the other pages stay MyST-NB's plain Markdown
+        nb_custom_formats={
+            f"/{page}.md": ("execbook.pages.read", {"path": f"{config.DOCS.name}/{language}/{page}.md"}, False)
+            for page in executed(language)
+        },
         nb_execution_cache_path=str(config.EXECUTION_CACHE),
         nb_execution_raise_on_error=True,
         nb_execution_show_tb=True,

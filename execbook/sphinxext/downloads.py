@@ -32,7 +32,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
-from .. import cases, changes, config
+from .. import cases, changes, comments, config
 from ..pages import EXAMPLE
 from . import links as reader_links
 
@@ -486,6 +486,12 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
             f"downloads: {pagename} has no executed notebook in the execution cache "
             f"({settings.execution_cache_path}); rebuild from clean"
         ) from None
+    for cell in merged.cells:  # the comments of the page's language (execbook.comments)
+        if cell.get("metadata", {}).get(EXAMPLE) in cases.manifest():
+            text, language = cases.split(cases.manifest()[cell.metadata[EXAMPLE]].path)[0], app.config.language
+            cell.source = comments.shown(text, language).rstrip("\n")
+            for output in (o for o in cell.outputs if o.output_type == "error"):
+                output.traceback = [comments.in_traceback(entry, text, language) for entry in output.traceback]
     return merged
 
 
