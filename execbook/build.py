@@ -100,7 +100,7 @@ def kernel_environment() -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     )
-    os.environ.update(config.ENVIRONMENT, **{config.STORE_ENV: str(config.STORE)})
+    os.environ.update(config.environment(config.STORE))
     os.environ.setdefault("MPLBACKEND", "Agg")
     # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
     os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -43,7 +43,8 @@ NOTEBOOKS_BRANCH: str = _BOOK.get("notebooks-branch", "notebooks")
 # beyond the engine's; judge(case, outcome) -> outcome refines the engine's verdict on one run;
 # report() -> lines the build prints after a build that executed pages (notes of the book's own).
 HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
-# What the build sets in its pages' environment (a book's own code reads it: its cache, say).
+# What the build sets in its pages' environment (a book's own code reads it: its cache, say); "{store}"
+# in a value is the build's result store (environment()).
 ENVIRONMENT: dict[str, str] = dict(_BOOK.get("environment", {}))
 # The installed distributions whose release is part of every page's fingerprint (a new one re-runs them).
 FINGERPRINTED: list[str] = list(_BOOK.get("fingerprinted", []))
@@ -91,6 +92,12 @@ def hook(name: str) -> Callable[..., Any] | None:
 
     module, _, function = HOOKS[name].partition(":")
     return getattr(import_module(module), function)
+
+
+def environment(store: Path) -> dict[str, str]:
+    """The variables a build with this result store sets for its pages and the processes they start."""
+    given = {name: value.replace("{store}", str(store)) for name, value in ENVIRONMENT.items()}
+    return {**given, STORE_ENV: str(store)}
 
 
 def release(version: str) -> str:

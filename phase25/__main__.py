@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
+from execbook import TORCH_REQUIREMENT
 from minigpt.model import DEVICES
 from minigpt.train import use_device
 
@@ -100,7 +101,7 @@ def measure_into(
     if not claims.supported():
         print(
             f"phase25: torch {claims.release()} is outside the releases the book is built on "
-            f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break"
+            f"({TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break"
         )
     new, outcomes = measured(*((None, True) if device == "cpu" else (claims.on_device(), False)))
     return new, outcomes, record.path_for(new["release"], folder, device)

@@ -442,15 +442,12 @@ def execute_notebook(path, result):
 
 def reader_env(tool_env, cache, installed_project):
     """A reader's environment: the project installed as pip installs it (READER_PYTHONPATH: the
-    kernel's PYTHONPATH, or a script's), not the build's store. The test's runs share one cache of
-    minigpt's experiments (tests/reader_site/reader_cache.py, in the folder `cache`): what the first
-    run of a page computed, the runs after it read back, as the book's build does."""
+    kernel's PYTHONPATH, or a script's), not the build's store. The test's runs share one folder of
+    minigpt's experiments (MINIGPT_CACHE, `cache`): what the first run of a page computed, the runs
+    after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
     Path(cache).mkdir(parents=True, exist_ok=True)
-    reader = os.pathsep.join([str(installed_project), str(REPO / "tests" / "reader_site")])
-    return dict(
-        env, MINIGPT_CACHE="reader_cache:keep", READER_CACHE=str(cache), READER_PYTHONPATH=reader, MPLBACKEND="Agg"
-    )
+    return dict(env, MINIGPT_CACHE=str(cache), READER_PYTHONPATH=str(installed_project), MPLBACKEND="Agg")
 
 
 # page -> (the language its notebook runs in, its script's): the languages swap from page to page
