@@ -98,6 +98,7 @@ def kernel_dependencies() -> frozenset[Path]:
     records its outputs, the book's hooks (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
     engine = {REPO / "execbook" / "kernel.py", REPO / "execbook" / "executor.py"}
+    engine = {path for path in engine if path.is_file()}  # an engine installed apart: its release, in `fingerprinted`
     return frozenset(closure({*engine, *filter(None, hooks)}))
 
 

@@ -44,7 +44,7 @@ def rows() -> list[tuple[str, int, int | None]]:
 
 
 def over() -> list[str]:
-    """"part: N lines, over its target of M" for each part over its [tool.book.sizes] target."""
+    """ "part: N lines, over its target of M" for each part over its [tool.book.sizes] target."""
     return [f"{part}: {n:,} lines, over its target of {t:,}" for part, n, t in rows() if t is not None and n > t]
 
 
