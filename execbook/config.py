@@ -70,6 +70,8 @@ HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
 ENVIRONMENT: dict[str, str] = dict(_BOOK.get("environment", {}))
 # The installed distributions whose release is part of every page's fingerprint (a new one re-runs them).
 FINGERPRINTED: list[str] = list(_BOOK.get("fingerprinted", []))
+# The engine's words on a page that the book changes or adds, per language (execbook/sphinxext/words.py).
+BOOK_WORDS: dict[str, dict[str, str]] = {k: dict(v) for k, v in _BOOK.get("words", {}).items()}
 # Lines of Python each part may have at most (python -m execbook sizes): a package's name, or "total".
 SIZE_TARGETS: dict[str, int] = dict(_BOOK.get("sizes", {}))
 # The module whose import says "this project is installed" (a Colab notebook's first cell).

@@ -192,3 +192,23 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
     elsewhere = subprocess.run([python, "-m", "execbook", "check"], cwd=venv, capture_output=True, text=True)
     assert elsewhere.returncode != 0 and elsewhere.stderr.startswith("execbook: error: no book in "), elsewhere.stderr
     assert "Traceback" not in elsewhere.stderr
+
+
+def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):
+    """The engine's words on a page come from one table per language (execbook/sphinxext/words.py);
+    [tool.book.words.<language>] changes one, or starts a language from the English table; a word
+    the engine does not have is refused."""
+    from execbook.sphinxext import words
+
+    monkeypatch.setattr(config, "BOOK_WORDS", {"en": {"menu": "Sources"}, "fr": {"full_size": "Agrandir"}})
+    words.words.cache_clear()
+    try:
+        assert words.words("en")["menu"] == "Sources" and words.words("en")["colab"] == words.WORDS["en"]["colab"]
+        assert words.words("fr")["full_size"] == "Agrandir" and words.words("fr")["menu"] == words.WORDS["en"]["menu"]
+        assert set(words.WORDS["es"]) == set(words.WORDS["en"]), "every word in each language of the engine"
+        monkeypatch.setattr(config, "BOOK_WORDS", {"es": {"manu": "Fuentes"}})
+        words.words.cache_clear()
+        with pytest.raises(ValueError, match=r"\[tool.book.words.es\]: no such word manu"):
+            words.words("es")
+    finally:
+        words.words.cache_clear()
