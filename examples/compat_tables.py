@@ -39,6 +39,8 @@ assert [p.stem.removeprefix("torch-") for p in sorted(paths, key=release)] == li
 # the committed record of the installed release, if any
 mine = records.get(live["release"])
 stale = record.differences(mine, live) if mine is not None else []
+# claims the committed record has not measured yet (a new safe case): the build names them
+unmeasured = sorted(set(live["claims"]) - set(mine["claims"])) if mine is not None else []
 # what this build measured stands for the installed release; torch.compile,
 # from its record
 live = records[live["release"]] = record.completed(live, mine)
@@ -66,7 +68,8 @@ assert not unnamed, (f"no words for the row {', '.join(unnamed)}: add them to RO
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
 if store_folder() is not None:  # phase25.experiments.stale_record_note says so after the build
-    record.write(dict(live, stale=stale and {"release": live["release"], "what": [w for w, *_ in stale]}),
+    record.write(dict(live, stale=(stale or unmeasured) and {"release": live["release"], "what": [w for w, *_ in stale],
+                                                              "unmeasured": unmeasured}),
                  path=store_folder() / "live-record.json")
 
 assert releases == history.ordered(records) and live["release"] in releases

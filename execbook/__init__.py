@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .cases import KEYS as ENTRY_KEYS
     from .cases import Case, Outcome, cases_with
+    from .changes import excerpt
     from .checks import (
         FIGURE_WIDTH,
         LANGUAGES,
@@ -65,6 +66,7 @@ _EXPORTS = {
         for n in ("EXAMPLES", "RECORDS", "REPO", "STORE", "TORCH_REQUIREMENT", "release", "release_key", "supported")
     },
     "closure": ("deps", "closure"),
+    "excerpt": ("changes", "excerpt"),
     "files_fingerprint": ("deps", "fingerprint"),
     "store_folder": ("store", "folder"),
     "memoized": ("store", "memoized"),
@@ -114,6 +116,7 @@ __all__ = [
     "cases_with",
     "closure",
     "code_fingerprint",
+    "excerpt",
     "files_fingerprint",
     "glue",
     "glue_by_value",

@@ -303,17 +303,18 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         )
         lines = CELL_LINE.findall(traceback)
         declared = cases.manifest()[name].expected()
-        raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
+        raised = cases.excerpt(evalue.strip().splitlines()[0], width=300) if evalue.strip() else ""
         return cases.Failure(
             f"examples/{name}.py",
             int(lines[-1]) if lines else None,
             "raised",
             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
             f"{borrowed(notebook, name, evalue)}",
-            "fix the example, or declare what it does in its entry (expect, error, match)",
+            cases.raised_todo(cases.manifest()[name]),
         ).render(where)
     hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
-    return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
+    what = "hidden cell" if hidden else "cell the page shows"
+    return f"{where}: a {what} failed: {ename}: {cases.excerpt(evalue.strip(), width=300)}"
 
 
 def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:

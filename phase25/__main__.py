@@ -139,10 +139,15 @@ def do_check(args: list[str]) -> int:
             print(record.format_differences(old, new))
         if unrecorded:
             print(f"phase25: {path} lacks {len(unrecorded)} claim(s): {', '.join(unrecorded)}")
-        if not status:  # wording only: the record is stale, the prose is not wrong
+        if not status:  # wording only, or claims not measured yet: the record is stale, the prose is not wrong
+            why = (
+                f"no longer matches what torch {new['release']} prints"
+                if changed
+                else f"has not measured {', '.join(unrecorded)} yet (a new claim)"
+            )
             print(
-                f"phase25: {path} no longer matches what torch {new['release']} prints, though every claim "
-                f"holds: re-record it with nox -s \"drift(torch='{new['release']}')\" and commit it",
+                f"phase25: {path} {why}, though every claim holds: re-record it with "
+                f"nox -s \"drift(torch='{new['release']}')\" and commit it",
                 file=sys.stderr,
             )
             status = STALE

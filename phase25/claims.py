@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from execbook import RECORDS, REPO, code_fingerprint, memoized, outcome
+from execbook import RECORDS, REPO, code_fingerprint, excerpt, memoized, outcome
 from execbook import release as release_of
 from execbook import supported as supported_by_the_book
 from inplace_doctor import RAISES, diagnose
@@ -197,7 +197,7 @@ def _raises(anomaly: bool) -> Verdict:
         return False, "backward completed without an error"
     parts = message.parts(failure.error)
     holds = message.CORE in failure.error and parts["version_now"] and parts["version_expected"]
-    return bool(holds), failure.error[:300]
+    return bool(holds), excerpt(failure.error, width=300)
 
 
 @claim(
@@ -312,7 +312,7 @@ def _silent(bypass: str) -> tuple[list[Any] | None, str]:
     try:
         grads = gradients(inplace=True, bypass=bypass)
     except BackwardRaised as raised:
-        return None, f"backward raised: {raised.failure.error[:200]}"
+        return None, f"backward raised: {excerpt(raised.failure.error, width=200)}"
     return compare_gradients(gradients(), grads), ""
 
 
@@ -632,7 +632,7 @@ def compiled_gradients(backend: str) -> tuple[str | None, Any]:
     if run.not_applicable:
         return None, run.not_applicable
     if run.raises or run.gradients is None:
-        return None, f"run A raised at {run.raised_at}: {run.error_type}: {(run.error or '')[:200]}"
+        return None, f"run A raised at {run.raised_at}: {run.error_type}: {excerpt(run.error or '', width=200)}"
     eager = gradients()
     if identical(eager, run.gradients):
         return "bitwise", 0.0
@@ -670,7 +670,7 @@ def _compiled_b(backend: str, raised_at: str, error_type: str) -> Check:
         return bool(holds), (
             f"raised at {run.raised_at}: {run.error_type}"
             + (f" wrapping {run.wraps}" if run.wraps else "")
-            + f"; the same text as eager run B up to the Hint: {same_as_eager}; {run.error[:200]}"
+            + f"; the same text as eager run B up to the Hint: {same_as_eager}; {excerpt(run.error, width=200)}"
         )
 
     return check

@@ -67,7 +67,16 @@ def stale_record_note() -> list[str]:
     stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
     if not stale:
         return []
-    return [
-        f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
-        f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\""
-    ]
+    command = f"nox -s \"drift(torch='{stale['release']}')\""
+    notes = []
+    if stale["what"]:
+        notes.append(
+            f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
+            f"claim holds): re-record it with {command}"
+        )
+    if stale.get("unmeasured"):
+        notes.append(
+            f"note: records/torch-{stale['release']}.json has not measured claim(s) {', '.join(stale['unmeasured'])} "
+            f"(a new case): record it with {command} and commit it (nox -s tests fails until then)"
+        )
+    return notes

@@ -28,6 +28,11 @@ def check_entry(name: str, entry: dict[str, Any]) -> str | None:
         (unknown, f"unknown key(s) {', '.join(sorted(unknown))}"),
         (entry.get("verdict", "safe") not in VERDICTS, f"verdict must be one of {', '.join(VERDICTS)}"),
         (
+            entry.get("verdict") == "safe" and entry.get("expect") == "raises",
+            'a safe case must complete: verdict = "safe" with expect = "raises" contradicts itself '
+            '(an op that raises is verdict = "unsafe", with raised_at)',
+        ),
+        (
             "verdict" in entry and set(entry.get("case", {})) != languages,
             "a case in the summary needs case = {es = ..., en = ...}",
         ),

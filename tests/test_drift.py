@@ -393,3 +393,8 @@ def test_the_build_notes_a_stale_record_through_the_report_hook(tmp_path, monkey
     (note,) = experiments.stale_record_note()
     assert "records/torch-2.13.0.json is stale (message.hint_off changed" in note
     assert "nox -s \"drift(torch='2.13.0')\"" in note
+    live["stale"] = {"release": "2.13.0", "what": [], "unmeasured": ["safe:new_case"]}
+    (tmp_path / "live-record.json").write_text(json.dumps(live))
+    (note,) = experiments.stale_record_note()  # a new safe case: its claim, not what torch prints
+    assert "records/torch-2.13.0.json has not measured claim(s) safe:new_case" in note
+    assert "nox -s \"drift(torch='2.13.0')\" and commit it" in note
