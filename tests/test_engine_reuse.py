@@ -159,18 +159,21 @@ def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
 
 
 def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_project):
-    """`pip install .` (not editable) into a virtual environment outside the repository, then, in
-    the tiny book's folder (no engine beside it), that environment's `python -m execbook build`:
-    the engine finds the book from the current directory, not from its own file. The environment
-    borrows this one's third-party packages (torch, Sphinx) through a .pth line: nothing downloads."""
+    """The project as `pip install .` puts it (not editable: conftest's installed_project) in a virtual
+    environment outside the repository, then, in the tiny book's folder (no engine beside it), that
+    environment's `python -m execbook build`: the engine finds the book from the current directory,
+    not from its own file. The environment borrows this one's third-party packages (torch, Sphinx)
+    through a .pth line: nothing downloads."""
+    import os
     import sysconfig
 
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
-    python = venv / "bin" / "python"
+    on_path = dict(os.environ, PATH=os.pathsep.join([str(venv / "bin"), os.environ["PATH"]]))  # its python first
     purelib = Path(
         subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            ["python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            env=on_path,
             capture_output=True,
             text=True,
             check=True,
@@ -182,14 +185,22 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
     root = tmp_path_factory.mktemp("tiny-installed")
     write_book(root, engine=False)
     done = subprocess.run(
-        [python, "-c", BUILD], cwd=root, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900
+        ["python", "-c", BUILD],
+        cwd=root,
+        env=on_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads((root / "built.json").read_text(encoding="utf-8"))
     assert Path(report["engine"]).is_relative_to(purelib), "the build ran the installed engine"
     page = (root / "docs" / "_build" / "html" / "en" / "page.html").read_text(encoding="utf-8")
     assert re.search(r"add up to <span[^>]*>\W*6\W*</span>", page), "the glued number is in the prose"
-    elsewhere = subprocess.run([python, "-m", "execbook", "check"], cwd=venv, capture_output=True, text=True)
+    elsewhere = subprocess.run(
+        ["python", "-m", "execbook", "check"], cwd=venv, env=on_path, capture_output=True, text=True
+    )
     assert elsewhere.returncode != 0 and elsewhere.stderr.startswith("execbook: error: no book in "), elsewhere.stderr
     assert "Traceback" not in elsewhere.stderr
 
