@@ -8,6 +8,7 @@ workflow's matrix); nox -s "drift(torch='1.13.1')" records any of the recorded r
 
 import os
 import runpy
+import sys
 from pathlib import Path
 
 import nox
@@ -38,14 +39,13 @@ def install(session, extras="", torch=None):
     session.install(*pins, f"torch=={torch}", "-e", f".[{extras}]" if extras else ".", env=machine)
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def tests(session):
     """Every test but the end-to-end ones (docs too: the page and example tests read the pages),
-    after the import contracts and mypy; then ruff (nox -s lint)."""
-    install(session, "test,docs")
-    session.run("lint-imports")  # the contracts of pyproject.toml's [tool.importlinter]
-    session.run("mypy")  # the packages pyproject.toml's [tool.mypy] names
-    session.run("pytest", "-m", "not e2e", *session.posargs)
+    after the import contracts and mypy; then ruff (nox -s lint). Runs in the book's environment."""
+    in_book_environment(session, "lint-imports")  # the contracts of pyproject.toml's [tool.importlinter]
+    in_book_environment(session, "mypy", fresh=False)  # the packages pyproject.toml's [tool.mypy] names
+    in_book_environment(session, "pytest", "-m", "not e2e", *session.posargs, fresh=False)
     session.notify("lint")
 
 
@@ -58,42 +58,42 @@ def lint(session):
     session.run("lint-imports")
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def e2e(session):
     """The end-to-end tests: whole builds of the book, the real browser, the reproducer via just."""
-    install(session, "test,docs")
-    session.run("pytest", "-m", "e2e", *session.posargs)
+    in_book_environment(session, "pytest", "-m", "e2e", *session.posargs)
 
 
 @nox.session
 def docs(session):
-    """Build the book (Spanish, then English): nox -s docs [-- es|en]."""
-    install(session, "docs")
+    """Build the book (Spanish, then English): nox -s docs [-- es|en]. Its environment is the book's one
+    environment: docs, tests, e2e, bench, check and new-page all run in it (one torch, not one each)."""
+    install(session, "test,docs")
     session.run("python", "-m", "execbook", "build", *session.posargs)
 
 
-DOCS_PYTHON = Path(__file__).parent / ".nox" / "docs" / "bin" / "python"  # the author's one environment
+BOOK_BIN = Path(__file__).parent / ".nox" / "docs" / "bin"  # the one environment (nox -s docs makes it)
 
 
-def in_docs_environment(session, *arguments):
-    """Run python -m execbook ARGUMENTS with the docs environment (created once, by nox -s docs), so the
-    author's commands take seconds and need no environment of their own."""
-    if not DOCS_PYTHON.exists():
-        session.log("the docs environment does not exist yet: creating it once (nox -s docs --install-only)")
-        session.run("nox", "-s", "docs", "--install-only", external=True)
-    session.run(str(DOCS_PYTHON), "-m", "execbook", *arguments, external=True)
+def in_book_environment(session, program, *arguments, fresh=True):
+    """Run BOOK_BIN/PROGRAM ARGUMENTS. fresh: install first (nox -s docs --install-only: seconds when
+    nothing changed), as a session with its own environment would; otherwise only where it is missing."""
+    if fresh or not (BOOK_BIN / program).exists():
+        session.run(sys.executable, "-m", "nox", "-f", __file__, "-s", "docs", "--install-only", external=True)
+    environment = {"PATH": os.pathsep.join([str(BOOK_BIN), os.environ["PATH"]]), "VIRTUAL_ENV": str(BOOK_BIN.parent)}
+    session.run(str(BOOK_BIN / program), *arguments, env=environment, external=True)
 
 
 @nox.session(name="new-page", venv_backend="none")
 def new_page(session):
     """Write a new page in both languages with one example: nox -s new-page -- <slug> (docs environment)."""
-    in_docs_environment(session, "new-page", *session.posargs)
+    in_book_environment(session, "python", "-m", "execbook", "new-page", *session.posargs, fresh=False)
 
 
 @nox.session(venv_backend="none")
 def check(session):
     """Check the sources in seconds, executing nothing: nox -s check (docs environment)."""
-    in_docs_environment(session, "check", *session.posargs)
+    in_book_environment(session, "python", "-m", "execbook", "check", *session.posargs, fresh=False)
 
 
 @nox.session
@@ -117,12 +117,11 @@ def drift(session, torch):
     session.run("python", "-m", "phase25", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def bench(session):
     """Figures, not timed tests: nox -s bench [-- docs_build|train_speed|diagnose_overhead]"""
-    install(session, "test,docs")  # docs_build also times the test suite
-    for script in session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]:
-        session.run("python", f"bench/{script}.py")
+    for i, script in enumerate(session.posargs or ["docs_build", "train_speed", "diagnose_overhead"]):
+        in_book_environment(session, "python", f"bench/{script}.py", fresh=i == 0)
 
 
 @nox.session(name="ci-container", python=False)

@@ -83,7 +83,7 @@ def floor(repo, store):
     needs = book.waits_for(notebooks, list(notebooks))
     cells = {d: sum(c.cell_type == "code" for c in nb.cells) for d, nb in first.items()}
     env = dict(os.environ, PYTHONPATH=str(repo), MPLBACKEND="Agg", OMP_NUM_THREADS="1")
-    env.update(config.ENVIRONMENT, **{config.STORE_ENV: str(store)})
+    env.update(config.environment(store))
     start, done, waiting, running = time.perf_counter(), set(), dict(needs), {}
     with ThreadPoolExecutor(book.WORKERS) as pool:
         while waiting or running:

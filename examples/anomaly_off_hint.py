@@ -22,7 +22,7 @@ print("node named by the anomaly warning:", failing)
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt import message
-from execbook.checks import glue
+from execbook import glue
 
 assert all(runs[anomaly] is not None for anomaly in (False, True)), "the page says both raise"
 assert message.before_hint(runs[False].error) == message.before_hint(runs[True].error), \

@@ -40,7 +40,7 @@ print(f"stale: {len(stale)} of {len(saved)} LayerNorms; "
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 assert backward_order[0][0] not in stale, "the page says the final LayerNorm's saved h is current"
 assert all(name.startswith("blocks.") for name in stale), "the page says the stale ones are the blocks' LayerNorms"

@@ -39,6 +39,8 @@ assert [p.stem.removeprefix("torch-") for p in sorted(paths, key=release)] == li
 # the committed record of the installed release, if any
 mine = records.get(live["release"])
 stale = record.differences(mine, live) if mine is not None else []
+# claims the committed record has not measured yet (a new safe case): the build names them
+unmeasured = sorted(set(live["claims"]) - set(mine["claims"])) if mine is not None else []
 # what this build measured stands for the installed release; torch.compile,
 # from its record
 live = records[live["release"]] = record.completed(live, mine)
@@ -53,11 +55,11 @@ found = history.draft_findings(records)
 
 import re
 
-from execbook.checks import glue, glue_figure, glue_html, glue_number, glue_words
+from execbook import glue, glue_figure, glue_html, glue_number, glue_words
 from phase25.tables import (NOT_APPLICABLE, RELEASES, ROW_WORDS, STATUS, compile_value, draft_table, history_table,
                             releases_text, row_words, table, timeline, unchanged_list, verdict)
 
-from execbook import store
+from execbook import TORCH_REQUIREMENT, store_folder
 
 unnamed = sorted({name for name in [*claims.CLAIMS, *record.MESSAGE_PARTS, *record.COMPILE_FIELDS]
                   for language in ROW_WORDS if row_words(name, language) is None})
@@ -65,9 +67,10 @@ assert not unnamed, (f"no words for the row {', '.join(unnamed)}: add them to RO
                      "phase25/tables.py, in both languages")
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
-if store.folder() is not None:  # phase25.experiments.stale_record_note says so after the build
-    record.write(dict(live, stale=stale and {"release": live["release"], "what": [w for w, *_ in stale]}),
-                 path=store.folder() / "live-record.json")
+if store_folder() is not None:  # phase25.experiments.stale_record_note says so after the build
+    record.write(dict(live, stale=(stale or unmeasured) and {"release": live["release"], "what": [w for w, *_ in stale],
+                                                              "unmeasured": unmeasured}),
+                 path=store_folder() / "live-record.json")
 
 assert releases == history.ordered(records) and live["release"] in releases
 changed = [h for h in changes if h.changed]
@@ -104,7 +107,7 @@ glue_html("compat_draft", lambda language: draft_table(found, releases, language
 # --- the book's range
 record_only = [r for r in releases if r not in book]
 assert claims.supported(live["release"]), "the page says this build's release is in the book's range"
-glue("compat_range", claims.config.TORCH_REQUIREMENT)
+glue("compat_range", TORCH_REQUIREMENT)
 glue("compat_book_releases", ", ".join(book))
 glue_words("compat_record_only", {language: ", ".join(record_only) or RELEASES[language]["none"]
                                         for language in RELEASES})

@@ -36,7 +36,7 @@ for backend in ("eager", "aot_eager", "inductor"):
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt import message
-from execbook.checks import glue
+from execbook import glue
 
 from minigpt.experiments import run_b
 

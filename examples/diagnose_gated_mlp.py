@@ -13,8 +13,8 @@ print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
-from execbook.config import EXAMPLES
+from execbook import glue
+from execbook import EXAMPLES
 from inplace_doctor.runner import DEFAULT_CAP
 
 script = (EXAMPLES / "gated_mlp.py").read_text(encoding="utf-8").split("\n")

@@ -17,8 +17,8 @@ for arguments in (["rnn_state.py"], ["rnn_state.py", "--offload"]):
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue, glue_number
-from execbook.config import EXAMPLES
+from execbook import glue, glue_number
+from execbook import EXAMPLES
 
 plain, offload = runs["rnn_state.py"], runs["rnn_state.py --offload"]
 script = (EXAMPLES / "rnn_state.py").read_text(encoding="utf-8").split("\n")

@@ -23,7 +23,7 @@ print(f"loss {loss.item():.4f}; "
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue_number
+from execbook import glue_number
 from inplace_doctor import diagnose
 
 assert not watched.report.findings, "the page says the fixed loop has no finding"

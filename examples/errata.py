@@ -58,7 +58,7 @@ print("relu_inplace / exp_inplace change the gradients:",
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt import message
-from execbook.checks import glue
+from execbook import glue
 
 seed = SEED
 assert claim in on.error and off and message.before_hint(off.error) == message.before_hint(on.error)
@@ -76,7 +76,7 @@ import inspect
 from pathlib import Path
 
 import minigpt.model
-from execbook.config import REPO
+from execbook import REPO
 
 # "a version counter on the storage of each tensor": the counter is the tensor's (and its views'):
 # .data shares the storage and not the counter

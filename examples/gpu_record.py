@@ -33,7 +33,7 @@ else:
 # %% hidden checks: what the pages say of a GPU, and the values their prose quotes
 
 import re
-from execbook.checks import glue, glue_words, number
+from execbook import glue, glue_words, number
 from phase25 import claims, record
 
 cuda_records = record.device_records("cuda")  # release -> record, oldest first

@@ -36,7 +36,7 @@ for forward in (tanh_then_relu_, exp_then_mul_, view_then_add_):
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 named = {f.__name__: named_op(f) for f in (tanh_then_relu_, exp_then_mul_, view_then_add_)}
 assert named["tanh_then_relu_"].lower().startswith("tanh"), "the page says tanh's saved output is named tanh"

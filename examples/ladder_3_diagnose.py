@@ -25,7 +25,7 @@ for switches in ({"inplace": True, "bypass": "hooks"},
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 assert len(report.findings) == 2 * model.config.n_layer, "the page says one finding per LayerNorm of the blocks"
 for bypass in ("hooks", "ctx"):

@@ -10,7 +10,7 @@ for candidate in candidates:
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 glue("scan_candidates", len(candidates))
 

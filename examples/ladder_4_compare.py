@@ -17,7 +17,7 @@ for row in sorted(rows, key=lambda r: -r.rel_error)[:4]:
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import FIGURE_WIDTH, glue_figure, glue_number
+from execbook import FIGURE_WIDTH, glue_figure, glue_number
 
 from minigpt.compare import XLABEL, plot_comparison
 

@@ -14,7 +14,7 @@ loss_and_gradients(params, inplace=True, check_versions=True)  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import raised
+from execbook import raised
 
 from minigpt import message
 

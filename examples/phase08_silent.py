@@ -21,7 +21,7 @@ for name in grads_a:
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue_words
+from execbook import glue_words
 
 def _join(names, conjunction):
     """['x', 'pos', 'w1'] -> 'x, pos and w1'."""

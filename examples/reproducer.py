@@ -65,7 +65,7 @@ for arguments, _, _ in COMMANDS:
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 assert statuses == [expected for _, expected, _ in COMMANDS], statuses
-from execbook.tracebacks import ABSOLUTE
+from execbook import ABSOLUTE_PATH as ABSOLUTE
 
 shown = "\n".join(excerpt(output.rstrip()) for output, _ in outputs.values())
 assert not ABSOLUTE.findall(shown), f"the page shows a path of the build machine: {ABSOLUTE.findall(shown)}"

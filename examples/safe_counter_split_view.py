@@ -30,7 +30,7 @@ q /= math.sqrt(C)  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import raised
+from execbook import raised
 
 error = raised()
 assert "returns multiple views" in str(error), "the page says split returns several views of one tensor"

@@ -22,7 +22,7 @@ loss_second.backward()  # raises
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt import message
-from execbook.checks import glue, raised
+from execbook import glue, raised
 
 stale = message.parts(str(raised()))["tensor"]
 head = list(model.head.weight.t().shape)

@@ -6,7 +6,7 @@
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue_html
+from execbook import glue_html
 
 from phase25.summary import outcomes, table_html
 

@@ -25,7 +25,7 @@ for name, r in results.items():
 from minigpt.compare import median_error, worst_row
 import math
 
-from execbook.checks import FIGURE_WIDTH, LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
+from execbook import FIGURE_WIDTH, LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
 
 RUN_NAMES = {"es": {"A": "ejecución A", "B": "ejecución B"}, "en": {"A": "run A", "B": "run B"}}
 

@@ -13,7 +13,7 @@ loss.backward()  # raises
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt import message
-from execbook.checks import glue, raised
+from execbook import glue, raised
 
 import torch
 

@@ -31,7 +31,7 @@ print(f"\nafter the forward, h is at version {h_a._version} in A "
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import LANGUAGES, glue, glue_words
+from execbook import LANGUAGES, glue, glue_words
 
 assert same_slots, "the page says A and B save the same slots"
 in_h_a = [e["module"] for e in log_a if e["memory_of_h"]]

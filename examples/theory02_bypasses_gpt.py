@@ -21,7 +21,7 @@ for bypass in ("data", "hooks", "ctx"):
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
 from minigpt.compare import median_error
-from execbook.checks import glue
+from execbook import glue
 
 import re
 import torch

@@ -14,7 +14,7 @@ y.sum().backward()  # raises
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import raised
+from execbook import raised
 
 import torch
 

@@ -24,7 +24,7 @@ print(message.split(" Hint:")[0])
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 from minigpt import message as error_message
 

@@ -20,7 +20,7 @@ print("every other stale node is upstream of it:",
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 assert all(s["node"] in upstream for s in stale[:-1]), "the page says the others are upstream"
 assert stale[-1]["now"] - stale[-1]["saved_at"] == 1, "the page says one add_ came after it"

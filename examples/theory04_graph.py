@@ -58,7 +58,7 @@ for i in sorted(stale):
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import FIGURE_WIDTH, glue, glue_figure
+from execbook import FIGURE_WIDTH, glue, glue_figure
 
 GRAPH_WORDS = {
     "es": {"title": "El grafo del paso hacia atrás del mini-GPT,\n"

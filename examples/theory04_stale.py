@@ -28,7 +28,7 @@ print(stale_table(stale, valid, modules))
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 h_memory = {s["memory"] for s in stale}
 valid_in_h = [(node, slot) for node, slot, value in valid if value.untyped_storage().data_ptr() in h_memory]

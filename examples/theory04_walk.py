@@ -32,7 +32,7 @@ print(walk_table(executed, saved, model))
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from execbook.checks import glue
+from execbook import glue
 
 assert functions == by_sequence, "the page says the functions ran in reverse creation order"
 assert set(executed) == set(nodes), "the page says backward ran every node"

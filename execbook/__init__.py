@@ -13,8 +13,123 @@ whose hidden setup cell names the fingerprint of everything the page depends on 
 page runs again exactly when one of those changes. The store (docs/_build/store) holds the
 results pages and claims share, each under a key ending in the fingerprint of the code that
 computes it, and logs every computation to computed.jsonl, so that a build that computes one
-twice fails; a book's own code keeps its results there too, through the store (phase 25:
-minigpt's experiments go through the cache [tool.book.environment] names, the lesson's
-phase25.experiments.stored). A failure is an exception with fields (cases.Failure: file, line,
+twice fails; a book's own code keeps its results there too, through `memoized` (or, for code
+that must not import the engine, in a folder of the store that [tool.book.environment] gives it:
+"{store}/minigpt", minigpt's experiments, logged to that folder's computed.jsonl). A failure is an
+exception with fields (cases.Failure: file, line,
 kind, reason, what to do), kept by the page's guard in the store and rendered by the build in
-one place (cases.Failure.render)."""
+one place (cases.Failure.render).
+
+A book's own code (its lesson modules, its examples' hidden checks) uses only the names below, the
+engine's public API; pyproject.toml's import-linter contracts forbid it any other engine module.
+"""
+
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .cases import KEYS as ENTRY_KEYS
+    from .cases import Case, Outcome, cases_with
+    from .changes import excerpt
+    from .checks import (
+        FIGURE_WIDTH,
+        LANGUAGES,
+        glue,
+        glue_by_value,
+        glue_figure,
+        glue_html,
+        glue_number,
+        glue_words,
+        number,
+        raised,
+    )
+    from .config import EXAMPLES, RECORDS, REPO, STORE, TORCH_REQUIREMENT, release, release_key, supported
+    from .deps import closure
+    from .deps import fingerprint as files_fingerprint
+    from .store import folder as store_folder
+    from .store import memoized
+    from .tracebacks import ABSOLUTE as ABSOLUTE_PATH
+
+# name -> (module, its name there): imported when first used, so that `python -m execbook` can say
+# that no book is here (execbook.config) in one line
+_EXPORTS = {
+    **{n: ("cases", n) for n in ("Case", "Outcome", "cases_with")},
+    "ENTRY_KEYS": ("cases", "KEYS"),
+    **{
+        n: ("checks", n)
+        for n in ("FIGURE_WIDTH", "LANGUAGES", "glue", "glue_by_value", "glue_figure", "glue_html", "glue_number")
+        + ("glue_words", "number", "raised")
+    },
+    **{
+        n: ("config", n)
+        for n in ("EXAMPLES", "RECORDS", "REPO", "STORE", "TORCH_REQUIREMENT", "release", "release_key", "supported")
+    },
+    "closure": ("deps", "closure"),
+    "excerpt": ("changes", "excerpt"),
+    "files_fingerprint": ("deps", "fingerprint"),
+    "store_folder": ("store", "folder"),
+    "memoized": ("store", "memoized"),
+    "ABSOLUTE_PATH": ("tracebacks", "ABSOLUTE"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'execbook' has no attribute {name!r}")
+    from importlib import import_module
+
+    module, attribute = _EXPORTS[name]
+    return getattr(import_module(f"execbook.{module}"), attribute)
+
+
+def outcome(name: str) -> "Outcome":
+    """The outcome of example `name` (examples/<name>.py judged against its manifest entry): as its
+    page's guard recorded it in this kernel, else from the build's store, else run now."""
+    from . import deps, kernel
+
+    return kernel.outcomes().get(name) or deps.outcome(name)
+
+
+@cache
+def code_fingerprint(*files: str | Path) -> str:
+    """The fingerprint of these files, of every repository module they import (the dependency closure)
+    and of the installed releases [tool.book] `fingerprinted` names: a key for results they compute
+    (once per process)."""
+    from . import deps
+
+    return deps.fingerprint(deps.closure({Path(f) for f in files}))
+
+
+__all__ = [
+    "ABSOLUTE_PATH",
+    "Case",
+    "ENTRY_KEYS",
+    "EXAMPLES",
+    "FIGURE_WIDTH",
+    "LANGUAGES",
+    "Outcome",
+    "RECORDS",
+    "REPO",
+    "STORE",
+    "TORCH_REQUIREMENT",
+    "cases_with",
+    "closure",
+    "code_fingerprint",
+    "excerpt",
+    "files_fingerprint",
+    "glue",
+    "glue_by_value",
+    "glue_figure",
+    "glue_html",
+    "glue_number",
+    "glue_words",
+    "memoized",
+    "number",
+    "outcome",
+    "raised",
+    "release",
+    "release_key",
+    "store_folder",
+    "supported",
+]

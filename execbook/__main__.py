@@ -6,12 +6,21 @@ python -m execbook run EXAMPLE        run one example as its page's cell and gua
 python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
 python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
 python -m execbook sizes              lines of Python per package (tests apart), against their targets
+
+The book is the current directory's (or the nearest above it with a [tool.book] table in its
+pyproject.toml); --root DIR, before the command, names another: python -m execbook --root DIR build
 """
 
+import os
 import sys
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--root"] and len(argv) > 1:
+        from pathlib import Path
+
+        os.environ["BOOK_ROOT"] = str(Path(argv[1]).resolve())  # execbook.config.ROOT_ENV; the pages inherit it
+        argv = argv[2:]
     commands = {
         "check": "check",
         "build": "build",
@@ -21,7 +30,7 @@ def main(argv: list[str]) -> int:
         "sizes": "sizes",
     }
     if not argv or argv[0] not in commands:
-        print(f"usage: python -m execbook {{{','.join(commands)}}} ...", file=sys.stderr)
+        print(f"usage: python -m execbook [--root DIR] {{{','.join(commands)}}} ...", file=sys.stderr)
         return 2
     from importlib import import_module
 

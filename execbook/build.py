@@ -97,7 +97,7 @@ def kernel_environment() -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     )
-    os.environ.update(config.ENVIRONMENT, **{config.STORE_ENV: str(config.STORE)})
+    os.environ.update(config.environment(config.STORE))
     os.environ.setdefault("MPLBACKEND", "Agg")
     # Tiny tensors: a second intra-op thread buys little and, on a loaded 2-core machine, costs a lot.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -408,7 +408,7 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         )
         lines = CELL_LINE.findall(traceback)
         declared = cases.manifest()[name].expected()
-        raised = evalue.strip().splitlines()[0][:300] if evalue.strip() else ""
+        raised = cases.excerpt(evalue.strip().splitlines()[0], width=300) if evalue.strip() else ""
         shown = cases.split(cases.manifest()[name].path)[0]
         return cases.Failure(
             f"examples/{name}.py",
@@ -416,10 +416,11 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
             "raised",
             f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
             f"{borrowed(notebook, name, evalue)}",
-            "fix the example, or declare what it does in its entry (expect, error, match)",
+            cases.raised_todo(cases.manifest()[name]),
         ).render(where)
     hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
-    return f"{where}: a {'hidden cell' if hidden else 'cell the page shows'} failed: {ename}: {evalue.strip()[:300]}"
+    what = "hidden cell" if hidden else "cell the page shows"
+    return f"{where}: a {what} failed: {ename}: {cases.excerpt(evalue.strip(), width=300)}"
 
 
 def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:

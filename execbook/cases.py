@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import comments, config
+from .changes import excerpt
 
 CHECKS = "# %% hidden checks"  # the line where an example's hidden checks start
 EXPECTATIONS = ("completes", "raises")
@@ -203,6 +204,14 @@ def judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) ->
     return found if own is None else own(case, found)
 
 
+def raised_todo(case: Case) -> str:
+    """What to do when the example raised and its entry says otherwise: a case that must complete
+    (a safe one) is fixed in the example; one that must raise something else, in either."""
+    if case.expect != "raises":
+        return f"fix the example so that it completes, as its entry [{case.name}] in examples/cases.toml declares"
+    return "fix the example, or declare what it raises in its entry (expect, error, match)"
+
+
 def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
     if error is not None:
         text = f"{type(error).__name__}: {str(error).split(' Hint: ')[0]}"
@@ -210,7 +219,7 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
         line = frame.line.split("#")[0].strip() if frame and frame.line else None
         kind = getattr(builtins, case.error or "", Exception)
         ok = case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
-        seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {text[:300]}"
+        seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {excerpt(text, width=300)}"
         lineno = frame.lineno if frame else None
         if frame and lineno and frame.filename != str(case.path):  # a notebook cell: one line a pair of comments
             lineno = comments.file_line(split(case.path)[0], lineno)

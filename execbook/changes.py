@@ -10,6 +10,7 @@ time changes on every run, on purpose).
 import ast
 import contextlib
 import hashlib
+import html
 import json
 import re
 from pathlib import Path
@@ -47,11 +48,11 @@ def glued(notebook: Any) -> dict[str, str]:
         if image is not None:
             found[key] = "figure " + hashlib.sha256(str(image).encode()).hexdigest()[:12]
         elif "text/html" in data:
-            html = "".join(data["text/html"])
+            markup = "".join(data["text/html"])
             found[key] = (
-                "table " + hashlib.sha256(html.encode()).hexdigest()[:12]
-                if "<table" in html
-                else " ".join(TAGS.sub(" ", html).split())
+                "table " + hashlib.sha256(markup.encode()).hexdigest()[:12]
+                if "<table" in markup
+                else " ".join(html.unescape(TAGS.sub(" ", markup)).split())
             )
         else:
             text = "".join(data.get("text/plain", ""))
@@ -67,10 +68,41 @@ def language_of(key: str) -> str:
     return suffix if suffix in config.LANGUAGES else "all"
 
 
-def _short(value: str) -> str:
+def excerpt(new: object, old: object = None, width: int = 48, context: int = 14) -> str:
+    """new, short enough to read in a table cell: the part that differs from old with a little
+    context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
+    new = str(new)
+    if len(new) <= width:
+        return new
+    start, end = 0, len(new)
+    if old is not None and str(old) != new:
+        old = str(old)
+        prefix = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+        suffix = next(
+            (i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
+            min(len(old), len(new)),
+        )
+        suffix = min(suffix, len(new) - prefix, len(old) - prefix)
+        start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
+    if end - start > width:
+        end = start + width
+    if start > 0:  # whole words at either end: the nearest space outside, else inside
+        space = new.rfind(" ", 0, start)
+        inside = new.find(" ", start, end)
+        start = space + 1 if space >= 0 and start - space <= context else inside + 1 if inside >= 0 else start
+    if end < len(new):
+        space = new.find(" ", end)
+        inside = new.rfind(" ", start, end)
+        end = space if 0 <= space and space - end <= context else inside if inside > start else end
+    return ("…" if start > 0 else "") + new[start:end].strip() + ("…" if end < len(new) else "")
+
+
+def _short(value: str, other: str | None = None) -> str:
+    """value as the list shows it: a figure or a table by its kind; text, the part that differs
+    from other (cut at whole words)."""
     if value.startswith(("figure ", "table ")):
         return value.split(" ")[0]
-    return value if len(value) <= SHOWN else value[: SHOWN - 1] + "…"
+    return excerpt(value, other, width=SHOWN)
 
 
 def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[str]:
@@ -88,7 +120,7 @@ def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> l
             elif before[key].startswith(("figure ", "table ")):
                 change = f"the {before[key].split(' ')[0]} changed"
             else:
-                change = f"{_short(before[key])} → {_short(after[key])}"
+                change = f"{_short(before[key], after[key])} → {_short(after[key], before[key])}"
             lines.setdefault(language_of(key), []).append(f"  {page} · {key}: {change}")
     out = []
     for language in [*config.LANGUAGES, "all"]:

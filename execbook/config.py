@@ -1,9 +1,11 @@
 """The facts the book, its tests, nox and the CI workflow share, each declared once.
 
-Read from pyproject.toml's [tool.book] table (languages, titles, recorded releases, URLs), its
-[project] dependencies (the torch range the book is built on) and constraints.txt (the torch
-release that installs by default). Everything else derives from here. This file imports only the
-standard library (and `packaging`, when a release is compared), so that a bare Python can run it:
+The book is the folder of the nearest pyproject.toml with a [tool.book] table, from the current
+directory up (or BOOK_ROOT: `python -m execbook --root DIR`), not this file's. Read from its
+[tool.book] table (languages, titles, recorded releases, URLs), its [project] dependencies (the
+torch range the book is built on) and constraints.txt (the torch release that installs by
+default). Everything else derives from here. This file imports only the standard library (and
+`packaging`, when a release is compared), so that a bare Python can run it:
 
     python3 execbook/config.py releases        # JSON list of the recorded releases (the workflow's matrix)
     python3 execbook/config.py book-releases   # those inside the book's torch range
@@ -12,6 +14,7 @@ standard library (and `packaging`, when a release is compared), so that a bare P
 """
 
 import json
+import os
 import re
 import sys
 import tomllib
@@ -20,7 +23,26 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+ROOT_ENV = "BOOK_ROOT"  # the book's folder (python -m execbook --root DIR sets it; its processes inherit it)
+
+
+def _book_root() -> Path:
+    """BOOK_ROOT, else the nearest folder from the current directory up whose pyproject.toml has a
+    [tool.book] table: the engine builds the book it is run in, wherever the engine is installed."""
+    if os.environ.get(ROOT_ENV):
+        return Path(os.environ[ROOT_ENV]).resolve()
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        project = folder / "pyproject.toml"
+        if project.is_file() and "book" in tomllib.loads(project.read_text(encoding="utf-8")).get("tool", {}):
+            return folder
+    raise SystemExit(
+        f"execbook: error: no book in {here} or above it (a pyproject.toml with a [tool.book] table): "
+        "run it in the book's folder, or pass --root DIR"
+    )
+
+
+REPO = _book_root()
 SOURCES = ("pyproject.toml", "constraints.txt")  # the files this module reads (execbook.deps counts them)
 _PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 _BOOK = _PYPROJECT["tool"]["book"]
@@ -43,10 +65,13 @@ NOTEBOOKS_BRANCH: str = _BOOK.get("notebooks-branch", "notebooks")
 # beyond the engine's; judge(case, outcome) -> outcome refines the engine's verdict on one run;
 # report() -> lines the build prints after a build that executed pages (notes of the book's own).
 HOOKS: dict[str, str] = dict(_BOOK.get("hooks", {}))
-# What the build sets in its pages' environment (a book's own code reads it: its cache, say).
+# What the build sets in its pages' environment (a book's own code reads it: its cache, say); "{store}"
+# in a value is the build's result store (environment()).
 ENVIRONMENT: dict[str, str] = dict(_BOOK.get("environment", {}))
 # The installed distributions whose release is part of every page's fingerprint (a new one re-runs them).
 FINGERPRINTED: list[str] = list(_BOOK.get("fingerprinted", []))
+# The engine's words on a page that the book changes or adds, per language (execbook/sphinxext/words.py).
+BOOK_WORDS: dict[str, dict[str, str]] = {k: dict(v) for k, v in _BOOK.get("words", {}).items()}
 # Lines of Python each part may have at most (python -m execbook sizes): a package's name, or "total".
 SIZE_TARGETS: dict[str, int] = dict(_BOOK.get("sizes", {}))
 # The module whose import says "this project is installed" (a Colab notebook's first cell).
@@ -91,6 +116,12 @@ def hook(name: str) -> Callable[..., Any] | None:
 
     module, _, function = HOOKS[name].partition(":")
     return getattr(import_module(module), function)
+
+
+def environment(store: Path) -> dict[str, str]:
+    """The variables a build with this result store sets for its pages and the processes they start."""
+    given = {name: value.replace("{store}", str(store)) for name, value in ENVIRONMENT.items()}
+    return {**given, STORE_ENV: str(store)}
 
 
 def release(version: str) -> str:

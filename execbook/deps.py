@@ -97,7 +97,9 @@ def kernel_dependencies() -> frozenset[Path]:
     """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
     (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
-    return frozenset(closure({REPO / "execbook" / "kernel.py", *filter(None, hooks)}))
+    engine = {REPO / "execbook" / "kernel.py"}
+    engine = {path for path in engine if path.is_file()}  # an engine installed apart: its release, in `fingerprinted`
+    return frozenset(closure({*engine, *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:

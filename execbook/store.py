@@ -59,6 +59,7 @@ def log_computation(store: str | Path, kind: str, key: str, seconds: float) -> N
 
 
 def folder() -> Path | None:
+    """The build's result store (BOOK_STORE), None outside a build."""
     return Path(os.environ[STORE_ENV]) if os.environ.get(STORE_ENV) else None
 
 
@@ -99,9 +100,9 @@ def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:
 
 
 def computed_since(started: float, store: Path | None = None) -> list[dict[str, Any]]:
-    """[{kind, key, seconds, at}] logged at or after `started` (a time.time() value)."""
-    log = Path(store or folder() or "") / COMPUTED_LOG
-    if not log.is_file():
-        return []
-    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line]
+    """[{kind, key, seconds, at}] logged at or after `started` (a time.time() value), in the store's log
+    and in those of the caches a book keeps in its folders (the same lines: minigpt's experiments)."""
+    root = store or folder()
+    logs = sorted(root.rglob(COMPUTED_LOG)) if root is not None and root.is_dir() else []
+    entries = [json.loads(line) for log in logs for line in log.read_text(encoding="utf-8").splitlines() if line]
     return [e for e in entries if e["at"] >= started]

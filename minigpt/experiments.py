@@ -2,19 +2,24 @@
 detection off or on, the probe-batch gradients of a model with some switches, and whole
 training runs (`from minigpt.experiments import run_b, gradients, training`).
 
-Each goes through one cache: the function MINIGPT_CACHE names ("module:function"), else one in
-this process's memory. function(key, compute) returns compute()'s value, or the value it kept
-under key, which names the experiment and its arguments (not the code: the function's own key
-says which code computed it). The book's build names the lesson's (phase25.experiments.stored,
-the engine's result store), so that its pages, its claims and the reproducer's command-line runs
-share one result of each.
+Each is computed once per process, and once per folder where MINIGPT_CACHE names one: kept there
+as <key>-<code>.pickle, where key names the experiment and its arguments and code is the
+fingerprint of minigpt's sources and the installed torch (other code, other results), and logged to
+its computed.jsonl ({kind, key, seconds, at}, a line per computation). The book's build gives
+every page and every process it starts a folder of its result store, so that its pages, its claims
+and the reproducer's command-line runs share one result of each, and the build can tell that none
+was computed twice.
 """
 
-import importlib
+import hashlib
+import json
 import os
+import pickle
+import time
 from collections.abc import Callable
 from dataclasses import asdict
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from .data import AgreementData, build_dataset, probe_batch
@@ -33,7 +38,9 @@ from .train import (
     try_backward,
 )
 
-CACHE = "MINIGPT_CACHE"  # environment variable: "module:function", a cache that each experiment goes through
+# The modules an experiment runs (tests/test_deps.py checks them against the imports): their sources key it
+SOURCES = ("__init__.py", "data.py", "model.py", "train.py", "experiments.py")
+CACHE = "MINIGPT_CACHE"  # environment variable: a folder that keeps each experiment's result
 BYPASSES: dict[str, dict[str, Any]] = {
     "hooks": {"inplace": True, "bypass": "hooks"},
     "ctx": {"inplace": True, "bypass": "ctx"},
@@ -48,30 +55,48 @@ def data() -> AgreementData:
     return build_dataset()
 
 
-def _in_memory(key: str, compute: Callable[[], Any]) -> Any:
-    if key not in _memory:
-        _memory[key] = compute()
-    return _memory[key]
-
-
 @cache
-def _cache() -> Callable[[str, Callable[[], Any]], Any]:
-    named = os.environ.get(CACHE, "")
-    if not named:
-        return _in_memory
-    module, _, function = named.partition(":")
-    try:
-        found: Callable[[str, Callable[[], Any]], Any] = getattr(importlib.import_module(module), function)
-    except (ImportError, AttributeError) as exc:
-        raise RuntimeError(f"{CACHE}={named}: no such function ({exc}); unset it or name module:function") from None
-    return found
+def code() -> str:
+    """The fingerprint of minigpt's sources and of the installed torch: what an experiment's result depends on."""
+    import torch
+
+    digest = hashlib.sha256(torch.__version__.encode())
+    for name in SOURCES:
+        digest.update(name.encode() + b"\0" + (Path(__file__).parent / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _kept(key: str, compute: Callable[[], Any]) -> Any:
+    """compute()'s value, kept in the folder MINIGPT_CACHE names (read back if it is there already)."""
+    folder = Path(os.environ[CACHE])
+    path = folder / f"{key}-{code()}.pickle"
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    started = time.perf_counter()
+    value = compute()
+    folder.mkdir(parents=True, exist_ok=True)
+    scratch = path.with_suffix(f".{os.getpid()}.tmp")  # another process never reads half of it
+    scratch.write_bytes(pickle.dumps(value))
+    scratch.replace(path)
+    entry = {
+        "kind": "experiment",
+        "key": path.stem,
+        "seconds": round(time.perf_counter() - started, 3),
+        "at": time.time(),
+    }
+    with open(folder / "computed.jsonl", "a", encoding="utf-8") as log:
+        log.write(json.dumps(entry) + "\n")
+    return value
 
 
 def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
-    """compute() once per name(arguments), in the cache MINIGPT_CACHE names or in memory."""
+    """compute() once per name(arguments): in this process, and in the folder MINIGPT_CACHE names."""
     if default_device() != "cpu":  # python -m phase25 record --device: the same experiments, elsewhere
         arguments = dict(arguments, device=default_device())
-    return _cache()(f"{name}({','.join(f'{k}={v}' for k, v in sorted(arguments.items()))})", compute)
+    key = f"{name}({','.join(f'{k}={v}' for k, v in sorted(arguments.items()))})"
+    if key not in _memory:
+        _memory[key] = _kept(key, compute) if os.environ.get(CACHE) else compute()
+    return _memory[key]
 
 
 def run_b(anomaly: bool) -> BackwardFailure | None:

@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
+from execbook import TORCH_REQUIREMENT
 from minigpt.model import DEVICES
 from minigpt.train import use_device
 
@@ -100,7 +101,7 @@ def measure_into(
     if not claims.supported():
         print(
             f"phase25: torch {claims.release()} is outside the releases the book is built on "
-            f"({claims.config.TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break"
+            f"({TORCH_REQUIREMENT}, pyproject.toml): its claims are recorded, none can break"
         )
     new, outcomes = measured(*((None, True) if device == "cpu" else (claims.on_device(), False)))
     return new, outcomes, record.path_for(new["release"], folder, device)
@@ -138,10 +139,15 @@ def do_check(args: list[str]) -> int:
             print(record.format_differences(old, new))
         if unrecorded:
             print(f"phase25: {path} lacks {len(unrecorded)} claim(s): {', '.join(unrecorded)}")
-        if not status:  # wording only: the record is stale, the prose is not wrong
+        if not status:  # wording only, or claims not measured yet: the record is stale, the prose is not wrong
+            why = (
+                f"no longer matches what torch {new['release']} prints"
+                if changed
+                else f"has not measured {', '.join(unrecorded)} yet (a new claim)"
+            )
             print(
-                f"phase25: {path} no longer matches what torch {new['release']} prints, though every claim "
-                f"holds: re-record it with nox -s \"drift(torch='{new['release']}')\" and commit it",
+                f"phase25: {path} {why}, though every claim holds: re-record it with "
+                f"nox -s \"drift(torch='{new['release']}')\" and commit it",
                 file=sys.stderr,
             )
             status = STALE

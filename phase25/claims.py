@@ -26,7 +26,9 @@ from typing import Any
 
 import torch
 
-from execbook import config, deps, store
+from execbook import RECORDS, REPO, code_fingerprint, excerpt, memoized, outcome
+from execbook import release as release_of
+from execbook import supported as supported_by_the_book
 from inplace_doctor import RAISES, diagnose
 from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES, version
 from minigpt import message
@@ -38,17 +40,17 @@ from minigpt.train import BackwardRaised, Gradients, build_model, default_device
 from minigpt.train import gradients as gradients_of
 from phase25 import compiled as compiling
 from phase25 import safe_cases
-from phase25.experiments import code_fingerprint, compiled
+from phase25.experiments import compiled
 
 
 def release(version: str | None = None) -> str:
     """The installed torch's release ('2.13.0+cpu' -> '2.13.0'), or that of version."""
-    return config.release(version or torch.__version__)
+    return release_of(version or torch.__version__)
 
 
 def supported(release_name: str | None = None) -> bool:
     """Is this release (default: the installed one) in the book's range (pyproject.toml)?"""
-    return config.supported(release_name or release())
+    return supported_by_the_book(release_name or release())
 
 
 Verdict = tuple[bool, str]  # (holds, what was seen)
@@ -109,18 +111,18 @@ class ClaimBroken(AssertionError):
 def blame(outcome: Outcome, version: str) -> tuple[str, str]:
     """(reason, what to do) of a broken claim: the committed record of the same release says whether
     it held there (then this checkout's change broke it) or not (then torch did)."""
-    path = config.RECORDS / f"torch-{config.release(version)}.json"
+    path = RECORDS / f"torch-{release_of(version)}.json"
     held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(outcome.name, {}).get("holds")
     if held:  # the same torch: this checkout is to blame, not the release
         return (
-            f"claim {outcome.name} no longer holds with this checkout ({path.relative_to(config.REPO)} says it "
+            f"claim {outcome.name} no longer holds with this checkout ({path.relative_to(REPO)} says it "
             f"held on torch {version}): {outcome.seen}",
             "undo that change, or change what the prose says and the claim (phase25/claims.py)",
         )
     return (
         f"claim {outcome.name} no longer holds on torch {version}: {outcome.seen}",
         f"torch {version} behaves differently: rewrite the prose and the claim, then re-record it with "
-        f"nox -s \"drift(torch='{config.release(version)}')\"",
+        f"nox -s \"drift(torch='{release_of(version)}')\"",
     )
 
 
@@ -161,11 +163,11 @@ def _evaluate_now(name: str) -> Outcome:
 
 
 def evaluate(name: str) -> Outcome:
-    """The claim's outcome. In the book's build (execbook.store) each is evaluated once per fingerprint
-    of the code it runs; a safe-case claim reads its case's outcome, which is kept by the case."""
-    if store.folder() is None or name in CASE_CLAIMS:
+    """The claim's outcome, evaluated once per fingerprint of the code it runs (kept in the build's store
+    in a build); a safe-case claim reads its case's outcome, which is kept by the case."""
+    if name in CASE_CLAIMS:
         return _evaluate_now(name)
-    return store.memoized("claim", f"{name}-{code_fingerprint(Path(__file__))}", lambda: _evaluate_now(name))
+    return memoized("claim", f"{name}-{code_fingerprint(Path(__file__))}", lambda: _evaluate_now(name))
 
 
 def evaluate_all(names: list[str] | None = None) -> dict[str, Outcome]:
@@ -195,7 +197,7 @@ def _raises(anomaly: bool) -> Verdict:
         return False, "backward completed without an error"
     parts = message.parts(failure.error)
     holds = message.CORE in failure.error and parts["version_now"] and parts["version_expected"]
-    return bool(holds), failure.error[:300]
+    return bool(holds), excerpt(failure.error, width=300)
 
 
 @claim(
@@ -310,7 +312,7 @@ def _silent(bypass: str) -> tuple[list[Any] | None, str]:
     try:
         grads = gradients(inplace=True, bypass=bypass)
     except BackwardRaised as raised:
-        return None, f"backward raised: {raised.failure.error[:200]}"
+        return None, f"backward raised: {excerpt(raised.failure.error, width=200)}"
     return compare_gradients(gradients(), grads), ""
 
 
@@ -515,13 +517,13 @@ def missing_api(raised: str | None) -> str | None:
 
 def _case_claim(name: str) -> Check:
     def check() -> Verdict:
-        outcome = deps.outcome(name)
-        if outcome.ok:
-            return True, outcome.seen
-        api = missing_api(outcome.raised)
+        found = outcome(name)
+        if found.ok:
+            return True, found.seen
+        api = missing_api(found.raised)
         if api:  # it never got to what the claim is about
-            return False, f"{NOT_APPLICABLE}{api} is missing from torch {torch.__version__} ({outcome.failure()})"
-        return False, outcome.failure()
+            return False, f"{NOT_APPLICABLE}{api} is missing from torch {torch.__version__} ({found.failure()})"
+        return False, found.failure()
 
     return check
 
@@ -630,7 +632,7 @@ def compiled_gradients(backend: str) -> tuple[str | None, Any]:
     if run.not_applicable:
         return None, run.not_applicable
     if run.raises or run.gradients is None:
-        return None, f"run A raised at {run.raised_at}: {run.error_type}: {(run.error or '')[:200]}"
+        return None, f"run A raised at {run.raised_at}: {run.error_type}: {excerpt(run.error or '', width=200)}"
     eager = gradients()
     if identical(eager, run.gradients):
         return "bitwise", 0.0
@@ -668,7 +670,7 @@ def _compiled_b(backend: str, raised_at: str, error_type: str) -> Check:
         return bool(holds), (
             f"raised at {run.raised_at}: {run.error_type}"
             + (f" wrapping {run.wraps}" if run.wraps else "")
-            + f"; the same text as eager run B up to the Hint: {same_as_eager}; {run.error[:200]}"
+            + f"; the same text as eager run B up to the Hint: {same_as_eager}; {excerpt(run.error, width=200)}"
         )
 
     return check

@@ -1,39 +1,23 @@
 """The experiments that the claims (phase25.claims), the pages and the compatibility page share.
 
 Run B's first backward, the gradients of each switch and the training runs are minigpt's
-(minigpt.experiments, which learners call); in the book they go through `stored`, the engine's
-store ([tool.book.environment] names it MINIGPT_CACHE for every page and the processes it
-starts), under a key ending in the fingerprint of minigpt's code and the installed torch. Here
-too: run A and run B under torch.compile with each backend (phase25.compiled), and SHARED, what
+(minigpt.experiments, which learners call); in the book minigpt keeps them in the folder of the
+build's store that [tool.book.environment] gives it (MINIGPT_CACHE, for every page and every
+process it starts). Here too: run A and run B under torch.compile with each backend (phase25.compiled), and SHARED, what
 the build computes first, in two processes, before any page runs (the precompute hook); anything
 else is computed where it is first needed.
 """
 
 import json
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-from execbook import deps, store
-from execbook.config import REPO, STORE
-from minigpt import experiments as minigpt_experiments
+from execbook import REPO, STORE, code_fingerprint, memoized
 from minigpt.experiments import BYPASSES, data, gradients, run_b, training
 from minigpt.train import BackwardRaised
 
 from . import compiled as compiling
-
-
-@cache
-def code_fingerprint(*files: Path) -> str:
-    """The fingerprint of these files, of what they import (execbook.deps) and of the installed torch."""
-    return deps.fingerprint(deps.closure(set(files)))
-
-
-def stored(key: str, compute: Callable[[], Any]) -> Any:
-    """minigpt.experiments' cache in the book (MINIGPT_CACHE): compute() once per build and fingerprint
-    of minigpt's code, kept in the engine's store."""
-    return store.memoized("experiment", f"{key}-{code_fingerprint(Path(minigpt_experiments.__file__))}", compute)
 
 
 def compiled(backend: str, inplace: bool) -> compiling.Compiled:
@@ -41,7 +25,7 @@ def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     described = f"backend={backend},inplace={inplace}"
     code = code_fingerprint(Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py")
-    found: compiling.Compiled = store.memoized(
+    found: compiling.Compiled = memoized(
         "experiment",
         f"compiled({described})-{code}",
         lambda: compiling.measure(backend, inplace, data()),
@@ -83,7 +67,16 @@ def stale_record_note() -> list[str]:
     stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
     if not stale:
         return []
-    return [
-        f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
-        f"claim holds): re-record it with nox -s \"drift(torch='{stale['release']}')\""
-    ]
+    command = f"nox -s \"drift(torch='{stale['release']}')\""
+    notes = []
+    if stale["what"]:
+        notes.append(
+            f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
+            f"claim holds): re-record it with {command}"
+        )
+    if stale.get("unmeasured"):
+        notes.append(
+            f"note: records/torch-{stale['release']}.json has not measured claim(s) {', '.join(stale['unmeasured'])} "
+            f"(a new case): record it with {command} and commit it (nox -s tests fails until then)"
+        )
+    return notes

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from execbook import excerpt  # noqa: F401 - phase25.tables shows records' texts with it
 from inplace_doctor.torch_private import NOT_APPLICABLE as NOT_APPLICABLE_PREFIX
 
 from .record import BACKENDS, COMPILE_FIELDS, MESSAGE_PARTS, Record, model_sizes, release_key
@@ -188,33 +189,6 @@ def compress(releases: Iterable[str], recorded: list[str]) -> list[tuple[str, st
         else:
             runs.append((release, release))
     return runs
-
-
-def excerpt(new: object, old: object = None, width: int = 48, context: int = 14) -> str:
-    """new, short enough to read in a table cell: the part that differs from old with a little
-    context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
-    new = str(new)
-    if len(new) <= width:
-        return new
-    start, end = 0, len(new)
-    if old is not None and str(old) != new:
-        old = str(old)
-        prefix = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
-        suffix = next(
-            (i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
-            min(len(old), len(new)),
-        )
-        suffix = min(suffix, len(new) - prefix, len(old) - prefix)
-        start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
-    if end - start > width:
-        end = start + width
-    if start > 0:  # whole words at either end
-        space = new.rfind(" ", 0, start)
-        start = space + 1 if space >= 0 and start - space <= context else start
-    if end < len(new):
-        space = new.find(" ", end)
-        end = space if 0 <= space and space - end <= context else end
-    return ("…" if start > 0 else "") + new[start:end].strip() + ("…" if end < len(new) else "")
 
 
 # --- what the course's first draft quoted

@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from execbook.config import RECORDS, release_key
+from execbook import RECORDS, release_key
 from minigpt import message
 from minigpt.data import probe_batch
 from minigpt.experiments import data, run_b

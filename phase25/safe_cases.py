@@ -12,7 +12,7 @@ Each summary case backs a claim, safe:<name> or unsafe:<name> (phase25.claims).
 from dataclasses import replace
 from typing import Any
 
-from execbook import cases, config
+from execbook import ENTRY_KEYS, LANGUAGES, Case, Outcome, cases_with
 
 VERDICTS = ("safe", "unsafe")
 RAISED_AT = ("backward", "op")
@@ -22,11 +22,16 @@ WHERE = {"backward": "at backward", "op": "at the op itself"}
 
 def check_entry(name: str, entry: dict[str, Any]) -> str | None:
     """The problem with this entry's summary keys, in a few words, or None."""
-    languages = set(config.LANGUAGES)
-    unknown = set(entry) - cases.KEYS - KEYS
+    languages = set(LANGUAGES)
+    unknown = set(entry) - ENTRY_KEYS - KEYS
     checks = [
         (unknown, f"unknown key(s) {', '.join(sorted(unknown))}"),
         (entry.get("verdict", "safe") not in VERDICTS, f"verdict must be one of {', '.join(VERDICTS)}"),
+        (
+            entry.get("verdict") == "safe" and entry.get("expect") == "raises",
+            'a safe case must complete: verdict = "safe" with expect = "raises" contradicts itself '
+            '(an op that raises is verdict = "unsafe", with raised_at)',
+        ),
         (
             "verdict" in entry and set(entry.get("case", {})) != languages,
             "a case in the summary needs case = {es = ..., en = ...}",
@@ -40,7 +45,7 @@ def check_entry(name: str, entry: dict[str, Any]) -> str | None:
     return next((problem for failed, problem in checks if failed), None)
 
 
-def raised_at(outcome: cases.Outcome) -> str | None:
+def raised_at(outcome: Outcome) -> str | None:
     """ "backward" when the line that raised calls .backward(), "op" for any other line; None if
     nothing was raised."""
     if outcome.raised is None:
@@ -48,7 +53,7 @@ def raised_at(outcome: cases.Outcome) -> str | None:
     return "backward" if outcome.line and outcome.line.endswith(".backward()") else "op"
 
 
-def judge(case: cases.Case, outcome: cases.Outcome) -> cases.Outcome:
+def judge(case: Case, outcome: Outcome) -> Outcome:
     """A raising case must raise where its entry says (raised_at); the outcome says where it did."""
     where = raised_at(outcome)
     if not outcome.ok or where is None:
@@ -59,31 +64,31 @@ def judge(case: cases.Case, outcome: cases.Outcome) -> cases.Outcome:
     return replace(outcome, seen=f"raised {WHERE[where]}: {outcome.line}")
 
 
-def verdict(case: cases.Case) -> str | None:
+def verdict(case: Case) -> str | None:
     return case.extra.get("verdict")
 
 
-def title(case: cases.Case, language: str) -> str:
+def title(case: Case, language: str) -> str:
     """The case's name in the summary."""
     return str(case.extra["case"][language])
 
 
-def what_holds_means(case: cases.Case, language: str) -> str:
+def what_holds_means(case: Case, language: str) -> str:
     return str(case.extra["checks"][language])
 
 
-def claim(case: cases.Case) -> str | None:
+def claim(case: Case) -> str | None:
     """The claim that this case's outcome backs (safe:<name> or unsafe:<name>)."""
     return f"{verdict(case)}:{case.name}" if verdict(case) else None
 
 
-def expected(case: cases.Case) -> str:
+def expected(case: Case) -> str:
     """What the case must do, after "must", with where it raises (claim statements)."""
     where = case.extra.get("raised_at")
     return case.expected() + (f" {WHERE[where]}" if where in WHERE else "")
 
 
-def summary_cases() -> list[cases.Case]:
+def summary_cases() -> list[Case]:
     """The cases of the safe-case summary: the safe ones, then the unsafe ones, in manifest order."""
-    found = cases.cases_with("verdict")
+    found = cases_with("verdict")
     return [c for c in found if verdict(c) == "safe"] + [c for c in found if verdict(c) == "unsafe"]

@@ -14,8 +14,8 @@ y.mul_(2)  # ... and this write changes it
 y.sum().backward()  # raises
 
 # %% hidden checks: run after the cell, out of sight; they glue what the prose quotes and assert
-# what it states (execbook/checks.py). Nothing below this line is shown on the page.
-from execbook.checks import glue_number
+# what it states (execbook's public API). Nothing below this line is shown on the page.
+from execbook import glue_number
 
 glue_number("${name}_version", y._version)  # quoted as {glue:text}`${name}_version_en`
 assert y._version == 1, "the page says one write took y from version 0 to version 1"

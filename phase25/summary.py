@@ -2,7 +2,7 @@
 
 import html
 
-from execbook import cases, deps, kernel
+from execbook import Outcome, outcome
 
 from .safe_cases import raised_at, summary_cases, title, verdict, what_holds_means
 
@@ -30,14 +30,13 @@ WORDS = {
 }
 
 
-def outcomes() -> dict[str, cases.Outcome]:
-    """name -> Outcome of every summary case: as its guard recorded it in this kernel, else
-    from the build's store, else run now (the page run outside the book)."""
-    seen = kernel.outcomes()
-    return {c.name: seen.get(c.name) or deps.outcome(c.name) for c in summary_cases()}
+def outcomes() -> dict[str, Outcome]:
+    """name -> Outcome of every summary case (execbook.outcome: as its guard recorded it in this
+    kernel, else from the build's store, else run now)."""
+    return {c.name: outcome(c.name) for c in summary_cases()}
 
 
-def rows(language: str, found: dict[str, cases.Outcome] | None = None) -> list[tuple[str, str, str]]:
+def rows(language: str, found: dict[str, Outcome] | None = None) -> list[tuple[str, str, str]]:
     """[(case, verdict, how it was checked)] as plain text, in the summary's order."""
     words, found = WORDS[language], found or outcomes()
     table = []
@@ -58,7 +57,7 @@ def rows(language: str, found: dict[str, cases.Outcome] | None = None) -> list[t
     return table
 
 
-def table_html(language: str, found: dict[str, cases.Outcome] | None = None) -> str:
+def table_html(language: str, found: dict[str, Outcome] | None = None) -> str:
     words = WORDS[language]
     head = "".join(f"<th>{words[k]}</th>" for k in ("case", "verdict", "how"))
     body = "".join(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from execbook.checks import FIGURE_WIDTH
+from execbook import FIGURE_WIDTH
 
 from . import claims, history, safe_cases
 

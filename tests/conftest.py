@@ -287,8 +287,7 @@ def pytest_collection_finish(session):
         # Nothing computed before: an empty store. As in the book's build (the environment it sets),
         # an experiment is computed once and then read back by the examples that report it again
         # (the reproducer's command-line runs A and bypass=hooks are those of silent_training).
-        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", **config.ENVIRONMENT)
-        env[config.STORE_ENV] = str(scratch / "store")
+        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", **config.environment(scratch / "store"))
         _examples.update(
             out=out,
             process=subprocess.Popen(

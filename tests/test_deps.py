@@ -81,17 +81,26 @@ def test_editing_one_manifest_entry_re_executes_only_the_pages_that_load_its_exa
     assert {page for page in EXECUTED if before[page] != after[page]} == {"theory/04-autograd-tape-walk-mini-gpt"}
 
 
-def test_minigpt_s_experiments_are_kept_under_the_fingerprint_of_every_module_they_run(monkeypatch):
+def test_minigpt_s_experiments_are_kept_under_the_fingerprint_of_every_module_they_run(monkeypatch, tmp_path):
+    """minigpt fingerprints the modules its experiments run (it cannot import the engine): every module
+    of the engine's dependency closure is one of its SOURCES, and a change to one changes the key."""
     from minigpt import experiments
-    from phase25 import experiments as lesson
 
     package = REPO / "minigpt"
-    read = {p.relative_to(package).as_posix() for p in deps.closure({Path(experiments.__file__)})}
-    assert {"experiments.py", "train.py", "model.py", "data.py", "__init__.py"} <= read
-    keys: list[str] = []
-    monkeypatch.setattr(lesson.store, "memoized", lambda kind, key, compute: keys.append(key))
-    lesson.stored("run_b(anomaly=False)", lambda: None)
-    assert keys == [f"run_b(anomaly=False)-{deps.fingerprint(deps.closure({package / 'experiments.py'}))}"]
+    read = deps.closure({Path(experiments.__file__)})
+    assert {p.name for p in read} == set(experiments.SOURCES), "minigpt.experiments.SOURCES: name what it runs"
+    assert {p.parent for p in read} == {package}, "an experiment runs code outside minigpt/: fingerprint it too"
+    copy = tmp_path / "minigpt"
+    copy.mkdir()
+    for path in package.glob("*.py"):
+        (copy / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setattr(experiments, "__file__", str(copy / "experiments.py"))
+    experiments.code.cache_clear()
+    before = experiments.code()
+    (copy / "model.py").write_text((copy / "model.py").read_text() + "\n# edited\n")
+    experiments.code.cache_clear()
+    assert experiments.code() != before
+    experiments.code.cache_clear()
 
 
 def test_an_example_depends_on_the_entries_it_reads():

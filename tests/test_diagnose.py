@@ -17,6 +17,7 @@ import inspect
 import math
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -1524,6 +1525,12 @@ dist.destroy_process_group()
 """
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def run_torchrun(tmp_path, tool_env, *args):
     path = script(tmp_path, DDP_SCRIPT, "train_ddp.py")
     env = dict(tool_env, PYTHONPATH=str(Path(dg.__file__).parent.parent))
@@ -1532,7 +1539,10 @@ def run_torchrun(tmp_path, tool_env, *args):
             sys.executable,
             "-m",
             "torch.distributed.run",
-            "--standalone",
+            "--master-addr",  # loopback, by address: a host whose name does not resolve hangs on its own name
+            "127.0.0.1",
+            "--master-port",
+            str(free_port()),
             "--nproc-per-node",
             "2",
             "-m",
@@ -1544,7 +1554,7 @@ def run_torchrun(tmp_path, tool_env, *args):
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=60,
     )
 
 

@@ -34,6 +34,7 @@ from test_site import MACHINE_PATHS, html_pages, server, watch  # noqa: F401 - f
 
 from execbook.pages import executed
 from execbook.sphinxext import downloads
+from execbook.sphinxext.words import words as ui
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -243,7 +244,7 @@ def test_the_script_runs_on_past_an_expected_error(tmp_path):
     )
     (tmp_path / "quiet.py").write_text(quiet, encoding="utf-8")
     done = subprocess.run([sys.executable, "quiet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
-    assert done.stdout == downloads.TEXT["es"]["not_raised"] + "\n"
+    assert done.stdout == ui("es")["not_raised"] + "\n"
 
 
 def test_the_files_a_page_s_code_reads_come_with_its_downloads(tmp_path):
@@ -291,7 +292,7 @@ def html_title(html):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_executed_pages_and_only_they_offer_both_downloads_in_their_language(site, language):
-    words = downloads.TEXT[language]
+    words = ui(language)
     offered = []
     for html_page in html_pages(site, language):
         html = html_page.read_text(encoding="utf-8")
@@ -321,13 +322,13 @@ def test_the_menu_works_with_the_keyboard_on_a_phone_and_a_desktop(server, brows
     menu = page.locator("details.book-downloads")
     summary = menu.locator("summary")
     expect(summary).to_be_visible()
-    assert summary.evaluate("e => e.textContent.trim()") == downloads.TEXT[language]["menu"]  # its name
+    assert summary.evaluate("e => e.textContent.trim()") == ui(language)["menu"]  # its name
     summary.focus()
     page.keyboard.press("Enter")
     links = menu.locator("a")
     expect(links.first).to_be_visible()
     page.keyboard.press("Tab")
-    assert page.evaluate("document.activeElement.textContent") == downloads.TEXT[language]["notebook"]
+    assert page.evaluate("document.activeElement.textContent") == ui(language)["notebook"]
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # the open menu fits
     for i in range(links.count()):
         if links.nth(i).get_attribute("download") is None:
@@ -399,7 +400,7 @@ def program(site, language, page):
     put back into English."""
     text = download(site, language, page, ".py").read_text(encoding="utf-8")
     for key in ("expected", "not_raised"):
-        text = text.replace(repr(downloads.TEXT[language][key]), repr(downloads.TEXT["en"][key]))
+        text = text.replace(repr(ui(language)[key]), repr(ui("en")[key]))
     return ast.dump(ast.parse(text))
 
 
@@ -430,6 +431,7 @@ def execute_notebook(path, result):
 
     if os.environ.get("READER_PYTHONPATH"):  # the kernel's, not this runner's (it imports the engine)
         os.environ["PYTHONPATH"] = os.environ["READER_PYTHONPATH"]
+    os.environ.pop("BOOK_ROOT", None)  # the runner's book: not the reader's kernel's
     notebook = nbformat.read(path, as_version=4)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     for cell in code:
@@ -454,15 +456,12 @@ def execute_notebook(path, result):
 
 def reader_env(tool_env, cache, installed_project):
     """A reader's environment: the project installed as pip installs it (READER_PYTHONPATH: the
-    kernel's PYTHONPATH, or a script's), not the build's store. The test's runs share one cache of
-    minigpt's experiments (tests/reader_site/reader_cache.py, in the folder `cache`): what the first
-    run of a page computed, the runs after it read back, as the book's build does."""
+    kernel's PYTHONPATH, or a script's), not the build's store. The test's runs share one folder of
+    minigpt's experiments (MINIGPT_CACHE, `cache`): what the first run of a page computed, the runs
+    after it read back, as the book's build does."""
     env = {k: v for k, v in tool_env.items() if k not in ("BOOK_STORE", "BOOK_REPO_ROOT")}
     Path(cache).mkdir(parents=True, exist_ok=True)
-    reader = os.pathsep.join([str(installed_project), str(REPO / "tests" / "reader_site")])
-    return dict(
-        env, MINIGPT_CACHE="reader_cache:keep", READER_CACHE=str(cache), READER_PYTHONPATH=reader, MPLBACKEND="Agg"
-    )
+    return dict(env, MINIGPT_CACHE=str(cache), READER_PYTHONPATH=str(installed_project), MPLBACKEND="Agg")
 
 
 # page -> (the language its notebook runs in, its script's): the languages swap from page to page
@@ -496,7 +495,8 @@ def runs(site, tool_env, tmp_path_factory, made_once, installed_project):
         path = download(site, language, page, suffix)
         result = cwd / "result.json"
         command = [sys.executable, str(path)] if suffix == ".py" else [sys.executable, __file__, str(path), str(result)]
-        here = dict(env, PYTHONPATH=env["READER_PYTHONPATH"]) if suffix == ".py" else env
+        # the runner (this module) imports the engine, which needs the book; the reader's kernel does not
+        here = dict(env, PYTHONPATH=env["READER_PYTHONPATH"]) if suffix == ".py" else dict(env, BOOK_ROOT=str(REPO))
         start = time.perf_counter()
         done = subprocess.run(command, cwd=cwd, env=here, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
         found = json.loads(result.read_text()) if result.is_file() else {}
@@ -527,7 +527,7 @@ def test_the_downloaded_script_runs_with_python(runs, site, language, page):
     run = runs[language, page, ".py"]
     assert run["returncode"] == 0, run["output"][-3000:]
     expected = [c for c in read_download(site, language, page).cells if downloads.RAISES in downloads.tags(c)]
-    words = downloads.TEXT[language]
+    words = ui(language)
     printed = [line for line in run["output"].splitlines() if line.startswith(words["expected"])]
     assert len(printed) == len(expected) and words["not_raised"] not in run["output"]
 

@@ -74,7 +74,9 @@ def test_no_torch_compile_no_compile_claim(committed):
     [("1.13.1", False), ("2.9.1", False), ("2.10.0", True), ("2.15.0", True), ("2.16.0", False), ("2.13.0+cpu", True)],
 )
 def test_the_supported_range_is_pyprojects(name, inside):
-    assert claims.config.TORCH_REQUIREMENT.startswith("torch")
+    from execbook import TORCH_REQUIREMENT
+
+    assert TORCH_REQUIREMENT.startswith("torch")
     assert claims.supported(name) is inside
 
 
@@ -108,19 +110,19 @@ def test_a_case_that_raised_for_a_missing_torch_api(raised, api):
 
 
 def test_a_case_claim_is_not_applicable_where_its_example_lacks_a_torch_api(monkeypatch):
-    from execbook import cases, deps
+    from execbook import Outcome
 
-    missing = cases.Outcome(
+    missing = Outcome(
         "fix",
         False,
         raised="ModuleNotFoundError: No module named 'torch.func'",
         seen="it raised ModuleNotFoundError: No module named 'torch.func'",
     )
-    monkeypatch.setattr(deps, "outcome", lambda name: missing)
+    monkeypatch.setattr(claims, "outcome", lambda name: missing)
     holds, seen = claims._case_claim("fix")()
     assert not holds and seen.startswith(f"{claims.NOT_APPLICABLE}torch.func is missing from torch ")
-    other = cases.Outcome("fix", False, raised="AttributeError: 'Tensor' object has no attribute 'x'", seen="it raised")
-    monkeypatch.setattr(deps, "outcome", lambda name: other)
+    other = Outcome("fix", False, raised="AttributeError: 'Tensor' object has no attribute 'x'", seen="it raised")
+    monkeypatch.setattr(claims, "outcome", lambda name: other)
     assert not claims._case_claim("fix")()[1].startswith(claims.NOT_APPLICABLE)
 
 
@@ -145,7 +147,6 @@ def test_records_do_not_depend_on_the_models_sizes(committed, monkeypatch):
     monkeypatch.setattr(record, "model_config", resized)
     monkeypatch.setattr(experiments, "_memory", {})
     monkeypatch.delenv(CACHE, raising=False)
-    experiments._cache.cache_clear()
     assert "[16, 9, 48]], which is output 0 of" in experiments.run_b(False).error
     assert "is at version 6; expected version 5 instead" in experiments.run_b(False).error
     assert record.measure_message() == committed[claims.release()]["message"]
@@ -156,7 +157,7 @@ def test_records_hold_no_source_text_and_no_sizes_of_the_project(committed):
     must leave every record valid, so no line of the model's source and no concrete shape."""
     import re
 
-    from execbook.config import REPO
+    from execbook import REPO
 
     source = {
         line.strip()
@@ -392,3 +393,8 @@ def test_the_build_notes_a_stale_record_through_the_report_hook(tmp_path, monkey
     (note,) = experiments.stale_record_note()
     assert "records/torch-2.13.0.json is stale (message.hint_off changed" in note
     assert "nox -s \"drift(torch='2.13.0')\"" in note
+    live["stale"] = {"release": "2.13.0", "what": [], "unmeasured": ["safe:new_case"]}
+    (tmp_path / "live-record.json").write_text(json.dumps(live))
+    (note,) = experiments.stale_record_note()  # a new safe case: its claim, not what torch prints
+    assert "records/torch-2.13.0.json has not measured claim(s) safe:new_case" in note
+    assert "nox -s \"drift(torch='2.13.0')\" and commit it" in note

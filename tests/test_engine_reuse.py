@@ -73,8 +73,10 @@ sys.exit(status)
 """
 
 
-def write_book(root: Path) -> None:
-    shutil.copytree(config.REPO / "execbook", root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
+def write_book(root: Path, engine: bool = True) -> None:
+    """The tiny book in root; engine: with a copy of the engine's package beside it."""
+    if engine:
+        shutil.copytree(config.REPO / "execbook", root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
     for assets in ("_static", "_templates", "locale", "root"):  # the engine's theme files
         shutil.copytree(config.DOCS / assets, root / "docs" / assets)
     (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
@@ -212,3 +214,70 @@ def test_a_killed_build_leaves_no_process_behind(tiny, tmp_path):
     while processes_in(copy) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert processes_in(copy) == []
+
+
+def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_project):
+    """The project as `pip install .` puts it (not editable: conftest's installed_project) in a virtual
+    environment outside the repository, then, in the tiny book's folder (no engine beside it), that
+    environment's `python -m execbook build`: the engine finds the book from the current directory,
+    not from its own file. The environment borrows this one's third-party packages (torch, Sphinx)
+    through a .pth line: nothing downloads."""
+    import os
+    import sysconfig
+
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    on_path = dict(os.environ, PATH=os.pathsep.join([str(venv / "bin"), os.environ["PATH"]]))  # its python first
+    purelib = Path(
+        subprocess.run(
+            ["python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            env=on_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    for found in installed_project.iterdir():  # the project as pip install . puts it in site-packages
+        (shutil.copytree if found.is_dir() else shutil.copy)(found, purelib / found.name)
+    root = tmp_path_factory.mktemp("tiny-installed")
+    write_book(root, engine=False)
+    done = subprocess.run(
+        ["python", "-c", BUILD],
+        cwd=root,
+        env=on_path,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads((root / "built.json").read_text(encoding="utf-8"))
+    assert Path(report["engine"]).is_relative_to(purelib), "the build ran the installed engine"
+    page = (root / "docs" / "_build" / "html" / "en" / "page.html").read_text(encoding="utf-8")
+    assert re.search(r"add up to <span[^>]*>\W*6\W*</span>", page), "the glued number is in the prose"
+    elsewhere = subprocess.run(
+        ["python", "-m", "execbook", "check"], cwd=venv, env=on_path, capture_output=True, text=True
+    )
+    assert elsewhere.returncode != 0 and elsewhere.stderr.startswith("execbook: error: no book in "), elsewhere.stderr
+    assert "Traceback" not in elsewhere.stderr
+
+
+def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):
+    """The engine's words on a page come from one table per language (execbook/sphinxext/words.py);
+    [tool.book.words.<language>] changes one, or starts a language from the English table; a word
+    the engine does not have is refused."""
+    from execbook.sphinxext import words
+
+    monkeypatch.setattr(config, "BOOK_WORDS", {"en": {"menu": "Sources"}, "fr": {"full_size": "Agrandir"}})
+    words.words.cache_clear()
+    try:
+        assert words.words("en")["menu"] == "Sources" and words.words("en")["colab"] == words.WORDS["en"]["colab"]
+        assert words.words("fr")["full_size"] == "Agrandir" and words.words("fr")["menu"] == words.WORDS["en"]["menu"]
+        assert set(words.WORDS["es"]) == set(words.WORDS["en"]), "every word in each language of the engine"
+        monkeypatch.setattr(config, "BOOK_WORDS", {"es": {"manu": "Fuentes"}})
+        words.words.cache_clear()
+        with pytest.raises(ValueError, match=r"\[tool.book.words.es\]: no such word manu"):
+            words.words("es")
+    finally:
+        words.words.cache_clear()

@@ -198,6 +198,41 @@ def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
     assert text.read_text("utf-8").split("\n")[1:-1] == lines
 
 
+def test_a_long_glued_value_that_changed_shows_the_part_that_differs_on_both_sides_unescaped(tmp_path):
+    """Two long sentences that differ in one word: each side shows that word with a little context,
+    at whole words, and HTML's entities read as text (&#x27; is ')."""
+    from execbook import changes
+
+    head, tail = "The message names the tensor " * 3, " and its version, as torch prints it today."
+    old = {"p": {"says_en": head + "'weight'" + tail}}
+    markup = f"<span>{head}&#x27;bias&#x27;{tail}</span>"
+    prefix = "application/papermill.record/"
+    glued = new_output(
+        "display_data",
+        data={f"{prefix}text/html": markup},
+        metadata={"scrapbook": {"name": "says_en", "mime_prefix": prefix}},
+    )
+    notebook = new_notebook(cells=[new_code_cell("x", outputs=[glued])])
+    new = {"p": changes.glued(notebook)}
+    (line,) = changes.compare(old, new)[1:]
+    before, after = line.split(": ", 1)[1].split(" → ")
+    assert "'weight'" in before and "'bias'" in after and "&#x27;" not in line, line
+    assert before != after and before.startswith("…") and after.endswith("…"), line
+    for side in (before, after):
+        words = side.strip("…").split(" ")
+        assert all(w in (head + "'weight' 'bias'" + tail).split(" ") for w in words), f"a word cut: {side}"
+
+
+def test_an_excerpt_never_cuts_a_word():
+    from execbook import excerpt
+
+    text = "RuntimeError: one of the variables needed for gradient computation has been modified by an inplace"
+    for width in range(10, len(text)):
+        shown = excerpt(text, width=width)
+        assert shown.endswith("…") and text.startswith(shown.removesuffix("…")), shown
+        assert text[len(shown) - 1] == " ", f"cut mid-word at {width}: {shown}"
+
+
 def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
     scratch("first", "future = 1\n")
     scratch("second", "print(future)\n")

@@ -33,6 +33,7 @@ from test_site import html_pages
 from execbook import config
 from execbook.pages import notebook as page_notebook
 from execbook.sphinxext import downloads, links
+from execbook.sphinxext.words import words as ui
 
 REPO = config.REPO
 LANGUAGES = tuple(config.LANGUAGES)
@@ -103,7 +104,7 @@ def test_the_colab_notebook_is_the_download_with_its_note_and_the_install_cell_f
     code = [c for c in out.cells if c.cell_type == "code"]
     assert code[0].source == links.install_cell() and code[0].outputs == [] and code[0].metadata == {}
     assert out.cells[2] is code[0]  # right after the title's cell and the note, before any other code
-    note = downloads.TEXT["en"]["colab_note"].format(title="The title", url="https://example.org/en/breaks/page.html")
+    note = ui("en")["colab_note"].format(title="The title", url="https://example.org/en/breaks/page.html")
     assert out.cells[1].source == note
     strip = lambda cells: [(c.cell_type, c.source, c.get("outputs"), c.metadata) for c in cells]  # noqa: E731
     assert strip(out.cells[:1] + out.cells[3:]) == strip(download.cells[:1] + download.cells[2:])
@@ -168,11 +169,11 @@ def test_the_menu_names_the_file_of_a_download_and_not_of_a_link_away():
 
 def test_the_menu_words_exist_in_both_languages():
     for language in LANGUAGES:
-        words = downloads.TEXT[language]
+        words = ui(language)
         for key in ("menu", "menu_label", "source_label", "colab", "source", "colab_note"):
             assert words[key].strip(), (language, key)
         assert "{suffix}" in words["source"] and "{title}" in words["colab_note"] and "{url}" in words["colab_note"]
-    assert downloads.TEXT["es"]["colab"] != downloads.TEXT["en"]["colab"]
+    assert ui("es")["colab"] != ui("en")["colab"]
 
 
 # ---------------------------------------------------------------- the workflow
@@ -246,7 +247,7 @@ def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env
     done = subprocess.run(
         [sys.executable, str(REPO / "tests" / "test_downloads.py"), str(path), str(result)],
         cwd=cwd,
-        env=env,
+        env=dict(env, BOOK_ROOT=str(REPO)),  # the runner imports the engine; the kernel it starts does not
         capture_output=True,
         text=True,
         timeout=600,
@@ -266,7 +267,7 @@ AWAY = re.compile(r'<li class="book-link-away"><a href="([^"]+)">([^<]+)</a></li
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_page_links_to_its_source_and_every_executed_page_to_colab(site, language):
-    words = downloads.TEXT[language]
+    words = ui(language)
     seen = []
     for html_page in html_pages(site, language):
         page = html_page.relative_to(site / language).with_suffix("").as_posix()
@@ -305,7 +306,7 @@ def test_the_colab_notebooks_are_the_downloads_with_the_note_and_the_install_cel
         download = nbformat.read(site / language / downloads.FOLDER / f"{page}.ipynb", as_version=4)
         code = [c for c in out.cells if c.cell_type == "code"]
         assert code[0].source == links.install_cell() and out.cells.index(code[0]) == 2, page
-        assert out.cells[1].source.startswith(downloads.TEXT[language]["colab_note"].split("[", 1)[0])
+        assert out.cells[1].source.startswith(ui(language)["colab_note"].split("[", 1)[0])
         strip = lambda cells: [(c.cell_type, c.source, c.get("outputs"), c.metadata) for c in cells]  # noqa: E731
         assert strip(out.cells[:1] + out.cells[3:]) == strip(download.cells[:1] + download.cells[2:]), page
         assert BUILD_ONLY.findall("\n".join(c.source for c in code)) == [], page

@@ -79,3 +79,20 @@ def test_every_refusal_the_prose_states_is_printed_on_the_page():
     split = cases.execute("safe_counter_split_view")
     assert "q = q.clone(); q /= math.sqrt(C): backward completes" in split.stdout
     assert "returns multiple views" in str(split.error)
+
+
+def test_a_safe_entry_that_must_raise_is_refused_by_the_check():
+    entry = {"expect": "raises", "error": "RuntimeError", "verdict": "safe", "case": {"es": "x", "en": "x"}}
+    assert "a safe case must complete" in safe_cases.check_entry("made_up", entry)
+    assert safe_cases.check_entry("made_up", dict(entry, verdict="unsafe", raised_at="op")) is None
+
+
+def test_a_safe_case_that_raised_is_told_to_complete_not_to_declare_the_error():
+    from execbook import cases
+
+    safe = next(c for c in safe_cases.summary_cases() if safe_cases.verdict(c) == "safe")
+    assert cases.raised_todo(safe) == (
+        f"fix the example so that it completes, as its entry [{safe.name}] in examples/cases.toml declares"
+    )
+    unsafe = next(c for c in safe_cases.summary_cases() if safe_cases.verdict(c) == "unsafe")
+    assert "declare what it raises in its entry (expect, error, match)" in cases.raised_todo(unsafe)

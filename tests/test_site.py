@@ -15,7 +15,7 @@ from conftest import needs, serve
 
 from execbook.config import SITE_URL
 from execbook.sphinxext.bilingual import glossary_anchors
-from execbook.sphinxext.status import TABLE_WORDS
+from execbook.sphinxext.words import words as ui
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -144,12 +144,16 @@ def test_status_page_says_when_each_page_ran_in_its_language(site, language):
     one commit publish the same site (tests/test_reproducible.py)."""
     text = (site / language / "status.html").read_text(encoding="utf-8")
     table = text[text.rindex("<table") : text.rindex("</table>")]  # the last one: the versions come first
-    words = TABLE_WORDS[language]
-    assert re.findall(r"<th class=\"head\"><p>(.*?)</p></th>", table) == [words["page"], words["ran"], words["result"]]
+    words = ui(language)
+    assert re.findall(r"<th class=\"head\"><p>(.*?)</p></th>", table) == [
+        words[k] for k in ("status_page", "status_ran", "status_result")
+    ]
     executed = [p for p in html_pages(site, language) if 'class="book-stamp"' in p.read_text(encoding="utf-8")]
     rows = re.findall(r"<tr class=\"row-(?:odd|even)\">(.*?)</tr>", table[table.index("<tbody") :], re.S)
     assert len(rows) == len(executed) >= 5
-    assert all(re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}</p>", row) and words[True] in row for row in rows)
+    assert all(
+        re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}</p>", row) and words["status_succeeded"] in row for row in rows
+    )
     assert "Run Time" not in text and "Modified" not in text
 
 

@@ -148,39 +148,29 @@ def test_safe_switches_train_exactly_like_the_control(trained, run_control, swit
         assert torch.equal(g, run.grads_final[name]), name
 
 
-KEPT: dict = {}
+def test_the_experiments_are_kept_in_the_folder_minigpt_cache_names(monkeypatch, tmp_path):
+    """With MINIGPT_CACHE naming a folder (the book's build gives one of its store), every experiment
+    is kept there once under a key that names it, its arguments (a run's switches as they differ from
+    the default: `minigpt train` and training() ask for run A alike) and minigpt's code, and each
+    computation is logged; another process reads it back instead of computing it again."""
+    import json
+    import pickle
 
-
-def keep(key, compute):
-    """A MINIGPT_CACHE function for the test below: minigpt.experiments calls it by name."""
-    if key not in KEPT:
-        KEPT[key] = compute()
-    return KEPT[key]
-
-
-def test_the_experiments_go_through_the_cache_minigpt_cache_names(monkeypatch):
-    """With MINIGPT_CACHE naming a function (the book names the lesson's, its store), every
-    experiment goes through it under a key that names it and its arguments, a run's switches as they
-    differ from the default (`minigpt train` and training() ask for run A alike); one that does not
-    exist is a one-line error."""
     from minigpt import experiments
     from minigpt.train import BackwardRaised
 
     monkeypatch.setattr(experiments, "_memory", {})
-    monkeypatch.setenv(experiments.CACHE, f"{__name__}:keep")
-    experiments._cache.cache_clear()
-    try:
-        failure = experiments.run_b(anomaly=False)
-        with pytest.raises(BackwardRaised):
-            experiments.gradients(inplace=True)
-        assert KEPT["run_b(anomaly=False)"] is failure
-        assert isinstance(KEPT["gradients(inplace=True)"], BackwardRaised)
-        KEPT["training()"] = "run A, kept"
-        assert experiments.training() == experiments.training(inplace=False) == "run A, kept"
-        monkeypatch.setattr(experiments, "_memory", {})
-        monkeypatch.setenv(experiments.CACHE, f"{__name__}:nothing")
-        experiments._cache.cache_clear()
-        with pytest.raises(RuntimeError, match=f"MINIGPT_CACHE={__name__}:nothing: no such function"):
-            experiments.run_b(anomaly=True)
-    finally:
-        experiments._cache.cache_clear()
+    monkeypatch.setenv(experiments.CACHE, str(tmp_path))
+    failure = experiments.run_b(anomaly=False)
+    with pytest.raises(BackwardRaised):
+        experiments.gradients(inplace=True)
+    code = experiments.code()
+    kept = sorted(p.name for p in tmp_path.glob("*.pickle"))
+    assert kept == [f"gradients(inplace=True)-{code}.pickle", f"run_b(anomaly=False)-{code}.pickle"]
+    logged = [json.loads(line) for line in (tmp_path / "computed.jsonl").read_text().splitlines()]
+    assert sorted(e["key"] for e in logged) == [name.removesuffix(".pickle") for name in kept]
+    monkeypatch.setattr(experiments, "_memory", {})  # another process: read back, not computed
+    assert experiments.run_b(anomaly=False) == failure
+    assert len((tmp_path / "computed.jsonl").read_text().splitlines()) == 2
+    (tmp_path / f"training()-{code}.pickle").write_bytes(pickle.dumps("run A, kept"))
+    assert experiments.training() == experiments.training(inplace=False) == "run A, kept"

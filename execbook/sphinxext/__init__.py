@@ -21,6 +21,7 @@ from docutils import nodes
 from .. import cases, comments, deps, pages
 from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
 from . import bilingual, downloads, links, status
+from .words import words as ui
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -104,7 +105,6 @@ def drop_unused_scripts(app: "Sphinx", exception: Exception | None) -> None:
             leftover.unlink()
 
 
-FULL_SIZE = {"es": "Abrir la imagen a tamaño completo", "en": "Open the image full size"}
 IMAGE = re.compile(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"[^>]*>')
 
 
@@ -112,7 +112,7 @@ def link_images(
     app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
     """Each image of a page (a figure, a plot in an output) a link to itself, full size."""
-    title = FULL_SIZE[app.config.language]
+    title = ui(app.config.language)["full_size"]
 
     def link(image: re.Match[str]) -> str:
         before = image.string[: image.start()]

@@ -22,6 +22,7 @@ from sphinx.util import logging
 from sphinx.util.nodes import _make_id
 
 from .. import check, config
+from .words import words as ui
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -167,10 +168,6 @@ def mark_code_language(
 
 # MyST-NB names what a collapsed cell hides with an English word ("{type}" in the show/hide
 # labels: source, output(s), content); a page in another language gets its own words.
-CELL_PARTS = {
-    "es": {"source": "el código", "outputs": "la salida", "output": "la salida", "content": "el código y la salida"}
-}
-CELL_TOGGLE = {"es": "Mostrar u ocultar"}
 CELL_LABEL = re.compile(r'(<p class="(?:collapsed|expanded) admonition-title">\w+) (source|outputs?|content)</p>')
 
 
@@ -178,12 +175,10 @@ def translate_cell_toggles(
     app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
     """Say in the page's language whether a collapsed cell hides its code, its output or both."""
-    parts = CELL_PARTS.get(app.config.language)
-    if parts and "body" in context:
-        body = CELL_LABEL.sub(lambda m: f"{m[1]} {parts[m[2]]}</p>", context["body"])
-        context["body"] = body.replace(
-            'aria-label="Toggle hidden content"', f'aria-label="{CELL_TOGGLE[app.config.language]}"'
-        )
+    words = ui(app.config.language)
+    if "body" in context:
+        body = CELL_LABEL.sub(lambda m: f"{m[1]} {words['cell_' + m[2]]}</p>", context["body"])
+        context["body"] = body.replace('aria-label="Toggle hidden content"', f'aria-label="{words["cell_toggle"]}"')
 
 
 JS_TRANSLATIONS = "_static/translations.js"

@@ -10,23 +10,12 @@ from typing import Any
 
 from .. import config
 from ..pages import MYST_EXTENSIONS, executed
+from .words import words as ui
 
 # docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
 # relative to it, so that no absolute path of the build machine reaches the published site
 # (Sphinx hashes those options into each language's .buildinfo).
 SHARED = ".."
-WORDS = {
-    "es": {
-        "search": "Buscar en el libro…",
-        "show": "Mostrar {type}",
-        "hide": "Ocultar {type}",
-    },
-    "en": {
-        "search": "Search this book…",
-        "show": "Show code cell {type}",
-        "hide": "Hide code cell {type}",
-    },
-}
 
 
 def build_versions() -> dict[str, str]:
@@ -41,7 +30,7 @@ def build_versions() -> dict[str, str]:
 
 
 def configure(language: str) -> dict[str, Any]:
-    words = WORDS[language]
+    words = ui(language)
     return dict(
         project=config.TITLES[language],
         author=config.AUTHORS.get(language, ""),

@@ -35,77 +35,11 @@ from sphinx.locale import admonitionlabels
 from .. import cases, changes, comments, config
 from ..pages import EXAMPLE
 from . import links as reader_links
+from .words import words as ui
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
 NBFORMAT_MINOR = 5  # cell ids
-TEXT = {
-    "es": {
-        "menu": "Código",
-        "menu_label": "Descargar esta página, abrirla en Colab o ver su fuente",
-        "source_label": "Ver la fuente de esta página",
-        "notebook": "cuaderno ejecutado (.ipynb)",
-        "script": "código (.py)",
-        "colab": "abrir en Colab",
-        "source": "fuente en GitHub ({suffix})",
-        "note": (
-            "> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
-            'Para ejecutarlo: el proyecto instalado (`pip install "git+{repository}"`), en cualquier '
-            "carpeta. Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."
-        ),
-        "colab_note": (
-            "> Cuaderno de [{title}]({url}), con las salidas de la construcción del libro, para "
-            "ejecutarlo en Colab. Su primera celda de código instala el proyecto donde falta, desde la "
-            "dirección del repositorio y sin sus dependencias (se queda el torch que ya trae Colab). "
-            "Las celdas cuya salida es un error fallan a propósito: el error es la lección. Al ejecutar "
-            "todas las celdas, Colab se detiene en cada una de ellas; para seguir, ejecuta las que "
-            "vienen después."
-        ),
-        "script_header": (
-            "El código de la página «{title}», {url}\n"
-            'Se ejecuta con el proyecto instalado (pip install "git+{repository}"), en cualquier carpeta.'
-        ),
-        "files": (
-            "Los archivos del repositorio que lee el código de esta página: esta celda\n"
-            "los escribe en la carpeta actual donde faltan (un clon ya los tiene)."
-        ),
-        "expected": "Error esperado:",
-        "not_raised": "Esta celda debía lanzar un error y no lo lanzó.",
-        "lesson": "Esta celda falla a propósito: el error es la lección. El script lo imprime y sigue.",
-    },
-    "en": {
-        "menu": "Code",
-        "menu_label": "Download this page, open it in Colab or see its source",
-        "source_label": "See this page's source",
-        "notebook": "executed notebook (.ipynb)",
-        "script": "code (.py)",
-        "colab": "open in Colab",
-        "source": "source on GitHub ({suffix})",
-        "note": (
-            "> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
-            'To run it: the project installed (`pip install "git+{repository}"`), in any folder. '
-            "The cells tagged `raises-exception` fail on purpose: the error is the lesson."
-        ),
-        "colab_note": (
-            "> Notebook of [{title}]({url}), with the outputs of the book's build, to run in Colab. "
-            "Its first code cell installs the project where it is missing, from the repository's "
-            "address and without its dependencies (Colab's own torch stays). The cells whose "
-            "output is an error fail on purpose: the error is the lesson. Running all cells stops at "
-            "each of them; to go on, run the cells after it."
-        ),
-        "script_header": (
-            'The code of the page "{title}", {url}\n'
-            'It runs with the project installed (pip install "git+{repository}"), in any folder.'
-        ),
-        "files": (
-            "The repository's files that this page's code reads: this cell writes them\n"
-            "in the current folder where they are missing (a clone has them already)."
-        ),
-        "expected": "Expected error:",
-        "not_raised": "This cell was meant to raise an error and did not.",
-        "lesson": "This cell fails on purpose: the error is the lesson. The script prints it and goes on.",
-    },
-}
 SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
 
 
@@ -334,7 +268,7 @@ def read_files(notebook: Any) -> dict[str, str]:
 
 def files_code(files: dict[str, str], language: str) -> str:
     """The code that writes the read_files where they are missing (never over a reader's own file)."""
-    words = TEXT[language]["files"]
+    words = ui(language)["files"]
     texts = [
         f'"""\\\n{text}"""' if '"""' not in text and "\\" not in text and text.endswith("\n") else repr(text)
         for text in files.values()
@@ -378,11 +312,11 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
                 execution_count=source.get("execution_count"),
             )
         cells.append(new)
-    words = TEXT[language]["colab_note" if colab else "note"]
+    words = ui(language)["colab_note" if colab else "note"]
     note = words.format(title=title, url=page.page_url, repository=config.REPOSITORY)
     at = 1 if cells and cells[0].cell_type == "markdown" else 0
     first = [nbformat.v4.new_markdown_cell(note)]
-    if colab:
+    if colab and reader_links.PROJECT:  # a book without a package has nothing to install
         first.append(nbformat.v4.new_code_cell(reader_links.install_cell()))
     files = read_files(notebook)
     if files:
@@ -420,7 +354,7 @@ def _string_continuations(code: str) -> set[int]:
 def expected_error_block(code: str, language: str) -> list[str]:
     """A cell that raises on purpose, as script lines: it runs inside try/except, prints the error
     and goes on (and says so when it did not raise)."""
-    words, keep = TEXT[language], _string_continuations(code)
+    words, keep = ui(language), _string_continuations(code)
     body = [
         line if number in keep or not line.strip() else "    " + line
         for number, line in enumerate(code.rstrip("\n").split("\n"), 1)
@@ -443,7 +377,7 @@ def expected_error_block(code: str, language: str) -> list[str]:
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
     """The page's code as one plain Python script (the text of a .py file)."""
-    header = TEXT[language]["script_header"].format(title=title, url=page.page_url, repository=config.REPOSITORY)
+    header = ui(language)["script_header"].format(title=title, url=page.page_url, repository=config.REPOSITORY)
     out = ["# " + line for line in header.split("\n")]
     files = read_files(notebook)
     if files:
@@ -505,7 +439,7 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
     if app.builder.format != "html" or doctree is None:
         return
     language = app.config.language
-    words, links = TEXT[language], []
+    words, links = ui(language), []
     notebook = executed_notebook(app, pagename)
     if notebook is not None:
         url = config.SITE_URL + f"{language}/{pagename}.html"

@@ -53,13 +53,17 @@ def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
     return path[0], path[1]
 
 
+# The module whose import says "this project is installed"; none for a book without a package of its own
+PROJECT = config.PROJECT_MODULE or next(iter(config.PACKAGES), "")
+
+
 def install_cell() -> str:
     """The code of a Colab notebook's first code cell."""
     return INSTALL.format(
         branch=config.SOURCE_BRANCH,
         repository=config.REPOSITORY,
         just=config.JUST_REQUIREMENT,
-        module=config.PROJECT_MODULE or config.PACKAGES[0],
+        module=PROJECT,
     ).rstrip("\n")
 
 

@@ -19,6 +19,8 @@ from sphinx.addnodes import pending_xref
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
+from .words import words as ui
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
@@ -34,10 +36,6 @@ def always_read(
 
 # MyST-NB re-writes the pages marked with its own key when a page executes (its env-updated hook)
 HAS_EXECUTION_TABLE = "has_exec_table"
-TABLE_WORDS = {
-    "es": {"page": "Página", "ran": "Ejecutada (UTC)", "result": "Resultado", True: "correcta", False: "falló"},
-    "en": {"page": "Page", "ran": "Executed (UTC)", "result": "Result", True: "succeeded", False: "failed"},
-}
 
 
 class ExecutionTableNode(nodes.General, nodes.Element):
@@ -62,12 +60,12 @@ def _row(*cells: str | nodes.paragraph) -> nodes.row:
 def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.table:
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    words = TABLE_WORDS[language]
+    words = ui(language)
     table = nodes.table(classes=["colwidths-auto", "no-search"])  # times: not search terms
     group = nodes.tgroup(cols=3)
     table += group
     group.extend(nodes.colspec(colwidth=1) for _ in range(3))
-    group += nodes.thead("", _row(words["page"], words["ran"], words["result"]))
+    group += nodes.thead("", _row(words["status_page"], words["status_ran"], words["status_result"]))
     body = nodes.tbody()
     group += body
     for docname, data in sorted(NbMetadataCollector.get_doc_data(env).items()):
@@ -84,7 +82,11 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
         )
         link += nodes.inline(text=env.titles[docname].astext())
         when = datetime.datetime.fromtimestamp(ran["mtime"], datetime.UTC).strftime("%Y-%m-%d %H:%M")
-        body += _row(nodes.paragraph("", "", link), when, words[ran["succeeded"] is True])
+        body += _row(
+            nodes.paragraph("", "", link),
+            when,
+            words["status_succeeded" if ran["succeeded"] is True else "status_failed"],
+        )
     return table
 
 
