@@ -50,7 +50,7 @@ TEXT = {
         "source": "fuente en GitHub ({suffix})",
         "note": (
             "> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
-            'Para ejecutarlo: el proyecto instalado (`pip install "git+{repository}"`), en cualquier '
+            "Para ejecutarlo: el proyecto instalado (`pip install {install}`), en cualquier "
             "carpeta. Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."
         ),
         "colab_note": (
@@ -63,7 +63,7 @@ TEXT = {
         ),
         "script_header": (
             "El código de la página «{title}», {url}\n"
-            'Se ejecuta con el proyecto instalado (pip install "git+{repository}"), en cualquier carpeta.'
+            "Se ejecuta con el proyecto instalado (pip install {install}), en cualquier carpeta."
         ),
         "files": (
             "Los archivos del repositorio que lee el código de esta página: esta celda\n"
@@ -83,7 +83,7 @@ TEXT = {
         "source": "source on GitHub ({suffix})",
         "note": (
             "> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
-            'To run it: the project installed (`pip install "git+{repository}"`), in any folder. '
+            "To run it: the project installed (`pip install {install}`), in any folder. "
             "The cells tagged `raises-exception` fail on purpose: the error is the lesson."
         ),
         "colab_note": (
@@ -95,7 +95,7 @@ TEXT = {
         ),
         "script_header": (
             'The code of the page "{title}", {url}\n'
-            'It runs with the project installed (pip install "git+{repository}"), in any folder.'
+            "It runs with the project installed (pip install {install}), in any folder."
         ),
         "files": (
             "The repository's files that this page's code reads: this cell writes them\n"
@@ -379,7 +379,7 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
             )
         cells.append(new)
     words = TEXT[language]["colab_note" if colab else "note"]
-    note = words.format(title=title, url=page.page_url, repository=config.REPOSITORY)
+    note = words.format(title=title, url=page.page_url, install=reader_links.pip_arguments())
     at = 1 if cells and cells[0].cell_type == "markdown" else 0
     first = [nbformat.v4.new_markdown_cell(note)]
     if colab:
@@ -443,7 +443,9 @@ def expected_error_block(code: str, language: str) -> list[str]:
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
     """The page's code as one plain Python script (the text of a .py file)."""
-    header = TEXT[language]["script_header"].format(title=title, url=page.page_url, repository=config.REPOSITORY)
+    header = TEXT[language]["script_header"].format(
+        title=title, url=page.page_url, install=reader_links.pip_arguments()
+    )
     out = ["# " + line for line in header.split("\n")]
     files = read_files(notebook)
     if files:
