@@ -57,8 +57,6 @@ Every private PyTorch API this relies on is reached through ``torch_private``, w
 check each one on the installed torch.
 """
 
-__version__ = "0.2.0"
-
 from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from .diagnoser import Report, diagnose
 from .failure import InternalError
@@ -80,6 +78,16 @@ from .recorder import Op, SavedRecord
 from .scan import Candidate, find_inplace_calls
 from .session import BackwardPass
 from .watch import watch
+
+__version__ = "0.2.0"
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext inplace_doctor``: the ``%%inplace_doctor`` cell magic (``notebook``)."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
 
 __all__ = [
     "diagnose",

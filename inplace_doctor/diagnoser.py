@@ -6,7 +6,7 @@ from typing import Any
 from .failure import DiagnoserFailure, InternalError
 from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding
 from .graph import unreached_parameters
-from .location import display_path
+from .location import at
 from .memory import tensors_in
 from .session import BackwardPass, Session
 
@@ -93,7 +93,7 @@ def _pass_line(p: BackwardPass) -> str:
     if p.number is None:
         head = "the graphs of the tensors the program returned or left"
     else:
-        where = f" at {display_path(p.call.path)}:{p.call.line} ({p.call.code})" if p.call else ""
+        where = f" at {at(p.call.path, p.call.line)} ({p.call.code})" if p.call else ""
         head = f"backward {p.number}{where}"
     text = (
         f"{head}: {p.ops} aten ops before it, {p.writes} of them in-place writes; "

@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .location import Location, Site, display_path
+from .location import Location, Site, at
 from .recorder import Op
 
 # How PyTorch's own checks treat a saved slot that was overwritten.
@@ -113,11 +113,7 @@ class Finding:
                 "intact, but views share one version counter"
             )
         if self.later_writes:
-            sites = Counter(
-                f"{display_path(w.location.path)}:{w.location.line}"
-                for w in self.later_writes
-                if w.location is not None
-            )
+            sites = Counter(at(w.location.path, w.location.line) for w in self.later_writes if w.location is not None)
             where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
             lines.append(f"  then written {len(self.later_writes)} more time(s): {where}")
         if self.repeats:
@@ -169,7 +165,7 @@ def _outer_call(finding: Finding) -> str:
     if location is None or not location.callers:
         return ""
     outer = location.callers[-1]
-    return f" (the call at {display_path(outer.path)}:{outer.line}: {outer.code})"
+    return f" (the call at {at(outer.path, outer.line)}: {outer.code})"
 
 
 def _what_to_write(finding: Finding) -> str:
@@ -179,7 +175,7 @@ def _what_to_write(finding: Finding) -> str:
     location = write.location
     code = location.code if location else ""
     if location is not None and location.inplace_class:
-        where = f", at {display_path(location.built.path)}:{location.built.line}" if location.built else ""
+        where = f", at {at(location.built.path, location.built.line)}" if location.built else ""
         name = location.inplace_class
         return f"build that {name} without inplace=True{where}: leave inplace=True out of the {name}(...) call"
     if (

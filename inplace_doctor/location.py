@@ -25,7 +25,7 @@ class Site(NamedTuple):
         return linecache.getline(self.path, self.line).strip()
 
     def __str__(self) -> str:
-        return f"{display_path(self.path)}:{self.line}: {self.code}"
+        return f"{at(self.path, self.line)}: {self.code}"
 
 
 class Location(NamedTuple):
@@ -45,15 +45,32 @@ class Location(NamedTuple):
         return Site(self.path, self.line)
 
     def __str__(self) -> str:
-        where = f"{display_path(self.path)}:{self.line}"
+        where = at(self.path, self.line)
         if self.module:
             where += f" in {self.module}"
         return f"{where}: {self.code}"
 
 
+_NAMED: dict[str, str] = {}  # a compiled cell's file name -> its name ("Cell In[3]"): name_source
+
+
+def name_source(path: str, name: str) -> None:
+    """Name the code compiled under ``path`` as IPython names a notebook cell ("Cell In[3]"):
+    its lines are then written "Cell In[3], line 5", as in IPython's tracebacks."""
+    _NAMED[path] = name
+
+
+def at(path: str, line: int | None) -> str:
+    """ "train.py:12", or "Cell In[3], line 12" for a notebook cell (name_source)."""
+    return f"{_NAMED[path]}, line {line}" if path in _NAMED else f"{display_path(path)}:{line}"
+
+
 def display_path(path: str) -> str:
-    """Relative to the working directory when below it; else as Python imports it, relative to
-    the sys.path entry that holds it (minigpt/model.py); else as it is."""
+    """A notebook cell's name (name_source); else relative to the working directory when below it;
+    else as Python imports it, relative to the sys.path entry that holds it (minigpt/model.py); else
+    as it is."""
+    if path in _NAMED:
+        return _NAMED[path]
     absolute, here = os.path.abspath(path), os.getcwd()
     if absolute.startswith(here + os.sep):
         return os.path.relpath(absolute, here)
