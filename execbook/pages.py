@@ -13,6 +13,7 @@ first step executes it (execbook.build), and Sphinx reads it (execbook.sphinxext
   the manifest (execbook.kernel.check) and fails the build when it differs.
 """
 
+import re
 from itertools import chain
 from pathlib import Path
 
@@ -45,6 +46,21 @@ SETUP = [
 ]
 GUARD = ["{fence}{{code-cell}} ipython3", ":tags: [remove-cell]", ":guards: {name}", '_book.check("{name}")', "{fence}"]
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
+# An IPython magic in an example file is commented out, as jupytext writes it in a script
+# ("# %load_ext x", "# %%timeit"): the file stays Python; its cell shows the magic, and runs it.
+COMMENTED_MAGIC, MAGIC = re.compile(r"^# (%{1,2}[A-Za-z_])", re.M), re.compile(r"^(%{1,2}[A-Za-z_])", re.M)
+
+
+def magics_shown(code: str) -> str:
+    """An example's code as its cell shows it: its commented magics uncommented."""
+    return COMMENTED_MAGIC.sub(r"\1", code)
+
+
+def magics_commented(code: str) -> str:
+    """A cell's code as a plain script has it: its magics commented out again."""
+    return MAGIC.sub(r"# \1", code)
+
+
 GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
 
 
@@ -60,7 +76,7 @@ def _example_cell(lines: list[str], opening: int, closing: int, name: str) -> li
         else:
             found = [t.strip() for t in options[tags].split(":", 2)[2].strip().strip("[]").split(",") if t.strip()]
             options[tags] = f":tags: [{', '.join(found + ['raises-exception'])}]"
-    shown = cases.split(cases.manifest()[name].path)[0].rstrip("\n").split("\n")
+    shown = magics_shown(cases.split(cases.manifest()[name].path)[0]).rstrip("\n").split("\n")
     if any(line.startswith(lines[closing].strip()) for line in shown):
         raise PageError(f"examples/{name}.py holds a line starting with the cell's fence {lines[closing].strip()}")
     return [lines[opening], *options, *shown, lines[closing]]

@@ -33,7 +33,7 @@ from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
 from .. import cases, changes, config
-from ..pages import EXAMPLE
+from ..pages import EXAMPLE, magics_commented
 from . import links as reader_links
 
 FOLDER = "_downloads"
@@ -324,7 +324,7 @@ def read_files(notebook: Any) -> dict[str, str]:
         name = cell.get("metadata", {}).get(EXAMPLE)
         if cell.cell_type != "code" or name not in cases.manifest():
             continue
-        named = {n.value for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Constant)}
+        named = {n.value for n in ast.walk(ast.parse(magics_commented(cell.source))) if isinstance(n, ast.Constant)}
         for read in cases.manifest()[name].reads:
             path = config.REPO / read
             if path.is_file() and ({read, path.name} & named):
@@ -455,7 +455,7 @@ def script_download(page: Markdown, notebook: Any, title: str, language: str) ->
         cell, heading = notebook.cells[index], page.headings[index] or title
         if not cell.source.strip():
             continue
-        code = cell.source.rstrip("\n")
+        code = magics_commented(cell.source.rstrip("\n"))
         lines = expected_error_block(code, language) if RAISES in tags(cell) else code.split("\n")
         out += ["", "", f"# %% {plain(heading)}" if heading != section else "# %%", *lines]
         section = heading
