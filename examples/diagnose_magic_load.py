@@ -1,0 +1,1 @@
+# %load_ext inplace_doctor
