@@ -61,6 +61,7 @@ from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-wor
 from .diagnoser import Report, diagnose
 from .failure import InternalError
 from .findings import (
+    AUTOCAST_STALE,
     COUNTER_BLIND,
     CTX_UNCHECKED,
     DETACHED,
@@ -110,6 +111,7 @@ __all__ = [
     "HOOKS_SKIP_CHECK",
     "CTX_UNCHECKED",
     "UNSEEN_WRITE",
+    "AUTOCAST_STALE",
     "find_inplace_calls",
     "Candidate",
 ]

@@ -184,6 +184,7 @@ def run_code(code: types.CodeType, namespace: dict[str, Any], options: Options) 
             restore_sigterm()
     report = report_of(session)
     _note_how_it_ended(report, options, namespace, stopped, failure is None)
+    _note_left_graphs(report, options)
     status = 1 if report.findings or report.raised else 0
     raising = next((p for p in report.passes if p.raised), None)
     if raising is not None and failure is not session.error and not stopped:
@@ -254,6 +255,26 @@ def _note_how_it_ended(
                 else "it left no tensor with a graph, so there was nothing to examine"
             )
         )
+
+
+def _note_left_graphs(report: Report, options: Options) -> None:
+    """What a backward from the graphs the program left alive would have met is a note, not a
+    finding: no backward read them, so no gradient was wrong (PyTorch raises nothing either)."""
+    left = [f for f in report.findings if f.left]
+    if not left:
+        return
+    report.findings = [f for f in report.findings if not f.left]
+    first = left[0]
+    where = (
+        f", at {at(first.write.location.path, first.write.location.line)}"
+        if first.write and first.write.location
+        else ""
+    )
+    report.notes.append(
+        f"{display_path(options.path)} left graphs alive that no backward read: a backward from them would "
+        f"have met {len(left) + sum(f.repeats for f in left)} overwritten saved tensor(s) ({first.headline()}{where}). "
+        "None ran, so no gradient is wrong; if one was meant to, run it before that write"
+    )
 
 
 def _judge_failure(failure: BaseException, session: Session, report: Report, path: str) -> "tuple[int, str | None]":
