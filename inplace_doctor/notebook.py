@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any
 
-from .location import name_source
+from .location import name_cells
 from .runner import Options, UsageError, names, parse_steps, print_outcome, run_code, running
 
 MAGIC = "inplace_doctor"
@@ -27,7 +27,12 @@ def load_ipython_extension(ipython: Any) -> None:
     def inplace_doctor(line: str, cell: str) -> None:
         run_cell(ipython, line, cell)
 
+    def cell_name(path: str) -> str | None:
+        named = ipython.compile.format_code_name(path)
+        return " ".join(named) if named else None
+
     ipython.register_magic_function(inplace_doctor, "cell", MAGIC)
+    name_cells(cell_name)  # every cell's lines as IPython names them, the magic's and earlier cells'
 
 
 def run_cell(ipython: Any, line: str, cell: str) -> int:
@@ -44,7 +49,6 @@ def run_cell(ipython: Any, line: str, cell: str) -> int:
     source = "\n" + cell  # line 1 is the magic's line: the cell's code keeps the cell's line numbers
     filename = ipython.compile.cache(source, number)  # IPython names it "Cell In[N]" in tracebacks
     name = f"Cell In[{number}]"
-    name_source(filename, name)
     try:
         code = compile(source, filename, "exec")
     except SyntaxError as error:

@@ -39,6 +39,8 @@ def notebook():
         "print(type(h).__name__, x.grad is None)",  # the cell's variables stay in the notebook
         "%%inplace_doctor --steps all\ny = torch.tanh(x)\ny.sum().backward()\nprint(x.grad.shape)",
         "%%inplace_doctor --bogus\npass",
+        "def scale(t):\n    t.mul_(2)\n    return t",
+        "%%inplace_doctor\nh = torch.sigmoid(x)\nscale(h)\nh.sum().backward()",
     )
 
 
@@ -72,3 +74,9 @@ def test_bad_options_are_one_line_on_standard_error(notebook):
     usage = "%%inplace_doctor [--steps N|all] (then the cell's code)"
     assert err == f"%%inplace_doctor: error: unknown option '--bogus'; usage: {usage}\n"
     assert streams(notebook[4], "stdout") == ""
+
+
+def test_a_helper_from_an_earlier_cell_is_named_at_that_cell_s_line(notebook):
+    out = streams(notebook[6], "stdout")
+    assert "  written at: Cell In[6], line 2: t.mul_(2)" in out, out
+    assert "  called from: Cell In[7], line 3: scale(h)" in out, out
