@@ -83,7 +83,8 @@ def test_the_wheel_builds_checks_and_runs_with_torch_alone(tmp_path):
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=300)  # no system site-packages
-    python = venv / "bin" / "python"
+    python = shutil.which("python", path=venv / "bin")  # the fresh environment's interpreter
+    assert python is not None
     installed = subprocess.run(
         [python, "-m", "pip", "install", "--quiet", "torch==2.13.0", wheel], **dict(run, timeout=900)
     )
