@@ -32,11 +32,16 @@ NO_MACHINE_CONSTRAINTS = {"PIP_CONSTRAINT": os.devnull}
 LINTERS = [r for r in BOOK["TEST_REQUIREMENTS"] if Requirement(r).name in ("ruff", "import-linter")]
 
 
+# The diagnoser is a distribution of its own (inplace_doctor/pyproject.toml) that the project depends on:
+# both install from this checkout, editable, in one pip command (pip takes the local one for the dependency).
+DOCTOR = ("-e", "./inplace_doctor")
+
+
 def install(session, extras="", torch=None):
-    """The package (with extras) on one torch release: BOOK_TORCH, else the pinned default."""
+    """The package (with extras) and the diagnoser's, on one torch release: BOOK_TORCH, else the pinned default."""
     torch = torch or os.environ.get("BOOK_TORCH") or DEFAULT_TORCH
     pins, machine = (CONSTRAINTS, None) if torch == DEFAULT_TORCH else ((), NO_MACHINE_CONSTRAINTS)
-    session.install(*pins, f"torch=={torch}", "-e", f".[{extras}]" if extras else ".", env=machine)
+    session.install(*pins, f"torch=={torch}", *DOCTOR, "-e", f".[{extras}]" if extras else ".", env=machine)
 
 
 @nox.session(venv_backend="none")
@@ -110,8 +115,8 @@ def drift(session, torch):
     """
     pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
     session.install("--no-cache-dir", *pins, f"torch=={torch}", env=NO_MACHINE_CONSTRAINTS)
-    session.install("--no-deps", "-e", ".")
-    others = [d for d in BOOK["DEPENDENCIES"] if Requirement(d).name != "torch"]
+    session.install("--no-deps", *DOCTOR, "-e", ".")
+    others = [d for d in BOOK["DEPENDENCIES"] if Requirement(d).name not in ("torch", "inplace-doctor")]
     numpy = ["numpy<2"] if Version(torch) < NUMPY_2_FROM else []
     session.install(*others, *numpy, env=NO_MACHINE_CONSTRAINTS)
     session.run("python", "-m", "phase25", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})

@@ -92,6 +92,9 @@ _TORCH_PIN = re.search(
 DEFAULT_TORCH: str = _TORCH_PIN.group(1) if _TORCH_PIN else ""
 # This repository's importable packages: its top-level folders with an __init__.py.
 PACKAGES: tuple[str, ...] = tuple(sorted(p.parent.name for p in REPO.glob("*/__init__.py")))
+# Its top-level folders that are distributions of their own (a pyproject.toml there), which the
+# project depends on: a reader installs them beside it (pip's #subdirectory=).
+SUBPROJECTS: tuple[str, ...] = tuple(sorted(p.parent.name for p in REPO.glob("*/pyproject.toml")))
 
 # Where things live
 DOCS = REPO / "docs"

@@ -43,6 +43,21 @@ class PageError(ValueError):
     """A page that execbook.check refuses (a broken fence or cell), or that has no title."""
 
 
+# An IPython magic in an example file is commented out, as jupytext writes it in a script
+# ("# %load_ext x", "# %%timeit"): the file stays Python; its cell shows the magic, and runs it.
+COMMENTED_MAGIC, MAGIC = re.compile(r"^# (%{1,2}[A-Za-z_])", re.M), re.compile(r"^(%{1,2}[A-Za-z_])", re.M)
+
+
+def magics_shown(code: str) -> str:
+    """An example's code as its cell shows it: its commented magics uncommented."""
+    return COMMENTED_MAGIC.sub(r"\1", code)
+
+
+def magics_commented(code: str) -> str:
+    """A cell's code as a plain script has it: its magics commented out again."""
+    return MAGIC.sub(r"# \1", code)
+
+
 def is_executed(text: str) -> bool:
     return is_myst_markdown_notebook(text)
 
@@ -85,7 +100,7 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
         if cell.cell_type != "code" or name is None:
             continue
         names.append(name)
-        cell.source = comments.neutral(cases.split(cases.manifest()[name].path)[0]).rstrip("\n")
+        cell.source = magics_shown(comments.neutral(cases.split(cases.manifest()[name].path)[0])).rstrip("\n")
         if cases.manifest()[name].expect == "raises":
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), "raises-exception"]
         guard = new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})

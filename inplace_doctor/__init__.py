@@ -61,6 +61,7 @@ from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-wor
 from .diagnoser import Report, diagnose
 from .failure import InternalError
 from .findings import (
+    AUTOCAST_STALE,
     COUNTER_BLIND,
     CTX_UNCHECKED,
     DETACHED,
@@ -78,6 +79,16 @@ from .recorder import Op, SavedRecord
 from .scan import Candidate, find_inplace_calls
 from .session import BackwardPass
 from .watch import watch
+
+__version__ = "0.2.0"
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext inplace_doctor``: the ``%%inplace_doctor`` cell magic (``notebook``)."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
 
 __all__ = [
     "diagnose",
@@ -100,6 +111,7 @@ __all__ = [
     "HOOKS_SKIP_CHECK",
     "CTX_UNCHECKED",
     "UNSEEN_WRITE",
+    "AUTOCAST_STALE",
     "find_inplace_calls",
     "Candidate",
 ]

@@ -6,7 +6,7 @@ from typing import Any
 from .failure import DiagnoserFailure, InternalError
 from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding
 from .graph import unreached_parameters
-from .location import display_path
+from .location import at
 from .memory import tensors_in
 from .session import BackwardPass, Session
 
@@ -44,14 +44,19 @@ class Report:
         return self.op_errors[0][1] if self.op_errors else None
 
     def summary(self) -> str:
+        """How many findings, by where PyTorch raises: at backward, at the use of a view (the next
+        forward, say), at the write; or nowhere (silent)."""
         n = len(self.findings)
         silent = sum(f.silent for f in self.findings)
         refused = sum(f.check == REFUSED for f in self.findings)
-        checks = "checks" if any(f.check in (DETACHED, VIEW_MODIFIED) for f in self.findings) else "version check"
+        at_use = sum(f.check == VIEW_MODIFIED for f in self.findings)
+        checks = "checks" if any(f.check == DETACHED for f in self.findings) else "version check"
         text = (
-            f"{n} finding{'' if n == 1 else 's'}: {n - silent - refused} caught by PyTorch's {checks} at backward, "
-            f"{silent} silent"
+            f"{n} finding{'' if n == 1 else 's'}: {n - silent - refused - at_use} caught by PyTorch's {checks} at "
+            f"backward, {silent} silent"
         )
+        if at_use:
+            text += f", {at_use} raised by PyTorch at the view's next use, before backward"
         return text + (f", {refused} refused by PyTorch at the write" if refused else "")
 
     def __str__(self) -> str:
@@ -93,7 +98,7 @@ def _pass_line(p: BackwardPass) -> str:
     if p.number is None:
         head = "the graphs of the tensors the program returned or left"
     else:
-        where = f" at {display_path(p.call.path)}:{p.call.line} ({p.call.code})" if p.call else ""
+        where = f" at {at(p.call.path, p.call.line)} ({p.call.code})" if p.call else ""
         head = f"backward {p.number}{where}"
     text = (
         f"{head}: {p.ops} aten ops before it, {p.writes} of them in-place writes; "

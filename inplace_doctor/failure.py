@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .location import display_path, is_internal, user_frame
+from .location import at, is_internal, user_frame
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,9 +30,9 @@ class DiagnoserFailure(BaseException):
     def line(self) -> str:
         frames = traceback.extract_tb(self.error.__traceback__)
         ours = [f for f in frames if is_internal(f.filename) and "inplace_doctor" in f.filename]
-        where = f" at {display_path(ours[-1].filename)}:{ours[-1].lineno}" if ours else ""
+        where = f" at {at(ours[-1].filename, ours[-1].lineno)}" if ours else ""
         text = str(self.error).strip().splitlines()[0] if str(self.error).strip() else ""
-        program = f"{display_path(self.site.path)}:{self.site.line}" if self.site.line else "the program"
+        program = at(self.site.path, self.site.line) if self.site.line else "the program"
         return (
             f"internal error in the diagnoser ({type(self.error).__name__}{': ' + text if text else ''}{where}) "
             f"while {self.doing} at {program}; the program was stopped there and not changed: run it "

@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .location import Location, Site, display_path
+from .location import Location, Site, at
 from .recorder import Op
 
 # How PyTorch's own checks treat a saved slot that was overwritten.
@@ -23,6 +23,10 @@ VIEW_MODIFIED = (
     "returned) whose base or another view of it was modified in place"
 )
 REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
+AUTOCAST_STALE = (
+    "silent: a forward read autocast's cached low-precision copy of a parameter written in place since "
+    "(the cache lives as long as the autocast region), so it computed with the old values"
+)
 RAISING = (RAISES, DETACHED, VIEW_MODIFIED, REFUSED)
 
 # What PyTorch refuses to write in place, told by the written tensor's state (see refused_target).
@@ -54,6 +58,7 @@ class Finding:
     backward: int | None = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
     repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
     left: bool = False  # in a graph the program left alive that no backward examined
+    used_at: Location | None = None  # a stale autocast copy: the forward's line that read it
     order: int = field(default=-1, repr=False)  # the node's sequence number: backward runs higher ones first
 
     @property
@@ -80,6 +85,8 @@ class Finding:
             return f"{op} modified {self.node}, a view PyTorch will not let autograd use after that"
         if self.check == REFUSED:
             return f"{op} was refused by PyTorch: it writes in place {self.node}"
+        if self.check == AUTOCAST_STALE:
+            return f"{op} wrote a parameter whose {self.node} a later forward still read"
         return f"{op} overwrote {self.node}.{self.attribute}"
 
     def describe(self) -> str:
@@ -102,7 +109,10 @@ class Finding:
             lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
         if self.write and self.write.location:
             lines.extend(f"  called from: {site}" for site in self.write.location.callers)
-        if self.check not in (VIEW_MODIFIED, REFUSED):
+        if self.check == AUTOCAST_STALE:
+            lines.append(f"  cast at:    {self.saved_at or '?'}")
+            lines.append(f"  read at:    {self.used_at or '?'} (the old values)")
+        elif self.check not in (VIEW_MODIFIED, REFUSED):
             lines.append(f"  saved at:   {self.saved_at or '?'}")
             saved = "?" if self.saved_version is None else self.saved_version
             lines.append(f"  version:    saved at {saved}, now {self.current_version}")
@@ -113,11 +123,7 @@ class Finding:
                 "intact, but views share one version counter"
             )
         if self.later_writes:
-            sites = Counter(
-                f"{display_path(w.location.path)}:{w.location.line}"
-                for w in self.later_writes
-                if w.location is not None
-            )
+            sites = Counter(at(w.location.path, w.location.line) for w in self.later_writes if w.location is not None)
             where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
             lines.append(f"  then written {len(self.later_writes)} more time(s): {where}")
         if self.repeats:
@@ -169,7 +175,7 @@ def _outer_call(finding: Finding) -> str:
     if location is None or not location.callers:
         return ""
     outer = location.callers[-1]
-    return f" (the call at {display_path(outer.path)}:{outer.line}: {outer.code})"
+    return f" (the call at {at(outer.path, outer.line)}: {outer.code})"
 
 
 def _what_to_write(finding: Finding) -> str:
@@ -179,7 +185,7 @@ def _what_to_write(finding: Finding) -> str:
     location = write.location
     code = location.code if location else ""
     if location is not None and location.inplace_class:
-        where = f", at {display_path(location.built.path)}:{location.built.line}" if location.built else ""
+        where = f", at {at(location.built.path, location.built.line)}" if location.built else ""
         name = location.inplace_class
         return f"build that {name} without inplace=True{where}: leave inplace=True out of the {name}(...) call"
     if (
@@ -281,6 +287,12 @@ def fix_for(finding: Finding) -> str:
 
 
 def _fix_of_the_write(finding: Finding) -> str:
+    if finding.check == AUTOCAST_STALE:
+        return (
+            "end the autocast region before optimizer.step(): wrap only the forward and the loss in "
+            "torch.autocast(...), with backward and the step after it (as PyTorch's AMP examples do), "
+            "or build it with cache_enabled=False"
+        )
     if finding.check == REFUSED:
         return _refusal_fix(finding)
     if finding.check == DETACHED:

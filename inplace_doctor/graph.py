@@ -97,7 +97,10 @@ def slots_of(node: Any, frames_seen: set[int] | None = None) -> Iterator[SavedSl
     saved inputs of the non-reentrant checkpoint whose holders it keeps (once per checkpoint)."""
     name, sequence_nr = node.name(), torch_private.node_sequence_nr(node)
     frames_seen = set() if frames_seen is None else frames_seen
+    unread = torch_private.unread_slots(node)
     for raw in torch_private.raw_saved(node):
+        if raw.attribute in unread:  # overwritten or not, its backward never reads it
+            continue
         if isinstance(raw.packed, SavedRecord):
             yield SavedSlot(name, raw.attribute, raw.packed.tensor, "ours", raw.packed, sequence_nr)
             continue

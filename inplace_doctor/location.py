@@ -4,6 +4,7 @@ import linecache
 import os
 import sys
 import sysconfig
+from collections.abc import Callable
 from types import FrameType
 from typing import NamedTuple
 
@@ -25,7 +26,7 @@ class Site(NamedTuple):
         return linecache.getline(self.path, self.line).strip()
 
     def __str__(self) -> str:
-        return f"{display_path(self.path)}:{self.line}: {self.code}"
+        return f"{at(self.path, self.line)}: {self.code}"
 
 
 class Location(NamedTuple):
@@ -45,15 +46,39 @@ class Location(NamedTuple):
         return Site(self.path, self.line)
 
     def __str__(self) -> str:
-        where = f"{display_path(self.path)}:{self.line}"
+        where = at(self.path, self.line)
         if self.module:
             where += f" in {self.module}"
         return f"{where}: {self.code}"
 
 
+_NAMERS: list[Callable[[str], str | None]] = []  # a notebook's: a cell's file name -> "Cell In[3]"
+
+
+def name_cells(namer: Callable[[str], str | None]) -> None:
+    """Name the code of notebook cells as IPython names them ("Cell In[3]", from the file name it
+    compiled the cell under; None for any other file): their lines are then written
+    "Cell In[3], line 5", as in IPython's tracebacks."""
+    _NAMERS[:] = [namer]
+
+
+def _cell_name(path: str) -> str | None:
+    return _NAMERS[0](path) if _NAMERS else None
+
+
+def at(path: str, line: int | None) -> str:
+    """ "train.py:12", or "Cell In[3], line 12" for a notebook cell (name_cells)."""
+    cell = _cell_name(path)
+    return f"{cell}, line {line}" if cell else f"{display_path(path)}:{line}"
+
+
 def display_path(path: str) -> str:
-    """Relative to the working directory when below it; else as Python imports it, relative to
-    the sys.path entry that holds it (minigpt/model.py); else as it is."""
+    """A notebook cell's name (name_cells); else relative to the working directory when below it;
+    else as Python imports it, relative to the sys.path entry that holds it (minigpt/model.py); else
+    as it is."""
+    cell = _cell_name(path)
+    if cell:
+        return cell
     absolute, here = os.path.abspath(path), os.getcwd()
     if absolute.startswith(here + os.sep):
         return os.path.relpath(absolute, here)

@@ -152,7 +152,12 @@ def _match_seen(
     if touching:  # the saved bytes were written
         return _finding(slot, saved_at, saved_version, touching, _check(slot, saved_version))
     if stale and slot.kind in ("ours", "plain"):  # PyTorch's check will raise all the same
-        return _finding(slot, saved_at, saved_version, elsewhere, RAISES, touched=False)
+        # "the saved values are intact" only where they are (a sibling view's write), never for a
+        # write no op showed (made where nothing was recorded) that changed them
+        intact = record is None or (
+            record.digest is not None and not changed([(record.digest, digest(record.tensor))])[0]
+        )
+        return _finding(slot, saved_at, saved_version, elsewhere, RAISES, touched=not intact)
     if record is None:
         return None
     read = record.read_by_backward()

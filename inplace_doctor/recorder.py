@@ -75,6 +75,19 @@ class SavedRecord:
 
 
 _OP_FACTS: dict[Any, tuple[str, tuple[tuple[int, str], ...], bool]] = {}  # see Recorder._op_facts
+_TO_COPY = torch.ops.aten._to_copy.default  # the cast autocast makes (and caches) of each parameter
+LOW_PRECISION = (torch.float16, torch.bfloat16)
+
+
+@dataclass(eq=False)
+class Cast:
+    """A low-precision copy of a parameter, as autocast caches it for its region."""
+
+    copy: Callable[[], torch.Tensor | None]  # weak references: the copy and its parameter
+    source: Callable[[], torch.Tensor | None]
+    version: int  # the parameter's version when copied
+    op: Op  # the cast, at the forward's line
+    dtype: str  # "bfloat16"
 
 
 class InplaceError(RuntimeError):
@@ -97,6 +110,12 @@ class Recorder(torch_private.DispatchMode):
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
         self.paused = False  # inside backward: pass ops through, keep records light
+        # While a backward that runs the program's own Python (a custom Function's backward) runs:
+        # the line that called it. Writes from other lines are the program's, and are logged.
+        self.backward_call: Site | None = None
+        self.casts: dict[int, Cast] = {}  # storage address of a low-precision copy of a parameter -> it
+        # Reads of such a copy after its parameter changed: (the copy, the writes since, where it was read)
+        self.stale_casts: list[tuple[Cast, list[Op], Location]] = []
         self.unresolved: tuple[Op, list[torch.Tensor]] | None = None  # outputs' versions, read at the next op
         self.unsettled: list[SavedRecord] = []  # saved inputs of the op about to run: settled once it has run
         self.records: weakref.WeakSet[SavedRecord] = weakref.WeakSet()  # those still held by a graph
@@ -122,7 +141,8 @@ class Recorder(torch_private.DispatchMode):
             name, written_arguments, foreach = self._op_facts(func)
             passed = self.paused and not foreach
             if passed:
-                pass
+                if written_arguments and self.backward_call is not None:
+                    self._log_backward_write(name, written_arguments, args, kwargs)
             elif self.paused:
                 written = list(_written(written_arguments, args, kwargs))
                 before = [torch_private.version(t) for t in written]
@@ -134,6 +154,10 @@ class Recorder(torch_private.DispatchMode):
             return func(*args, **kwargs)
         out = func(*args, **kwargs)
         try:
+            if self.casts:
+                self._check_casts(args)
+            if func is _TO_COPY and not self.paused:
+                self._log_cast(args, out)
             if foreach:
                 _restore_foreach_bumps(written, before)
             if not self.paused:
@@ -144,6 +168,60 @@ class Recorder(torch_private.DispatchMode):
         except Exception as error:
             raise DiagnoserFailure(error, f"recording {func}") from error
         return out
+
+    # ---- low-precision copies of parameters (autocast's cache)
+
+    def _log_cast(self, args: tuple, out: Any) -> None:
+        """A low-precision copy of a parameter (a leaf that requires grad), as autocast makes and
+        caches for its region: kept, to tell when a later op reads it after the parameter changed."""
+        source = args[0] if args else None
+        if not (
+            isinstance(source, torch.Tensor)
+            and isinstance(out, torch.Tensor)
+            and out.dtype in LOW_PRECISION
+            and source.dtype not in LOW_PRECISION
+            and source.is_leaf
+            and source.requires_grad
+        ):
+            return
+        op = self._new_op("autocast's cast", [], location=self.location())
+        self.casts[torch_private.storage_address(out)] = Cast(
+            weakref.ref(out), weakref.ref(source), torch_private.version(source), op, str(out.dtype).split(".")[-1]
+        )
+
+    def _check_casts(self, args: tuple) -> None:
+        """An op reads a kept copy whose parameter was written since the copy was made: it computes
+        with the old values (autocast's cache serves a forward after an optimizer step in its region)."""
+        for tensor in tensors_in(args):
+            cast = self.casts.get(torch_private.storage_address(tensor))
+            if cast is None:
+                continue
+            copy, source = cast.copy(), cast.source()
+            if copy is None or source is None:  # freed: the address may now be another tensor's
+                del self.casts[torch_private.storage_address(tensor)]
+            elif torch_private.version(source) != cast.version:
+                del self.casts[torch_private.storage_address(tensor)]
+                memory = Memory.of(source)
+                writes = [
+                    op
+                    for op in self.ops
+                    if op.index > cast.op.index and memory is not None and any(memory.overlaps(m) for m in op.writes)
+                ]
+                self.stale_casts.append((cast, writes, self.location()))
+
+    def _log_backward_write(
+        self, name: str, written_arguments: tuple[tuple[int, str], ...], args: tuple, kwargs: dict
+    ) -> None:
+        """A write made during a backward by the program's own code (a custom Function's backward),
+        not by the engine (whose innermost user line is the backward's call): logged as a write."""
+        site = user_frame()
+        if site == self.backward_call:
+            return
+        written = [m for t in _written(written_arguments, args, kwargs) if (m := Memory.of(t)) is not None]
+        if written:
+            self.writes += 1
+            location = self.modules.location(*site)._replace(callers=user_callers())
+            self.ops.append(self._new_op(name, written, location=location, grad_mode=torch.is_grad_enabled()))
 
     def _before_op(
         self, name: str, written_arguments: tuple[tuple[int, str], ...], foreach: bool, args: tuple, kwargs: dict
@@ -288,11 +366,13 @@ class Recorder(torch_private.DispatchMode):
         return tensor
 
     @contextlib.contextmanager
-    def paused_for_backward(self) -> Iterator[None]:
+    def paused_for_backward(self, call: Site | None = None) -> Iterator[None]:
         """Pass the ops of a backward through unrecorded. When this mode is the innermost one it
-        leaves the mode stack meanwhile, so that backward's ops do not pay for a Python call each."""
-        self.paused = True
-        innermost = torch_private.is_innermost_dispatch_mode(self)
+        leaves the mode stack meanwhile, so that backward's ops do not pay for a Python call each;
+        unless the backward runs the program's own code (``call``: the line that called backward),
+        whose writes are logged."""
+        self.paused, self.backward_call = True, call
+        innermost = call is None and torch_private.is_innermost_dispatch_mode(self)
         if innermost:
             self.__exit__(None, None, None)
         try:
@@ -300,7 +380,7 @@ class Recorder(torch_private.DispatchMode):
         finally:
             if innermost:
                 self.__enter__()
-            self.paused = False
+            self.paused, self.backward_call = False, None
 
     # ---- keeping the log short
 

@@ -38,7 +38,7 @@ import torch
 
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure
-from .location import display_path, is_internal
+from .location import at, display_path, is_internal
 from .session import BackwardPass, Session, is_inplace_error
 
 PROG = "python -m inplace_doctor"
@@ -65,6 +65,21 @@ class Options:
 
 def parse(argv: Sequence[str], prog: str = PROG) -> Options:
     """The options of the command line; UsageError for bad input."""
+    steps, until_finding, argv = parse_steps(argv, prog)
+    if not argv:
+        raise UsageError(f"no script given; usage: {prog} {USAGE}")
+    path, args = argv[0], argv[1:]
+    if not os.path.exists(path):
+        raise UsageError(f"no such file: {path!r}")
+    if os.path.isdir(path):
+        raise UsageError(f"{path!r} is a folder, not a Python script (.py)")
+    if not path.endswith(".py"):
+        raise UsageError(f"{path!r} is not a Python script (.py)")
+    return Options(path, args, steps, until_finding)
+
+
+def parse_steps(argv: Sequence[str], prog: str = PROG, usage: str = USAGE) -> "tuple[int | None, bool, list[str]]":
+    """(steps, until_finding, the arguments after the options) from the leading options."""
     steps: int | None = DEFAULT_CAP
     until_finding = True
     argv = list(argv)
@@ -82,17 +97,8 @@ def parse(argv: Sequence[str], prog: str = PROG) -> Options:
         elif option == "--":
             break
         else:
-            raise UsageError(f"unknown option {option!r}; usage: {prog} {USAGE}")
-    if not argv:
-        raise UsageError(f"no script given; usage: {prog} {USAGE}")
-    path, args = argv[0], argv[1:]
-    if not os.path.exists(path):
-        raise UsageError(f"no such file: {path!r}")
-    if os.path.isdir(path):
-        raise UsageError(f"{path!r} is a folder, not a Python script (.py)")
-    if not path.endswith(".py"):
-        raise UsageError(f"{path!r} is not a Python script (.py)")
-    return Options(path, args, steps, until_finding)
+            raise UsageError(f"unknown option {option!r}; usage: {prog} {usage}")
+    return steps, until_finding, argv
 
 
 def compiled(options: Options) -> types.CodeType:
@@ -118,6 +124,23 @@ def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
     """Run the script under a session, as ``__main__``; restores sys.argv, sys.path and __main__."""
     path = os.path.abspath(options.path)
     code = compiled(options) if code is None else code
+    module = types.ModuleType("__main__")
+    module.__dict__.update(__file__=path, __builtins__=__builtins__, __spec__=None, __cached__=None)
+    saved_argv, saved_path, saved_main = sys.argv, list(sys.path), sys.modules.get("__main__")
+    sys.argv = [options.path, *options.args]
+    sys.path.insert(0, os.path.dirname(path))
+    sys.modules["__main__"] = module
+    try:
+        return run_code(code, module.__dict__, options)
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        if saved_main is not None:
+            sys.modules["__main__"] = saved_main
+
+
+def run_code(code: types.CodeType, namespace: dict[str, Any], options: Options) -> Outcome:
+    """Run code in namespace under a session (a script's, or a notebook cell's: options.path names
+    it), until what options say; the outcome: the report and the exit status."""
     session = Session()
 
     def stop_after_enough(this_pass: BackwardPass) -> None:
@@ -132,19 +155,13 @@ def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
 
     session.on_pass = stop_after_enough
     session.on_raise = stop_at_the_error
-    module = types.ModuleType("__main__")
-    module.__dict__.update(__file__=path, __builtins__=__builtins__, __spec__=None, __cached__=None)
-    saved_argv, saved_path, saved_main = sys.argv, list(sys.path), sys.modules.get("__main__")
-    sys.argv = [options.path, *options.args]
-    sys.path.insert(0, os.path.dirname(path))
-    sys.modules["__main__"] = module
     failure: BaseException | None = None
     stopped = False
     restore_sigterm = _stop_on_sigterm() if rank_of_world() is not None else None
     try:
         with session:
             try:
-                exec(code, module.__dict__)
+                exec(code, namespace)
             except StopScript:
                 stopped = True
             except SystemExit as exit_:
@@ -161,15 +178,13 @@ def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
             if failure is not None and session.error is not failure:
                 session.explain_error(failure)
     except DiagnoserFailure as internal:
-        return Outcome(report_of(session), 2, None, module.__dict__, internal=internal.line())
+        return Outcome(report_of(session), 2, None, namespace, internal=internal.line())
     finally:
         if restore_sigterm is not None:
             restore_sigterm()
-        sys.argv, sys.path[:] = saved_argv, saved_path
-        if saved_main is not None:
-            sys.modules["__main__"] = saved_main
     report = report_of(session)
-    _note_how_it_ended(report, options, module.__dict__, stopped, failure is None)
+    _note_how_it_ended(report, options, namespace, stopped, failure is None)
+    _note_left_graphs(report, options)
     status = 1 if report.findings or report.raised else 0
     raising = next((p for p in report.passes if p.raised), None)
     if raising is not None and failure is not session.error and not stopped:
@@ -177,9 +192,9 @@ def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
             f"PyTorch raised its in-place error at backward {raising.number}, and the script caught it and went on"
         )
     if failure is None:
-        return Outcome(report, status, None, module.__dict__)
+        return Outcome(report, status, None, namespace)
     status, failure_line = _judge_failure(failure, session, report, options.path)
-    return Outcome(report, status, failure_line, module.__dict__)
+    return Outcome(report, status, failure_line, namespace)
 
 
 def rank_of_world() -> "tuple[int, int] | None":
@@ -242,6 +257,26 @@ def _note_how_it_ended(
         )
 
 
+def _note_left_graphs(report: Report, options: Options) -> None:
+    """What a backward from the graphs the program left alive would have met is a note, not a
+    finding: no backward read them, so no gradient was wrong (PyTorch raises nothing either)."""
+    left = [f for f in report.findings if f.left]
+    if not left:
+        return
+    report.findings = [f for f in report.findings if not f.left]
+    first = left[0]
+    where = (
+        f", at {at(first.write.location.path, first.write.location.line)}"
+        if first.write and first.write.location
+        else ""
+    )
+    report.notes.append(
+        f"{display_path(options.path)} left graphs alive that no backward read: a backward from them would "
+        f"have met {len(left) + sum(f.repeats for f in left)} overwritten saved tensor(s) ({first.headline()}{where}). "
+        "None ran, so no gradient is wrong; if one was meant to, run it before that write"
+    )
+
+
 def _judge_failure(failure: BaseException, session: Session, report: Report, path: str) -> "tuple[int, str | None]":
     """(exit status, the error line to print or None) for a script that failed."""
     script = display_path(path)
@@ -282,7 +317,7 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
 def _where(error: BaseException) -> str:
     """ "script.py:12": the innermost frame of the error's traceback in the user's own code ("" if none)."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not is_internal(f.filename)]
-    return f"{display_path(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return at(frames[-1].filename, frames[-1].lineno) if frames else ""
 
 
 def names(prog: str) -> "tuple[str, str]":
@@ -308,16 +343,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     try:
         options = parse(argv, prog)
         code = compiled(options)
-        until = (
-            "to its end"
-            if options.steps is None
-            else f"until a backward raises or has a finding (at most {options.steps} backward passes)"
-            if options.until_finding
-            else "until its first backward"
-            if options.steps == 1
-            else f"for {options.steps} backward passes"
-        )
-        print(f"{long}: running {display_path(options.path)} {until}", flush=True)
+        print(f"{long}: running {display_path(options.path)} {running(options)}", flush=True)
         outcome = run_script(options, code)
     except UsageError as error:
         print(f"{short}: error: {error}", file=sys.stderr)
@@ -325,6 +351,24 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     except KeyboardInterrupt:
         print(f"{short}: interrupted", file=sys.stderr)
         return 130
+    return print_outcome(outcome, short, long)
+
+
+def running(options: Options) -> str:
+    """How long the program runs under the diagnoser, in words."""
+    return (
+        "to its end"
+        if options.steps is None
+        else f"until a backward raises or has a finding (at most {options.steps} backward passes)"
+        if options.until_finding
+        else "until its first backward"
+        if options.steps == 1
+        else f"for {options.steps} backward passes"
+    )
+
+
+def print_outcome(outcome: Outcome, short: str, long: str) -> int:
+    """Print the report (standard output) and the failure line (standard error); the exit status."""
     sys.stdout.flush()
     if outcome.internal is not None:
         print(f"{short}: error: {outcome.internal}", file=sys.stderr)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .location import display_path
+from .location import at
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class Candidate:
     code: str
 
     def __str__(self) -> str:
-        return f"{display_path(self.path)}:{self.line}: {self.kind}: {self.code}"
+        return f"{at(self.path, self.line)}: {self.kind}: {self.code}"
 
 
 Source = str | os.PathLike[str] | types.ModuleType

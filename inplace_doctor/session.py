@@ -33,7 +33,7 @@ from torch.autograd.graph import saved_tensors_hooks
 
 from . import torch_private
 from .failure import guarded
-from .findings import INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
+from .findings import AUTOCAST_STALE, INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
 from .graph import SavedSlot, running_nodes, slots_of
 from .location import Site, is_internal, user_frame
 from .matching import WriteLog, match, match_all
@@ -102,6 +102,7 @@ class Session:
         self._hooks: saved_tensors_hooks | None = None
         self._refusals = RefusalWatch(self.recorder, self.note_refusal)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
+        self._slot_of_record: dict[int, SavedSlot] = {}  # the slots the last pass examined, by record
 
     # ---- entering and leaving
 
@@ -155,6 +156,15 @@ class Session:
         self._set(torch.Tensor, "detach_", detach_)
         self._set(torch, "detach_", detach_function)
         self._set(torch.Tensor, "numpy", numpy)
+        original_from_numpy = torch.from_numpy
+
+        @functools.wraps(original_from_numpy)
+        def from_numpy(array: Any) -> torch.Tensor:
+            tensor = original_from_numpy(array)
+            recorder.log_numpy(tensor, array)
+            return tensor
+
+        self._set(torch, "from_numpy", from_numpy)
 
     def _set(self, owner: Any, name: str, value: Any) -> None:
         own = name in vars(owner)  # torch.Tensor inherits detach_ and numpy: restore by deleting
@@ -185,12 +195,14 @@ class Session:
                 return original(*args, **kwargs)
             inputs = bound.get("inputs")
             roots = tensors_in(bound.get("tensors", bound.get("outputs")))
-            this_pass = session.examine(roots, None if inputs is None else tensors_in(inputs), call=user_frame())
+            call = user_frame()
+            this_pass = session.examine(roots, None if inputs is None else tensors_in(inputs), call=call)
             this_pass.create_graph = bool(bound.get("create_graph"))
             session._depth += 1
             failed_before = len(session.recorder.failed)
+            own_code = any(torch_private.is_custom_function_node(n) for n in session.last_nodes)
             try:
-                with session.recorder.paused_for_backward():
+                with session.recorder.paused_for_backward(call if own_code else None):
                     result = original(*args, **kwargs)
             except RuntimeError as error:
                 failed = session.recorder.failed[failed_before:]
@@ -235,7 +247,7 @@ class Session:
                     slot.record.examined = True
             log = WriteLog(recorder)
             matched = list(zip(slots, match_all(slots, log, recorder.next_index), strict=False))
-        found = [f for _, f in matched if f is not None]
+        found = [f for _, f in matched if f is not None] + self._stale_casts()
         number = len(self.passes) + 1 if call is not None else None
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
         unique: dict[tuple, Finding] = {}
@@ -253,6 +265,7 @@ class Session:
         self._finding_of_record = {
             id(slot.record): unique[f.key] for slot, f in matched if f is not None and slot.record is not None
         }
+        self._slot_of_record = {id(slot.record): slot for slot in slots if slot.record is not None}
         self.passes.append(this_pass)
         self.last_nodes = nodes
         for finding in found:
@@ -260,6 +273,26 @@ class Session:
             if first is not finding:
                 first.repeats += 1 + finding.repeats
         return this_pass
+
+    def _stale_casts(self) -> list[Finding]:
+        """A finding for each read of autocast's cached copy of a parameter written since."""
+        found = []
+        for cast, writes, used_at in self.recorder.stale_casts:
+            source = cast.source()
+            finding = Finding(
+                f"cached {cast.dtype} copy (autocast's)",
+                "",
+                cast.op.location,
+                cast.version,
+                cast.version if source is None else torch_private.version(source),
+                writes[0] if writes else None,
+                writes[1:],
+                AUTOCAST_STALE,
+                used_at=used_at,
+            )
+            found.append(finding)
+        self.recorder.stale_casts = []
+        return found
 
     @guarded("looking for the graphs the program left")
     def left_graphs(self) -> list[torch.Tensor]:
@@ -286,8 +319,10 @@ class Session:
         explained = None
         for record in failed[:1]:  # PyTorch stops at the first slot it refuses
             explained = self._finding_of_record.get(id(record))
-            if explained is None:  # a slot the walk could not reach: match it now
-                slot = SavedSlot("a node that backward ran", "a saved tensor", record.tensor, "ours", record)
+            if explained is None:  # written during the backward, or a slot the walk could not reach: match it now
+                slot = self._slot_of_record.get(id(record)) or SavedSlot(
+                    "a node that backward ran", "a saved tensor", record.tensor, "ours", record
+                )
                 with torch_private.dispatch_disabled():
                     explained = match(slot, WriteLog(self.recorder), self.recorder.next_index)
                 if explained is not None:

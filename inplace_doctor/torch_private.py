@@ -307,6 +307,22 @@ def ctx_tensors(node: Any) -> list[tuple[str, torch.Tensor]]:
     return [(name, value) for name, value in vars(node).items() if isinstance(value, torch.Tensor)]
 
 
+# Saved slots a node's backward does not read, by node name: (the attribute telling when, its value
+# then, the slots). BatchNorm in training mode normalises with the batch's statistics (save_mean,
+# save_invstd): its backward ignores the running statistics it also saved, which the next forward
+# in training mode updates in place (a GAN's discriminator run on real, then fake images).
+_UNREAD = {"NativeBatchNormBackward0": ("_saved_training", True, ("_saved_running_mean", "_saved_running_var"))}
+
+
+def unread_slots(node: Any) -> tuple[str, ...]:
+    """The saved attributes of node that its backward will not read (``_UNREAD``)."""
+    rule = _UNREAD.get(node.name())
+    if rule is None:
+        return ()
+    flag, value, slots = rule
+    return slots if getattr(node, flag, None) is value else ()
+
+
 def accumulated_variable(node: Any) -> torch.Tensor | None:
     """The leaf tensor an ``AccumulateGrad`` node accumulates into (its ``.variable``), else None."""
     return getattr(node, "variable", None)

@@ -6,7 +6,7 @@ from typing import TextIO
 
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure, InternalError
-from .location import display_path
+from .location import at
 from .session import BackwardPass, Session, is_inplace_error
 
 PREFIX = "inplace_doctor.watch"
@@ -64,7 +64,7 @@ class watch:
         new = [f for f in this_pass.findings if self._session.findings.get(f.key) is f]
         if out is None or not new:
             return
-        where = f" at {display_path(this_pass.call.path)}:{this_pass.call.line}" if this_pass.call else ""
+        where = f" at {at(this_pass.call.path, this_pass.call.line)}" if this_pass.call else ""
         what = "the graphs left at the end of the block" if this_pass.number is None else f"backward {this_pass.number}"
         print(f"{PREFIX}: {what}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}", file=out)
         for finding in new:

@@ -44,6 +44,7 @@ LABELS = {
     "hooks": dg.HOOKS_SKIP_CHECK,
     "ctx": dg.CTX_UNCHECKED,
     "unseen": dg.UNSEEN_WRITE,
+    "autocast": dg.AUTOCAST_STALE,
 }
 TWIN = re.compile(r"#.*\btwin: (.*)$")
 
@@ -208,13 +209,24 @@ COVERED = {
     "detach_": ("marked", r"\.detach_\("),
     "a foreach optimizer": ("source", r"foreach=True"),
     "a fused optimizer": ("source", r"fused=True"),
+    "an optimizer step inside one autocast region": ("source", r"(?s)torch\.autocast\(.*\.step\(\)"),
+    "a write through torch.from_numpy's array": ("source", r"torch\.from_numpy\("),
+    "a write inside a custom Function's backward": ("source", r"(?s)def backward\(ctx.*_\(.*# WRITE"),
+    "a saved tensor a later backward reads after a step": ("source", r"(?s)\.step\(\)  # WRITE.*\.backward\("),
+}
+# What the harmless cases must cover (the issue's list): PyTorch never reads what was written.
+COVERED_HARMLESS = {
+    "a graph left alive, never backpropagated": r"(?s)next_value = critic\(next_state\)  # twin",
+    "BatchNorm's running statistics, updated by a second forward in training mode": r"BatchNorm1d",
+    "autocast, one region per forward": r"torch\.autocast\(",
+    "torch.from_numpy of a copy": r"torch\.from_numpy\(.*\.copy\(\)\)",
 }
 
 
 def test_the_battery_is_large_and_varied():
     cases = [load(name) for name in CASES]
     harmful = [case for case in cases if case.kind != "harmless"]
-    assert len(cases) >= 60 and len(harmful) >= 40 and len(cases) - len(harmful) >= 10
+    assert len(cases) >= 85 and len(harmful) >= 60 and len(cases) - len(harmful) >= 25
     assert {case.kind for case in cases} == set(LABELS) | {"harmless"}
     missing = []
     for what, (where, pattern) in COVERED.items():
@@ -227,6 +239,9 @@ def test_the_battery_is_large_and_varied():
         if not any(re.search(pattern, text) for text in texts):
             missing.append(what)
     assert not missing, f"no harmful case has {missing}"
+    harmless = [case.source for case in cases if case.kind == "harmless"]
+    missing = [what for what, pattern in COVERED_HARMLESS.items() if not any(re.search(pattern, s) for s in harmless)]
+    assert not missing, f"no harmless case has {missing}"
 
 
 def test_readme_counts_the_battery_as_it_is():
@@ -313,6 +328,8 @@ def test_the_program_behaves_the_same_under_the_diagnoser(name, outcomes):
 CPU_ONLY = {
     "numpy_write": "Tensor.numpy() of a CUDA tensor is refused: the case cannot run there",
     "numpy_alias_written_later": "Tensor.numpy() of a CUDA tensor is refused: the case cannot run there",
+    "from_numpy_obs_buffer": "torch.from_numpy makes a CPU tensor, which a CUDA model refuses",
+    "safe_from_numpy_obs_copied": "torch.from_numpy makes a CPU tensor, which a CUDA model refuses",
 }
 
 
@@ -347,3 +364,32 @@ def test_case_on_cuda(name, tmp_path, monkeypatch):
     assert plain.grads and same_tensors(plain.grads, diagnosed.grads, exact=True), name
     assert same_tensors(plain.values, diagnosed.values, exact=True), name
     assert (outcome.report.raised is None) == (plain.error is None)
+
+
+def test_the_summary_says_where_pytorch_raised(outcomes):
+    """At backward, at the next use of a view (here the next forward, after a step), or nowhere."""
+    summaries = {
+        name: outcomes(name).report.summary()
+        for name in ("view_of_parameter_before_step", "graph_kept_read_after_step")
+    }
+    assert summaries == {
+        "view_of_parameter_before_step": "1 finding: 0 caught by PyTorch's version check at backward, 0 silent, "
+        "1 raised by PyTorch at the view's next use, before backward",
+        "graph_kept_read_after_step": "1 finding: 1 caught by PyTorch's version check at backward, 0 silent",
+    }
+
+
+def test_a_write_during_a_backward_is_named_with_its_slot_and_no_false_note(outcomes):
+    report = outcomes("backward_writes_saved").report
+    (finding,) = report.findings
+    assert (finding.node, finding.attribute, finding.touched) == ("MulBackward0", "_saved_other", True), str(report)
+    assert "the saved values are intact" not in str(report)
+
+
+def test_what_no_backward_reads_is_a_note_or_nothing(outcomes):
+    """A graph left alive and never backpropagated: a note naming what a backward would have met;
+    BatchNorm's running statistics in training mode: not even examined."""
+    left = outcomes("safe_graph_left_actor_critic").report
+    assert any("left graphs alive that no backward read" in note for note in left.notes), str(left)
+    batchnorm = outcomes("safe_batchnorm_running_stats_gan").report
+    assert "_saved_running_mean" not in str(batchnorm) and not batchnorm.notes, str(batchnorm)

@@ -46,7 +46,7 @@ def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
         text = cases.split(cases.manifest()[name].path)[0]
         for block in cell.findall(nodes.literal_block):
             if block.parent.get("nb_element") == "cell_code_source":
-                shown = comments.shown(text, app.config.language).rstrip("\n")
+                shown = pages.magics_shown(comments.shown(text, app.config.language)).rstrip("\n")
             elif "traceback" in block["classes"]:
                 shown = comments.in_traceback(block.astext(), text, app.config.language)
             else:

@@ -33,7 +33,7 @@ from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
 from .. import cases, changes, comments, config
-from ..pages import EXAMPLE
+from ..pages import EXAMPLE, magics_commented, magics_shown
 from . import links as reader_links
 from .words import words as ui
 
@@ -258,7 +258,7 @@ def read_files(notebook: Any) -> dict[str, str]:
         name = cell.get("metadata", {}).get(EXAMPLE)
         if cell.cell_type != "code" or name not in cases.manifest():
             continue
-        named = {n.value for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Constant)}
+        named = {n.value for n in ast.walk(ast.parse(magics_commented(cell.source))) if isinstance(n, ast.Constant)}
         for read in cases.manifest()[name].reads:
             path = config.REPO / read
             if path.is_file() and ({read, path.name} & named):
@@ -313,7 +313,7 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
             )
         cells.append(new)
     words = ui(language)["colab_note" if colab else "note"]
-    note = words.format(title=title, url=page.page_url, repository=config.REPOSITORY)
+    note = words.format(title=title, url=page.page_url, install=reader_links.pip_arguments())
     at = 1 if cells and cells[0].cell_type == "markdown" else 0
     first = [nbformat.v4.new_markdown_cell(note)]
     if colab and reader_links.PROJECT:  # a book without a package has nothing to install
@@ -377,7 +377,7 @@ def expected_error_block(code: str, language: str) -> list[str]:
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
     """The page's code as one plain Python script (the text of a .py file)."""
-    header = ui(language)["script_header"].format(title=title, url=page.page_url, repository=config.REPOSITORY)
+    header = ui(language)["script_header"].format(title=title, url=page.page_url, install=reader_links.pip_arguments())
     out = ["# " + line for line in header.split("\n")]
     files = read_files(notebook)
     if files:
@@ -387,7 +387,7 @@ def script_download(page: Markdown, notebook: Any, title: str, language: str) ->
         cell, heading = notebook.cells[index], page.headings[index] or title
         if not cell.source.strip():
             continue
-        code = cell.source.rstrip("\n")
+        code = magics_commented(cell.source.rstrip("\n"))
         lines = expected_error_block(code, language) if RAISES in tags(cell) else code.split("\n")
         out += ["", "", f"# %% {plain(heading)}" if heading != section else "# %%", *lines]
         section = heading
@@ -423,7 +423,7 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
     for cell in merged.cells:  # the comments of the page's language (execbook.comments)
         if cell.get("metadata", {}).get(EXAMPLE) in cases.manifest():
             text, language = cases.split(cases.manifest()[cell.metadata[EXAMPLE]].path)[0], app.config.language
-            cell.source = comments.shown(text, language).rstrip("\n")
+            cell.source = magics_shown(comments.shown(text, language)).rstrip("\n")
             for output in (o for o in cell.outputs if o.output_type == "error"):
                 output.traceback = [comments.in_traceback(entry, text, language) for entry in output.traceback]
     return merged

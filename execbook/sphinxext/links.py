@@ -7,7 +7,8 @@ menu, after the downloads (execbook.sphinxext.downloads puts them there).
   workflow publishes docs/_build/colab/ (config.COLAB) on that branch.
 
 The Colab notebook's first code cell, INSTALL, installs the project where its module is missing,
-from the repository's address (`pip install "git+<repository>@<branch>"`: no clone is left) and
+from the repository's address (`pip install "git+<repository>@<branch>"`, and each folder that is a
+distribution of its own, `#subdirectory=<folder>`: no clone is left) and
 without its dependencies, so that pip keeps Colab's torch instead of a CUDA build of gigabytes. The
 files the shown code reads come with the notebook (downloads.read_files).
 """
@@ -35,9 +36,11 @@ try:
     import {module}  # noqa: F401
 except ModuleNotFoundError:
     project = "git+{repository}@{branch}"
+    # the repository's folders that are distributions of their own, needed too
+    parts = [f"{{project}}#subdirectory={{part}}" for part in {subprojects}]
     just = "{just}"  # `just`, which runs the reproducer's commands
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                    "--no-deps", project, just], check=True)
+                    "--no-deps", project, *parts, just], check=True)
     importlib.invalidate_caches()  # this kernel imports what pip installed
 """
 
@@ -64,7 +67,16 @@ def install_cell() -> str:
         repository=config.REPOSITORY,
         just=config.JUST_REQUIREMENT,
         module=PROJECT,
+        subprojects=list(config.SUBPROJECTS),
     ).rstrip("\n")
+
+
+def pip_arguments(repository: str = config.REPOSITORY) -> str:
+    """What `pip install` takes to install the project from its address: its folders that are
+    distributions of their own first (it depends on them), then the project."""
+    return " ".join(
+        [*(f'"git+{repository}#subdirectory={part}"' for part in config.SUBPROJECTS), f'"git+{repository}"']
+    )
 
 
 def source_url(language: str, source: str) -> str:

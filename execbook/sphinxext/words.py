@@ -36,7 +36,7 @@ WORDS: dict[str, dict[str, str]] = {
         "source": "fuente en GitHub ({suffix})",
         "note": (
             "> Cuaderno descargado de [{title}]({url}), con las salidas de la construcción del libro. "
-            'Para ejecutarlo: el proyecto instalado (`pip install "git+{repository}"`), en cualquier '
+            "Para ejecutarlo: el proyecto instalado (`pip install {install}`), en cualquier "
             "carpeta. Las celdas marcadas `raises-exception` fallan a propósito: el error es la lección."
         ),
         "colab_note": (
@@ -49,7 +49,7 @@ WORDS: dict[str, dict[str, str]] = {
         ),
         "script_header": (
             "El código de la página «{title}», {url}\n"
-            'Se ejecuta con el proyecto instalado (pip install "git+{repository}"), en cualquier carpeta.'
+            "Se ejecuta con el proyecto instalado (pip install {install}), en cualquier carpeta."
         ),
         "files": (
             "Los archivos del repositorio que lee el código de esta página: esta celda\n"
@@ -83,7 +83,7 @@ WORDS: dict[str, dict[str, str]] = {
         "source": "source on GitHub ({suffix})",
         "note": (
             "> Notebook downloaded from [{title}]({url}), with the outputs of the book's build. "
-            'To run it: the project installed (`pip install "git+{repository}"`), in any folder. '
+            "To run it: the project installed (`pip install {install}`), in any folder. "
             "The cells tagged `raises-exception` fail on purpose: the error is the lesson."
         ),
         "colab_note": (
@@ -95,7 +95,7 @@ WORDS: dict[str, dict[str, str]] = {
         ),
         "script_header": (
             'The code of the page "{title}", {url}\n'
-            'It runs with the project installed (pip install "git+{repository}"), in any folder.'
+            "It runs with the project installed (pip install {install}), in any folder."
         ),
         "files": (
             "The repository's files that this page's code reads: this cell writes them\n"
