@@ -1,5 +1,3 @@
-# The same engine with the version counter switched on: the out-of-place block
-# is unaffected, the in-place one stops at backward, like PyTorch.
 import numpy as np
 
 from tapegrad.block import init_params, loss_and_gradients

@@ -1,5 +1,3 @@
-# Unsafe: in-place dropout on a softmax output (attention dropout). Softmax
-# saved its output for its backward, and the in-place dropout overwrites it.
 import torch
 import torch.nn.functional as F
 

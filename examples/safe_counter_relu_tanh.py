@@ -1,5 +1,3 @@
-# Unsafe: relu_ after tanh. Tanh's backward needs its output (1 - tanh(x)^2),
-# so it saved it, and relu_ overwrites exactly that tensor.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
