@@ -18,14 +18,14 @@ q, k, v = qkv(x).split(C, dim=2)
 # es: out-of-place: un tensor nuevo
 q = q / math.sqrt(C)
 attention(q, k, v).sum().backward()
-print("out of place, q = q / math.sqrt(C): backward completes")
+print("q = q / math.sqrt(C): backward() ok")
 q, k, v = qkv(x).split(C, dim=2)
 # en: a copy: a tensor of its own, not a view
 # es: una copia: un tensor aparte, no una vista
 q = q.clone()
 q /= math.sqrt(C)
 attention(q, k, v).sum().backward()
-print("into a copy, q = q.clone(); q /= math.sqrt(C): backward completes")
+print("q = q.clone(); q /= math.sqrt(C): backward() ok")
 q, k, v = qkv(x).split(C, dim=2)
 q /= math.sqrt(C)  # raises
 

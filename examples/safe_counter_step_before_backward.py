@@ -14,7 +14,7 @@ _, loss_first = model(x, y)
 _, loss_second = model(x, y)
 loss_first.backward()
 optimizer.step()
-print("first backward, then optimizer.step(): fine")
+print("backward(), then optimizer.step(): ok")
 loss_second.backward()  # raises
 
 

@@ -26,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"mini-GPT probe batch, every parameter's gradient bitwise equal: {same}")
+print(f"identical gradients (every parameter): {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

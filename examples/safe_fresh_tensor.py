@@ -21,4 +21,4 @@ def gradient(inplace):
 
 
 same = torch.equal(gradient(inplace=False), gradient(inplace=True))
-print(f"gradient of w bitwise equal: {same}")
+print(f"identical gradients (w): {same}")

@@ -26,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"gradients of q, k, v bitwise equal: {same}")
+print(f"identical gradients (q, k, v): {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -9,7 +9,7 @@ y.mul_(2)
 # en: multiplying and dividing by 2 is exact in floating point
 # es: multiplicar y dividir por 2 es exacto en coma flotante
 y.div_(2)
-print("values back to the saved ones:", torch.equal(y, before))
+print("torch.equal(y, before):", torch.equal(y, before))
 print("y._version:", y._version)
 y.sum().backward()  # raises
 
