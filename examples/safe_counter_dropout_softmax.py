@@ -9,4 +9,4 @@ v = torch.randn(2, 6, 8)
 print("F.dropout(softmax), out of place: backward() ok")
 weights = scores.softmax(-1)
 loss = (F.dropout(weights, p=0.1, training=True, inplace=True) @ v).sum()
-loss.backward()  # raises
+loss.backward()  # RuntimeError

@@ -20,4 +20,4 @@ for t in range(1, 5):
     # en: the product saves states[t - 1]
     # es: el producto guarda states[t - 1]
     states[t] = torch.tanh(states[t - 1] @ W)
-states.sum().backward()  # raises
+states.sum().backward()  # RuntimeError

@@ -6,7 +6,7 @@ with torch.no_grad():
     # es: permitido dentro de no_grad, como en optimizer.step()
     w.add_(1.0)
 print("w.add_(1.0) under torch.no_grad(): allowed, w._version =", w._version)
-w.add_(1.0)  # raises
+w.add_(1.0)  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -10,4 +10,4 @@ F.relu(torch.tanh(fc(x))).sum().backward()
 print("F.relu(torch.tanh(...)): backward() ok")
 hidden = torch.tanh(fc(x))
 loss = F.relu_(hidden).sum()
-loss.backward()  # raises
+loss.backward()  # RuntimeError

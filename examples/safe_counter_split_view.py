@@ -27,7 +27,7 @@ q /= math.sqrt(C)
 attention(q, k, v).sum().backward()
 print("q = q.clone(); q /= math.sqrt(C): backward() ok")
 q, k, v = qkv(x).split(C, dim=2)
-q /= math.sqrt(C)  # raises
+q /= math.sqrt(C)  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

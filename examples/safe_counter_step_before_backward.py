@@ -15,7 +15,7 @@ _, loss_second = model(x, y)
 loss_first.backward()
 optimizer.step()
 print("backward(), then optimizer.step(): ok")
-loss_second.backward()  # raises
+loss_second.backward()  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -11,7 +11,7 @@ y.mul_(2)
 y.div_(2)
 print("torch.equal(y, before):", torch.equal(y, before))
 print("y._version:", y._version)
-y.sum().backward()  # raises
+y.sum().backward()  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

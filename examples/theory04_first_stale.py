@@ -1,6 +1,6 @@
 from minigpt.graph import graph_nodes, module_names, probe_loss, stale_saved
 
-model, loss = probe_loss(inplace=True)  # run B, as above
+model, loss = probe_loss(inplace=True)  # h.add_(...)
 nodes = graph_nodes(loss.grad_fn)
 modules = module_names(nodes, model)
 # en: the reading above, as a function
