@@ -1,6 +1,3 @@
-# Every LayerNorm of run B: the version of h when it saved its input, and now.
-# Backward visits nodes in reverse order of creation, so the first stale one it
-# meets is the one that raises.
 import torch
 
 from minigpt.data import build_dataset, probe_batch
@@ -10,7 +7,9 @@ data = build_dataset()
 x, y = probe_batch(data)
 model = build_model(model_config(data, inplace=True), seed=0)
 
-saved = []  # (module name, backward node, version of its input when saved)
+# en: (module name, its node, the version of h when it saved it)
+# es: (nombre del módulo, su nodo, la versión de h cuando la guardó)
+saved = []
 
 
 def record(name):
@@ -24,18 +23,18 @@ for name, module in model.named_modules():
         module.register_forward_hook(record(name))
 logits, loss = model(x, y)
 
-stale = []  # in backward order
+# en: the backward pass runs the nodes in reverse order of creation
+# es: la pasada hacia atrás ejecuta los nodos en orden inverso al de creación
+stale = []
 backward_order = sorted(saved, key=lambda s: -s[1]._sequence_nr())
 for name, node, version in backward_order:
     try:
         now, verdict = node._saved_input._version, "ok"
     except RuntimeError as exc:
         now = int(str(exc).split("is at version ")[1].split(";")[0])
-        verdict = "stale" if stale else "stale: backward raises here"
+        verdict = "stale" if stale else "stale, raises first"
         stale.append(name)
-    print(f"{name:<14} saved h at version {version}, now {now}: {verdict}")
-print(f"stale: {len(stale)} of {len(saved)} LayerNorms; "
-      f"backward meets {stale[0]} first")
+    print(f"{name:<14} saved at version {version}, now {now}: {verdict}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,26 +1,25 @@
-# The compatibility page: what changed from one torch release to the next.
-# The committed records (records/*.json in the repository), each measured on its
-# own release by `nox -s "drift(torch='...')"`: which claims hold on each. The
-# book's build evaluates every claim on the installed torch too (all but the
-# torch.compile ones from the results the other pages computed, nothing runs
-# again) and compares the records (phase25: python -m phase25 check).
 import json
 from pathlib import Path
 
 import torch
 
 
-def release(path):  # records/torch-2.13.0.json -> (2, 13, 0)
+# en: records/torch-2.13.0.json -> (2, 13, 0)
+# es: records/torch-2.13.0.json -> (2, 13, 0)
+def release(path):
     return tuple(int(n) for n in path.stem.split("-")[1].split("."))
 
 
 paths = [p for p in Path("records").glob("torch-*.json")
-         if p.stem.count("-") == 1]  # the CPU's (torch-<release>-cuda.json)
+         # en: only the CPU's records (not torch-<release>-cuda.json)
+         # es: solo los registros de la CPU (no torch-<versión>-cuda.json)
+         if p.stem.count("-") == 1]
 print(f"torch installed: {torch.__version__}; records: {len(paths)}")
 for path in sorted(paths, key=release):
     claims = json.loads(path.read_text())["claims"].values()
     holding = sum(claim["holds"] for claim in claims)
-    # "not applicable: ..." where the release lacks what the check needs
+    # en: "not applicable": the release lacks what the check needs
+    # es: "not applicable": a la versión le falta lo que se comprueba
     lacking = sum(claim.get("seen", "").startswith("not applicable")
                   for claim in claims)
     print(f"  torch {path.stem.removeprefix('torch-'):7} {holding:2} of "

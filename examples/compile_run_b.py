@@ -1,4 +1,3 @@
-# Run B under torch.compile, with three of its backends.
 import textwrap
 import warnings
 
@@ -9,17 +8,22 @@ from minigpt.train import build_model, model_config
 
 data = build_dataset()
 x, y = probe_batch(data)
-# backend -> (where, the error); backend -> warning texts
+# en: backend -> (where, the error); backend -> warning texts
+# es: backend -> (dónde, el error); backend -> textos de los avisos
 raised, warned = {}, {}
 for backend in ("eager", "aot_eager", "inductor"):
-    torch._dynamo.reset()  # forget what the previous backend compiled
+    # en: forget what the previous backend compiled
+    # es: olvida lo que compiló el backend anterior
+    torch._dynamo.reset()
     model = torch.compile(build_model(model_config(data, inplace=True), seed=0),
                           backend=backend)
     where = "first call"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            _, loss = model(x, y)  # compiles on this first call
+            # en: it compiles on this first call
+            # es: compila en esta primera llamada
+            _, loss = model(x, y)
             where = "backward()"
             loss.backward()
         except Exception as error:

@@ -1,7 +1,5 @@
-# The diagnoser on that script, as a learner runs it in a terminal, in the
-# script's folder:
-#     python -m inplace_doctor gated_mlp.py
-# Here the same command runs from Python, in the repository's examples/.
+# en: in a terminal: python -m inplace_doctor gated_mlp.py
+# es: en una terminal: python -m inplace_doctor gated_mlp.py
 import subprocess
 import sys
 

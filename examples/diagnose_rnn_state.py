@@ -1,8 +1,5 @@
-# The RNN script under the diagnoser, as it is and with --offload (the script's
-# own argument, passed on to it):
-#     python -m inplace_doctor rnn_state.py
-#     python -m inplace_doctor rnn_state.py --offload
-# Here from Python, in the repository's examples/, the script's folder.
+# en: in a terminal: python -m inplace_doctor rnn_state.py [--offload]
+# es: en una terminal: python -m inplace_doctor rnn_state.py [--offload]
 import subprocess
 import sys
 

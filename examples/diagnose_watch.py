@@ -1,6 +1,3 @@
-# In a notebook or a training loop: watch() examines every backward run inside
-# the with block. Here the RNN's loop is fixed (h = h + ..., a new tensor at
-# each step), and the diagnoser finds nothing.
 import torch
 import torch.nn as nn
 

@@ -1,5 +1,3 @@
-# The first draft's claims, checked against this PyTorch. The draft's example
-# had one sequence of 8 tokens, so run B is replayed on an input of that shape.
 import torch
 
 from minigpt import message
@@ -8,7 +6,9 @@ from minigpt.compare import identical
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config, try_backward
 
-SEED = {  # quoted from the draft, verbatim
+# en: quoted from the draft, verbatim
+# es: citado del borrador, tal cual
+SEED = {
     "message": "which is output 0 of NativeLayerNormBackward, "
                "is at version 2; expected version 0 instead.",
     "shape": "[torch.FloatTensor [1, 8, 64]]",
@@ -17,7 +17,8 @@ SEED = {  # quoted from the draft, verbatim
     "accuracy": "3-10%",
     "accuracy_sentence": (
         "La precisión en test es peor que la baseline en 3-10%"),
-    # the draft's words about run B's "variant 2"
+    # en: the draft's words about run B's "variant 2"
+    # es: las palabras del borrador sobre la «variante 2» de la ejecución B
     "variant2": (
         "Ejecución B (variante 2, sin detección de anomalías): "
         "puede computar en silencio gradientes erróneos "
@@ -28,7 +29,9 @@ SEED = {  # quoted from the draft, verbatim
 
 data = build_dataset()
 x, y = probe_batch(data)
-x, y = x[:1, :8], y[:1, :8]  # the draft's shape
+# en: the draft's shape
+# es: la forma del borrador
+x, y = x[:1, :8], y[:1, :8]
 
 
 def run_b(anomaly):
@@ -66,6 +69,7 @@ assert producer != seed["producer"] and seed["message"] not in on.error
 assert all(safe.values())
 for key, value in seed.items():
     glue(f"seed_{key}", value)
+glue("errata_torch", torch.__version__)
 glue("errata_claim", claim)
 glue("errata_shape", shape)
 glue("errata_failing_node", failing_node)

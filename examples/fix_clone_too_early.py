@@ -1,5 +1,3 @@
-# Fix 2 in the wrong order: h.clone() before ln1/ln2, so they save the clone
-# and add_ writes into it.
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 

@@ -1,6 +1,3 @@
-# A small gated MLP: one branch computes values, the other a gate in [0, 1]
-# that scales them. The ReLU after the sigmoid was built with inplace=True
-# "to save memory".
 import torch
 import torch.nn as nn
 

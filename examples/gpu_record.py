@@ -1,18 +1,17 @@
-# What changes on a GPU. The book is built on the CPU; a GPU run is measured
-# with `python -m phase25 record --device cuda` (gpu/lesson_cuda.sh), which runs
-# the claims that train or differentiate the mini-GPT on the GPU and writes
-# records/torch-<release>-cuda.json. This cell reads the newest such record of
-# the repository's records/.
 import json
 from pathlib import Path
 
 ON_A_GPU = ["message-type-names-the-device", "b-raises-without-anomaly",
             "bypass-hooks-silent", "relu-inplace-safe", "exp-inplace-safe",
             "autocast-exp-inplace", "save-on-cpu-copies-only-from-the-gpu"]
-DIFFER = ON_A_GPU[-2:]  # the two a GPU changes
+# en: the two claims a GPU changes
+# es: las dos afirmaciones que cambia una GPU
+DIFFER = ON_A_GPU[-2:]
 
 
-def release(path):  # records/torch-2.11.0-cuda.json -> (2, 11, 0)
+# en: records/torch-2.11.0-cuda.json -> (2, 11, 0)
+# es: records/torch-2.11.0-cuda.json -> (2, 11, 0)
+def release(path):
     return tuple(int(n) for n in path.name.split("-")[1].split("."))
 
 
@@ -26,7 +25,9 @@ else:
     for name in ON_A_GPU:
         claim = cuda["claims"][name]
         print("  holds" if claim["holds"] else "  FAILS", name)
-        if name in DIFFER:  # what the GPU run saw
+        # en: what the GPU run saw
+        # es: lo que vio la ejecución en la GPU
+        if name in DIFFER:
             print("       ", claim["seen"])
 
 

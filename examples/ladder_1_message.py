@@ -1,4 +1,3 @@
-# Step 1: read the message. Every piece of it is a clue; take it apart.
 from minigpt import message
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
@@ -15,8 +14,6 @@ except RuntimeError as exc:
 now, saved = int(parts["version_now"]), int(parts["version_expected"])
 batch, tokens, width = x.size(0), x.size(1), model.config.n_embd
 print(f"tensor: {parts['tensor']}")
-print(f"  (batch, tokens, n_embd) = ({batch}, {tokens}, {width}): "
-      "an activation")
-print(f"output 0 of: {parts['output_of']} (the op that wrote h last)")
-print(f"version now / when saved: {now} / {saved}: "
-      f"{now - saved} in-place write(s) since it was saved")
+print(f"  (batch, tokens, n_embd) = ({batch}, {tokens}, {width})")
+print(f"output 0 of: {parts['output_of']}")
+print(f"version now - version saved: {now} - {saved} = {now - saved}")

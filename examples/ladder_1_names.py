@@ -1,5 +1,3 @@
-# What "output 0 of ..." names when the saved tensor is not an op's input:
-# two ops that save their own output, then a saved view.
 import torch
 
 x = torch.randn(4, requires_grad=True)
@@ -13,20 +11,26 @@ def named_op(forward):
 
 
 def tanh_then_relu_():
-    y = torch.tanh(x)  # tanh saves its output y
-    return y.relu_()  # relu_ writes y
+    # en: tanh saves its output y; relu_ writes into y
+    # es: tanh guarda su salida y; relu_ escribe en y
+    y = torch.tanh(x)
+    return y.relu_()
 
 
 def exp_then_mul_():
-    y = x.exp()  # exp saves its output y
-    return y.mul_(2)  # mul_ writes y
+    # en: exp saves its output y; mul_ writes into y
+    # es: exp guarda su salida y; mul_ escribe en y
+    y = x.exp()
+    return y.mul_(2)
 
 
 def view_then_add_():
     h = x * 1
     v = h.view(2, 2)
-    y = v * v  # mul saves v, a view of h
-    h.add_(1)  # add_ writes h, and so v
+    # en: mul saves v, a view of h; add_ writes into h, and so into v
+    # es: mul guarda v, una vista de h; add_ escribe en h, y por tanto en v
+    y = v * v
+    h.add_(1)
     return y
 
 
@@ -69,4 +73,7 @@ def base_then_view_write():  # a base written through one of its views
 
 
 assert "output 0 of" not in message_of(leaf_then_add_), "the page says a saved leaf's message has no 'output 0 of'"
-glue("base_view_name", message_of(base_then_view_write).split("output 0 of ")[1].split(",")[0])
+base_view_name = message_of(base_then_view_write).split("output 0 of ")[1].split(",")[0]
+assert "CopySlices" in base_view_name, \
+    "the compatibility page says a tensor written through a view is named after a backward node (review M3)"
+glue("base_view_name", base_view_name)

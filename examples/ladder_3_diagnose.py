@@ -1,6 +1,3 @@
-# Step 3, precisely: during one forward, inplace_doctor logs every in-place
-# write and every tensor saved for backward, then names each write that
-# overwrote a saved tensor. It needs no backward and no anomaly mode.
 from minigpt.data import build_dataset, probe_batch
 from inplace_doctor import diagnose
 from minigpt.train import build_model, model_config
@@ -10,7 +7,9 @@ x, y = probe_batch(data)
 model = build_model(model_config(data, inplace=True), seed=0)
 report = diagnose(model, x, y)
 print(report.summary())
-print(report.findings[-1].describe())  # the one backward meets first
+# en: the finding the backward pass meets first
+# es: el hallazgo con el que se topa primero la pasada hacia atrás
+print(report.findings[-1].describe())
 print()
 others = {}
 for switches in ({"inplace": True, "bypass": "hooks"},

@@ -1,5 +1,3 @@
-# Step 3: find the in-place writes mechanically. find_inplace_calls parses the
-# source with ast (no text search) and lists every candidate, harmless or not.
 import minigpt.model
 from inplace_doctor import find_inplace_calls
 

@@ -1,5 +1,3 @@
-# The version counter, as added to the engine: every line of tapegrad/engine.py
-# marked for it.
 import inspect
 
 import tapegrad.engine

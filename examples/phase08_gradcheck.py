@@ -1,5 +1,3 @@
-# First, the hand-written engine is right: the gradients its tape walk gives for
-# the out-of-place residual block match central finite differences.
 import numpy as np
 
 from tapegrad.block import finite_differences, init_params, loss_and_gradients

@@ -1,8 +1,3 @@
-# The first draft's reproducer, verbatim, with the repository's justfile (run
-# from the repository's root), in a scratch directory: experiments/ starts
-# empty, the repository is not touched. Each command starts as soon as the one
-# it needs has finished, so independent ones run side by side; the outputs are
-# shown in the draft's order, each by its first and last lines.
 import os
 import subprocess
 import sys
@@ -13,23 +8,33 @@ from pathlib import Path
 A = "phase-25-train inplace=false"
 B_ANOMALY = "phase-25-train inplace=true detect_anomaly=true"
 B = "phase-25-train inplace=true detect_anomaly=false"
-# (what follows `just`, the exit status it should have, what it waits for)
+# en: (what follows `just`, its expected exit status, what it waits for)
+# es: (lo que sigue a `just`, su estado de salida esperado, lo que espera)
 COMMANDS = [
     (A, 0, ()),
     (B_ANOMALY, 1, ()),
-    (B, 1, (B_ANOMALY,)),  # both write experiments/25-B
-    # the newest run B
+    # en: both write experiments/25-B
+    # es: las dos escriben experiments/25-B
+    (B, 1, (B_ANOMALY,)),
+    # en: the newest run B
+    # es: la ejecución B más reciente
     ("phase-25-grad-compare experiments/25-A experiments/25-B", 0, (A, B)),
-    ("phase-25-silent", 0, (A,)),  # compares its run with run A
+    # en: compares its run with run A
+    # es: compara su ejecución con la A
+    ("phase-25-silent", 0, (A,)),
 ]
 justfile = os.path.abspath("justfile")
-bin_dir = str(Path(sys.executable).parent)  # where python, minigpt, just live
+# en: where python, minigpt and just live
+# es: donde están python, minigpt y just
+bin_dir = str(Path(sys.executable).parent)
 env = dict(os.environ, PATH=os.pathsep.join([bin_dir, os.environ["PATH"]]))
 
 
 def just(arguments, scratch, after=()):
     for needed in after:
-        needed.result()  # wait for the commands this one needs
+        # en: wait for the commands this one needs
+        # es: espera a los comandos que este necesita
+        needed.result()
     done = subprocess.run(
         ["just", "--justfile", justfile,
          "--working-directory", scratch, *arguments.split()],
@@ -48,7 +53,8 @@ def excerpt(text, head=2, tail=3):
 with (tempfile.TemporaryDirectory() as scratch,
       ThreadPoolExecutor(len(COMMANDS)) as pool):
     runs = {}
-    # listed after the commands each one needs
+    # en: listed after the commands each one needs
+    # es: listados tras los comandos que necesita cada uno
     for arguments, _, needs in COMMANDS:
         runs[arguments] = pool.submit(just, arguments, scratch,
                                       [runs[n] for n in needs])

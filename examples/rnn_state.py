@@ -1,6 +1,3 @@
-# A tiny RNN that keeps a running state h. With --offload, the tensors saved for
-# the backward pass are kept on the CPU (torch.autograd.graph.save_on_cpu), as
-# one does to save GPU memory.
 import contextlib
 import sys
 
@@ -17,7 +14,9 @@ with (torch.autograd.graph.save_on_cpu() if offload
       else contextlib.nullcontext()):
     h = torch.zeros(2, 8)
     for x_t in xs:
-        h += cell(x_t, h)  # the running state, updated in place
+        # en: the running state, updated in place
+        # es: el estado, actualizado in-place
+        h += cell(x_t, h)
     loss = nn.functional.mse_loss(readout(h), target)
 loss.backward()
 print(f"loss {loss.item():.4f}; "

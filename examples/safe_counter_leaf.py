@@ -1,13 +1,12 @@
-# Unsafe: in place on a leaf that requires grad (a parameter). Refused at the op
-# itself, before any backward: the write would replace the value the gradient
-# is taken with respect to.
 import torch
 
 w = torch.ones(3, requires_grad=True)
 with torch.no_grad():
-    w.add_(1.0)  # allowed under no_grad, as in optimizer.step()
+    # en: allowed under no_grad, as in optimizer.step()
+    # es: permitido dentro de no_grad, como en optimizer.step()
+    w.add_(1.0)
 print("w.add_(1.0) under torch.no_grad(): allowed, w._version =", w._version)
-w.add_(1.0)  # raises
+w.add_(1.0)  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,9 +1,9 @@
-# More in-place writes that autograd refuses at the op itself, and two that it
-# allows. One line per write: the first sentence of its error, if it raises.
 import torch
 
-w = torch.ones(6, requires_grad=True)  # a leaf, as a parameter is
-h = w * 2  # not a leaf: the result of an op
+# en: a leaf, as a parameter is; h is not: the result of an op
+# es: una hoja, como un parámetro; h no: el resultado de una operación
+w = torch.ones(6, requires_grad=True)
+h = w * 2
 with torch.no_grad():
     made_under_no_grad = h[:2]
 

@@ -1,5 +1,3 @@
-# Unsafe: in place on an output of split, as in the attention block's
-# q, k, v = self.qkv(x).split(C, dim=2): refused at the op itself.
 import math
 
 import torch
@@ -16,16 +14,20 @@ def attention(q, k, v):
 
 
 q, k, v = qkv(x).split(C, dim=2)
-q = q / math.sqrt(C)  # out of place: a new tensor
+# en: out of place: a new tensor
+# es: out-of-place: un tensor nuevo
+q = q / math.sqrt(C)
 attention(q, k, v).sum().backward()
-print("out of place, q = q / math.sqrt(C): backward completes")
+print("q = q / math.sqrt(C): backward() ok")
 q, k, v = qkv(x).split(C, dim=2)
-q = q.clone()  # a copy: a tensor of its own, not a view
+# en: a copy: a tensor of its own, not a view
+# es: una copia: un tensor aparte, no una vista
+q = q.clone()
 q /= math.sqrt(C)
 attention(q, k, v).sum().backward()
-print("into a copy, q = q.clone(); q /= math.sqrt(C): backward completes")
+print("q = q.clone(); q /= math.sqrt(C): backward() ok")
 q, k, v = qkv(x).split(C, dim=2)
-q /= math.sqrt(C)  # raises
+q /= math.sqrt(C)  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

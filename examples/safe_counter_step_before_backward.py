@@ -1,6 +1,3 @@
-# Unsafe: optimizer.step() between a forward and its backward. The step writes
-# the parameters in place, and the graph of that forward saved them (a Linear
-# keeps its weight).
 import torch
 
 from minigpt.data import build_dataset, probe_batch
@@ -12,11 +9,13 @@ model = build_model(model_config(data), seed=0)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
 _, loss_first = model(x, y)
-_, loss_second = model(x, y)  # a second graph, which saved the same parameters
+# en: a second graph, which saved the same parameters
+# es: un segundo grafo, que guardó los mismos parámetros
+_, loss_second = model(x, y)
 loss_first.backward()
 optimizer.step()
-print("first backward, then optimizer.step(): fine")
-loss_second.backward()  # raises
+print("backward(), then optimizer.step(): ok")
+loss_second.backward()  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,5 +1,3 @@
-# Safe: in-place dropout on a Linear's output, a tensor that no node saved. The
-# same seed on both sides drops the same units.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -10,21 +8,25 @@ torch.manual_seed(0)
 fc, proj = nn.Linear(8, 32), nn.Linear(32, 8)
 x = torch.randn(4, 8, requires_grad=True)
 hidden = F.dropout(fc(x), p=0.2, training=True, inplace=True)
-for node in graph_nodes(hidden.grad_fn):  # what each node saved, and its shape
+# en: what each node saved, and its shape
+# es: lo que guardó cada nodo, y su forma
+for node in graph_nodes(hidden.grad_fn):
     saved = {slot: shape for slot, shape, _ in saved_tensors(node)}
     if saved:
         print(node.name(), "saved", saved)
 
 
 def gradients(inplace):
-    torch.manual_seed(1)  # the dropout mask
+    # en: the same dropout mask on both sides
+    # es: la misma máscara de dropout en los dos lados
+    torch.manual_seed(1)
     hidden = F.dropout(fc(x), p=0.2, training=True, inplace=inplace)
     loss = proj(hidden).square().sum()
     return torch.autograd.grad(loss, [x, *fc.parameters(), *proj.parameters()])
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"gradients of the input and of both Linears bitwise equal: {same}")
+print(f"identical gradients (input, both Linears): {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,4 +1,3 @@
-# Safe: tok_emb += pos_emb, the mini-GPT's first line, written in place.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -13,7 +12,7 @@ model = build_model(model_config(data), seed=0)
 lookup = model.tok_emb(x).grad_fn
 saved = {slot: shape for slot, shape, _ in saved_tensors(lookup)}
 print(lookup.name(), "saved", saved)
-rest = nn.Sequential(*model.blocks, model.ln_f, model.head)  # after the sum
+rest = nn.Sequential(*model.blocks, model.ln_f, model.head)
 
 
 def gradients(inplace):
@@ -27,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"mini-GPT probe batch, every parameter's gradient bitwise equal: {same}")
+print(f"identical gradients (every parameter): {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

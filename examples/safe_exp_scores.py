@@ -1,7 +1,3 @@
-# Safe: exp_ on the attention scores (GPTConfig.exp_inplace, in the softmax
-# written by hand). The tensor it overwrites, scores - max, comes from a
-# subtraction, which saves nothing; exp saves its own result, the tensor exp_
-# leaves behind.
 from minigpt.compare import identical
 from minigpt.data import build_dataset
 from minigpt.train import switch_gradients

@@ -1,6 +1,3 @@
-# Safe: writing in place into a fresh tensor (torch.zeros) that no node has
-# saved; it then joins the graph like any other tensor. Checked against the same
-# sum written out of place.
 import torch
 
 torch.manual_seed(0)
@@ -11,7 +8,9 @@ w = torch.randn(3, 4, requires_grad=True)
 def gradient(inplace):
     a, b = x @ w, (2 * x) @ w
     if inplace:
-        out = torch.zeros(5, 4)  # fresh: no history, saved by nobody
+        # en: fresh: no history, saved by nobody
+        # es: recién creado: sin historia, nadie lo ha guardado
+        out = torch.zeros(5, 4)
         out.add_(a)
         out.add_(b.tanh())
     else:
@@ -22,4 +21,4 @@ def gradient(inplace):
 
 
 same = torch.equal(gradient(inplace=False), gradient(inplace=True))
-print(f"gradient of w bitwise equal: {same}")
+print(f"identical gradients (w): {same}")

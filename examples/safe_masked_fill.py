@@ -1,4 +1,3 @@
-# Safe: masked_fill_ on the attention scores, a tensor that no node saved.
 import math
 
 import torch
@@ -10,7 +9,7 @@ T, d = 6, 8
 q, k, v = (torch.randn(2, T, d, requires_grad=True) for _ in range(3))
 future = ~torch.tril(torch.ones(T, T, dtype=torch.bool))
 scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
-for node in graph_nodes(scores.grad_fn):  # what each node saved, and its shape
+for node in graph_nodes(scores.grad_fn):
     saved = {slot: shape for slot, shape, _ in saved_tensors(node)}
     if saved:
         print(node.name(), "saved", saved)
@@ -27,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"gradients of q, k, v bitwise equal: {same}")
+print(f"identical gradients (q, k, v): {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

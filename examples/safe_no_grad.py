@@ -1,6 +1,3 @@
-# Safe: in-place ops during inference under torch.no_grad(): no graph is
-# recorded, so no tensor is saved for a backward that will never run. Run B's
-# in-place residual, no_grad.
 import torch
 
 from minigpt.data import build_dataset, probe_batch

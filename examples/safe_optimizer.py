@@ -1,4 +1,3 @@
-# Safe: optimizer.step() after backward(), once the graph has been used.
 import torch
 from torch.func import functional_call
 
@@ -8,26 +7,26 @@ from minigpt.train import build_model, gradients, model_config
 
 data = build_dataset()
 x, y = probe_batch(data)
-
-# In place: SGD writes each parameter with param.add_(grad, alpha=-lr)
+# en: in place: SGD writes each parameter with param.add_(grad, alpha=-lr)
+# es: in-place: SGD escribe cada parámetro con param.add_(grad, alpha=-lr)
 model = build_model(model_config(data), seed=0)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model(x, y)[1].backward()
 optimizer.step()
 optimizer.zero_grad()
-model(x, y)[1].backward()  # the next step's gradients
+model(x, y)[1].backward()
 in_place = gradients(model)
-
-# Out of place: brand-new tensors param - lr * grad; no parameter is written
+# en: out of place: new tensors param - lr * grad
+# es: out-of-place: tensores nuevos param - lr * grad
 model = build_model(model_config(data), seed=0)
 model(x, y)[1].backward()
 new = {name: torch.add(p.detach(), p.grad, alpha=-0.1).requires_grad_()
        for name, p in model.named_parameters()}
-loss = functional_call(model, new, (x, y))[1]  # the model, with new as weights
+loss = functional_call(model, new, (x, y))[1]
 out_of_place = dict(zip(new, torch.autograd.grad(loss, list(new.values()))))
 
 same = identical(in_place, out_of_place)
-print(f"one SGD step later, {len(new)} gradients bitwise equal: {same}")
+print(f"after one SGD step, identical gradients ({len(new)}): {same}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

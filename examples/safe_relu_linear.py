@@ -1,6 +1,3 @@
-# Safe: F.relu_ right after a Linear (GPTConfig.relu_inplace). The Linear saved
-# its input and weight, not its output; ReLU saves its own result, which is what
-# relu_ leaves behind.
 from minigpt.compare import identical
 from minigpt.data import build_dataset
 from minigpt.train import switch_gradients

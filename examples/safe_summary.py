@@ -1,7 +1,5 @@
-# Book machinery, not a lesson: the page hides this cell. The summary table of
-# the safe page, from what each case's cell did when it ran above, judged
-# against examples/cases.toml (nothing runs again); the page shows the table in
-# its own language, glued below.
+# en: the book's machinery: the table of what each case's cell did
+# es: maquinaria del libro: la tabla de lo que hizo la celda de cada caso
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,7 +1,3 @@
-# Run B under torch.autograd.graph.save_on_cpu(), the memory-saving context
-# built on saved-tensor hooks. Its pack hook keeps tensor.cpu(): for a CPU
-# tensor that is the tensor itself, a reference, as with identity hooks. With
-# pin_memory=True it copies the tensor at save time instead.
 import torch
 
 from minigpt.compare import identical
@@ -16,7 +12,9 @@ equal, like_hooks = {}, {}
 for pin_memory in (False, True):
     model_b = build_model(model_config(data, inplace=True), seed=0)
     with torch.autograd.graph.save_on_cpu(pin_memory=pin_memory):
-        _, grads_b = probe_gradients(model_b, data)  # no error either way
+        # en: no error either way
+        # es: ningún error en los dos casos
+        _, grads_b = probe_gradients(model_b, data)
     print(f"save_on_cpu(pin_memory={pin_memory}): backward completed")
     equal[pin_memory] = identical(grads_a, grads_b)
     like_hooks[pin_memory] = identical(grads_hooks, grads_b)

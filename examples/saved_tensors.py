@@ -1,4 +1,3 @@
-# What a LayerNorm keeps for its backward, and what h.add_ does to it.
 import torch
 
 from minigpt.data import build_dataset, probe_batch
@@ -12,18 +11,25 @@ block = model.blocks[0]
 h = model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))
 normed = block.ln1(h)
 node = normed.grad_fn
-print("backward node of ln1(h):", node.name())
+print(node.name())
 for name in sorted(n for n in dir(node) if n.startswith("_saved_")):
     value = getattr(node, name)
-    if isinstance(value, torch.Tensor):
-        value = f"tensor {list(value.shape)}"
-    print(f"  {name:<26} {value}")
-print("ln1 saved h itself, not a copy:", node._saved_input is h)
-
-print("h._version before the in-place add:", h._version)
-h.add_(block.attn(normed))  # what run B does
-print("h._version after the in-place add: ", h._version)
+    shown = list(value.shape) if torch.is_tensor(value) else value
+    print(f"  {name:<24}", shown)
+print("_saved_input is h:", node._saved_input is h, "| h._version:", h._version)
+# en: what run B does
+# es: lo que hace la ejecución B
+h.add_(block.attn(normed))
+print("h._version:", h._version)
 try:
-    node._saved_input  # reading it runs the same check as backward does
+    node._saved_input
 except RuntimeError as exc:
-    print("reading ln1's saved input now:\n ", str(exc).split(" Hint:")[0])
+    error = str(exc)
+    print("node._saved_input:", error.split(":")[0])
+
+
+# %% hidden checks: what the page says of this example, and the values its prose quotes
+
+from minigpt import message
+
+assert message.CORE in error, "the page says reading the saved input runs the version check"

@@ -1,8 +1,4 @@
-# The three ways run B really is silent, each trained to the end next to run A:
-# same seed, same batches; only the residual, and how it escapes the version
-# check, differ.
 from minigpt.experiments import training
-from minigpt.compare import compare_gradients, summary_line
 
 SWITCHES = {
     "A": {},
@@ -12,20 +8,19 @@ SWITCHES = {
 }
 results = {name: training(**switches) for name, switches in SWITCHES.items()}
 
-# Step-0 gradients on the probe batch: same weights, same batch as run A.
-rows = {name: compare_gradients(results["A"].grads_step0, r.grads_step0)
-        for name, r in results.items()}
 for name, r in results.items():
     print(f"{name}: {r.status}, test accuracy {r.test_accuracy[-1]:.1%}")
-    print(f"  gradients vs A: {summary_line(rows[name])}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
 
-from minigpt.compare import median_error, worst_row
+from minigpt.compare import compare_gradients, median_error, worst_row
 import math
 
 from execbook import FIGURE_WIDTH, LANGUAGES, glue, glue_by_value, glue_figure, glue_number, glue_words, number
+
+# the step-0 gradients, on the probe batch, against run A's (same weights, same batch)
+rows = {name: compare_gradients(results["A"].grads_step0, r.grads_step0) for name, r in results.items()}
 
 RUN_NAMES = {"es": {"A": "ejecución A", "B": "ejecución B"}, "en": {"A": "run A", "B": "run B"}}
 
@@ -39,8 +34,7 @@ STYLES = {"A": dict(color="black", linewidth=3.5, alpha=0.35),
           "B, bypass=ctx": dict(color="tab:red", linestyle=":"),
           "B, bypass=data": dict(color="tab:green")}
 
-AXES = {"es": ("paso de entrenamiento", "pérdida de entrenamiento (escala log.)",
-               "exactitud (conjunto de prueba) tras '=>' (%)"),
+AXES = {"es": ("paso de entrenamiento", "pérdida (escala log.)", "exactitud de prueba (%)"),
         "en": ("training step", "training loss (log scale)", "test accuracy after '=>' (%)")}
 
 def _training_figure(results, language):
@@ -113,6 +107,14 @@ glue_by_value("accuracy_lesson", max(abs(points["hooks"]), abs(points["ctx"])), 
                       "accuracy is a poor alarm."}),
 ])
 glue_figure("training_curves", lambda language: _training_figure(results, language))
+import matplotlib.pyplot as plt
+
+for language in LANGUAGES:  # the two y-axis labels of a figure must not overlap (review U3)
+    figure = _training_figure(results, language)
+    figure.canvas.draw()
+    loss_label, accuracy_label = (ax.yaxis.label.get_window_extent() for ax in figure.axes[:2])
+    plt.close(figure)
+    assert not loss_label.overlaps(accuracy_label), f"the {language} figure's y-axis labels overlap: shorten them"
 
 # The fixed probe batch the step-0 gradients come from, against a training batch
 from minigpt.data import build_dataset, probe_batch

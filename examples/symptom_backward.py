@@ -1,4 +1,3 @@
-# Run B, anomaly detection off (the default): same forward, then backward.
 from minigpt.data import build_dataset, probe_batch
 from minigpt.train import build_model, model_config
 
@@ -7,7 +6,7 @@ x, y = probe_batch(data)
 model_b = build_model(model_config(data, inplace=True), seed=0)  # h.add_(...)
 
 logits, loss = model_b(x, y)
-loss.backward()  # raises
+loss.backward()
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,4 +1,3 @@
-# Run A and run B share every weight (same seed); only the residual differs.
 import torch
 
 from minigpt.data import build_dataset, probe_batch
@@ -6,14 +5,16 @@ from minigpt.train import build_model, model_config
 
 data = build_dataset()
 x, y = probe_batch(data)
+# en: same seed, same weights; only the residual differs
+# es: misma semilla, mismos pesos; solo cambia la conexión residual
 model_a = build_model(model_config(data, inplace=False), seed=0)  # h = h + ...
 model_b = build_model(model_config(data, inplace=True), seed=0)  # h.add_(...)
 
 logits_a, loss_a = model_a(x, y)
 logits_b, loss_b = model_b(x, y)
-print("forward outputs bitwise equal:", torch.equal(logits_a, logits_b))
+print("torch.equal(logits_a, logits_b):", torch.equal(logits_a, logits_b))
 loss_a.backward()
-print("run A: backward completed")
+print("loss_a.backward(): ok")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -1,5 +1,3 @@
-# saved_tensors_hooks(pack, unpack) on one block of the mini-GPT, as in run A:
-# pack sees every tensor a node saves, unpack every one backward reads back.
 import torch
 from torch.autograd.graph import saved_tensors_hooks
 
@@ -9,16 +7,18 @@ from minigpt.train import build_model, model_config
 data = build_dataset()
 x, _ = probe_batch(data)
 model = build_model(model_config(data), seed=0)
-h = model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))  # block input
+h = model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))
 packed, unpacked = [], []
 
 
-def pack(t):  # what it returns is what the node keeps
+def pack(t):
     packed.append(t)
     return t
 
 
-def unpack(kept):  # what it returns is what backward gets
+# en: what unpack returns is what the backward pass gets
+# es: lo que devuelve unpack es lo que recibe la pasada hacia atrás
+def unpack(kept):
     unpacked.append(kept)
     return kept
 

@@ -1,6 +1,3 @@
-# The same block twice from the same weights: h = h + ... (A) and h.add_(...)
-# (B). minigpt.graph's saved_log logs with hooks like the ones above, and adds
-# the submodule running and the node's _saved_* attribute keeping each tensor.
 import torch
 
 from minigpt.data import build_dataset, probe_batch
@@ -22,8 +19,7 @@ log_a, h_a = block_log(inplace=False)
 log_b, h_b = block_log(inplace=True)
 same_slots = ([(e["node"], e["shape"]) for e in log_a]
               == [(e["node"], e["shape"]) for e in log_b])
-print(f"{len(log_a)} tensors saved by one block's forward; "
-      f"the same slots in A and B: {same_slots}\n")
+print(f"{len(log_a)} saved tensors logged; same slots in A, B: {same_slots}\n")
 print(saved_log_table(log_a, log_b))
 print(f"\nafter the forward, h is at version {h_a._version} in A "
       f"and {h_b._version} in B")
@@ -41,7 +37,16 @@ assert [e["module"] for _, e in in_h] == ["ln1", "ln2"], "the page says both Lay
 assert all(e["version"] < h_b._version for _, e in in_h), "the page says neither saved value is left"
 weights = [e for e in log_a if e["node"].endswith((".weight", ".bias", ".mat2")) and e["module"] != "attn"]
 assert weights and all(e["version"] >= 1 for e in weights), "the page says parameters start past 0"
+# The block saves one tensor more than the hooks see: the division by √d keeps a wrapped scalar
+# without calling them (review F1). Count every saved tensor slot of the block's own graph.
+from minigpt.graph import graph_nodes, saved_tensors
+
+model = build_model(model_config(data), seed=0)
+h_in = (model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))).detach().requires_grad_()
+slots = sum(len(saved_tensors(node)) for node in graph_nodes(model.blocks[0](h_in).grad_fn))
+assert slots == len(log_a) + 1, "the page says the block saves one tensor more than the hooks log"
 glue("t02_n_saved", len(log_a))
+glue("t02_n_slots", slots)
 glue("t02_b_h_final", h_b._version)
 slot = {"es": "#{i}, versión {v}", "en": "#{i}, version {v}"}
 joined = {"es": " y ", "en": " and "}

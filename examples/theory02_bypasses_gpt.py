@@ -1,5 +1,3 @@
-# The same three escapes in the mini-GPT's in-place residual (GPTConfig.bypass):
-# the gradients of the probe batch against run A's, from the same weights.
 from minigpt.compare import compare_gradients, summary_line
 from minigpt.data import build_dataset
 from minigpt.train import switch_gradients

@@ -1,5 +1,3 @@
-# Two ways of saving y that the check does not cover. The same y = exp(a),
-# doubled in place after the forward: a write the counter sees, this time.
 import torch
 from torch.autograd.graph import saved_tensors_hooks
 
@@ -8,7 +6,9 @@ class ExpKeepingCtx(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
         y = x.exp()
-        ctx.y = y  # instead of ctx.save_for_backward(y): never checked
+        # en: instead of ctx.save_for_backward(y): never checked
+        # es: en lugar de ctx.save_for_backward(y): nunca se comprueba
+        ctx.y = y
         return y
 
     @staticmethod
@@ -21,7 +21,7 @@ for saving in ("saved_tensors_hooks", "ctx attribute"):
     if saving == "ctx attribute":
         y = ExpKeepingCtx.apply(a)
     else:
-        with saved_tensors_hooks(lambda t: t, lambda t: t):  # identity
+        with saved_tensors_hooks(lambda t: t, lambda t: t):
             y = a.exp()
     loss = y.sum()
     y.mul_(2)

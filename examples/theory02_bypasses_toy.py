@@ -1,6 +1,3 @@
-# Two writes the version counter does not see. The forward is y = exp(a), whose
-# backward multiplies by the saved y; then y is doubled. The right gradient of
-# y.sum() is exp(a); a backward that reads the doubled y returns 2 exp(a).
 import torch
 
 
@@ -9,9 +6,12 @@ def run(write):
     y = a.exp()
     loss = y.sum()
     if write == ".data":
-        y.data.mul_(2)  # a write the version counter does not see
+        # en: a write the version counter does not see
+        # es: una escritura que el contador de versiones no ve
+        y.data.mul_(2)
     elif write == "NumPy alias":
-        # NumPy writes the memory; torch never hears of it
+        # en: NumPy writes the memory; torch never hears of it
+        # es: NumPy escribe la memoria; torch no se entera
         y.detach().numpy()[:] *= 2
     else:
         y.mul_(2)

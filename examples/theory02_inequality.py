@@ -1,15 +1,17 @@
-# The check compares versions for inequality, not values: write y in place and
-# write it back exactly as it was, and backward still refuses the saved tensor.
 import torch
 
 a = torch.linspace(-1.0, 1.0, 5, requires_grad=True)
-y = a.exp()  # ExpBackward0 saves its result, y, at version 0
+# en: ExpBackward0 saves its result, y, at version 0
+# es: ExpBackward0 guarda su resultado, y, en la versión 0
+y = a.exp()
 before = y.detach().clone()
 y.mul_(2)
-y.div_(2)  # multiplying and dividing by 2 is exact in floating point
-print("values back to the saved ones:", torch.equal(y, before))
+# en: multiplying and dividing by 2 is exact in floating point
+# es: multiplicar y dividir por 2 es exacto en coma flotante
+y.div_(2)
+print("torch.equal(y, before):", torch.equal(y, before))
 print("y._version:", y._version)
-y.sum().backward()  # raises
+y.sum().backward()  # RuntimeError
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

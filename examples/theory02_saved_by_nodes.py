@@ -1,5 +1,3 @@
-# What a backward node keeps from the forward: its _saved_* attributes, tensors
-# among them (minigpt.graph's saved_tensors reads them).
 import torch
 import torch.nn.functional as F
 

@@ -1,4 +1,3 @@
-# A node keeps a reference to the memory of the tensor it saves, not a copy.
 import torch
 
 a = torch.randn(2, 3, requires_grad=True)

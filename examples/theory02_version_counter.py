@@ -1,6 +1,3 @@
-# Every tensor carries a version counter: each in-place write bumps it. A view
-# shares its base's counter, and so does t.detach(); t.data shares the memory
-# but starts a counter of its own.
 import torch
 
 from minigpt.graph import same_memory
@@ -12,17 +9,19 @@ t.add_(1)
 print(f"{'t.add_(1)':<28} {t._version}")
 t.mul_(3)
 print(f"{'t.mul_(3)':<28} {t._version}")
-u = t * 2  # out of place: a new tensor with its own counter; t is not written
+u = t * 2  # out-of-place
 print(f"{'u = t * 2':<28} {t._version}   (u._version = {u._version})")
-t[0] = 5.0  # indexed assignment is an in-place write too (aten copy_)
+t[0] = 5.0  # in-place (copy_)
 print(f"{'t[0] = 5.0':<28} {t._version}")
-v = t[1:3]  # a view: it shares t's counter
+v = t[1:3]
 v.mul_(2)
 print(f"{'v = t[1:3]; v.mul_(2)':<28} {t._version}   "
       f"(v._version = {v._version})")
-t.detach().zero_()  # no history, but the same counter
+t.detach().zero_()
 print(f"{'t.detach().zero_()':<28} {t._version}")
-d = t.data  # the same memory, a new counter that starts at 0
+# en: the same memory, a new counter that starts at 0
+# es: la misma memoria, un contador nuevo que empieza en 0
+d = t.data
 d.add_(1)
 print(f"{'d = t.data; d.add_(1)':<28} {t._version}   "
       f"(d._version = {d._version})")

@@ -1,11 +1,11 @@
-# The real backward of run B: a pre-hook on every node records the one that is
-# running when the version check raises.
 from minigpt.graph import graph_nodes, module_names, probe_loss, stale_saved
 
-model, loss = probe_loss(inplace=True)  # run B, as above
+model, loss = probe_loss(inplace=True)  # h.add_(...)
 nodes = graph_nodes(loss.grad_fn)
 modules = module_names(nodes, model)
-stale, valid = stale_saved(nodes)  # read before backward frees them
+# en: read before the backward pass frees them
+# es: leídos antes de que la pasada hacia atrás los libere
+stale, valid = stale_saved(nodes)
 first = max(stale, key=lambda s: s["node"]._sequence_nr())["node"]
 running = []
 for node in nodes:
@@ -14,7 +14,8 @@ try:
     loss.backward()
 except RuntimeError as exc:
     message = str(exc)
-# the backward functions that completed (AccumulateGrad nodes have .variable)
+# en: the nodes that completed, AccumulateGrad left out
+# es: los nodos que terminaron, sin AccumulateGrad
 done = [n for n in running[:-1] if not hasattr(n, "variable")]
 print(f"the real backward raised in: {modules.get(running[-1], '?')} "
       f"({running[-1].name()}), after {len(done)} backward functions had run")

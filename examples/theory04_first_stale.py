@@ -1,13 +1,14 @@
-# Why backward meets that LayerNorm first: it runs the nodes in decreasing
-# sequence number (reverse creation order), and every other stale node is
-# upstream of the first one, reachable through next_functions.
 from minigpt.graph import graph_nodes, module_names, probe_loss, stale_saved
 
-model, loss = probe_loss(inplace=True)  # run B, as above
+model, loss = probe_loss(inplace=True)  # h.add_(...)
 nodes = graph_nodes(loss.grad_fn)
 modules = module_names(nodes, model)
-stale, valid = stale_saved(nodes)  # the reading above, as a function
-stale.sort(key=lambda s: s["node"]._sequence_nr())  # creation order
+# en: the reading above, as a function
+# es: la lectura de arriba, como función
+stale, valid = stale_saved(nodes)
+# en: creation order
+# es: orden de creación
+stale.sort(key=lambda s: s["node"]._sequence_nr())
 print("stale nodes, in creation order:",
       ", ".join(modules[s["node"]] for s in stale))
 first = stale[-1]["node"]

@@ -1,7 +1,3 @@
-# The backward graph as the page's figure draws it: the backward functions in
-# execution order (one row each, AccumulateGrad left out), the edges between
-# rows, a label per row, and the rows whose saved input is stale in run B
-# (h.add_), read with the same check backward performs.
 import re
 
 from minigpt.data import build_dataset, probe_batch
@@ -19,10 +15,12 @@ def walk(inplace):
     _, loss = model(x, y)
     owner = {id(p): name.rsplit(".", 1)[0]
              for name, p in model.named_parameters()}
-    # no AccumulateGrad
+    # en: no AccumulateGrad
+    # es: sin AccumulateGrad
     nodes = [n for n in graph_nodes(loss.grad_fn)
              if not hasattr(n, "variable")]
-    # the engine's order (theory04_walk)
+    # en: the engine's order (theory04_walk)
+    # es: el orden del motor (theory04_walk)
     nodes.sort(key=lambda n: n._sequence_nr(), reverse=True)
     row = {node: i for i, node in enumerate(nodes)}
     edges = [(row[n], row[m]) for n in nodes
@@ -48,7 +46,9 @@ def walk(inplace):
 
 nodes, edges, labels, _ = walk(inplace=False)
 nodes_b, edges_b, labels_b, stale = walk(inplace=True)
-first_stale = min(stale)  # the first row backward reaches
+# en: the first row the backward pass reaches
+# es: la primera fila a la que llega la pasada hacia atrás
+first_stale = min(stale)
 print(f"{len(nodes)} backward functions, {len(edges)} edges")
 print("A and B have graphs of the same shape:",
       edges == edges_b and labels == labels_b)

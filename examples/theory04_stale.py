@@ -1,26 +1,29 @@
-# Run B (h.add_(...)): read every saved tensor of the graph the way backward
-# will, through the version check, and list the ones that fail.
 import torch
 
 from minigpt.graph import (graph_nodes, module_names, probe_loss, saved_slots,
                            stale_entry, stale_table)
 
-# the model and the batch of the walk above, with h.add_(...)
+# en: the model and the batch of the walk above, with h.add_(...)
+# es: el modelo y el lote del recorrido de arriba, con h.add_(...)
 model, loss = probe_loss(inplace=True)
 nodes = graph_nodes(loss.grad_fn)
 stale, valid = [], []
 for node in nodes:
     for slot in saved_slots(node):
         try:
-            value = getattr(node, slot)  # the same checked read as backward's
+            # en: the same checked read as the backward pass's
+            # es: la misma lectura comprobada que la de la pasada hacia atrás
+            value = getattr(node, slot)
         except RuntimeError as exc:
-            # versions from the message, the tensor's memory from the raw slot
+            # en: versions from the message, memory from the raw slot
+            # es: versiones, del mensaje; memoria, de la ranura cruda
             stale.append(stale_entry(node, slot, exc))
             continue
         if isinstance(value, torch.Tensor):
             valid.append((node, slot.removeprefix("_saved_"), value))
 
-# the order the engine meets them: decreasing sequence number
+# en: the order the engine meets them: decreasing sequence number
+# es: el orden en que el motor los encuentra: número de secuencia decreciente
 stale.sort(key=lambda s: s["node"]._sequence_nr(), reverse=True)
 modules = module_names(nodes, model)
 print(stale_table(stale, valid, modules))

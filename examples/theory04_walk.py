@@ -1,5 +1,3 @@
-# Walk the mini-GPT's backward graph from the loss (run A, h = h + ...): every
-# node in the order the engine executes it, with the tensors it saved.
 from minigpt.data import build_dataset, probe_batch
 from minigpt.graph import graph_nodes, saved_tensors, walk_table
 from minigpt.train import build_model, model_config
@@ -12,7 +10,8 @@ logits, loss = model(x, y)
 nodes = graph_nodes(loss.grad_fn)
 saved = {node: saved_tensors(node) for node in nodes}
 executed = []
-# a pre-hook runs just before its node: it records the real order
+# en: a pre-hook runs just before its node: it records the real order
+# es: un pre-hook se ejecuta justo antes de su nodo: anota el orden real
 for node in nodes:
     node.register_prehook(lambda grad_outputs, node=node: executed.append(node))
 loss.backward()

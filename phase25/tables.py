@@ -62,7 +62,7 @@ SAME = {"es": "〃 (igual)", "en": "〃 (same)"}  # a long table value equal to 
 
 STATUS = {  # the committed record of the installed release against what this build measured
     "es": {
-        True: "ha caducado: lo medido ahora solo difiere en la redacción",
+        True: "está desfasado: lo medido ahora solo difiere en la redacción",
         False: "está al día: coincide con lo medido",
     },
     "en": {
@@ -258,15 +258,15 @@ ROW_WORDS = {  # each row's name in words: message parts, torch.compile fields, 
         "b_version_now": "ejecución B: versión actual",
         "b_version_expected": "ejecución B: versión esperada",
         "b_hint": "ejecución B: pista",
-        "forward-identical": "A y B: pasos hacia delante idénticos bit a bit",
+        "forward-identical": "A y B: pasadas hacia delante idénticas bit a bit",
         "b-raises-without-anomaly": "B lanza el error sin detección de anomalías",
         "b-raises-with-anomaly": "B lanza el error con detección de anomalías",
         "anomaly-changes-only-the-hint": "la detección de anomalías solo cambia la pista",
         "anomaly-traceback-names-layernorm": "el aviso de anomalías nombra una LayerNorm",
         "message-names-the-activation": "el mensaje nombra la activación guardada",
-        "bypass-hooks-silent": "bypass hooks: gradientes erróneos sin error",
-        "bypass-ctx-silent": "bypass ctx: gradientes erróneos sin error",
-        "bypass-data-silent": "bypass data: sin error, parámetros sin gradiente",
+        "bypass-hooks-silent": "baipás hooks: gradientes erróneos sin error",
+        "bypass-ctx-silent": "baipás ctx: gradientes erróneos sin error",
+        "bypass-data-silent": "baipás data: sin error, parámetros sin gradiente",
         "relu-inplace-safe": "relu_ tras el Linear: inofensivo",
         "exp-inplace-safe": "exp_ en las puntuaciones: inofensivo",
         "message-type-names-the-device": "el tipo del tensor nombra su dispositivo",

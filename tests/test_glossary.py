@@ -2,8 +2,9 @@
 
 - every {term}`x` / {term}`text <x>` on a page names a term of its own tree's glossary;
 - both glossaries define the same number of terms (and the same page label, which the mirror check checks);
-- the prose of every Spanish page avoids the variants SPANISH_BANNED below bans (the team's term
-  list, kept here) and its spelling rules; English prose never calls the first draft "the brief".
+- the prose of every Spanish page, and every `# es:` comment of the examples, avoids the forms that
+  the Spanish style sheet (docs/style-es.md) rejects; English prose never calls the first draft
+  "the brief".
 Prose means what a reader reads: fenced code, inline code, labels, role targets and directive
 options are left out (an :alt: text is prose and stays in).
 """
@@ -17,6 +18,7 @@ from execbook.config import DOCS, LANGUAGES
 
 LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")
 AUTOLINK = re.compile(r"<https?://[^>]*>|https?://\S+")
+MENTION = re.compile(r"«[^»]*»")  # a form quoted in «» is mentioned, not used
 # Roles whose content is text the reader sees (the rest name a label, a glued key, a phase...).
 TEXT_ROLES = {"term", "ref", "doc", "numref", "abbr"}
 
@@ -31,7 +33,9 @@ def prose(text):
 
     def span(match):
         content = match["content"]
-        if match["role"] not in TEXT_ROLES:  # inline code, or a role naming a key, a phase...
+        if match["role"] is None:  # inline code: a marker, so that "bajo `torch.no_grad()`" is seen
+            return CODE + _keep_newlines(match[0])
+        if match["role"] not in TEXT_ROLES:  # a role naming a key, a phase...
             return _keep_newlines(match[0])
         explicit = EXPLICIT.match(content)
         if explicit:
@@ -41,38 +45,44 @@ def prose(text):
     text = SPAN.sub(span, text)
     text = LINK.sub(lambda m: m["text"] + _keep_newlines(m["url"]), text)
     text = AUTOLINK.sub("", text)
-    return text
+    return MENTION.sub(lambda m: _keep_newlines(m[0]), text)
 
 
-# (pattern, what to write instead): the variants a Spanish page never uses, and spelling rules.
+# (pattern, what to write instead): the forms a Spanish page never uses, read from the Spanish style
+# sheet (docs/style-es.md: one row per concept, its rejected forms in the last column).
+STYLE_SHEET = DOCS / "style-es.md"
 WORD = r"(?<![\w-])"  # no letter, digit or hyphen before (so "recorrida" is not "corrida")
-END = r"(?![\w-])"
-SPANISH_BANNED = [
-    (rf"{WORD}sólo{END}", "«solo», sin tilde"),
-    (
-        rf"{WORD}(?:éste|ésta|éstos|éstas|ése|ésa|ésos|ésas|aquél|aquélla|aquéllos|aquéllas){END}",
-        "el demostrativo sin tilde (este, esta, ese...)",
-    ),
-    (rf"{WORD}del\s+del{END}", "un solo «del»"),
-    (r"fuera\s+de\s+(?:sitio|lugar)", "«out-of-place» (operación out-of-place)"),
-    (rf"(?<!«)en\s+el\s+sitio{END}", "«in-place» (operación in-place)"),  # «en el sitio»: a mention
-    (r"desfasad", "«caducado» (tensor guardado caducado)"),
-    (r"obsolet", "«caducado» (tensor guardado caducado)"),
-    (r"ganchos?", "«hooks» (hooks de tensores guardados)"),
-    (r"documento\s+de\s+diseño", "«el primer borrador de esta página del curso»"),
-    (rf"{WORD}brief{END}", "«el primer borrador de esta página del curso»"),
-    (rf"{WORD}break(?:s|es)?{END}", "«rotura»"),
-    (rf"{WORD}rupturas?{END}", "«rotura»"),
-    (rf"{WORD}contador(?:es)?\s+de\s+versión{END}", "«contador de versiones»"),
-    (rf"{WORD}pasadas?{END}", "«paso hacia atrás» / «paso hacia delante»"),
-    (rf"{WORD}corridas?{END}", "«ejecución A» / «ejecución B»"),
-    # "residual" as a noun: a determiner right before it ("el residual", "del residual",
-    # "la residual in-place"); "conexión residual", "flujo residual", "suma residual" are fine.
-    (
-        rf"{WORD}(?:el|la|los|las|del|al|un|una|su|sus|este|esta|ese|esa|cada)\s+residual(?:es)?{END}",
-        "«flujo residual» o «conexión residual»",
-    ),
-]
+END = r"(?![\w=-])"  # nor a letter, digit, hyphen or "=" after ("bypass=hooks" is code)
+CODE = "\u27e8code\u27e9"  # what prose() leaves of an inline code span
+
+
+def form_pattern(form):
+    """A rejected form of the style sheet as a regular expression: a space is any whitespace, a/b
+    either word, a trailing * any ending, CODE an inline code span; whole words only."""
+    words = []
+    for word in form.split():
+        if word == "CODE":
+            words.append(re.escape(CODE))
+            continue
+        star = word.endswith("*")
+        options = "|".join(re.escape(w) for w in word.rstrip("*").split("/"))
+        words.append(f"(?:{options})" + (r"\w*" if star else ""))
+    return WORD + r"\s+".join(words) + END
+
+
+def style_rules(sheet):
+    """[(pattern, what to write instead)] from the style sheet's table."""
+    rules = []
+    for line in sheet.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("Concept", "---"):
+            continue
+        for form in re.findall(r"`([^`]+)`", cells[2]):
+            rules.append((form_pattern(form), f"«{cells[1]}» ({cells[0]}, docs/style-es.md)"))
+    return rules
+
+
+SPANISH_BANNED = style_rules(STYLE_SHEET.read_text(encoding="utf-8"))
 ENGLISH_BANNED = [
     (r"\b(?:(?:design|the)\s+brief(?:'s)?|brief's)(?![\w-])", "the course's first draft of this page"),
 ]
@@ -146,8 +156,10 @@ def test_prose_drops_code_labels_targets_and_options():
         ("Fuera de sitio (out-of-place)", ["fuera de sitio"]),
         ("escribe fuera de\nlugar", ["fuera de lugar"]),
         ("una operación en el sitio", ["en el sitio"]),
-        ("el primero desfasado", ["desfasad"]),
-        ("un valor obsoleto", ["obsolet"]),
+        ("(en español, «en el sitio»)", []),
+        ("el primero caducado", ["caducado"]),
+        ("un tensor guardado desfasado", []),
+        ("un valor obsoleto", ["obsoleto"]),
         ("con ganchos identidad", ["ganchos"]),
         ("El documento de diseño dice", ["documento de diseño"]),
         ("el brief del curso", ["brief"]),
@@ -155,7 +167,24 @@ def test_prose_drops_code_labels_targets_and_options():
         ("una ruptura", ["ruptura"]),
         ("cada contador de versión", ["contador de versión"]),
         ("el contador de versiones", []),
-        ("una pasada hacia atrás", ["pasada"]),
+        ("un paso hacia atrás", ["paso hacia atrás"]),
+        ("tras 10 pasos hacia\natrás", ["pasos hacia atrás"]),
+        ("el paso hacia adelante", ["paso hacia adelante"]),
+        ("una pasada hacia atrás, un paso del optimizador", []),
+        ("el nodo de backward de LayerNorm", ["nodo de backward"]),
+        ("`backward()` y el nodo de la pasada hacia atrás", []),
+        ("los bypass silenciosos", ["bypass"]),
+        ("un baipás; `bypass=hooks`", []),
+        ("Después lanza el paso", ["lanza el paso"]),
+        ("la pasada hacia atrás lanza el error", []),
+        ("escribir a través de `.data`", ["a través de"]),
+        ("Ejecuta el script bajo el diagnosticador", ["bajo el diagnosticador"]),
+        ("escribe bajo `torch.no_grad()`", ["bajo \u27e8code\u27e9"]),
+        ("escribe dentro de `torch.no_grad()`", []),
+        ("se queda con cada tensor mismo", ["tensor mismo"]),
+        ("Un escaneo lee código", ["escaneo"]),
+        ("la página de compatibilidad", ["página de compatibilidad"]),
+        ("el camino directo se queda", ["camino directo se queda"]),
         ("la corrida B", ["corrida"]),
         ("la cinta, recorrida nodo a nodo", []),
         ("El residual es `h.add_(...)`.", ["el residual"]),
@@ -233,4 +262,26 @@ def test_pages_use_one_term_per_concept(language):
         for page, path in pages(language)
         for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), language)
     ]
-    assert not found, "variants that tests/test_glossary.py bans (SPANISH_BANNED):\n" + "\n".join(found)
+    assert not found, "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)
+
+
+SPANISH_COMMENT = re.compile(r"^\s*# es: (.*)$")
+
+
+def test_spanish_comments_of_the_examples_follow_the_style_sheet():
+    """The `# es:` comments a Spanish page shows above an example's hidden checks."""
+    found = []
+    for path in sorted((DOCS.parent / "examples").glob("*.py")):
+        shown = path.read_text(encoding="utf-8").split("\n# %% hidden checks")[0]
+        for number, line in enumerate(shown.split("\n"), start=1):
+            comment = SPANISH_COMMENT.match(line)
+            if comment:
+                found += [
+                    f"examples/{path.name}:{number}: «{variant}» -> {use}"
+                    for _, variant, use in banned_variants(comment[1], "es")
+                ]
+    assert not found, "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)
+
+
+def test_the_style_sheet_rejects_forms():
+    assert len(SPANISH_BANNED) >= 30, "docs/style-es.md: its table's last column lost its rejected forms"
