@@ -21,7 +21,7 @@ with torch.autograd.set_detect_anomaly(True):
 import math
 import time
 
-from execbook.checks import glue_by_value
+from execbook import glue_by_value
 
 # What anomaly mode costs: run A's forward and backward pass, best of several, off and on. The
 # phrase is chosen from the ratio with wide bands, so that two builds publish the same words.

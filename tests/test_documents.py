@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DOCUMENTS = ["README.md", "AUTHORING.md", "CONTRIBUTING.md"]
+DOCUMENTS = ["README.md", "AUTHORING.md", "CONTRIBUTING.md", "inplace_doctor/README.md"]
 
 
 def sentences(markdown: str) -> list[str]:
