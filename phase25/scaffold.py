@@ -29,8 +29,8 @@ match = "modified by an inplace operation"
 WORDS = {
     "es": {
         "title": "Página nueva",
-        "intro": "`exp` guarda su resultado para el paso hacia atrás; `mul_` "
-        "(una {term}`$term`) lo sobrescribe, y el paso hacia atrás lo detecta:",
+        "intro": "`exp` guarda su resultado para la pasada hacia atrás; `mul_` "
+        "(una {term}`$term`) lo sobrescribe, y la pasada hacia atrás lo detecta:",
         "after": "La escritura llevó `y` a la versión {glue:text}`${glued}_es`. La página "
         "{ref}`$link` dice qué escrituras son seguras.",
     },

@@ -350,12 +350,13 @@ def read_download(site, language, page):
 
 def shown_in(cell, language):
     from execbook import cases, comments
+    from execbook.pages import magics_shown
 
     name = cell.metadata.get("example")
     return (
         cell.source
         if name is None
-        else comments.shown(cases.split(cases.manifest()[name].path)[0], language).rstrip("\n")
+        else magics_shown(comments.shown(cases.split(cases.manifest()[name].path)[0], language)).rstrip("\n")
     )
 
 
