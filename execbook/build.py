@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, check, comments, config, deps, pages, store
+from . import cases, changes, check, comments, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -408,7 +408,7 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         )
         lines = CELL_LINE.findall(traceback)
         declared = cases.manifest()[name].expected()
-        raised = cases.excerpt(evalue.strip().splitlines()[0], width=300) if evalue.strip() else ""
+        raised = changes.excerpt(evalue.strip().splitlines()[0], width=300) if evalue.strip() else ""
         shown = cases.split(cases.manifest()[name].path)[0]
         return cases.Failure(
             f"examples/{name}.py",
@@ -420,7 +420,7 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         ).render(where)
     hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
     what = "hidden cell" if hidden else "cell the page shows"
-    return f"{where}: a {what} failed: {ename}: {cases.excerpt(evalue.strip(), width=300)}"
+    return f"{where}: a {what} failed: {ename}: {changes.excerpt(evalue.strip(), width=300)}"
 
 
 def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
