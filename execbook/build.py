@@ -455,7 +455,17 @@ def stored_failure(name: str) -> cases.Failure | None:
 
 def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
     """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
-    options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "-d", str(config.BUILD / "doctrees" / language)]
+    options = [
+        "-b",
+        "html",
+        "-W",
+        "--keep-going",
+        "-n",
+        "-q",
+        "--no-color",
+        "-d",
+        str(config.BUILD / "doctrees" / language),
+    ]
     command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
