@@ -7,20 +7,26 @@ what is wrong and what to do:
     docs/es/breaks/25-inplace-safe.md:120: the ``` fence opened here is closed only at line 131, after
     another block opens at line 127 → close it before line 127
 
-It checks that fences close (by their own fence), that code cells only `:load:` declared examples
-whose shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too), that the language
-trees mirror each other (pages, labels, headings, figures, cells, glossary entries), and that
-`{term}`, `{ref}`/`{numref}` and `{doc}` targets exist in the page's tree.
+It reads each page with myst-parser's own Markdown parser (the tokens MyST builds the page from) and
+checks that fences close (by their own fence), that code cells only `:load:` declared examples whose
+shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too), and that the language
+trees mirror each other (pages, labels, headings, figures, cells, glossary entries). A `{ref}`,
+`{numref}`, `{doc}` or `{term}` that names nothing is Sphinx's to find: the build runs it with `-n -W`,
+and it names the author's line.
 """
 
-import posixpath
-import re
 import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from myst_parser.config.main import MdParserConfig
+from myst_parser.parsers.directives import is_option_line
+from myst_parser.parsers.mdit import create_md_parser
 
 from . import cases, comments, config
 
@@ -31,51 +37,22 @@ kernelspec:
   display_name: Python 3
 ---
 """  # what makes a Markdown page one that executes (MyST-NB)
+MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
+MYST = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
+MARKDOWN = create_md_parser(MYST, RendererHTML)  # myst-parser's parser, as Sphinx and MyST-NB read a page
 SHOWN_LINES = 30  # a cell a reader sees whole on a phone: a screen or two
 SHOWN_COLUMNS = 80  # a line a phone's code box shows without scrolling sideways
 HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
 PAGE_SUFFIXES = (".md", ".ipynb")
 GLOSSARY = "glossary"  # the page whose terms pair up across languages, entry by entry
-
-FENCE = re.compile(r"^(?P<indent> {0,3})(?P<marker>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
-DIRECTIVE = re.compile(r"^\{(?P<name>[^}\s]+)\}\s*(?P<argument>.*)$")
-OPTION = re.compile(r"^\s*:(?P<name>[\w-]+):(?P<value>.*)$")
-LABEL_LINE = re.compile(r"^\s*\((?P<label>[^()\s]+)\)=\s*$")
-HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
-# Directives whose content is Markdown (read for headings, labels, roles), any other fenced
-# block (code-cell, literalinclude, toctree, glue:, plain ```python ...) is code or machinery.
+# Directives whose content is Markdown (read for headings, labels, blocks); any other fenced block
+# (code-cell, literalinclude, toctree, glue:, plain ```python ...) is code or machinery.
 PROSE_DIRECTIVES = {
-    "admonition",
-    "attention",
-    "caution",
-    "danger",
-    "dropdown",
-    "error",
-    "figure",
-    "glossary",
-    "glue:figure",
-    "hint",
-    "important",
-    "margin",
-    "note",
-    "seealso",
-    "sidebar",
-    "tab",
-    "tab-item",
-    "tab-set",
-    "tabs",
-    "tip",
-    "topic",
-    "warning",
+    *("admonition", "attention", "caution", "danger", "error", "hint", "important", "note", "seealso"),
+    *("tip", "warning", "dropdown", "margin", "sidebar", "topic", "tab", "tab-item", "tab-set", "tabs"),
+    *("figure", "glue:figure", "glossary"),
 }
-# Of those, the ones whose argument (the rest of the opening line) is a title the reader reads.
-TITLED_DIRECTIVES = PROSE_DIRECTIVES - {"figure", "glossary", "glue:figure", "tab-set", "tabs"}
 FIGURES = {"figure", "glue:figure", "image"}
-FIGURE_LINE = re.compile(r"^\s*(?:`{3,}|:{3,})\{(?:glue:figure|figure|image)\}")
-# A role ({name}`content`) or an inline code span, read left to right as Markdown does.
-SPAN = re.compile(r"(?:\{(?P<role>[\w:.-]+)\})?(?P<ticks>`+)(?P<content>.+?)(?<!`)(?P=ticks)(?!`)", re.S)
-EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
-SPHINX_LABELS = {"genindex", "modindex", "py-modindex", "search"}  # the labels Sphinx defines itself
 UNNUMBERED = {"lines", "prepend", "append", "lineno-start", "diff"}  # literalinclude options that renumber
 SAME_SECTIONS = "give both languages the same sections, in the same order"
 
@@ -93,7 +70,7 @@ class Problem:
 
 @dataclass
 class Block:
-    """A fenced block: a code block, a cell or a directive (lines are 1-based)."""
+    """A fenced block (a code block, a cell or a directive) from its myst-parser token; lines are 1-based."""
 
     opening: int
     marker: str
@@ -105,8 +82,7 @@ class Block:
 
     @property
     def directive(self) -> str | None:
-        found = DIRECTIVE.match(self.info.strip())
-        return found["name"] if found else None
+        return self.info[1:].partition("}")[0] if self.info.startswith("{") else None
 
     @property
     def tags(self) -> set[str]:
@@ -117,14 +93,14 @@ class Block:
 @dataclass
 class Source:
     """One page as its author wrote it: its fenced blocks (nested ones too), and outside code its
-    headings (top level only: sections) and labels."""
+    headings (top level only: sections), its labels and its tokens (each .map in the page's lines)."""
 
     path: Path
     shown: str
     blocks: list[Block] = field(default_factory=list)
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, title)
     labels: list[tuple[int, str]] = field(default_factory=list)  # (line, label): (label)= lines, :name:
-    front: int = 0  # lines of front matter
+    tokens: list[Token] = field(default_factory=list)
 
     @property
     def cells(self) -> list[Block]:
@@ -138,61 +114,57 @@ class Source:
         return Problem(self.shown, line, what, todo)
 
 
-def _closing(lines: list[str], start: int, marker: str) -> tuple[int | None, int | None]:
-    """(index of the fence that closes a block opened at lines[start - 1], index of the first line
-    inside it where another block of the same fence opens), None where there is none."""
-    early = None
-    for i in range(start, len(lines)):
-        fence = FENCE.match(lines[i])
-        if not fence or fence["marker"][0] != marker[0] or len(fence["marker"]) < len(marker):
-            continue
-        if not fence["info"].strip():
-            return i, early
-        if early is None and fence["info"].strip().startswith("{"):
-            early = i
-    return None, early
+def _opens_directive(line: str, marker: str) -> bool:
+    rest = line.strip().lstrip(marker[0])
+    return len(line.strip()) - len(rest) >= len(marker) and rest.startswith("{")
 
 
-def _scan(lines: list[str], first: int, top: bool, source: Source) -> None:
-    """Read lines (lines[0] is line `first` of the file) into source."""
-    i = 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if fence and not (fence["marker"][0] == "`" and "`" in fence["info"]):
-            closing, early = _closing(lines, i + 1, fence["marker"])
-            end = len(lines) if closing is None else closing
-            block = Block(
-                first + i,
-                fence["marker"],
-                fence["info"].strip(),
-                None if closing is None else first + closing,
-                early=None if early is None else first + early,
-            )
-            inner = lines[i + 1 : end]
-            j = 0
-            if block.directive and inner and inner[0].strip() == "---":  # options as YAML
-                k = next((k for k in range(1, len(inner)) if inner[k].strip() == "---"), None)
-                if k is not None:
-                    for n in range(1, k):
-                        key, _, value = inner[n].partition(":")
-                        block.options[key.strip()] = (first + i + 1 + n, value.strip())
-                    j = k + 1
-            while block.directive and j < len(inner) and (option := OPTION.match(inner[j])):
-                block.options[option["name"]] = (first + i + 1 + j, option["value"].strip())
-                j += 1
-            block.body = [(first + i + 1 + n, inner[n]) for n in range(j, len(inner))]
+def _block(token: Token, lines: list[str], offset: int) -> Block:
+    """The block of a fence token of lines (line 0 of lines is the page's line offset + 1)."""
+    start, end = (line - offset for line in token.map or (0, 0))
+    last = lines[end - 1].strip()
+    closed = end - 1 > start and len(last) >= len(token.markup) and not last.strip(token.markup[0])
+    inner = lines[start + 1 : end - closed]
+    block = Block(offset + start + 1, token.markup, token.info.strip(), offset + end if closed else None)
+    block.early = next(
+        (block.opening + 1 + i for i, line in enumerate(inner) if _opens_directive(line, block.marker)), None
+    )
+    j = 0
+    if block.directive and inner and inner[0].strip() == "---":  # options as YAML
+        k = next((k for k in range(1, len(inner)) if inner[k].strip() == "---"), 0)
+        for n in range(1, k):
+            key, _, value = inner[n].partition(":")
+            block.options[key.strip()] = (block.opening + 1 + n, value.strip())
+        j = k + 1 if k else 0
+    while block.directive and j < len(inner) and is_option_line(inner[j]):
+        name, _, value = inner[j].lstrip()[1:].partition(":")
+        block.options[name] = (block.opening + 1 + j, value.strip())
+        j += 1
+    block.body = [(block.opening + 1 + n, inner[n]) for n in range(j, len(inner))]
+    return block
+
+
+def _read(text: str, offset: int, top: bool, source: Source) -> None:
+    """Read text (its first line is the page's line offset + 1) into source."""
+    lines = text.split("\n")
+    tokens = MARKDOWN.parse(text)
+    for token in tokens:
+        if token.map:
+            token.map = [offset + token.map[0], offset + token.map[1]]
+    source.tokens += tokens
+    for i, token in enumerate(tokens):
+        line = token.map[0] + 1 if token.map else 0
+        if token.type in ("fence", "colon_fence"):
+            block = _block(token, lines, offset)
             source.blocks.append(block)
             if "name" in block.options:
                 source.labels.append(block.options["name"])
             if block.directive in PROSE_DIRECTIVES and block.body:
-                _scan([text for _, text in block.body], block.body[0][0], False, source)
-            i = end + 1
-            continue
-        if label := LABEL_LINE.match(lines[i]):
-            source.labels.append((first + i, label["label"]))
-        elif top and (heading := HEADING.match(lines[i])):
-            source.headings.append((first + i, len(heading["level"]), heading["title"]))
-        i += 1
+                _read("\n".join(text for _, text in block.body), block.body[0][0] - 1, False, source)
+        elif token.type == "myst_target":
+            source.labels.append((line, token.content))
+        elif token.type == "heading_open" and top:
+            source.headings.append((line, int(token.tag[1]), " ".join(tokens[i + 1].content.split())))
 
 
 def shown_path(path: Path) -> str:
@@ -209,12 +181,8 @@ def read(path: Path, shown: str | None = None) -> Source:
 
 
 def parse(text: str, path: Path = Path("page.md"), shown: str = "page.md") -> Source:
-    lines = text.split("\n")
-    first = 0
-    if lines and lines[0].strip() == "---":  # front matter
-        first = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() == "---"), 0)
-    source = Source(path, shown, front=first)
-    _scan(lines[first:], first + 1, True, source)
+    source = Source(path, shown)
+    _read(text, 0, True, source)
     return source
 
 
@@ -365,47 +333,6 @@ def include_problems(source: Source) -> Iterator[Problem]:
         yield from _too_wide(enumerate(shown, reader.lineno_start), shown_path(path), what, "break it")
 
 
-# --- prose: the roles
-
-
-def blank_machinery(text: str) -> str:
-    """The page's text with front matter, labels, comments, code blocks and directive options blanked
-    out (line for line, so line numbers survive); directive arguments (titles) and :alt: texts stay."""
-    source = parse(text)
-    out = ["" if i < source.front else line for i, line in enumerate(text.split("\n"))]
-    for block in source.blocks:
-        prose = block.directive in PROSE_DIRECTIVES
-        start = block.body[0][0] if prose and block.body else (block.closing or len(out) + 1)
-        out[block.opening - 1 : start - 1] = [""] * (start - block.opening)  # the fence and options
-        if block.closing:
-            out[block.closing - 1] = ""
-        if block.directive in TITLED_DIRECTIVES:
-            out[block.opening - 1] = DIRECTIVE.match(block.info)["argument"]  # type: ignore[index]
-        if prose and "alt" in block.options:
-            out[block.options["alt"][0] - 1] = block.options["alt"][1]
-    return "\n".join("" if LABEL_LINE.match(line) or line.lstrip().startswith("%") else line for line in out)
-
-
-def normalize(term: str) -> str:
-    """How Sphinx matches a term or a label: case-insensitively, whitespace collapsed."""
-    return " ".join(term.split()).lower()
-
-
-def citations(text: str, roles: Collection[str]) -> Iterator[tuple[int, str, str]]:
-    """(line number, role, target) of every role of those kinds in the page's prose."""
-    text = blank_machinery(text)
-    for span in SPAN.finditer(text):
-        if span["role"] in roles:
-            explicit = EXPLICIT.match(span["content"])
-            target = explicit["target"] if explicit else span["content"]
-            yield text.count("\n", 0, span.start()) + 1, span["role"], target
-
-
-def term_citations(text: str) -> list[tuple[int, str]]:
-    """[(line number, term name)] of every {term} role in the page's prose."""
-    return [(line, normalize(target)) for line, _, target in citations(text, {"term"})]
-
-
 def glossary_entries(source: Source) -> list[list[tuple[int, str]]]:
     """The terms of each entry of a page's {glossary} block, with their lines, in source order (a
     term line starts at the left margin; its definition is indented)."""
@@ -421,37 +348,6 @@ def glossary_entries(source: Source) -> list[list[tuple[int, str]]]:
             elif line.strip():
                 defined = True
     return entries
-
-
-def glossary_terms(text: str) -> list[str]:
-    """The terms a page's {glossary} block defines (alias lines included), normalized."""
-    return [normalize(term) for entry in glossary_entries(parse(text)) for _, term in entry]
-
-
-def role_problems(source: Source, terms: set[str], labels: set[str], docs: set[str], tree: Path) -> Iterator[Problem]:
-    here = source.path.resolve().parent.relative_to(tree.resolve()).as_posix()
-    for line, role, target in citations(source.path.read_text("utf-8"), {"term", "ref", "numref", "doc"}):
-        if role == "term" and normalize(target) not in terms:
-            yield source.problem(
-                line,
-                f"{{term}}`{target}` is not a term of this language's glossary",
-                f"use a term of docs/{tree.name}/{GLOSSARY}.md, or add it there (in both languages)",
-            )
-        elif role in ("ref", "numref") and normalize(target) not in labels:
-            close = sorted(label for label in labels if label.startswith(normalize(target)[:12]))[:3]
-            yield source.problem(
-                line,
-                f"{{{role}}}`{target}`: no label {target!r} in docs/{tree.name}",
-                "use a label written as (label)= above a heading"
-                + (f" (did you mean {', '.join(close)}?)" if close else ""),
-            )
-        elif role == "doc":
-            name = target.lstrip("/") if target.startswith("/") else posixpath.join(here, target).removesuffix(".md")
-            name = posixpath.normpath(name).removeprefix("./")
-            if name not in docs:
-                yield source.problem(
-                    line, f"{{doc}}`{target}`: no page {name} in docs/{tree.name}", "correct the page name"
-                )
 
 
 # --- the mirror
@@ -610,14 +506,10 @@ def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(
     broken: set[str] = set()
     loaded: set[Path] = set()
     for lang in languages:
-        labels = {normalize(label) for source in sources[lang].values() for _, label in source.labels} | SPHINX_LABELS
-        glossary = sources[lang].get(GLOSSARY)
-        terms = {normalize(t) for entry in glossary_entries(glossary) for _, t in entry} if glossary else set()
         for page, source in sources[lang].items():
             fences = list(fence_problems(source))
             broken |= {page} if fences else set()
             found += [*fences, *cell_problems(source), *include_problems(source)]
-            found += role_problems(source, terms, labels, set(sources[lang]), docs / lang)
             examples = {example_of(source, c) for c in source.cells if "load" in c.options}
             loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
     found += width_problems(loaded)

@@ -115,25 +115,6 @@ def test_a_load_of_an_undeclared_or_missing_example(book):
     assert any(p.startswith("docs/es/p.md:18: the cell loads ") and "does not exist" in p for p in book.problems())
 
 
-def test_terms_and_refs_that_name_nothing(book):
-    book(
-        "es",
-        "p",
-        page(
-            "es",
-            lambda t: t.replace("{term}`tensor guardado`", "{term}`tensores <tensor guardad>`").replace(
-                "{ref}`phase-25-p`", "{ref}`phase-25-q`"
-            ),
-        ),
-    )
-    found = book.problems()
-    assert (
-        "docs/es/p.md:7: {term}`tensor guardad` is not a term of this language's glossary → use a term of "
-        "docs/es/glossary.md, or add it there (in both languages)" in found
-    )
-    assert any(p.startswith("docs/es/p.md:7: {ref}`phase-25-q`: no label 'phase-25-q' in docs/es → ") for p in found)
-
-
 def test_the_mirror_names_pages_labels_headings_figures_and_cells(book):
     book("es", "extra", "(only-es)=\n# E\n")
     book(
