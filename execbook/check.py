@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import permutations
 from pathlib import Path
 from typing import Any
 
@@ -361,132 +362,88 @@ def mirror_problems(
 ) -> list[Problem]:
     """Where the language trees differ: pages, labels, headings, figures, code cells, glossary entries
     (pages in skip are compared only by their existence: their fences are broken)."""
-    docs = Path(docs)
-    sources = sources or {lang: tree_sources(docs, lang) for lang in languages}
+    sources = sources or {lang: tree_sources(Path(docs), lang) for lang in languages}
     first, *others = languages
     found: list[Problem] = []
-    for lang in languages:
-        for other in (o for o in languages if o != lang):
-            for page in sorted(set(sources[lang]) - set(sources[other])):
-                found.append(
-                    sources[lang][page].problem(
-                        1,
-                        f"a page with no counterpart in docs/{other}",
-                        f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove this one",
-                    )
-                )
-            theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
-            for page, source in sources[lang].items():
-                if page not in sources[other] or page in skip:
-                    continue
-                for line, label in source.labels:
-                    if label not in theirs:
-                        what = f"label {label!r} is missing in docs/{other}"
-                        found.append(
-                            source.problem(line, what, f"add ({label})= at the same place of docs/{other}/{page}.md")
-                        )
-                    elif theirs[label] != page:
-                        what = f"label {label!r} is on docs/{other}/{theirs[label]}.md in {other}"
-                        found.append(source.problem(line, what, "keep a label on the same page in every language"))
+    for lang, other in permutations(languages, 2):
+        for page in sorted(set(sources[lang]) - set(sources[other])):
+            what, todo = f"a page with no counterpart in docs/{other}", f"write docs/{other}/{page}.md"
+            found.append(
+                sources[lang][page].problem(1, what, f"{todo} (same labels, sections, code cells), or remove this one")
+            )
+        theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
+        for page, source in sources[lang].items():
+            for line, label in source.labels if page in sources[other] and page not in skip else []:
+                if label not in theirs:
+                    todo = f"add ({label})= at the same place of docs/{other}/{page}.md"
+                    found.append(source.problem(line, f"label {label!r} is missing in docs/{other}", todo))
+                elif theirs[label] != page:
+                    what = f"label {label!r} is on docs/{other}/{theirs[label]}.md in {other}"
+                    found.append(source.problem(line, what, "keep a label on the same page in every language"))
     for page in sorted(set.intersection(*(set(sources[lang]) for lang in languages)) - set(skip)):
         for lang in others:
-            found += _outline_problems(sources[first][page], sources[lang][page])
+            mine, theirs_ = sources[first][page], sources[lang][page]
+            found += _pairs(
+                "heading",
+                mine,
+                theirs_,
+                lambda s: [(n, f"{'#' * level} {title}", level) for n, level, title in s.headings],
+                SAME_SECTIONS,
+            )
+            found += _pairs(
+                "figure",
+                mine,
+                theirs_,
+                lambda s: [(b.opening, b.info, 0) for b in s.figures],
+                "show the same figures in both languages",
+            )
+            found += _pairs(
+                "code cell",
+                mine,
+                theirs_,
+                _cells,
+                "keep the code cells of both languages identical (one execution serves both)",
+            )
     if all(GLOSSARY in sources[lang] for lang in languages):
-        found += glossary_problems({lang: sources[lang][GLOSSARY] for lang in languages})
+        glossaries = [sources[lang][GLOSSARY] for lang in languages]
+        for theirs_ in glossaries[1:]:
+            found += _pairs(
+                "glossary entry",
+                glossaries[0],
+                theirs_,
+                lambda s: [(e[0][0], " / ".join(t for _, t in e), len(e)) for e in glossary_entries(s)],
+                "the entries pair up in source order, term by term: give both the same number of terms",
+                every=True,
+            )
     return sorted(set(found))
 
 
-def _unmatched(mine: Source, theirs: Source, items: Callable[[Source], list[Any]]) -> tuple[Source, Source, Any]:
-    """(the language with more of these items, the other, its first item without a counterpart)."""
-    longer, shorter = (mine, theirs) if len(items(mine)) > len(items(theirs)) else (theirs, mine)
-    return longer, shorter, items(longer)[len(items(shorter))]
+def _cells(source: Source) -> list[tuple[int, str, Any]]:
+    cells = [(b.opening, b.options.get("load", (0, "inline"))[1], sorted(b.tags)) for b in source.cells]
+    return [(line, f"{load}, tags {tags}", (load, tags)) for line, load, tags in cells]
 
 
-def _outline_problems(mine: Source, theirs: Source) -> list[Problem]:
-    found = []
-    levels = [(a, b) for a, b in zip(mine.headings, theirs.headings, strict=False) if a[1] != b[1]]
-    if levels:
-        (a_line, a_level, a_title), (b_line, b_level, b_title) = levels[0]
-        found.append(
-            theirs.problem(
-                b_line,
-                f"heading {'#' * b_level} {b_title} is level {b_level}; its "
-                f"counterpart {mine.shown}:{a_line} ({'#' * a_level} {a_title}) is level {a_level}",
-                SAME_SECTIONS,
-            )
-        )
-    elif len(mine.headings) != len(theirs.headings):
-        longer, shorter, (line, level, title) = _unmatched(mine, theirs, lambda source: source.headings)
-        found.append(
-            longer.problem(
-                line,
-                f"heading {'#' * level} {title} has no counterpart in {shorter.shown} "
-                f"({len(longer.headings)} headings here, {len(shorter.headings)} there)",
-                SAME_SECTIONS,
-            )
-        )
-    if len(mine.figures) != len(theirs.figures):
-        longer, shorter, block = _unmatched(mine, theirs, lambda source: source.figures)
-        found.append(
-            longer.problem(
-                block.opening,
-                f"a figure with no counterpart in {shorter.shown} "
-                f"({len(longer.figures)} figures here, {len(shorter.figures)} there)",
-                "show the same figures in both languages",
-            )
-        )
-    cells = [[(b.options.get("load", (0, ""))[1] or "inline", sorted(b.tags)) for b in s.cells] for s in (mine, theirs)]
-    differ = [(a, b, i) for i, (a, b) in enumerate(zip(*cells, strict=False)) if a != b]
-    if differ:
-        (a_load, a_tags), (b_load, b_tags), i = differ[0]
-        found.append(
-            theirs.problem(
-                theirs.cells[i].opening,
-                f"this code cell ({b_load}, tags {b_tags}) differs from its counterpart "
-                f"{mine.shown}:{mine.cells[i].opening} ({a_load}, tags {a_tags})",
-                "keep the code cells of both languages identical (one execution serves both)",
-            )
-        )
-    elif len(mine.cells) != len(theirs.cells):
-        longer, shorter, block = _unmatched(mine, theirs, lambda source: source.cells)
-        found.append(
-            longer.problem(
-                block.opening,
-                f"a code cell with no counterpart in {shorter.shown}",
-                "keep the code cells of both languages identical",
-            )
-        )
-    return found
-
-
-def glossary_problems(glossaries: dict[str, Source]) -> list[Problem]:
-    """Where the glossaries do not pair up entry by entry (same order, same number of terms)."""
-    entries = {lang: glossary_entries(source) for lang, source in glossaries.items()}
-    first, *others = glossaries
-    found = []
-    for lang in others:
-        for mine, theirs in zip(entries[first], entries[lang], strict=False):
-            if len(mine) != len(theirs):
-                found.append(
-                    glossaries[lang].problem(
-                        theirs[0][0],
-                        f"glossary entry {' / '.join(t for _, t in theirs)} has "
-                        f"{len(theirs)} term(s), its counterpart {glossaries[first].shown}:{mine[0][0]} "
-                        f"({' / '.join(t for _, t in mine)}) {len(mine)}",
-                        "the entries pair up in source order, term by term: give both the same number of terms",
-                    )
-                )
-        if len(entries[first]) != len(entries[lang]):
-            longer = lang if len(entries[lang]) > len(entries[first]) else first
-            extra = entries[longer][min(len(entries[first]), len(entries[lang]))]
-            found.append(
-                glossaries[longer].problem(
-                    extra[0][0],
-                    f"{len(entries[first])} glossary entries in "
-                    f"{first}, {len(entries[lang])} in {lang}: this one has no counterpart",
-                    "add its counterpart at the same position of the other glossary",
-                )
-            )
+def _pairs(
+    kind: str,
+    mine: Source,
+    theirs: Source,
+    items: Callable[[Source], list[tuple[int, str, Any]]],
+    todo: str,
+    every: bool = False,
+) -> list[Problem]:
+    """Where the items of two languages' page, (line, text, key), do not pair up: the first pair whose
+    keys differ (each one, with every), else the first item of the longer list without a counterpart."""
+    a, b = items(mine), items(theirs)
+    differ = [(x, y) for x, y in zip(a, b, strict=False) if x[2] != y[2]][: None if every else 1]
+    found = [
+        theirs.problem(y[0], f"{kind} {y[1]} does not match its counterpart {mine.shown}:{x[0]} ({x[1]})", todo)
+        for x, y in differ
+    ]
+    if len(a) != len(b) and (every or not differ):
+        (longer, extra), shorter = ((mine, a), theirs) if len(a) > len(b) else ((theirs, b), mine)
+        line, text, _ = extra[min(len(a), len(b))]
+        count = f"{len(extra)} here, {len(a) + len(b) - len(extra)} there"
+        found.append(longer.problem(line, f"{kind} {text} has no counterpart in {shorter.shown} ({count})", todo))
     return found
 
 
