@@ -17,7 +17,7 @@ and it names the author's line.
 
 import sys
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
@@ -55,7 +55,12 @@ PROSE_DIRECTIVES = {
 }
 FIGURES = {"figure", "glue:figure", "image"}
 UNNUMBERED = {"lines", "prepend", "append", "lineno-start", "diff"}  # literalinclude options that renumber
-SAME_SECTIONS = "give both languages the same sections, in the same order"
+OUTLINE = {  # what pairs up, in order, between a page and its counterpart, and what to do where it does not
+    "heading": "give both languages the same sections, in the same order",
+    "figure": "show the same figures in both languages",
+    "code cell": "keep the code cells of both languages identical (one execution serves both)",
+    "glossary entry": "the entries pair up in source order, term by term: give both the same number of terms",
+}
 
 
 @dataclass(frozen=True, order=True)
@@ -115,11 +120,6 @@ class Source:
         return Problem(self.shown, line, what, todo)
 
 
-def _opens_directive(line: str, marker: str) -> bool:
-    rest = line.strip().lstrip(marker[0])
-    return len(line.strip()) - len(rest) >= len(marker) and rest.startswith("{")
-
-
 def _block(token: Token, lines: list[str], offset: int) -> Block:
     """The block of a fence token of lines (line 0 of lines is the page's line offset + 1)."""
     start, end = (line - offset for line in token.map or (0, 0))
@@ -127,20 +127,17 @@ def _block(token: Token, lines: list[str], offset: int) -> Block:
     closed = end - 1 > start and len(last) >= len(token.markup) and not last.strip(token.markup[0])
     inner = lines[start + 1 : end - closed]
     block = Block(offset + start + 1, token.markup, token.info.strip(), offset + end if closed else None)
+    opens = [i for i, line in enumerate(inner) if line.strip().startswith(token.markup)]
     block.early = next(
-        (block.opening + 1 + i for i, line in enumerate(inner) if _opens_directive(line, block.marker)), None
+        (block.opening + 1 + i for i in opens if inner[i].strip().lstrip(token.markup[0]).startswith("{")), None
     )
-    j = 0
-    if block.directive and inner and inner[0].strip() == "---":  # options as YAML
-        k = next((k for k in range(1, len(inner)) if inner[k].strip() == "---"), 0)
-        for n in range(1, k):
-            key, _, value = inner[n].partition(":")
-            block.options[key.strip()] = (block.opening + 1 + n, value.strip())
-        j = k + 1 if k else 0
-    while block.directive and j < len(inner) and is_option_line(inner[j]):
-        name, _, value = inner[j].lstrip()[1:].partition(":")
+    yaml = bool(block.directive and inner and inner[0].strip() == "---")  # options as YAML, between --- lines
+    j = int(yaml)
+    while block.directive and j < len(inner) and (inner[j].strip() != "---" if yaml else is_option_line(inner[j])):
+        name, _, value = inner[j].strip().removeprefix(":").partition(":")
         block.options[name] = (block.opening + 1 + j, value.strip())
         j += 1
+    j += yaml and j < len(inner)
     block.body = [(block.opening + 1 + n, inner[n]) for n in range(j, len(inner))]
     return block
 
@@ -363,7 +360,6 @@ def mirror_problems(
     """Where the language trees differ: pages, labels, headings, figures, code cells, glossary entries
     (pages in skip are compared only by their existence: their fences are broken)."""
     sources = sources or {lang: tree_sources(Path(docs), lang) for lang in languages}
-    first, *others = languages
     found: list[Problem] = []
     for lang, other in permutations(languages, 2):
         for page in sorted(set(sources[lang]) - set(sources[other])):
@@ -380,60 +376,31 @@ def mirror_problems(
                 elif theirs[label] != page:
                     what = f"label {label!r} is on docs/{other}/{theirs[label]}.md in {other}"
                     found.append(source.problem(line, what, "keep a label on the same page in every language"))
-    for page in sorted(set.intersection(*(set(sources[lang]) for lang in languages)) - set(skip)):
-        for lang in others:
-            mine, theirs_ = sources[first][page], sources[lang][page]
-            found += _pairs(
-                "heading",
-                mine,
-                theirs_,
-                lambda s: [(n, f"{'#' * level} {title}", level) for n, level, title in s.headings],
-                SAME_SECTIONS,
-            )
-            found += _pairs(
-                "figure",
-                mine,
-                theirs_,
-                lambda s: [(b.opening, b.info, 0) for b in s.figures],
-                "show the same figures in both languages",
-            )
-            found += _pairs(
-                "code cell",
-                mine,
-                theirs_,
-                _cells,
-                "keep the code cells of both languages identical (one execution serves both)",
-            )
-    if all(GLOSSARY in sources[lang] for lang in languages):
-        glossaries = [sources[lang][GLOSSARY] for lang in languages]
-        for theirs_ in glossaries[1:]:
-            found += _pairs(
-                "glossary entry",
-                glossaries[0],
-                theirs_,
-                lambda s: [(e[0][0], " / ".join(t for _, t in e), len(e)) for e in glossary_entries(s)],
-                "the entries pair up in source order, term by term: give both the same number of terms",
-                every=True,
-            )
+    first, *others = languages
+    for kind, todo in OUTLINE.items():
+        for page in [GLOSSARY] if kind == "glossary entry" else sorted(set(sources[first]) - set(skip)):
+            for lang in (lang for lang in others if page in sources[lang] and page in sources[first]):
+                found += _pairs(kind, sources[first][page], sources[lang][page], todo)
     return sorted(set(found))
 
 
-def _cells(source: Source) -> list[tuple[int, str, Any]]:
+def _items(source: Source, kind: str) -> list[tuple[int, str, Any]]:
+    """(line, text, what must match its counterpart) of each item of a kind, in page order."""
+    if kind == "heading":
+        return [(line, f"{'#' * level} {title}", level) for line, level, title in source.headings]
+    if kind == "figure":
+        return [(block.opening, block.info, None) for block in source.figures]
+    if kind == "glossary entry":
+        return [(entry[0][0], " / ".join(t for _, t in entry), len(entry)) for entry in glossary_entries(source)]
     cells = [(b.opening, b.options.get("load", (0, "inline"))[1], sorted(b.tags)) for b in source.cells]
     return [(line, f"{load}, tags {tags}", (load, tags)) for line, load, tags in cells]
 
 
-def _pairs(
-    kind: str,
-    mine: Source,
-    theirs: Source,
-    items: Callable[[Source], list[tuple[int, str, Any]]],
-    todo: str,
-    every: bool = False,
-) -> list[Problem]:
-    """Where the items of two languages' page, (line, text, key), do not pair up: the first pair whose
-    keys differ (each one, with every), else the first item of the longer list without a counterpart."""
-    a, b = items(mine), items(theirs)
+def _pairs(kind: str, mine: Source, theirs: Source, todo: str) -> list[Problem]:
+    """Where the items of a kind of two languages' page do not pair up: the first pair that differs
+    (each one, in a glossary), else the first item of the longer page without a counterpart."""
+    a, b = _items(mine, kind), _items(theirs, kind)
+    every = kind == "glossary entry"
     differ = [(x, y) for x, y in zip(a, b, strict=False) if x[2] != y[2]][: None if every else 1]
     found = [
         theirs.problem(y[0], f"{kind} {y[1]} does not match its counterpart {mine.shown}:{x[0]} ({x[1]})", todo)
