@@ -1,18 +1,12 @@
 """`python -m execbook check`: the sources read as an author wrote them, executing nothing, in seconds.
 
 Every build runs it first (execbook.build.check_sources); Sphinx's mirror warning comes from it too
-(execbook.sphinxext.bilingual). Each problem is one line naming the file and line the author wrote,
-what is wrong and what to do:
-
-    docs/es/breaks/25-inplace-safe.md:120: the ``` fence opened here is closed only at line 131, after
-    another block opens at line 127 → close it before line 127
-
-It reads each page with myst-parser's own Markdown parser (the tokens MyST builds the page from) and
-checks that fences close (by their own fence), that code cells only `:load:` declared examples whose
-shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too), and that the language
-trees mirror each other (pages, labels, headings, figures, cells, glossary entries). A `{ref}`,
-`{numref}`, `{doc}` or `{term}` that names nothing is Sphinx's to find: the build runs it with `-n -W`,
-and it names the author's line.
+(execbook.sphinxext.bilingual). Each problem is one line: the file and line the author wrote, what is
+wrong, → what to do. It reads each page with myst-parser's own parser (the tokens MyST builds the page
+from): fences close by their own fence; code cells only `:load:` declared examples, whose shown code
+fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too); the language trees mirror each other
+(pages, labels, headings, figures, code cells, glossary entries). A `{ref}`, `{numref}`, `{doc}` or
+`{term}` that names nothing is left to Sphinx: the build runs it with `-n -W`, naming the author's line.
 """
 
 import sys
@@ -208,21 +202,19 @@ def tree_sources(docs: Path, language: str) -> dict[str, Source]:
 
 
 def fence_problems(source: Source) -> Iterator[Problem]:
-    for block in source.blocks:
+    for block in (b for b in source.blocks if b.early is not None or b.closing is None):
         what = f"the {block.marker} fence opened here ({block.info or 'a code block'})"
-        if block.early is not None:
-            closed = f"is closed only at line {block.closing}" if block.closing else "is never closed"
-            yield source.problem(
-                block.opening,
-                f"{what} {closed}, after another block opens at line {block.early}",
-                f"close it with a {block.marker} line before line {block.early}",
-            )
-        elif block.closing is None:
-            yield source.problem(
-                block.opening,
+        line = f"a {block.marker} line"
+        if block.early is None:
+            what, todo = (
                 f"{what} is never closed: the rest of the page is inside it",
-                f"add a {block.marker} line where the block ends",
+                f"add {line} where the block ends",
             )
+        else:
+            closed = f"is closed only at line {block.closing}" if block.closing else "is never closed"
+            what = f"{what} {closed}, after another block opens at line {block.early}"
+            todo = f"close it with {line} before line {block.early}"
+        yield source.problem(block.opening, what, todo)
 
 
 def example_of(source: Source, block: Block) -> Path:
