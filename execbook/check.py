@@ -25,13 +25,8 @@ from myst_parser.parsers.mdit import create_md_parser
 
 from . import cases, comments, config
 
-FRONT_MATTER = """---
-file_format: mystnb
-kernelspec:
-  name: python3
-  display_name: Python 3
----
-"""  # what makes a Markdown page one that executes (MyST-NB)
+# what makes a Markdown page one that executes (MyST-NB)
+FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 MYST = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
 MARKDOWN = create_md_parser(MYST, RendererHTML)  # myst-parser's parser, as Sphinx and MyST-NB read a page
@@ -226,53 +221,40 @@ def cell_problems(source: Source) -> Iterator[Problem]:
         if cell.early is not None or cell.closing is None:
             continue  # fence_problems names it
         if "load" not in cell.options:
-            yield source.problem(
-                cell.opening,
-                "a code cell written on the page (a page holds no code of its own)",
-                "put the code in examples/<name>.py, give it an entry in "
-                "examples/cases.toml and load it: :load: <path to examples>/<name>.py",
-            )
+            todo = "put the code in examples/<name>.py, give it an entry in examples/cases.toml and load it"
+            what = "a code cell written on the page (a page holds no code of its own)"
+            yield source.problem(cell.opening, what, f"{todo}: :load: <path to examples>/<name>.py")
             continue
-        line, target = cell.options["load"]
-        path = example_of(source, cell)
-        body = [n for n, text in cell.body if text.strip()]
-        if body:
-            yield source.problem(
-                body[0],
-                f"the cell that loads {target} (line {cell.opening}) has a body of its own, which MyST-NB "
-                "replaces with the file",
-                "a :load: cell holds only its options: close the cell right after them",
-            )
+        (line, target), path = cell.options["load"], example_of(source, cell)
+        if body := [n for n, text in cell.body if text.strip()]:
+            what = f"the cell that loads {target} (line {cell.opening}) has a body of its own, which MyST-NB replaces"
+            todo = "a :load: cell holds only its options: close the cell right after them"
+            yield source.problem(body[0], f"{what} with the file", todo)
+        found: tuple[int, str, str] | None = None
         if path.parent != config.EXAMPLES.resolve() or path.suffix != ".py":
-            yield source.problem(
-                line, f"the cell loads {target}, not a file of examples/", "pages load examples/<name>.py files"
-            )
+            found = line, f"the cell loads {target}, not a file of examples/", "pages load examples/<name>.py files"
         elif not path.is_file():
-            yield source.problem(
+            found = (
                 line,
                 f"the cell loads {target}, which does not exist",
                 f"write examples/{path.name}, or correct the path",
             )
         elif path.stem not in cases.manifest():
-            yield source.problem(
+            todo = f'declare what examples/{path.name} does: [{path.stem}] expect = "completes"'
+            found = (
                 line,
                 f"examples/cases.toml has no entry [{path.stem}]",
-                f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" '
-                '(or "raises", with error and match)',
+                f'{todo} (or "raises", with error and match)',
             )
         elif "raises-exception" in cell.tags:
-            yield source.problem(
-                cell.options["tags"][0],
-                "the cell tags itself raises-exception",
-                f"remove the tag: examples/cases.toml [{path.stem}] says what it does",
-            )
+            todo = f"remove the tag: examples/cases.toml [{path.stem}] says what it does"
+            found = cell.options["tags"][0], "the cell tags itself raises-exception", todo
         elif not HIDDEN & cell.tags and (count := len(cases.split(path)[0].rstrip("\n").split("\n"))) > SHOWN_LINES:
-            yield source.problem(
-                line,
-                f"the cell shows {count} lines of examples/{path.name} (at most {SHOWN_LINES})",
-                "split the example into two cells with a sentence between, move machinery below its "
-                "hidden-checks line, or collapse it (:tags: [hide-input])",
-            )
+            what = f"the cell shows {count} lines of examples/{path.name} (at most {SHOWN_LINES})"
+            todo = "split the example into two cells with a sentence between, move machinery below its hidden-checks"
+            found = line, what, f"{todo} line, or collapse it (:tags: [hide-input])"
+        if found:
+            yield source.problem(*found)
 
 
 def _too_wide(numbered: Iterable[tuple[int, str]], file: str, what: str, todo: str) -> Iterator[Problem]:
