@@ -265,16 +265,9 @@ def _too_wide(numbered: Iterable[tuple[int, str]], file: str, what: str, todo: s
 
 def width_problems(files: Collection[Path]) -> list[Problem]:
     """Shown code wider than SHOWN_COLUMNS: the part of each example above its hidden checks."""
-    return [
-        problem
-        for path in sorted(set(files))
-        for problem in _too_wide(
-            enumerate(cases.split(path)[0].split("\n"), 1),
-            shown_path(path),
-            "a line the page shows",
-            "break it, or shorten its names",
-        )
-    ]
+    shown = {shown_path(path): enumerate(cases.split(path)[0].split("\n"), 1) for path in sorted(set(files))}
+    what, todo = "a line the page shows", "break it, or shorten its names"
+    return [problem for path, lines in shown.items() for problem in _too_wide(lines, path, what, todo)]
 
 
 def include_problems(source: Source) -> Iterator[Problem]:
@@ -310,15 +303,12 @@ def glossary_entries(source: Source) -> list[list[tuple[int, str]]]:
     term line starts at the left margin; its definition is indented)."""
     entries: list[list[tuple[int, str]]] = []
     for block in (b for b in source.blocks if b.directive == "glossary"):
-        defined = True
+        last = ""  # the last line that is not blank
         for number, line in block.body:
-            if line and not line.startswith((" ", "\t")):
-                if defined:
-                    entries.append([])
+            if line[:1].strip():
+                entries += [] if last[:1].strip() else [[]]
                 entries[-1].append((number, line.strip()))
-                defined = False
-            elif line.strip():
-                defined = True
+            last = line if line.strip() else last
     return entries
 
 
