@@ -151,7 +151,8 @@ def test_code_cells_that_differ_between_languages(book):
             f"docs/en/p.md:17: code cell {examples}/symptom_backward.py, tags [] does not match its counterpart "
         )
         and p.endswith(
-            f"docs/es/p.md:17 ({examples}/symptom_forward.py, tags []) → keep the code cells of both languages identical (one execution serves both)"
+            f"docs/es/p.md:17 ({examples}/symptom_forward.py, tags []) → keep the code cells of both languages "
+            "identical (one execution serves both)"
         )
         for p in book.problems()
     )
