@@ -158,7 +158,7 @@ def lost_content(
                     "it in an example's hidden checks (glue_number, glue_by_value), or correct the key"
                 )
         expected = len(source.figures)
-        present = sum(bool(check.FIGURE_LINE.match(line)) for line in markdown.split("\n"))
+        present = len(check.parse(markdown).figures)
         if present < expected:
             found.append(
                 f"{shown}:{source.figures[present].opening}: {expected} figure(s) in the source, {present} "

@@ -23,13 +23,11 @@ from itertools import chain
 from pathlib import Path
 
 from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
-from myst_parser.config.main import MdParserConfig
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from . import cases, check, comments, config, deps
 
-MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
 HIDDEN = {"tags": ["remove-cell"]}
@@ -81,8 +79,7 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     if problem is not None:
         raise PageError(str(problem))
     named = LOAD.sub(lambda m: f"{m[1]}:{EXAMPLE}: {Path(m[2]).stem}", text)
-    markdown = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
-    notebook = read_myst_markdown_notebook(named, config=markdown, add_source_map=True)
+    notebook = read_myst_markdown_notebook(named, config=check.MYST, add_source_map=True)
     # MyST-NB numbers a cell's tokens from its entry in source_map plus one, a Markdown cell's from
     # its first line once its leading blank lines are stripped: each Markdown cell's entry here is
     # the line above its first non-blank one (0-based), so that Sphinx names the author's lines

@@ -166,18 +166,35 @@ def copy_of(tiny, tmp_path):
     return copy
 
 
+# What the source check leaves to Sphinx (-n -W): each line added to a page, and Sphinx's warning.
+WRONG = {
+    "page.md": {  # an executed page
+        "A {nosuchrole}`word`.": "Unknown interpreted text role",
+        "See {ref}`no-such-label`.": "undefined label: 'no-such-label'",
+        "See {numref}`no-such-figure`.": "undefined label: 'no-such-figure'",
+        "A {term}`no such term`.": "term not in glossary: 'no such term'",
+    },
+    "index.md": {"See {doc}`no-such-page`.": "unknown document: 'no-such-page'"},  # a plain one
+}
+
+
 def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
+    """An unknown role, and a {ref}, {numref}, {doc} or {term} that names nothing: the build fails
+    naming each at the line the author wrote, on an executed page and on a plain one."""
     copy = copy_of(tiny, tmp_path)
     for language in ("en", "es"):
-        page = copy / "docs" / language / "page.md"
-        page.write_text(page.read_text(encoding="utf-8") + "\nA {nosuchrole}`word`.\n", encoding="utf-8")
-    line = (copy / "docs" / "en" / "page.md").read_text(encoding="utf-8").split("\n").index("A {nosuchrole}`word`.") + 1
+        for name, wrong in WRONG.items():
+            page = copy / "docs" / language / name
+            page.write_text(page.read_text(encoding="utf-8") + "\n" + "\n\n".join(wrong) + "\n", encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True, timeout=900
     )
     assert done.returncode == 1
-    warning = rf"^  docs/en/page\.md:{line}: WARNING: Unknown interpreted text role"
-    assert re.search(warning, done.stderr, re.M), done.stderr
+    for name, wrong in WRONG.items():
+        lines = (copy / "docs" / "en" / name).read_text(encoding="utf-8").split("\n")
+        for text, warning in wrong.items():
+            expected = rf"^  docs/en/{re.escape(name)}:{lines.index(text) + 1}: WARNING: {re.escape(warning)}"
+            assert re.search(expected, done.stderr, re.M), (expected, done.stderr)
 
 
 def processes_in(folder: Path) -> list[str]:

@@ -13,39 +13,104 @@ import re
 
 import pytest
 
-from execbook.check import EXPLICIT, SPAN, blank_machinery, glossary_terms, page_sources, term_citations
+from execbook.check import MARKDOWN, PROSE_DIRECTIVES, glossary_entries, page_sources, parse
 from execbook.config import DOCS, LANGUAGES
 
-LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url>[^)]*)\)")
-AUTOLINK = re.compile(r"<https?://[^>]*>|https?://\S+")
+AUTOLINK = re.compile(r"https?://\S+")
 MENTION = re.compile(r"«[^»]*»")  # a form quoted in «» is mentioned, not used
 # Roles whose content is text the reader sees (the rest name a label, a glued key, a phase...).
 TEXT_ROLES = {"term", "ref", "doc", "numref", "abbr"}
+UNTITLED = {"figure", "glossary", "glue:figure", "tab-set", "tabs"}  # prose directives without a title
+BREAKS = {"softbreak", "hardbreak"}
 
 
-def _keep_newlines(text):
-    return "\n" * text.count("\n")
+def normalize(term):
+    """How Sphinx matches a term: case-insensitively, whitespace collapsed."""
+    return " ".join(term.split()).lower()
+
+
+def inlines(text):
+    """(0-based line, inline token) of every piece of prose of a page, as myst-parser reads it:
+    paragraphs, headings, table cells, the bodies of prose directives, their titles and :alt: texts."""
+    source = parse(text)
+    found = [(token.map[0], token) for token in source.tokens if token.type == "inline" and token.map]
+    for block in source.blocks:
+        if block.directive in PROSE_DIRECTIVES - UNTITLED:
+            found += [(block.opening - 1, token) for token in MARKDOWN.parseInline(block.info.partition("}")[2])]
+        if block.directive in PROSE_DIRECTIVES and "alt" in block.options:
+            line, alt = block.options["alt"]
+            found += [(line - 1, token) for token in MARKDOWN.parseInline(alt)]
+    return found
+
+
+def pieces(inline):
+    """(child, its line within the inline token, the line breaks inside it) of an inline token's
+    children: markdown-it turns the line breaks inside a code span or a role into spaces, the
+    token's source keeps them."""
+    raw, cursor, line = inline.content, 0, 0
+    for child in inline.children or []:
+        breaks = 0
+        if child.type in ("code_inline", "myst_role"):
+            name = "" if child.type == "code_inline" else f"{{{child.meta['name']}}}"
+            start = raw.find(name + "`", cursor)
+            after = start + len(name)
+            ticks = "`" * (len(raw[after:]) - len(raw[after:].lstrip("`")))
+            end = raw.find(ticks, after + len(ticks)) + len(ticks)
+            if start >= 0 and end >= after:
+                breaks, cursor = raw.count("\n", start, end), end
+        yield child, line, breaks
+        line += breaks + (child.type in BREAKS)
+
+
+def target(content):
+    """A role's target: `text <target>` or the whole content."""
+    text, _, explicit = content.rpartition("<")
+    return explicit[:-1] if text and content.endswith(">") else content
+
+
+def reader_text(inline):
+    """An inline token's text as the reader reads it, line for line."""
+    out = []
+    for child, _, breaks in pieces(inline):
+        if child.type in BREAKS:
+            out.append("\n")
+        elif child.type in ("text", "image"):
+            out.append(child.content)
+        elif child.type == "code_inline":  # a marker, so that "bajo `torch.no_grad()`" is seen
+            out.append(CODE)
+        elif child.type == "myst_role" and child.meta["name"] in TEXT_ROLES:
+            content = child.content
+            if target(content) != content:
+                out.append(content.rpartition("<")[0].rstrip())
+            elif child.meta["name"] in ("term", "abbr"):
+                out.append(content)
+        out.append("\n" * breaks)
+    return "".join(out)
 
 
 def prose(text):
     """The page's text as the reader reads it, line for line (line numbers as in the source)."""
-    text = blank_machinery(text)
+    lines = [""] * len(text.split("\n"))
+    for first, inline in inlines(text):
+        for number, line in enumerate(reader_text(inline).split("\n"), first):
+            lines[number] = f"{lines[number]} {line}".strip()
+    text = AUTOLINK.sub("", "\n".join(lines))
+    return MENTION.sub(lambda m: "\n" * m[0].count("\n"), text)
 
-    def span(match):
-        content = match["content"]
-        if match["role"] is None:  # inline code: a marker, so that "bajo `torch.no_grad()`" is seen
-            return CODE + _keep_newlines(match[0])
-        if match["role"] not in TEXT_ROLES:  # a role naming a key, a phase...
-            return _keep_newlines(match[0])
-        explicit = EXPLICIT.match(content)
-        if explicit:
-            return explicit["text"] + _keep_newlines(explicit["target"])
-        return content if match["role"] in ("term", "abbr") else _keep_newlines(content)
 
-    text = SPAN.sub(span, text)
-    text = LINK.sub(lambda m: m["text"] + _keep_newlines(m["url"]), text)
-    text = AUTOLINK.sub("", text)
-    return MENTION.sub(lambda m: _keep_newlines(m[0]), text)
+def term_citations(text):
+    """[(line number, term name)] of every {term} role in the page's prose."""
+    return sorted(
+        (first + line + 1, normalize(target(child.content)))
+        for first, inline in inlines(text)
+        for child, line, _ in pieces(inline)
+        if child.type == "myst_role" and child.meta["name"] == "term"
+    )
+
+
+def glossary_terms(text):
+    """The terms a page's {glossary} block defines (alias lines included), normalized."""
+    return [normalize(term) for entry in glossary_entries(parse(text)) for _, term in entry]
 
 
 # (pattern, what to write instead): the forms a Spanish page never uses, read from the Spanish style
@@ -136,7 +201,7 @@ def test_prose_drops_code_labels_targets_and_options():
     )
     lines = prose(page).split("\n")
     assert len(lines) == len(page.split("\n"))
-    assert lines[4] == "# Rotura"
+    assert lines[4] == "Rotura"
     assert "break" not in prose(page).replace("Rotura", "")
     assert lines[10].strip() == "Pista sólo"  # a directive's title is prose
     assert lines[12] == "Un desfasado."

@@ -9,7 +9,8 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .. import config
-from ..pages import MYST_EXTENSIONS, executed
+from ..check import MYST_EXTENSIONS
+from ..pages import executed
 from .words import words as ui
 
 # docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
