@@ -1,21 +1,6 @@
-"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs).
-
-1. Check the sources (execbook.check, executing nothing): the es/en trees mirror each other,
-   fences close, the manifest reads, every executed page loads declared examples, and both
-   languages of a page run the same code.
-2. Execute every page whose fingerprint changed since it last ran (execbook.pages): first the shared
-   experiments (the precompute hook) in a process group of their own, then the pages, two at a
-   time, each in a Jupyter kernel run by nbclient (the next kernel starts while a page runs), each
-   as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
-   the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
-   cache, keyed on the cells.
-3. Then Sphinx builds each language (side by side) into a fresh folder, and takes every page's
-   outputs from that cache. The finished site replaces docs/_build/html, so it never holds a file
-   this build did not write.
-
-A failure ends the build with the page, the example file and line, the reason in one line, and
-what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
-no experiment may be computed twice in one build.
+"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs; CONTRIBUTING.md,
+"How the book builds", says its steps). A failure ends it with the page, the example file and line,
+the reason and what to do (`explain`); docs/_build/execution.json says what it executed and computed.
 """
 
 import asyncio
@@ -40,7 +25,6 @@ from . import cases, changes, check, comments, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
-    from jupyter_client.manager import AsyncKernelManager
 
 WORKERS = 2
 CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
@@ -121,103 +105,40 @@ def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
     return stale
 
 
-def preload() -> list[str]:
-    """What every page's kernel would import, for a kernel started ahead to import before its page
-    runs (Kernels): the engine's side of the kernel, then the modules the examples import."""
-    import ast
-
-    modules = ["myst_nb", f"{__package__}.kernel"]
-    for case in cases.manifest().values():
-        tree = ast.parse(case.path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                modules += [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                modules.append(node.module)
-    # not a command's main module, nor a private one (torch._dynamo: one page's, and slow to import)
-    return [m for m in dict.fromkeys(modules) if not any(part.startswith("_") for part in m.split("."))]
-
-
-# Run silently in a kernel started ahead (no execution count, no name left in the page's namespace).
-WARM_UP = """\
-def _warm_up():
-    import importlib
-    import execbook.kernel
-    execbook.kernel.install(get_ipython())
-    for name in {modules!r}:
-        try:
-            importlib.import_module(name)
-        except Exception:
-            pass  # a page that imports it meets the error where it is written
-_warm_up()
-del _warm_up
-"""
-
-
-class Kernels:
-    """Jupyter kernels (ipykernel, over IPC sockets in `folder`) started ahead of the pages that
-    run in them: `take` gives a started one and starts the next while the page runs. Each kernel is
-    the leader of its process group (jupyter_client starts it in a session of its own): `kill`
-    stops each, and whatever its page started, even when the build itself is being stopped."""
-
-    def __init__(self, folder: str, modules: list[str]) -> None:
-        self.folder, self.warm_up = folder, WARM_UP.format(modules=modules)
-        self.starting: list[asyncio.Task[AsyncKernelManager]] = []
-        self.groups: list[int] = []
-        self.started = 0
-
-    def start(self) -> None:
-        self.started += 1
-        self.starting.append(asyncio.ensure_future(self._start(self.started)))
-
-    async def _start(self, number: int) -> "AsyncKernelManager":
-        from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import AsyncKernelManager
-
-        # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
-        specs = KernelSpecManager(kernel_dirs=[])
-        ip = f"{self.folder}/kernel-{number}"
-        manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc", ip=ip)
-        await manager.start_kernel(cwd=str(config.REPO))  # a page's code runs from the repository's root
-        self.groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
-        client = manager.client()
-        client.start_channels()
-        try:
-            await client.wait_for_ready(timeout=KERNEL_START_S)
-            await client.execute_interactive(self.warm_up, silent=True, store_history=False, timeout=KERNEL_START_S)
-        finally:
-            client.stop_channels()
-        return manager
-
-    async def take(self, more: bool) -> "AsyncKernelManager":
-        """A started kernel; more: start another for a later page."""
-        if not self.starting:
-            self.start()
-        manager = await self.starting.pop(0)
-        if more:
-            self.start()
-        return manager
-
-    def kill(self) -> None:
-        for group in self.groups:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
-
-
-async def run_page(docname: str, notebook: NotebookNode, manager: "AsyncKernelManager") -> tuple[float, str | None]:
-    """Execute the notebook in the kernel with nbclient (the kernel is shut down after), filling in
-    its outputs; (seconds, the build's explanation of a failure or None)."""
+async def run_page(docname: str, notebook: NotebookNode, folder: str, groups: list[int]) -> tuple[float, str | None]:
+    """Execute the notebook with nbclient in a kernel of its own (ipykernel over IPC sockets in
+    folder, execbook.kernel loaded as an IPython extension), filling in its outputs; (seconds, the
+    build's explanation of a failure or None). The kernel leads a process group of its own, noted
+    in groups: `execute` stops it and whatever its page started, even when the build is stopped."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     from . import outputs
 
     start = time.perf_counter()
+    # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
+    manager = AsyncKernelManager(
+        kernel_name="python3",
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
+        transport="ipc",
+        ip=f"{folder}/{docname.replace('/', '-')}",
+    )
     # streams merged as they come (stdout first): how ipykernel splits them in chunks varies from run to run
-    client = NotebookClient(notebook, km=manager, timeout=CELL_TIMEOUT_S, record_timing=False, coalesce_streams=True)
+    client = NotebookClient(
+        notebook,
+        km=manager,
+        timeout=CELL_TIMEOUT_S,
+        startup_timeout=KERNEL_START_S,
+        record_timing=False,
+        coalesce_streams=True,
+        extra_arguments=[f"--ext={__package__}.kernel"],
+        on_notebook_start=lambda notebook: groups.append(manager.provisioner.pgid or manager.provisioner.pid),  # type: ignore[union-attr]
+    )
     error: str | None = None
     try:
-        await client.async_execute()
+        await client.async_execute(cwd=str(config.REPO))  # a page's code runs from the repository's root
     except CellExecutionError as failed:
         error = explain(docname, notebook, failed)
     except (CellTimeoutError, DeadKernelError) as failed:
@@ -261,13 +182,13 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
     if not stale:
         return
     with TemporaryDirectory(prefix="kernels-") as folder:
-        kernels = Kernels(folder, preload())
+        groups: list[int] = []  # the kernels' process groups
         shared = precompute()
         failed: list[BaseException] = []
 
         def run() -> None:
             try:
-                asyncio.run(_execute(notebooks, stale, kernels, shared))
+                asyncio.run(_execute(notebooks, stale, folder, groups, shared))
             except BuildFailed as error:
                 failed.append(error)
             except Exception as error:  # noqa: BLE001 - a kernel that would not start or answer
@@ -281,7 +202,9 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
         try:
             thread.join()
         finally:
-            kernels.kill()
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
             if shared is not None and shared.poll() is None:
                 os.killpg(shared.pid, signal.SIGKILL)
                 shared.wait()
@@ -292,14 +215,13 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
 async def _execute(
     notebooks: dict[str, dict[str, NotebookNode]],
     stale: list[str],
-    kernels: Kernels,
+    folder: str,
+    groups: list[int],
     shared: "subprocess.Popen[str] | None",
 ) -> None:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
-    for _ in range(min(WORKERS, len(stale))):  # they start while the shared experiments are computed
-        kernels.start()
     if shared is not None:
         begun = time.perf_counter()
         say(f"computing the shared experiments ({WORKERS} processes) ...")
@@ -325,9 +247,8 @@ async def _execute(
         for docname in ready[: WORKERS - len(running)]:
             del waiting[docname]
             notebook = nbformat.from_dict(next(iter(notebooks[docname].values())))
-            manager = await kernels.take(more=len(waiting) >= WORKERS)
             say(f"executing {docname} ...")  # "executing" means it runs now
-            running[asyncio.ensure_future(run_page(docname, notebook, manager))] = docname, notebook
+            running[asyncio.ensure_future(run_page(docname, notebook, folder, groups))] = docname, notebook
         if not running:  # what is left waits for a page that failed
             break
         finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)

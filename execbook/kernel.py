@@ -9,8 +9,8 @@ and a hidden `_book.check("<example>")` after each cell that loads an example, w
 cell against examples/cases.toml and runs the example's hidden checks: a page declares no
 expectation itself.
 
-The build installs it in the Jupyter kernel that runs the page, before the page's first cell
-(`install`), which makes what the cells print readable (execbook.tracebacks): the traceback of a
+The build loads it as an IPython extension in the Jupyter kernel that runs the page (`install`),
+which makes what the cells print readable (execbook.tracebacks): the traceback of a
 cell that raises keeps the frames of the reader's code and folds those of torch, Python and
 Jupyter into a line that counts them; no path of the build machine is shown.
 """
@@ -54,9 +54,9 @@ def remember_error(error: BaseException | None) -> None:
 
 
 def install(shell: "InteractiveShell") -> None:
-    """Set up the IPython shell of the kernel that runs a page (execbook.build warms it up): after
-    every cell, remember what it raised (for check); show a cell's error as IPython formats it,
-    without colours, folded by execbook.tracebacks, and the warnings it emits briefly."""
+    """Set up the IPython shell of the kernel that runs a page (the build loads this module as an
+    IPython extension): after every cell, remember what it raised (for check); show a cell's error
+    as IPython formats it, without colours, folded by execbook.tracebacks, and warnings briefly."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
     places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
     shell.InteractiveTB.set_theme_name("nocolor")
@@ -69,6 +69,9 @@ def install(shell: "InteractiveShell") -> None:
 
     shell.set_custom_exc((Exception,), show)
     warnings.showwarning = tracebacks.warning_printer(places)
+
+
+load_ipython_extension = install  # the kernel's `--ext execbook.kernel` (execbook.build.run_page)
 
 
 def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
