@@ -65,6 +65,8 @@ def closure(paths: set[Path]) -> set[Path]:
         if path in seen:
             continue
         seen.add(path)
+        if not path.is_relative_to(REPO):  # an engine installed apart: its file alone
+            continue
         for name in _imports(path, path.stat().st_mtime_ns):
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
@@ -92,14 +94,15 @@ def example_dependencies(name: str) -> frozenset[Path]:
     return frozenset(p for p in paths if p.is_file())
 
 
+KERNEL = Path(__file__).resolve().with_name("kernel.py")  # this engine's, wherever it is installed
+
+
 @cache
 def kernel_dependencies() -> frozenset[Path]:
     """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
     (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
-    engine = {REPO / "execbook" / "kernel.py"}
-    engine = {path for path in engine if path.is_file()}  # an engine installed apart: its release, in `fingerprinted`
-    return frozenset(closure({*engine, *filter(None, hooks)}))
+    return frozenset(closure({KERNEL, *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:

@@ -30,14 +30,14 @@ _memory: dict[tuple[str, str], Any] = {}
 def fingerprint(
     files: Iterable[str | Path], root: Path, *extra: str | bytes, read: Callable[[Path], bytes] = Path.read_bytes
 ) -> str:
-    """A short hash of files (their paths relative to root, and their contents as `read` reads them)
-    and of extra strings or bytes: the engine's one fingerprint (pages, cases, the results a book
-    keeps here)."""
+    """A short hash of files (their paths relative to root, or their names outside it, and their
+    contents as `read` reads them) and of extra strings or bytes: the engine's one fingerprint."""
     digest = hashlib.sha256()
     for item in extra:
         digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
     for path in sorted(Path(f) for f in files):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + read(path) + b"\0")
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        digest.update(name.encode() + b"\0" + read(path) + b"\0")
     return digest.hexdigest()[:16]
 
 
