@@ -4,8 +4,7 @@ What a cell prints is published, so it must not show the build machine: every pa
 the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`), and the
 frames of code the reader did not write (torch, Python, Jupyter) fold into one line that counts
 them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a cell's error (execbook.kernel
-installs it in the notebook kernel), `brief` for a text (a warning; examples/reproducer.py passes its
-commands' output through it).
+installs it in the notebook kernel), `brief` for a text (a warning).
 """
 
 import linecache
@@ -178,16 +177,6 @@ def brief(text: str, places: Places | None = None) -> str:
     """text (a warning, a command's output) with foreign frames folded and no machine paths."""
     places = places or default_places()
     return shorten_paths(fold_text(text, places), places)
-
-
-def excerpt(text: str, head: int, tail: int) -> str:
-    """text's first head and last tail lines, with a line saying how many were left out between
-    (text itself when that would not be shorter)."""
-    lines = text.split("\n")
-    if len(lines) <= head + tail + 1:
-        return text
-    left_out = len(lines) - head - tail
-    return "\n".join([*lines[:head], f"[... {left_out} lines left out ...]", *lines[len(lines) - tail :]])
 
 
 def format_warning(

@@ -290,8 +290,8 @@ def files_code(files: dict[str, str], language: str) -> str:
 
 
 def notebook_download(page: Markdown, notebook: Any, title: str, language: str, colab: bool = False) -> str:
-    """The executed notebook a reader downloads, as the text of an .ipynb file (colab: the one Colab
-    opens, `colab_notebook`)."""
+    """The executed notebook a reader downloads, as the text of an .ipynb file; colab: the one "open
+    in Colab" opens, with the cell that installs the project right after the note (links.INSTALL)."""
     cells = []
     for position, cell in enumerate(page.cells):
         if isinstance(cell, str):
@@ -331,14 +331,6 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     out.nbformat_minor = max(out.nbformat_minor, NBFORMAT_MINOR)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
-
-
-def colab_notebook(page: Markdown, notebook: Any, title: str, language: str) -> str:
-    """The notebook "open in Colab" opens, as the text of an .ipynb file: the downloaded notebook
-    (the page's code cells and this build's outputs, no hidden cell of the book), with a note on
-    running it in Colab and, right after that note, before any other code, the cell that installs
-    the project where it is missing (links.INSTALL)."""
-    return notebook_download(page, notebook, title, language, colab=True)
 
 
 def _string_continuations(code: str) -> set[int]:
@@ -453,7 +445,7 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
         ):
             write(folder / f"{name}{suffix}", make(page, notebook, title, language))
             links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
-        write(reader_links.colab_file(language, pagename), colab_notebook(page, notebook, title, language))
+        write(reader_links.colab_file(language, pagename), notebook_download(page, notebook, title, language, True))
         links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
     source = reader_links.page_source(app, pagename)
     links.append(
