@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING
@@ -164,31 +163,38 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     }
 
 
-def precompute() -> "subprocess.Popen[str] | None":
-    """Start the precompute hook (the experiments several pages share) in a process group of its own."""
+def precompute(groups: list[int]) -> None:
+    """Compute what the precompute hook computes (the experiments several pages share) in a process
+    group of its own, noted in groups; or BuildFailed."""
     if "precompute" not in config.HOOKS:
-        return None
+        return
+    begun = time.perf_counter()
+    say(f"computing the shared experiments ({WORKERS} processes) ...")
     code = f"from {__package__} import config; config.hook('precompute')({WORKERS})"
-    return subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-c", code], cwd=config.REPO, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
+    groups.append(process.pid)
+    _, stderr = process.communicate()
+    if process.returncode:
+        raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}")
+    say(f"shared experiments ready in {time.perf_counter() - begun:.1f} s")
 
 
 def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
     """Execute the stale pages into the cache after the shared experiments, two at a time, each in
     a Jupyter kernel of its own, each as soon as the pages whose outcomes it reads are done
-    (waits_for), the longest first; or BuildFailed with a paragraph per page that failed. Whatever
-    the build started is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
+    (waits_for); or BuildFailed with a paragraph per page that failed. Whatever the build started
+    is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
     if not stale:
         return
     with TemporaryDirectory(prefix="kernels-") as folder:
-        groups: list[int] = []  # the kernels' process groups
-        shared = precompute()
+        groups: list[int] = []  # the process groups of the precompute hook and of the kernels
         failed: list[BaseException] = []
 
         def run() -> None:
             try:
-                asyncio.run(_execute(notebooks, stale, folder, groups, shared))
+                asyncio.run(_execute(notebooks, stale, folder, groups))
             except BuildFailed as error:
                 failed.append(error)
             except Exception as error:  # noqa: BLE001 - a kernel that would not start or answer
@@ -198,52 +204,32 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
 
         # Out of the main thread, where nbclient sets no signal handler of its own: the build's stay
         thread = threading.Thread(target=run, daemon=True)
-        thread.start()
         try:
+            precompute(groups)
+            thread.start()
             thread.join()
         finally:
             for group in groups:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(group, signal.SIGKILL)
-            if shared is not None and shared.poll() is None:
-                os.killpg(shared.pid, signal.SIGKILL)
-                shared.wait()
         if failed:
             raise failed[0]
 
 
 async def _execute(
-    notebooks: dict[str, dict[str, NotebookNode]],
-    stale: list[str],
-    folder: str,
-    groups: list[int],
-    shared: "subprocess.Popen[str] | None",
+    notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], folder: str, groups: list[int]
 ) -> None:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
-    if shared is not None:
-        begun = time.perf_counter()
-        say(f"computing the shared experiments ({WORKERS} processes) ...")
-        _, stderr = await asyncio.to_thread(shared.communicate)
-        if shared.returncode:
-            raise BuildFailed(
-                f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}"
-            ) from None
-        say(f"shared experiments ready in {time.perf_counter() - begun:.1f} s")
     cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
-    records = cache.list_cache_records()  # a page's seconds when it last ran, wherever the checkout was
-    took = {d: (r.data or {}).get("execution_seconds", 0) for r in records for d in stale if r.uri.endswith(f"/{d}.md")}
     running: dict[asyncio.Task[tuple[float, str | None]], tuple[str, NotebookNode]] = {}
     while waiting or running:
-        # the pages that waited for others first (they end the build), then the longest when they last
-        # ran (so that none starts last and runs alone), then the biggest
-        ready = sorted(
-            (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
-        )
+        # the pages that waited for others first (they end the build), then the biggest
+        ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
         for docname in ready[: WORKERS - len(running)]:
             del waiting[docname]
             notebook = nbformat.from_dict(next(iter(notebooks[docname].values())))
@@ -265,9 +251,7 @@ async def _execute(
             for old in cache.list_cache_records():  # the page's earlier executions: no longer used
                 if old.uri == uri:
                     cache.remove_cache(old.pk)
-            cache.cache_notebook_bundle(
-                CacheBundleIn(notebook, uri, data={"execution_seconds": seconds}), check_validity=False, overwrite=True
-            )
+            cache.cache_notebook_bundle(CacheBundleIn(notebook, uri), check_validity=False, overwrite=True)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -374,44 +358,28 @@ def stored_failure(name: str) -> cases.Failure | None:
     return found if isinstance(found, cases.Failure) else None
 
 
-def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
-    """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
-    options = [
-        "-b",
-        "html",
-        "-W",
-        "--keep-going",
-        "-n",
-        "-q",
-        "--no-color",
-        "-d",
-        str(config.BUILD / "doctrees" / language),
-    ]
+def sphinx(language: str, outdir: Path) -> None:
+    """Sphinx builds one language into outdir (warnings are errors), or BuildFailed with its warnings."""
+    begun, doctrees = time.perf_counter(), config.BUILD / "doctrees" / language
+    options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees)]
     command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> float:
-    """The seconds from start to Sphinx's end, or BuildFailed with its warnings."""
-    stdout, stderr = process.communicate()
-    sys.stdout.write(stdout)
-    if process.returncode < 0:  # stopped by the build, which failed meanwhile
-        raise BuildFailed("Sphinx stopped")
-    if process.returncode:
+    done = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    if done.returncode:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
-        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
+        shutil.rmtree(doctrees, ignore_errors=True)
         warnings = [
             line.replace(str(config.REPO) + os.sep, "")
-            for line in stderr.splitlines()
+            for line in done.stderr.splitlines()
             if "WARNING" in line or "ERROR" in line or "Error" in line
         ]
         raise BuildFailed(
             f"Sphinx could not build the {language} pages:\n"
-            + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
+            + "\n".join(f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)"
         )
-    return time.perf_counter() - start
+    say(f"{language} built in {time.perf_counter() - begun:.1f} s")
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
@@ -429,8 +397,8 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
 
 
 def _build(languages: tuple[str, ...], started: float) -> list[str]:
-    """The pages first, then Sphinx (a process per language, side by side), which reads every
-    executed page from the cache. Returns what the report hook says of the pages executed."""
+    """The pages first, then Sphinx (a process per language), which reads every executed page from
+    the cache. Returns what the report hook says of the pages executed."""
     notebooks = check_sources()
     stale = stale_pages(notebooks)
     fresh = config.BUILD / "html.new"
@@ -444,23 +412,10 @@ def _build(languages: tuple[str, ...], started: float) -> list[str]:
             f"this build computed an experiment more than once: {', '.join(twice)}\n"
             "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
         )
-    executed = time.perf_counter()
-    processes = {language: sphinx(language, fresh) for language in languages}
-    try:
-        report = config.hook("report") if stale else None
-        notes: list[str] = report() if report is not None else []
-        with ThreadPoolExecutor(len(languages)) as pool:
-            jobs = {
-                language: pool.submit(sphinx_done, language, processes[language], executed) for language in languages
-            }
-            wait(jobs.values())  # both end before either's failure is raised: a failed one forgets its reading
-            seconds = {language: job.result() for language, job in jobs.items()}
-    finally:
-        for process in processes.values():
-            process.kill()  # still running only if the build failed
-            process.wait()
+    report = config.hook("report") if stale else None
+    notes: list[str] = report() if report is not None else []
     for language in languages:
-        say(f"{language} built in {seconds[language]:.1f} s")
+        sphinx(language, fresh)
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
     summary = {
