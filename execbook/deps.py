@@ -1,13 +1,8 @@
-"""What an executed example, and so a page, depends on, and the fingerprint of it.
-
-An example depends on its own file (its hidden checks included), its own entry in
-examples/cases.toml, every module of this repository that it imports (directly, or through
-another module), and what its entry says it reads besides (`reads`: a file, a folder,
-or "@with:KEY", what the cases whose entry sets KEY depend on, whose outcomes it reads). A page
-depends on the examples it loads and on the modules its kernel runs (execbook.kernel). A page runs
-again exactly when its fingerprint changes: one of those files, one of those manifest entries, or
-the installed torch. tests/test_deps.py proves the lists complete by watching every file each
-example opens.
+"""What an example, and so a page, depends on, and its fingerprint: the example's file, its manifest
+entry, every repository module it imports (transitively), and what its entry says it reads
+(`reads`: a file, a folder, or "@with:KEY", what the cases whose entry sets KEY depend on). A page
+adds the modules its kernel runs. tests/test_deps.py proves the lists complete by watching every
+file each example opens.
 """
 
 import ast

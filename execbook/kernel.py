@@ -1,18 +1,9 @@
-"""What the book's notebook kernel runs around the pages' cells.
-
-execbook.pages puts a hidden setup cell under the title of every executed page
-
-    import execbook.kernel as _book
-    _book.stamp()
-
-and a hidden `_book.check("<example>")` after each cell that loads an example, which judges the
-cell against examples/cases.toml and runs the example's hidden checks: a page declares no
-expectation itself.
-
-The build loads it as an IPython extension in the Jupyter kernel that runs the page (`install`),
-which makes what the cells print readable (execbook.tracebacks): the traceback of a
-cell that raises keeps the frames of the reader's code and folds those of torch, Python and
-Jupyter into a line that counts them; no path of the build machine is shown.
+"""What the book's notebook kernel runs around the pages' cells. execbook.pages adds a hidden setup
+cell under each executed page's title (`stamp`) and a hidden guard after each cell that loads an
+example (`check`: it judges the cell against examples/cases.toml, then runs the example's hidden
+checks). The build loads this module as an IPython extension (`install`): a cell's traceback keeps
+the reader's frames and folds those of torch, Python and Jupyter (execbook.tracebacks), with no
+path of the build machine.
 """
 
 import builtins

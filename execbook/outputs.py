@@ -1,13 +1,8 @@
-"""Nothing broken is published: what the build checks in a page's executed notebook before it
-keeps it (execbook.build.execute).
-
-- Nothing of the page was lost on the way from its source: every cell that loads an example in
-  the source is an executed cell, every glued value the prose quotes was glued by a cell, every
-  figure the source shows is there (execbook.check reads the source as the author wrote it; MyST-NB's
-  reading is what gets published).
-- No output holds what changes from run to run or from machine to machine: a memory address
-  (`<ReluBackward0 object at 0x7f...>`), a path of the build machine (this checkout, /tmp/...) or
-  a random id. Each is named at the example file and the line that printed it.
+"""Nothing broken is published: what the build checks in a page's executed notebook before it keeps
+it. Nothing of its source was lost on the way (a cell that loads an example, a glued value the
+prose quotes, a figure: MyST-NB's reading is what gets published), and no output holds what
+changes from run to run or machine to machine (a memory address, a path of the build machine, a
+random id), named at the example's line that printed it.
 """
 
 import ast

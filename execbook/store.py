@@ -1,14 +1,8 @@
-"""Results kept on disk for a build, so that each experiment runs once per fingerprint.
-
-The build sets BOOK_STORE (docs/_build/store) for every page's kernel and for its first step,
-which computes the shared experiments (phase25.experiments.SHARED) before any page runs. A result is
-written once, under a key that changes with everything it depends on, and read back by whoever
-needs it later: a page, a claim, the next build. Without BOOK_STORE (the tests, `python -m
-drift`) results live in the process only.
-
-Every computation is logged to computed.jsonl: the build fails if one build computed anything twice.
-A book's own code keeps its results here too (phase 25: minigpt's experiments, through the cache
-that [tool.book.environment] names), under keys ending in `fingerprint` of the code that computes them.
+"""Results kept on disk for a build (BOOK_STORE, docs/_build/store, set for every page's kernel and
+the precompute hook), so that each experiment runs once per fingerprint: written once under a key
+that changes with everything it depends on, read back by a page, a claim, the next build. Without
+BOOK_STORE (the tests, `python -m drift`) results live in the process only. Each computation is
+logged to computed.jsonl: a build that computed anything twice fails.
 """
 
 import hashlib

@@ -1,18 +1,11 @@
-"""What a reader downloads from an executed page: its executed notebook and its code as one script,
-in the page's language, offered by a menu in the page header (docs/_templates/download-menu.html)
-with "open in Colab" (`colab_notebook`) and the page's source in the repository (links).
-
-Both are made when Sphinx writes the page (html-page-context), from the page as Sphinx resolved it
-(glued values, links and includes resolved): the notebook's Markdown cells are the page rendered as
-Markdown (`Markdown`, one rule per kind of node), cut where the page shows a code cell; its code
-cells are the executed notebook's, with this build's outputs and tags (nbclient and Jupyter honour
-`raises-exception`), without the book's hidden cells, glue records, execution times or run stamp,
-streams merged as on the page and cells numbered: two builds of one commit write the same bytes.
-The script runs an expected-error cell inside try/except. The repository files the page's code
-reads come first, in a cell that writes them where missing (read_files), so both run wherever the
-project is installed; the Colab notebook adds a cell installing it (links.INSTALL). Files:
-<outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
-(published on a branch).
+"""What a reader downloads from an executed page (CONTRIBUTING.md, "Downloads"), made when Sphinx
+writes it, from the page as Sphinx resolved it: the notebook's Markdown cells are the page as
+Markdown (`Markdown`), cut where the page shows a code cell; its code cells are the executed
+notebook's, with this build's outputs and tags, without the book's hidden cells, glue records or
+run stamp, streams merged and cells numbered: two builds of one commit write the same bytes. The
+script runs an expected-error cell inside try/except. The repository files the code reads come
+first (read_files). Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in
+docs/_build/colab/<language>/<page>.ipynb (published on a branch).
 """
 
 import ast

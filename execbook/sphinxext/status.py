@@ -1,13 +1,8 @@
-"""The status page's execution table, and the pages read on every build.
-
-- Re-reads ALWAYS_READ on every build (neither executes code, so re-reading them is cheap): the
-  status page shows the build date with ``{sub-ref}`today```; the glossary's terms are index
-  entries, which Sphinx keeps only for the pages it read, and its ids come from the other
-  language's glossary too (execbook.sphinxext.bilingual).
-- ``{book-execution-table}``: when each executed page ran and whether it succeeded, with headers in
-  the page's language. Unlike MyST-NB's ``{nb-exec-table}`` it shows no run times: two builds of
-  one commit publish the same site but for its dates (tests/test_reproducible.py); the build
-  prints the seconds (execbook.build).
+"""The status page's execution table, and the pages read on every build (ALWAYS_READ: the status
+page shows the build date; the glossary's terms are index entries, which Sphinx keeps only for the
+pages it read). ``{book-execution-table}`` says when each executed page ran and whether it
+succeeded, in the page's language; unlike MyST-NB's ``{nb-exec-table}`` it shows no run times, so
+two builds of one commit publish the same site but for its dates.
 """
 
 import datetime
