@@ -34,8 +34,6 @@ if TYPE_CHECKING:
         raised,
     )
     from .config import EXAMPLES, RECORDS, REPO, STORE, TORCH_REQUIREMENT, release, release_key, supported
-    from .deps import closure
-    from .deps import fingerprint as files_fingerprint
     from .store import folder as store_folder
     from .store import memoized
     from .tracebacks import ABSOLUTE as ABSOLUTE_PATH
@@ -54,9 +52,7 @@ _EXPORTS = {
         n: ("config", n)
         for n in ("EXAMPLES", "RECORDS", "REPO", "STORE", "TORCH_REQUIREMENT", "release", "release_key", "supported")
     },
-    "closure": ("deps", "closure"),
     "excerpt": ("changes", "excerpt"),
-    "files_fingerprint": ("deps", "fingerprint"),
     "store_folder": ("store", "folder"),
     "memoized": ("store", "memoized"),
     "ABSOLUTE_PATH": ("tracebacks", "ABSOLUTE"),
@@ -103,10 +99,8 @@ __all__ = [
     "STORE",
     "TORCH_REQUIREMENT",
     "cases_with",
-    "closure",
     "code_fingerprint",
     "excerpt",
-    "files_fingerprint",
     "glue",
     "glue_by_value",
     "glue_figure",

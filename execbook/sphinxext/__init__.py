@@ -24,7 +24,8 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
     names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
-    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST, Path(__file__)}):  # this file: its comments
+    made_by = {Path(__file__), Path(downloads.__file__), Path(links.__file__)}  # its comments, its downloads
+    for dependency in sorted(deps.page_dependencies(names) | made_by | {MANIFEST}):
         app.env.note_dependency(str(dependency))
 
 

@@ -5,11 +5,10 @@
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
 - the mirror check as a Sphinx warning (execbook.check), glossary ids shared across languages, the
-  run stamp required on every executed page, code marked English, MyST-NB's cell toggles and
-  Sphinx's JavaScript catalog in the page's language.
+  run stamp required on every executed page, code marked English, MyST-NB's cell toggles in the
+  page's language.
 """
 
-import json
 import posixpath
 import re
 from collections.abc import Collection, Iterable
@@ -181,37 +180,6 @@ def translate_cell_toggles(
         context["body"] = body.replace('aria-label="Toggle hidden content"', f'aria-label="{words["cell_toggle"]}"')
 
 
-JS_TRANSLATIONS = "_static/translations.js"
-JS_CATALOG = re.compile(r"(?s)Documentation\.addTranslations\((\{.*\})\);")
-
-
-def complete_js_translations(app: "Sphinx", exception: Exception | None) -> None:
-    """Sphinx's JavaScript catalog of the page language, with the strings it leaves empty taken
-    from docs/locale's catalog (its Spanish one has no search summary: the search page said
-    nothing after its results)."""
-    if exception or app.builder.format != "html" or app.config.language == CODE_LANGUAGE:
-        return
-    from babel.messages.pofile import read_po
-
-    po = config.DOCS / "locale" / app.config.language / "LC_MESSAGES" / "sphinx.po"
-    js = Path(app.builder.outdir) / JS_TRANSLATIONS
-    if not (po.exists() and js.exists()):
-        return
-    with po.open("rb") as source:
-        catalog = read_po(source)
-    text = js.read_text(encoding="utf-8")
-    found = JS_CATALOG.search(text)
-    assert found, f"{js}: not the catalog Sphinx writes (Documentation.addTranslations({{...}}))"
-    data = json.loads(found.group(1))
-    for message in catalog:
-        key = message.id[0] if isinstance(message.id, tuple) else message.id
-        translated = list(message.string) if isinstance(message.string, tuple) else message.string or ""
-        if key in data["messages"] and not any(data["messages"][key]) and any(translated):
-            data["messages"][key] = translated
-    filled = json.dumps(data, ensure_ascii=False, indent=4, sort_keys=True)
-    js.write_text(text[: found.start(1)] + filled + text[found.end(1) :], encoding="utf-8")
-
-
 def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     from myst_nb.sphinx_ import NbMetadataCollector
 
@@ -237,4 +205,3 @@ def setup(app: "Sphinx") -> None:
     app.connect("doctree-resolved", check_stamp)
     app.connect("doctree-resolved", add_glossary_anchors)
     app.connect("build-finished", write_site_root)
-    app.connect("build-finished", complete_js_translations)

@@ -73,8 +73,9 @@ def configure(language: str) -> dict[str, Any]:
         # on a changed config value)
         book_fingerprinted=" ".join(f"{d} {version(d)}" for d in config.FINGERPRINTED),
         today_fmt="%Y-%m-%d",
-        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po)
-        locale_dirs=[f"{SHARED}/locale"],
+        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po, and sphinx.js
+        # for the JavaScript ones): absolute, as Sphinx looks for sphinx.js from its working directory
+        locale_dirs=[str(config.DOCS / "locale")],
         sphinx_tabs_disable_tab_closing=True,
         sphinx_tabs_valid_builders=["linkcheck"],
         html_theme="sphinx_book_theme",

@@ -20,7 +20,6 @@ from urllib.parse import urljoin
 import nbformat
 from docutils import nodes
 from jupyter_cache import get_cache
-from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
@@ -451,13 +450,5 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
     }
 
 
-def depend_on_this_code(app: Sphinx, docname: str, source: list[str]) -> None:
-    """An executed page's downloads are made by this code: a change to it re-reads the page."""
-    if is_myst_markdown_notebook(source[0]):
-        for module in (__file__, reader_links.__file__):
-            app.env.note_dependency(str(Path(module).resolve()))
-
-
 def setup(app: Sphinx) -> None:
-    app.connect("source-read", depend_on_this_code)
     app.connect("html-page-context", write_downloads)
