@@ -99,13 +99,6 @@ class Places:
         return next((r for root in (self.repo, *self.stdlib) if (r := _under(path, root)) is not None), path)
 
 
-def default_places() -> Places:
-    """The places of this repository, with no notebook cells."""
-    from .config import REPO
-
-    return Places(repo=str(REPO))
-
-
 def shorten_paths(text: str, places: Places) -> str:
     """Every absolute path in text as places.display names it."""
     return ABSOLUTE.sub(lambda m: places.display(m.group()), text)
@@ -173,9 +166,8 @@ def fold_text(text: str, places: Places) -> str:
     return "\n".join(out)
 
 
-def brief(text: str, places: Places | None = None) -> str:
-    """text (a warning, a command's output) with foreign frames folded and no machine paths."""
-    places = places or default_places()
+def brief(text: str, places: Places) -> str:
+    """text (a warning) with foreign frames folded and no machine paths."""
     return shorten_paths(fold_text(text, places), places)
 
 
@@ -184,12 +176,11 @@ def format_warning(
     category: type[Warning],
     filename: str,
     lineno: int,
+    places: Places,
     line: str | None = None,
-    places: Places | None = None,
 ) -> str:
     """A warning as `warnings.showwarning` prints it, briefly: where it was raised only when that
     is the reader's code (else it is a line of torch or Python), the message through `brief`."""
-    places = places or default_places()
     text = f"{category.__name__}: {brief(str(message), places)}\n"
     if not places.is_ours(filename):
         return text
@@ -212,10 +203,8 @@ def warning_printer(places: Places) -> Callable[..., None]:
         line: str | None = None,
     ) -> None:
         file = sys.stderr if file is None else file
-        if file is None:
-            return
         try:
-            file.write(format_warning(message, category, filename, lineno, line, places))
+            file.write(format_warning(message, category, filename, lineno, places, line))
             file.flush()
         except OSError:
             pass
