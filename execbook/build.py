@@ -299,10 +299,9 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
     guarded = failing.metadata.get(pages.GUARDS)
     if guarded:  # the guard kept its Failure in the store (execbook.kernel.check)
-        failure = stored_failure(guarded)
-        return (
-            failure.render(where) if failure else f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
-        )
+        with contextlib.suppress(KeyError):
+            return str(store.load("failure", deps.outcome_key(guarded)).render(where))
+        return f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
     if pages.EXAMPLE in failing.metadata:
         name = failing.metadata[pages.EXAMPLE]
         traceback = "\n".join(
@@ -350,14 +349,6 @@ def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
     return ""
 
 
-def stored_failure(name: str) -> cases.Failure | None:
-    try:
-        found = store.load("failure", deps.outcome_key(name))
-    except KeyError:
-        return None
-    return found if isinstance(found, cases.Failure) else None
-
-
 def sphinx(language: str, outdir: Path) -> None:
     """Sphinx builds one language into outdir (warnings are errors), or BuildFailed with its warnings."""
     begun, doctrees = time.perf_counter(), config.BUILD / "doctrees" / language
@@ -383,7 +374,8 @@ def sphinx(language: str, outdir: Path) -> None:
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """Check, execute, then Sphinx; a SIGTERM stops it as Ctrl-C does, with what it started."""
+    """Check, execute, then Sphinx (a process per language), which reads every executed page from
+    the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
     started = time.time()
     kernel_environment()
 
@@ -391,14 +383,6 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, stopped)
-    notes = _build(languages, started)
-    for line in notes:
-        say(line)
-
-
-def _build(languages: tuple[str, ...], started: float) -> list[str]:
-    """The pages first, then Sphinx (a process per language), which reads every executed page from
-    the cache. Returns what the report hook says of the pages executed."""
     notebooks = check_sources()
     stale = stale_pages(notebooks)
     fresh = config.BUILD / "html.new"
@@ -430,7 +414,8 @@ def _build(languages: tuple[str, ...], started: float) -> list[str]:
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
     )
     glue_changes(notebooks)
-    return notes
+    for line in notes:  # what the report hook says of the pages executed
+        say(line)
 
 
 def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:

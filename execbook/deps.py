@@ -121,11 +121,6 @@ def example_entries(name: str) -> list[str]:
     return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
 
 
-def example_fingerprint(name: str) -> str:
-    """Changes whenever anything examples/<name>.py depends on does (its outcome's key)."""
-    return fingerprint(example_dependencies(name), *(cases.entry_text(e) for e in example_entries(name)))
-
-
 def page_dependencies(names: list[str]) -> set[Path]:
     """The files a page that loads these examples depends on (its kernel's and theirs)."""
     paths = set(kernel_dependencies())
@@ -142,7 +137,8 @@ def page_fingerprint(names: list[str]) -> str:
 
 def outcome_key(name: str) -> str:
     """The store key of one case's outcome: it changes whenever anything the case depends on does."""
-    return f"{name}-{example_fingerprint(name)}"
+    entries = (cases.entry_text(e) for e in example_entries(name))
+    return f"{name}-{fingerprint(example_dependencies(name), *entries)}"
 
 
 def outcome(name: str) -> cases.Outcome:

@@ -71,15 +71,11 @@ def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
     return " ".join(named) if named else None
 
 
-def _ipython() -> "InteractiveShell | None":
-    """The IPython shell running this code, or None: IPython puts its get_ipython among the builtins."""
-    get_ipython = getattr(builtins, "get_ipython", None)
-    return None if get_ipython is None else get_ipython()
-
-
 def _namespace() -> dict[str, Any]:
-    shell = _ipython()
-    return vars(sys.modules["__main__"]) if shell is None else shell.user_ns
+    """The namespace the page's cells run in: IPython's (it puts its get_ipython among the builtins),
+    else __main__'s."""
+    get_ipython = getattr(builtins, "get_ipython", None)
+    return vars(sys.modules["__main__"]) if get_ipython is None else get_ipython().user_ns
 
 
 def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:

@@ -439,7 +439,7 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
             links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
         write(reader_links.colab_file(language, pagename), notebook_download(page, notebook, title, language, True))
         links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
-    source = reader_links.page_source(app, pagename)
+    source = Path(app.env.doc2path(pagename)).relative_to(app.srcdir).as_posix()  # in docs/<language>/
     links.append(
         {"text": words["source"].format(suffix=Path(source).suffix), "href": reader_links.source_url(language, source)}
     )

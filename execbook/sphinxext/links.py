@@ -87,11 +87,6 @@ def colab_url(language: str, pagename: str) -> str:
     return f"{COLAB_URL}{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/{notebook_path(language, pagename)}"
 
 
-def page_source(app: Sphinx, pagename: str) -> str:
-    """The page's source file, relative to its language's folder (docs/<language>/)."""
-    return Path(app.env.doc2path(pagename)).relative_to(Path(app.srcdir)).as_posix()
-
-
 def colab_file(language: str, pagename: str) -> Path:
     """Where the build writes the page's Colab notebook."""
     return config.COLAB.joinpath(*notebook_path(language, pagename).split("/"))
