@@ -44,14 +44,6 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     scratch.replace(path)
 
 
-def log_computation(store: str | Path, kind: str, key: str, seconds: float) -> None:
-    """Append {kind, key, seconds, at} to store/computed.jsonl (the build counts them)."""
-    Path(store).mkdir(parents=True, exist_ok=True)
-    entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
-    with open(Path(store) / COMPUTED_LOG, "a", encoding="utf-8") as log:
-        log.write(json.dumps(entry) + "\n")
-
-
 def folder() -> Path | None:
     """The build's result store (BOOK_STORE), None outside a build."""
     return Path(os.environ[STORE_ENV]) if os.environ.get(STORE_ENV) else None
@@ -78,8 +70,10 @@ def save(kind: str, key: str, value: Any, seconds: float | None = 0.0) -> None:
     store = folder()
     if store is not None:
         write_atomically(_path(store, kind, key), pickle.dumps(value))
-        if seconds is not None:
-            log_computation(store, kind, key, seconds)
+        if seconds is not None:  # the build counts them
+            entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
+            with open(store / COMPUTED_LOG, "a", encoding="utf-8") as log:
+                log.write(json.dumps(entry) + "\n")
 
 
 def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:

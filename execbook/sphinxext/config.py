@@ -5,7 +5,7 @@ globals().update(configure("es"))
 """
 
 import platform
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import version
 from typing import Any
 
 from .. import config
@@ -20,13 +20,8 @@ SHARED = ".."
 
 def build_versions() -> dict[str, str]:
     """The versions the status page shows: the build's environment, which the kernels inherit."""
-    found = {"python": platform.python_version()}
-    for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
-        try:
-            found[package.replace("-", "_")] = version(package)
-        except PackageNotFoundError:
-            found[package.replace("-", "_")] = "not installed"
-    return found
+    packages = ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel")
+    return {"python": platform.python_version(), **{p.replace("-", "_"): version(p) for p in packages}}
 
 
 def configure(language: str) -> dict[str, Any]:

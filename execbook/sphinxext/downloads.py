@@ -31,7 +31,6 @@ from .words import words as ui
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
-NBFORMAT_MINOR = 5  # cell ids
 SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
 
 
@@ -320,7 +319,6 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     if "language_info" in notebook.metadata:
         about["language_info"] = dict(notebook.metadata["language_info"])
     out = nbformat.v4.new_notebook(cells=cells, metadata=about)
-    out.nbformat_minor = max(out.nbformat_minor, NBFORMAT_MINOR)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
 
