@@ -4,9 +4,9 @@
   explicit labels (ids both languages share) so that docs/_static/book.js keeps the section in view;
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
-- the mirror check as a Sphinx warning (execbook.check), glossary ids shared across languages, the
-  run stamp required on every executed page, code marked English, MyST-NB's cell toggles in the
-  page's language.
+- glossary ids shared across languages, the run stamp required on every executed page, code marked
+  English, MyST-NB's cell toggles in the page's language. (The mirror check is execbook.check's:
+  every build runs it before Sphinx.)
 """
 
 import posixpath
@@ -72,11 +72,6 @@ def relocate_execution_folder(app: "Sphinx") -> None:
     env.mystnb_config = env.mystnb_config.copy(
         output_folder=str(config.BUILD / "jupyter_execute" / app.config.language)
     )
-
-
-def check_mirror(app: "Sphinx", env: "BuildEnvironment") -> None:
-    for problem in check.mirror_problems(config.DOCS, config.LANGUAGES):
-        logger.warning(f"es/en mirror: {problem}", type="bilingual", subtype="mirror")
 
 
 def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
@@ -198,7 +193,6 @@ def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
 
 def setup(app: "Sphinx") -> None:
     app.connect("builder-inited", relocate_execution_folder, priority=900)
-    app.connect("env-check-consistency", check_mirror)
     app.connect("html-page-context", add_switcher)
     app.connect("html-page-context", mark_code_language)
     app.connect("html-page-context", translate_cell_toggles)
