@@ -118,28 +118,17 @@ def outcomes() -> dict[str, cases.Outcome]:
     return dict(_outcomes)
 
 
-def versions() -> dict[str, str]:
-    """The releases a page's outputs depend on: [tool.book] `fingerprinted` (torch), then Python."""
+def stamp() -> None:
+    """Glue `book_stamp`: the releases that produced this page's outputs ([tool.book] `fingerprinted`,
+    Python) and when, language-neutral so that cells stay identical; the page shows it under its
+    title (execbook.pages)."""
     from importlib.metadata import version
 
-    return {**{name: version(name) for name in config.FINGERPRINTED}, "python": platform.python_version()}
-
-
-def stamp() -> None:
-    """Glue `book_stamp`: which torch produced this page's outputs (language-neutral, so cells stay
-    identical); the page shows it under its title (execbook.pages)."""
     from IPython.display import HTML
     from myst_nb import glue
 
     _baseline.update(_namespace())
-    v = versions()
+    releases = [f"{name} {version(name)}" for name in config.FINGERPRINTED]
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    releases = " · ".join(f"{name} {release}" for name, release in v.items() if name != "python")
-    glue(
-        "book_stamp",
-        HTML(
-            f'<div class="book-stamp">⚙ {releases + " · " if releases else ""}Python {v["python"]} · '
-            f"{sys.platform} · {when}</div>"
-        ),
-        display=False,
-    )
+    shown = " · ".join([*releases, f"Python {platform.python_version()}", sys.platform, when])
+    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ {shown}</div>'), display=False)
