@@ -9,6 +9,7 @@ import ast
 from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import version
+from importlib.util import resolve_name
 from pathlib import Path
 
 from . import cases, comments, config, store
@@ -41,10 +42,7 @@ def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
+            base = resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module or ""
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, or a name
     return frozenset(found)
