@@ -1,27 +1,16 @@
-"""An executable two-language book engine (`python -m execbook`, AUTHORING.md): the facts shared
-with nox and CI (config, from pyproject.toml's [tool.book]), the case manifest and its judge
-(cases), what pages depend on (deps), the results a build keeps (store), the pages as they run
-(pages, kernel, checks, tracebacks), the build, which runs them in Jupyter kernels, and its
-failure reports (build), the author's
-commands (author, scaffold, sizes) and the Sphinx extension (sphinxext). It imports nothing of
-the book it builds: a book's own code comes in by name, through [tool.book.hooks].
+"""The engine's public API: a book's own code (its lesson modules, its examples' hidden checks) uses
+only the names below; pyproject.toml's import-linter contracts forbid it any other engine module.
+The engine imports nothing of the book it builds: a book's code comes in by name ([tool.book.hooks]).
 
-What runs again is decided by one fingerprint (store.fingerprint: the paths and contents of the
-files, the manifest entries and the installed releases of [tool.book] `fingerprinted`) and kept
-in two caches. MyST-NB's execution cache holds each page's executed notebook under its cells,
-whose hidden setup cell names the fingerprint of everything the page depends on (deps), so a
-page runs again exactly when one of those changes. The store (docs/_build/store) holds the
-results pages and claims share, each under a key ending in the fingerprint of the code that
-computes it, and logs every computation to computed.jsonl, so that a build that computes one
-twice fails; a book's own code keeps its results there too, through `memoized` (or, for code
-that must not import the engine, in a folder of the store that [tool.book.environment] gives it:
-"{store}/minigpt", minigpt's experiments, logged to that folder's computed.jsonl). A failure is an
-exception with fields (cases.Failure: file, line,
-kind, reason, what to do), kept by the page's guard in the store and rendered by the build in
-one place (cases.Failure.render).
-
-A book's own code (its lesson modules, its examples' hidden checks) uses only the names below, the
-engine's public API; pyproject.toml's import-linter contracts forbid it any other engine module.
+What runs again is decided by one fingerprint (store.fingerprint: the files' paths and contents,
+the manifest entries, the installed releases of [tool.book] `fingerprinted`), kept in two caches.
+MyST-NB's execution cache holds each page's executed notebook under its cells, whose hidden setup
+cell names the fingerprint of everything the page depends on (deps). The store (docs/_build/store)
+holds the results pages and claims share, under keys ending in the fingerprint of the code that
+computes them (`memoized`; minigpt, which must not import the engine, keeps its own in a folder of
+the store), and logs each computation, so that a build that computes one twice fails. A failure is
+a cases.Failure (file, line, kind, reason, what to do), kept by the page's guard in the store and
+rendered by the build in one place.
 """
 
 from functools import cache
@@ -45,8 +34,6 @@ if TYPE_CHECKING:
         raised,
     )
     from .config import EXAMPLES, RECORDS, REPO, STORE, TORCH_REQUIREMENT, release, release_key, supported
-    from .deps import closure
-    from .deps import fingerprint as files_fingerprint
     from .store import folder as store_folder
     from .store import memoized
     from .tracebacks import ABSOLUTE as ABSOLUTE_PATH
@@ -65,9 +52,7 @@ _EXPORTS = {
         n: ("config", n)
         for n in ("EXAMPLES", "RECORDS", "REPO", "STORE", "TORCH_REQUIREMENT", "release", "release_key", "supported")
     },
-    "closure": ("deps", "closure"),
     "excerpt": ("changes", "excerpt"),
-    "files_fingerprint": ("deps", "fingerprint"),
     "store_folder": ("store", "folder"),
     "memoized": ("store", "memoized"),
     "ABSOLUTE_PATH": ("tracebacks", "ABSOLUTE"),
@@ -114,10 +99,8 @@ __all__ = [
     "STORE",
     "TORCH_REQUIREMENT",
     "cases_with",
-    "closure",
     "code_fingerprint",
     "excerpt",
-    "files_fingerprint",
     "glue",
     "glue_by_value",
     "glue_figure",

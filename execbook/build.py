@@ -1,21 +1,6 @@
-"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs).
-
-1. Check the sources (execbook.check, executing nothing): the es/en trees mirror each other,
-   fences close, the manifest reads, every executed page loads declared examples, and both
-   languages of a page run the same code.
-2. Execute every page whose fingerprint changed since it last ran (execbook.pages): first the shared
-   experiments (the precompute hook) in a process group of their own, then the pages, two at a
-   time, each in a Jupyter kernel run by nbclient (the next kernel starts while a page runs), each
-   as soon as the pages whose outcomes it reads are done (the compatibility page's claims read
-   the safe cases'). Each execution serves both languages: it goes into MyST-NB's execution
-   cache, keyed on the cells.
-3. Then Sphinx builds each language (side by side) into a fresh folder, and takes every page's
-   outputs from that cache. The finished site replaces docs/_build/html, so it never holds a file
-   this build did not write.
-
-A failure ends the build with the page, the example file and line, the reason in one line, and
-what to do (`explain`). docs/_build/execution.json says what the build executed and computed;
-no experiment may be computed twice in one build.
+"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs; CONTRIBUTING.md,
+"How the book builds", says its steps). A failure ends it with the page, the example file and line,
+the reason and what to do (`explain`); docs/_build/execution.json says what it executed and computed.
 """
 
 import asyncio
@@ -29,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import TYPE_CHECKING
@@ -40,7 +24,6 @@ from . import cases, changes, check, comments, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
-    from jupyter_client.manager import AsyncKernelManager
 
 WORKERS = 2
 CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
@@ -121,103 +104,40 @@ def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
     return stale
 
 
-def preload() -> list[str]:
-    """What every page's kernel would import, for a kernel started ahead to import before its page
-    runs (Kernels): the engine's side of the kernel, then the modules the examples import."""
-    import ast
-
-    modules = ["myst_nb", f"{__package__}.kernel"]
-    for case in cases.manifest().values():
-        tree = ast.parse(case.path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                modules += [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                modules.append(node.module)
-    # not a command's main module, nor a private one (torch._dynamo: one page's, and slow to import)
-    return [m for m in dict.fromkeys(modules) if not any(part.startswith("_") for part in m.split("."))]
-
-
-# Run silently in a kernel started ahead (no execution count, no name left in the page's namespace).
-WARM_UP = """\
-def _warm_up():
-    import importlib
-    import execbook.kernel
-    execbook.kernel.install(get_ipython())
-    for name in {modules!r}:
-        try:
-            importlib.import_module(name)
-        except Exception:
-            pass  # a page that imports it meets the error where it is written
-_warm_up()
-del _warm_up
-"""
-
-
-class Kernels:
-    """Jupyter kernels (ipykernel, over IPC sockets in `folder`) started ahead of the pages that
-    run in them: `take` gives a started one and starts the next while the page runs. Each kernel is
-    the leader of its process group (jupyter_client starts it in a session of its own): `kill`
-    stops each, and whatever its page started, even when the build itself is being stopped."""
-
-    def __init__(self, folder: str, modules: list[str]) -> None:
-        self.folder, self.warm_up = folder, WARM_UP.format(modules=modules)
-        self.starting: list[asyncio.Task[AsyncKernelManager]] = []
-        self.groups: list[int] = []
-        self.started = 0
-
-    def start(self) -> None:
-        self.started += 1
-        self.starting.append(asyncio.ensure_future(self._start(self.started)))
-
-    async def _start(self, number: int) -> "AsyncKernelManager":
-        from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import AsyncKernelManager
-
-        # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
-        specs = KernelSpecManager(kernel_dirs=[])
-        ip = f"{self.folder}/kernel-{number}"
-        manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc", ip=ip)
-        await manager.start_kernel(cwd=str(config.REPO))  # a page's code runs from the repository's root
-        self.groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
-        client = manager.client()
-        client.start_channels()
-        try:
-            await client.wait_for_ready(timeout=KERNEL_START_S)
-            await client.execute_interactive(self.warm_up, silent=True, store_history=False, timeout=KERNEL_START_S)
-        finally:
-            client.stop_channels()
-        return manager
-
-    async def take(self, more: bool) -> "AsyncKernelManager":
-        """A started kernel; more: start another for a later page."""
-        if not self.starting:
-            self.start()
-        manager = await self.starting.pop(0)
-        if more:
-            self.start()
-        return manager
-
-    def kill(self) -> None:
-        for group in self.groups:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
-
-
-async def run_page(docname: str, notebook: NotebookNode, manager: "AsyncKernelManager") -> tuple[float, str | None]:
-    """Execute the notebook in the kernel with nbclient (the kernel is shut down after), filling in
-    its outputs; (seconds, the build's explanation of a failure or None)."""
+async def run_page(docname: str, notebook: NotebookNode, folder: str, groups: list[int]) -> tuple[float, str | None]:
+    """Execute the notebook with nbclient in a kernel of its own (ipykernel over IPC sockets in
+    folder, execbook.kernel loaded as an IPython extension), filling in its outputs; (seconds, the
+    build's explanation of a failure or None). The kernel leads a process group of its own, noted
+    in groups: `execute` stops it and whatever its page started, even when the build is stopped."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     from . import outputs
 
     start = time.perf_counter()
+    # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
+    manager = AsyncKernelManager(
+        kernel_name="python3",
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
+        transport="ipc",
+        ip=f"{folder}/{docname.replace('/', '-')}",
+    )
     # streams merged as they come (stdout first): how ipykernel splits them in chunks varies from run to run
-    client = NotebookClient(notebook, km=manager, timeout=CELL_TIMEOUT_S, record_timing=False, coalesce_streams=True)
+    client = NotebookClient(
+        notebook,
+        km=manager,
+        timeout=CELL_TIMEOUT_S,
+        startup_timeout=KERNEL_START_S,
+        record_timing=False,
+        coalesce_streams=True,
+        extra_arguments=[f"--ext={__package__}.kernel"],
+        on_notebook_start=lambda notebook: groups.append(manager.provisioner.pgid or manager.provisioner.pid),  # type: ignore[union-attr]
+    )
     error: str | None = None
     try:
-        await client.async_execute()
+        await client.async_execute(cwd=str(config.REPO))  # a page's code runs from the repository's root
     except CellExecutionError as failed:
         error = explain(docname, notebook, failed)
     except (CellTimeoutError, DeadKernelError) as failed:
@@ -243,31 +163,38 @@ def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -
     }
 
 
-def precompute() -> "subprocess.Popen[str] | None":
-    """Start the precompute hook (the experiments several pages share) in a process group of its own."""
+def precompute(groups: list[int]) -> None:
+    """Compute what the precompute hook computes (the experiments several pages share) in a process
+    group of its own, noted in groups; or BuildFailed."""
     if "precompute" not in config.HOOKS:
-        return None
+        return
+    begun = time.perf_counter()
+    say(f"computing the shared experiments ({WORKERS} processes) ...")
     code = f"from {__package__} import config; config.hook('precompute')({WORKERS})"
-    return subprocess.Popen(
+    process = subprocess.Popen(
         [sys.executable, "-c", code], cwd=config.REPO, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
+    groups.append(process.pid)
+    _, stderr = process.communicate()
+    if process.returncode:
+        raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}")
+    say(f"shared experiments ready in {time.perf_counter() - begun:.1f} s")
 
 
 def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
     """Execute the stale pages into the cache after the shared experiments, two at a time, each in
     a Jupyter kernel of its own, each as soon as the pages whose outcomes it reads are done
-    (waits_for), the longest first; or BuildFailed with a paragraph per page that failed. Whatever
-    the build started is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
+    (waits_for); or BuildFailed with a paragraph per page that failed. Whatever the build started
+    is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
     if not stale:
         return
     with TemporaryDirectory(prefix="kernels-") as folder:
-        kernels = Kernels(folder, preload())
-        shared = precompute()
+        groups: list[int] = []  # the process groups of the precompute hook and of the kernels
         failed: list[BaseException] = []
 
         def run() -> None:
             try:
-                asyncio.run(_execute(notebooks, stale, kernels, shared))
+                asyncio.run(_execute(notebooks, stale, folder, groups))
             except BuildFailed as error:
                 failed.append(error)
             except Exception as error:  # noqa: BLE001 - a kernel that would not start or answer
@@ -277,57 +204,37 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
 
         # Out of the main thread, where nbclient sets no signal handler of its own: the build's stay
         thread = threading.Thread(target=run, daemon=True)
-        thread.start()
         try:
+            precompute(groups)
+            thread.start()
             thread.join()
         finally:
-            kernels.kill()
-            if shared is not None and shared.poll() is None:
-                os.killpg(shared.pid, signal.SIGKILL)
-                shared.wait()
+            for group in groups:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(group, signal.SIGKILL)
         if failed:
             raise failed[0]
 
 
 async def _execute(
-    notebooks: dict[str, dict[str, NotebookNode]],
-    stale: list[str],
-    kernels: Kernels,
-    shared: "subprocess.Popen[str] | None",
+    notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], folder: str, groups: list[int]
 ) -> None:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
-    for _ in range(min(WORKERS, len(stale))):  # they start while the shared experiments are computed
-        kernels.start()
-    if shared is not None:
-        begun = time.perf_counter()
-        say(f"computing the shared experiments ({WORKERS} processes) ...")
-        _, stderr = await asyncio.to_thread(shared.communicate)
-        if shared.returncode:
-            raise BuildFailed(
-                f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}"
-            ) from None
-        say(f"shared experiments ready in {time.perf_counter() - begun:.1f} s")
     cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
-    records = cache.list_cache_records()  # a page's seconds when it last ran, wherever the checkout was
-    took = {d: (r.data or {}).get("execution_seconds", 0) for r in records for d in stale if r.uri.endswith(f"/{d}.md")}
     running: dict[asyncio.Task[tuple[float, str | None]], tuple[str, NotebookNode]] = {}
     while waiting or running:
-        # the pages that waited for others first (they end the build), then the longest when they last
-        # ran (so that none starts last and runs alone), then the biggest
-        ready = sorted(
-            (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
-        )
+        # the pages that waited for others first (they end the build), then the biggest
+        ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
         for docname in ready[: WORKERS - len(running)]:
             del waiting[docname]
             notebook = nbformat.from_dict(next(iter(notebooks[docname].values())))
-            manager = await kernels.take(more=len(waiting) >= WORKERS)
             say(f"executing {docname} ...")  # "executing" means it runs now
-            running[asyncio.ensure_future(run_page(docname, notebook, manager))] = docname, notebook
+            running[asyncio.ensure_future(run_page(docname, notebook, folder, groups))] = docname, notebook
         if not running:  # what is left waits for a page that failed
             break
         finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -344,9 +251,7 @@ async def _execute(
             for old in cache.list_cache_records():  # the page's earlier executions: no longer used
                 if old.uri == uri:
                     cache.remove_cache(old.pk)
-            cache.cache_notebook_bundle(
-                CacheBundleIn(notebook, uri, data={"execution_seconds": seconds}), check_validity=False, overwrite=True
-            )
+            cache.cache_notebook_bundle(CacheBundleIn(notebook, uri), check_validity=False, overwrite=True)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -394,10 +299,9 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
     guarded = failing.metadata.get(pages.GUARDS)
     if guarded:  # the guard kept its Failure in the store (execbook.kernel.check)
-        failure = stored_failure(guarded)
-        return (
-            failure.render(where) if failure else f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
-        )
+        with contextlib.suppress(KeyError):
+            return str(store.load("failure", deps.outcome_key(guarded)).render(where))
+        return f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
     if pages.EXAMPLE in failing.metadata:
         name = failing.metadata[pages.EXAMPLE]
         traceback = "\n".join(
@@ -445,56 +349,33 @@ def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
     return ""
 
 
-def stored_failure(name: str) -> cases.Failure | None:
-    try:
-        found = store.load("failure", deps.outcome_key(name))
-    except KeyError:
-        return None
-    return found if isinstance(found, cases.Failure) else None
-
-
-def sphinx(language: str, outdir: Path) -> subprocess.Popen[str]:
-    """Start Sphinx building one language into outdir (warnings are errors): see sphinx_done."""
-    options = [
-        "-b",
-        "html",
-        "-W",
-        "--keep-going",
-        "-n",
-        "-q",
-        "--no-color",
-        "-d",
-        str(config.BUILD / "doctrees" / language),
-    ]
+def sphinx(language: str, outdir: Path) -> None:
+    """Sphinx builds one language into outdir (warnings are errors), or BuildFailed with its warnings."""
+    begun, doctrees = time.perf_counter(), config.BUILD / "doctrees" / language
+    options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees)]
     command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def sphinx_done(language: str, process: subprocess.Popen[str], start: float) -> float:
-    """The seconds from start to Sphinx's end, or BuildFailed with its warnings."""
-    stdout, stderr = process.communicate()
-    sys.stdout.write(stdout)
-    if process.returncode < 0:  # stopped by the build, which failed meanwhile
-        raise BuildFailed("Sphinx stopped")
-    if process.returncode:
+    done = subprocess.run(command, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    if done.returncode:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
-        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
+        shutil.rmtree(doctrees, ignore_errors=True)
         warnings = [
             line.replace(str(config.REPO) + os.sep, "")
-            for line in stderr.splitlines()
+            for line in done.stderr.splitlines()
             if "WARNING" in line or "ERROR" in line or "Error" in line
         ]
         raise BuildFailed(
             f"Sphinx could not build the {language} pages:\n"
-            + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
+            + "\n".join(f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)"
         )
-    return time.perf_counter() - start
+    say(f"{language} built in {time.perf_counter() - begun:.1f} s")
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """Check, execute, then Sphinx; a SIGTERM stops it as Ctrl-C does, with what it started."""
+    """Check, execute, then Sphinx (a process per language), which reads every executed page from
+    the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
     started = time.time()
     kernel_environment()
 
@@ -502,14 +383,6 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, stopped)
-    notes = _build(languages, started)
-    for line in notes:
-        say(line)
-
-
-def _build(languages: tuple[str, ...], started: float) -> list[str]:
-    """The pages first, then Sphinx (a process per language, side by side), which reads every
-    executed page from the cache. Returns what the report hook says of the pages executed."""
     notebooks = check_sources()
     stale = stale_pages(notebooks)
     fresh = config.BUILD / "html.new"
@@ -523,23 +396,10 @@ def _build(languages: tuple[str, ...], started: float) -> list[str]:
             f"this build computed an experiment more than once: {', '.join(twice)}\n"
             "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
         )
-    executed = time.perf_counter()
-    processes = {language: sphinx(language, fresh) for language in languages}
-    try:
-        report = config.hook("report") if stale else None
-        notes: list[str] = report() if report is not None else []
-        with ThreadPoolExecutor(len(languages)) as pool:
-            jobs = {
-                language: pool.submit(sphinx_done, language, processes[language], executed) for language in languages
-            }
-            wait(jobs.values())  # both end before either's failure is raised: a failed one forgets its reading
-            seconds = {language: job.result() for language, job in jobs.items()}
-    finally:
-        for process in processes.values():
-            process.kill()  # still running only if the build failed
-            process.wait()
+    report = config.hook("report") if stale else None
+    notes: list[str] = report() if report is not None else []
     for language in languages:
-        say(f"{language} built in {seconds[language]:.1f} s")
+        sphinx(language, fresh)
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
     summary = {
@@ -554,7 +414,8 @@ def _build(languages: tuple[str, ...], started: float) -> list[str]:
         f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
     )
     glue_changes(notebooks)
-    return notes
+    for line in notes:  # what the report hook says of the pages executed
+        say(line)
 
 
 def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:

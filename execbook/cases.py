@@ -1,16 +1,7 @@
-"""The case manifest: what each executed example must do, declared once (examples/cases.toml).
-
-    [symptom_backward]
-    expect = "raises"                 # or "completes"
-    error = "RuntimeError"            # with "raises": the exception type ...
-    match = "modified by an inplace operation"   # ... and a fragment of its message
-    holds = "same"                    # optional: a name the example defines that must be True
-    reads = ["justfile"]              # files it reads besides the modules it imports
-                                      # ("@with:KEY": the outcomes of the cases whose entry sets KEY)
-
-A book's own keys are judged by its `check-entry` hook ([tool.book.hooks]) and kept in Case.extra;
-its `judge` hook may refine a verdict. The pages' tags and guards (execbook.pages), the guard's
-verdict, `python -m execbook run` and the tests all derive from the manifest through `judge`.
+"""The case manifest, examples/cases.toml: what each executed example must do, declared once
+(AUTHORING.md lists its keys). A book's own keys are judged by its `check-entry` hook
+([tool.book.hooks]) and kept in Case.extra; its `judge` hook may refine a verdict. The pages' tags
+and guards (execbook.pages), `python -m execbook run` and the tests all judge through `judge`.
 An example file is what its cell shows, then, from the line CHECKS on, its hidden checks.
 """
 

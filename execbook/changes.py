@@ -63,11 +63,6 @@ def glued(notebook: Any) -> dict[str, str]:
     return found
 
 
-def language_of(key: str) -> str:
-    suffix = key.rsplit("_", 1)[-1]
-    return suffix if suffix in config.LANGUAGES else "all"
-
-
 def excerpt(new: object, old: object = None, width: int = 48, context: int = 14) -> str:
     """new, short enough to read in a table cell: the part that differs from old with a little
     context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
@@ -121,7 +116,9 @@ def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> l
                 change = f"the {before[key].split(' ')[0]} changed"
             else:
                 change = f"{_short(before[key], after[key])} → {_short(after[key], before[key])}"
-            lines.setdefault(language_of(key), []).append(f"  {page} · {key}: {change}")
+            language = key.rsplit("_", 1)[-1]  # a glued key per language ends in its code
+            language = language if language in config.LANGUAGES else "all"
+            lines.setdefault(language, []).append(f"  {page} · {key}: {change}")
     out = []
     for language in [*config.LANGUAGES, "all"]:
         if language in lines:

@@ -1,16 +1,8 @@
-"""What an example's hidden checks use: glue the values the prose quotes, in each language.
-
-An example file holds what the page shows, then, below a line starting `# %% hidden checks`, what
-the page's hidden guard runs after it (execbook.kernel.check; `python -m execbook run` and the tests run it
-the same way, through execbook.cases.execute). The checks see the names the example left, and
-- glue the values the prose quotes (`glue(key, value)`, MyST-NB's glue in the book);
-- glue what depends on the language once per language, as `<key>_es` and `<key>_en`: words,
-  numbers (the Spanish decimal comma), tables and figures. The cells stay identical in both
-  languages, so one execution serves both pages;
-- choose the words of a phrase whose truth depends on a measured value (the model's size, say)
-  from that value (`glue_by_value`), rather than assert a fixed phrase;
-- assert what the prose states in words: a failed assertion fails the build, naming its line.
-`raised()` is what the example raised, as its manifest entry expects (None if it completed).
+"""What an example's hidden checks use (below its `# %% hidden checks` line, AUTHORING.md): glue the
+values the prose quotes, and those that depend on the language once per language (`<key>_es`,
+`<key>_en`: the cells stay identical, so one execution serves both pages); choose the words of a
+phrase from a measured value (`glue_by_value`) rather than assert a fixed phrase. `raised()` is
+what the example raised, as its manifest entry expects (None if it completed).
 """
 
 import contextlib

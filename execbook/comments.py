@@ -1,15 +1,8 @@
-"""Comments in each language inside an example (examples/<name>.py, above its hidden checks):
-
-    # en: the residual, written in place
-    # es: el residual, escrito en el sitio
-    h.add_(attn(ln1(h)))
-
-A pair is one full-line comment per language of the book, consecutive, at one indentation. Each
-language's page and downloads show its own line without the tag (`shown`), so the code's line
-numbers are those of one comment line per pair. The notebook the build executes holds an empty
-comment in that place (`neutral`): one execution serves every language, and editing a comment
-executes nothing (`fingerprinted`: what a page's fingerprint reads of an example). An unpaired
-tag is a problem of the sources (`problems`, python -m execbook check).
+"""Comments in both languages inside an example: a pair is one full-line comment per language
+(`# en: ...`, `# es: ...`), consecutive, at one indentation (AUTHORING.md). A page and its
+downloads show their language's line (`shown`), so line numbers count one line per pair. The
+executed notebook holds an empty comment there (`neutral`): one execution serves every language,
+and editing a comment executes nothing (`fingerprinted`). An unpaired tag is a source problem.
 """
 
 import re

@@ -145,15 +145,12 @@ def supported(release_name: str) -> bool:
     return Requirement(TORCH_REQUIREMENT).specifier.contains(release(release_name))
 
 
-def book_releases() -> list[str]:
-    """The recorded releases the book is built on (the others get a record only)."""
-    return [r for r in RECORDED_RELEASES if supported(r)]
-
-
 if __name__ == "__main__":
     answers = {
         "releases": lambda: json.dumps(RECORDED_RELEASES),
-        "book-releases": lambda: json.dumps(book_releases()),
+        "book-releases": lambda: json.dumps(
+            [r for r in RECORDED_RELEASES if supported(r)]
+        ),  # the others: a record only
         "second-release": lambda: SECOND_RELEASE,
         "default-torch": lambda: DEFAULT_TORCH,
         "notebooks-branch": lambda: NOTEBOOKS_BRANCH,

@@ -1,19 +1,15 @@
-"""What an executed example, and so a page, depends on, and the fingerprint of it.
-
-An example depends on its own file (its hidden checks included), its own entry in
-examples/cases.toml, every module of this repository that it imports (directly, or through
-another module), and what its entry says it reads besides (`reads`: a file, a folder,
-or "@with:KEY", what the cases whose entry sets KEY depend on, whose outcomes it reads). A page
-depends on the examples it loads and on the modules its kernel runs (execbook.kernel). A page runs
-again exactly when its fingerprint changes: one of those files, one of those manifest entries, or
-the installed torch. tests/test_deps.py proves the lists complete by watching every file each
-example opens.
+"""What an example, and so a page, depends on, and its fingerprint: the example's file, its manifest
+entry, every repository module it imports (transitively), and what its entry says it reads
+(`reads`: a file, a folder, or "@with:KEY", what the cases whose entry sets KEY depend on). A page
+adds the modules its kernel runs. tests/test_deps.py proves the lists complete by watching every
+file each example opens.
 """
 
 import ast
 from collections.abc import Iterable
 from functools import cache
 from importlib.metadata import version
+from importlib.util import resolve_name
 from pathlib import Path
 
 from . import cases, comments, config, store
@@ -46,10 +42,7 @@ def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
+            base = resolve_name("." * node.level + (node.module or ""), package) if node.level else node.module or ""
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)  # a submodule, or a name
     return frozenset(found)
@@ -65,6 +58,8 @@ def closure(paths: set[Path]) -> set[Path]:
         if path in seen:
             continue
         seen.add(path)
+        if not path.is_relative_to(REPO):  # an engine installed apart: its file alone
+            continue
         for name in _imports(path, path.stat().st_mtime_ns):
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
@@ -92,14 +87,15 @@ def example_dependencies(name: str) -> frozenset[Path]:
     return frozenset(p for p in paths if p.is_file())
 
 
+KERNEL = Path(__file__).resolve().with_name("kernel.py")  # this engine's, wherever it is installed
+
+
 @cache
 def kernel_dependencies() -> frozenset[Path]:
     """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
     (the guard calls its judge), and what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
-    engine = {REPO / "execbook" / "kernel.py"}
-    engine = {path for path in engine if path.is_file()}  # an engine installed apart: its release, in `fingerprinted`
-    return frozenset(closure({*engine, *filter(None, hooks)}))
+    return frozenset(closure({KERNEL, *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:
@@ -123,11 +119,6 @@ def example_entries(name: str) -> list[str]:
     return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
 
 
-def example_fingerprint(name: str) -> str:
-    """Changes whenever anything examples/<name>.py depends on does (its outcome's key)."""
-    return fingerprint(example_dependencies(name), *(cases.entry_text(e) for e in example_entries(name)))
-
-
 def page_dependencies(names: list[str]) -> set[Path]:
     """The files a page that loads these examples depends on (its kernel's and theirs)."""
     paths = set(kernel_dependencies())
@@ -144,7 +135,8 @@ def page_fingerprint(names: list[str]) -> str:
 
 def outcome_key(name: str) -> str:
     """The store key of one case's outcome: it changes whenever anything the case depends on does."""
-    return f"{name}-{example_fingerprint(name)}"
+    entries = (cases.entry_text(e) for e in example_entries(name))
+    return f"{name}-{fingerprint(example_dependencies(name), *entries)}"
 
 
 def outcome(name: str) -> cases.Outcome:

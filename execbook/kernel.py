@@ -1,18 +1,9 @@
-"""What the book's notebook kernel runs around the pages' cells.
-
-execbook.pages puts a hidden setup cell under the title of every executed page
-
-    import execbook.kernel as _book
-    _book.stamp()
-
-and a hidden `_book.check("<example>")` after each cell that loads an example, which judges the
-cell against examples/cases.toml and runs the example's hidden checks: a page declares no
-expectation itself.
-
-The build installs it in the Jupyter kernel that runs the page, before the page's first cell
-(`install`), which makes what the cells print readable (execbook.tracebacks): the traceback of a
-cell that raises keeps the frames of the reader's code and folds those of torch, Python and
-Jupyter into a line that counts them; no path of the build machine is shown.
+"""What the book's notebook kernel runs around the pages' cells. execbook.pages adds a hidden setup
+cell under each executed page's title (`stamp`) and a hidden guard after each cell that loads an
+example (`check`: it judges the cell against examples/cases.toml, then runs the example's hidden
+checks). The build loads this module as an IPython extension (`install`): a cell's traceback keeps
+the reader's frames and folds those of torch, Python and Jupyter (execbook.tracebacks), with no
+path of the build machine.
 """
 
 import builtins
@@ -54,9 +45,9 @@ def remember_error(error: BaseException | None) -> None:
 
 
 def install(shell: "InteractiveShell") -> None:
-    """Set up the IPython shell of the kernel that runs a page (execbook.build warms it up): after
-    every cell, remember what it raised (for check); show a cell's error as IPython formats it,
-    without colours, folded by execbook.tracebacks, and the warnings it emits briefly."""
+    """Set up the IPython shell of the kernel that runs a page (the build loads this module as an
+    IPython extension): after every cell, remember what it raised (for check); show a cell's error
+    as IPython formats it, without colours, folded by execbook.tracebacks, and warnings briefly."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
     places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
     shell.InteractiveTB.set_theme_name("nocolor")
@@ -71,21 +62,20 @@ def install(shell: "InteractiveShell") -> None:
     warnings.showwarning = tracebacks.warning_printer(places)
 
 
+load_ipython_extension = install  # the kernel's `--ext execbook.kernel` (execbook.build.run_page)
+
+
 def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
     """ "Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
     named = shell.compile.format_code_name(path)
     return " ".join(named) if named else None
 
 
-def _ipython() -> "InteractiveShell | None":
-    """The IPython shell running this code, or None: IPython puts its get_ipython among the builtins."""
-    get_ipython = getattr(builtins, "get_ipython", None)
-    return None if get_ipython is None else get_ipython()
-
-
 def _namespace() -> dict[str, Any]:
-    shell = _ipython()
-    return vars(sys.modules["__main__"]) if shell is None else shell.user_ns
+    """The namespace the page's cells run in: IPython's (it puts its get_ipython among the builtins),
+    else __main__'s."""
+    get_ipython = getattr(builtins, "get_ipython", None)
+    return vars(sys.modules["__main__"]) if get_ipython is None else get_ipython().user_ns
 
 
 def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
@@ -128,28 +118,17 @@ def outcomes() -> dict[str, cases.Outcome]:
     return dict(_outcomes)
 
 
-def versions() -> dict[str, str]:
-    """The releases a page's outputs depend on: [tool.book] `fingerprinted` (torch), then Python."""
+def stamp() -> None:
+    """Glue `book_stamp`: the releases that produced this page's outputs ([tool.book] `fingerprinted`,
+    Python) and when, language-neutral so that cells stay identical; the page shows it under its
+    title (execbook.pages)."""
     from importlib.metadata import version
 
-    return {**{name: version(name) for name in config.FINGERPRINTED}, "python": platform.python_version()}
-
-
-def stamp() -> None:
-    """Glue `book_stamp`: which torch produced this page's outputs (language-neutral, so cells stay
-    identical); the page shows it under its title (execbook.pages)."""
     from IPython.display import HTML
     from myst_nb import glue
 
     _baseline.update(_namespace())
-    v = versions()
+    releases = [f"{name} {version(name)}" for name in config.FINGERPRINTED]
     when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    releases = " · ".join(f"{name} {release}" for name, release in v.items() if name != "python")
-    glue(
-        "book_stamp",
-        HTML(
-            f'<div class="book-stamp">⚙ {releases + " · " if releases else ""}Python {v["python"]} · '
-            f"{sys.platform} · {when}</div>"
-        ),
-        display=False,
-    )
+    shown = " · ".join([*releases, f"Python {platform.python_version()}", sys.platform, when])
+    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ {shown}</div>'), display=False)

@@ -1,13 +1,8 @@
-"""Nothing broken is published: what the build checks in a page's executed notebook before it
-keeps it (execbook.build.execute).
-
-- Nothing of the page was lost on the way from its source: every cell that loads an example in
-  the source is an executed cell, every glued value the prose quotes was glued by a cell, every
-  figure the source shows is there (execbook.check reads the source as the author wrote it; MyST-NB's
-  reading is what gets published).
-- No output holds what changes from run to run or from machine to machine: a memory address
-  (`<ReluBackward0 object at 0x7f...>`), a path of the build machine (this checkout, /tmp/...) or
-  a random id. Each is named at the example file and the line that printed it.
+"""Nothing broken is published: what the build checks in a page's executed notebook before it keeps
+it. Nothing of its source was lost on the way (a cell that loads an example, a glued value the
+prose quotes, a figure: MyST-NB's reading is what gets published), and no output holds what
+changes from run to run or machine to machine (a memory address, a path of the build machine, a
+random id), named at the example's line that printed it.
 """
 
 import ast
@@ -27,26 +22,24 @@ GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w*)?\}\s+(?P<key>\S+
 TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex")
 
 
-def unstable() -> list[tuple[re.Pattern[str], str, str]]:
-    """(pattern, what, what to do) of what no published output may hold (the checkout's path is
-    this machine's)."""
-    return [
-        (
-            re.compile(r"\b0x[0-9a-fA-F]{6,}\b"),
-            "a memory address",
-            "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), not the object",
-        ),
-        (
-            re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"),
-            "a path of the build machine",
-            "print a path relative to the repository (path.relative_to(...)) or only its name",
-        ),
-        (
-            re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
-            "a random id",
-            "print something that is the same on every run",
-        ),
-    ]
+# (pattern, what, what to do) of what no published output may hold (the checkout's path is this machine's)
+UNSTABLE = [
+    (
+        re.compile(r"\b0x[0-9a-fA-F]{6,}\b"),
+        "a memory address",
+        "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), not the object",
+    ),
+    (
+        re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"),
+        "a path of the build machine",
+        "print a path relative to the repository (path.relative_to(...)) or only its name",
+    ),
+    (
+        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "a random id",
+        "print something that is the same on every run",
+    ),
+]
 
 
 def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
@@ -109,7 +102,7 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
         if cell.cell_type != "code":
             continue
         for kind, text in _texts(cell):
-            for pattern, what, todo in unstable():
+            for pattern, what, todo in UNSTABLE:
                 hit = pattern.search(text)
                 if not hit:
                     continue

@@ -1,21 +1,12 @@
-"""The book's executed pages as the build runs them and MyST-NB renders them, with what the case
-manifest adds.
-
-An executed page (`file_format: mystnb`) only says which examples it loads (`:load:`). `read` is
-the one reader of such a page: the build executes its notebook (execbook.build) and MyST-NB reads
-the same one (execbook.sphinxext.config registers it as the page's notebook format), so the
-execution cache serves both. To MyST-NB's own reading of the author's text it adds:
-- in the cell that loads an example, what the page shows of it (its file up to its hidden checks,
-  execbook.cases.split, each pair of comments in two languages an empty comment: execbook.comments),
-  and its name (`example`, the cell's metadata);
-- under the title, a hidden setup cell that glues the run stamp (shown right below it) and names
-  the fingerprint of everything the page depends on (execbook.deps): the page runs again exactly
-  when one of those changes;
-- the raises-exception tag on the cell of an example that examples/cases.toml says raises;
-- after every cell that loads an example, a hidden guard that judges what the cell did against
-  the manifest (execbook.kernel.check) and fails the build when it differs.
-The added cells take the source line of the cell or title they belong to (the notebook's
-`source_map`), so every line the author wrote keeps its number in Sphinx's warnings.
+"""The book's executed pages as the build runs them and MyST-NB renders them. `read` is the one reader
+of such a page (`file_format: mystnb`; it only names the examples it loads, `:load:`): the build
+executes its notebook and MyST-NB reads the same one (a custom format, execbook.sphinxext.config),
+so the execution cache serves both. To MyST-NB's reading it adds each example's shown code (its
+file above the hidden checks, comments made neutral) and name (`example` metadata), the
+raises-exception tag from the manifest, a hidden guard after it (execbook.kernel.check), and under
+the title a hidden setup cell that names the page's fingerprint (execbook.deps) and glues the run
+stamp. Each added cell takes the source line of the cell it belongs to (`source_map`), so Sphinx's
+warnings name the author's lines.
 """
 
 import re

@@ -1,12 +1,8 @@
-"""`python -m execbook new-page SLUG` (nox -s new-page -- SLUG): a new page in both languages.
-
-Writes the page in each language (the book's label convention, one executed example), the example
-examples/<name>.py (one that raises, so the page shows an error from the first build: the book's
-`scaffold` hook gives its own), its entry in examples/cases.toml, and the page in both books'
-tables of contents. A worked template: the page quotes one glued number, the example's hidden
-checks glue it and assert one fact, the prose cites one glossary term and links to one other
-page, and a closing comment (and the console) lists what to edit next. The page builds and passes
-the tests as it is written.
+"""`python -m execbook new-page SLUG` (nox -s new-page -- SLUG): a new page in both languages, its
+example examples/<name>.py (one that raises; the book's `scaffold` hook gives its own), the
+example's manifest entry, and the page in both tables of contents. A worked template that builds
+and passes the tests as written: one glued number, one hidden assert, one glossary term, one link,
+and a closing comment (and the console) listing what to edit next.
 """
 
 import re

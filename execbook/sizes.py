@@ -1,9 +1,6 @@
-"""`python -m execbook sizes`: the lines of Python of each package, the rest, and the tests apart.
-
-Lines are physical lines of the repository's tracked-or-not .py files (what `wc -l` counts),
-outside the build folder, the virtual environments and tests/. The targets are [tool.book.sizes]
-(a package's name, or "total": all non-test Python); one over its target is marked, the
-command exits 1, and tests/test_sizes.py fails (README: Sizes).
+"""`python -m execbook sizes`: the lines (`wc -l`) of each package's Python, of the rest, and of the
+tests apart, against [tool.book.sizes] (a package's name, or "total": all non-test Python). One over
+its target exits 1, and tests/test_sizes.py fails (README: Sizes).
 """
 
 import sys

@@ -1,14 +1,8 @@
-"""Results kept on disk for a build, so that each experiment runs once per fingerprint.
-
-The build sets BOOK_STORE (docs/_build/store) for every page's kernel and for its first step,
-which computes the shared experiments (phase25.experiments.SHARED) before any page runs. A result is
-written once, under a key that changes with everything it depends on, and read back by whoever
-needs it later: a page, a claim, the next build. Without BOOK_STORE (the tests, `python -m
-drift`) results live in the process only.
-
-Every computation is logged to computed.jsonl: the build fails if one build computed anything twice.
-A book's own code keeps its results here too (phase 25: minigpt's experiments, through the cache
-that [tool.book.environment] names), under keys ending in `fingerprint` of the code that computes them.
+"""Results kept on disk for a build (BOOK_STORE, docs/_build/store, set for every page's kernel and
+the precompute hook), so that each experiment runs once per fingerprint: written once under a key
+that changes with everything it depends on, read back by a page, a claim, the next build. Without
+BOOK_STORE (the tests, `python -m drift`) results live in the process only. Each computation is
+logged to computed.jsonl: a build that computed anything twice fails.
 """
 
 import hashlib
@@ -30,14 +24,14 @@ _memory: dict[tuple[str, str], Any] = {}
 def fingerprint(
     files: Iterable[str | Path], root: Path, *extra: str | bytes, read: Callable[[Path], bytes] = Path.read_bytes
 ) -> str:
-    """A short hash of files (their paths relative to root, and their contents as `read` reads them)
-    and of extra strings or bytes: the engine's one fingerprint (pages, cases, the results a book
-    keeps here)."""
+    """A short hash of files (their paths relative to root, or their names outside it, and their
+    contents as `read` reads them) and of extra strings or bytes: the engine's one fingerprint."""
     digest = hashlib.sha256()
     for item in extra:
         digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
     for path in sorted(Path(f) for f in files):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + read(path) + b"\0")
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        digest.update(name.encode() + b"\0" + read(path) + b"\0")
     return digest.hexdigest()[:16]
 
 
@@ -48,14 +42,6 @@ def write_atomically(path: str | Path, data: bytes) -> None:
     scratch = path.with_suffix(f".{os.getpid()}.tmp")
     scratch.write_bytes(data)
     scratch.replace(path)
-
-
-def log_computation(store: str | Path, kind: str, key: str, seconds: float) -> None:
-    """Append {kind, key, seconds, at} to store/computed.jsonl (the build counts them)."""
-    Path(store).mkdir(parents=True, exist_ok=True)
-    entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
-    with open(Path(store) / COMPUTED_LOG, "a", encoding="utf-8") as log:
-        log.write(json.dumps(entry) + "\n")
 
 
 def folder() -> Path | None:
@@ -84,8 +70,10 @@ def save(kind: str, key: str, value: Any, seconds: float | None = 0.0) -> None:
     store = folder()
     if store is not None:
         write_atomically(_path(store, kind, key), pickle.dumps(value))
-        if seconds is not None:
-            log_computation(store, kind, key, seconds)
+        if seconds is not None:  # the build counts them
+            entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}
+            with open(store / COMPUTED_LOG, "a", encoding="utf-8") as log:
+                log.write(json.dumps(entry) + "\n")
 
 
 def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:

@@ -4,8 +4,7 @@ What a cell prints is published, so it must not show the build machine: every pa
 the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`), and the
 frames of code the reader did not write (torch, Python, Jupyter) fold into one line that counts
 them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a cell's error (execbook.kernel
-installs it in the notebook kernel), `brief` for a text (a warning; examples/reproducer.py passes its
-commands' output through it).
+installs it in the notebook kernel), `brief` for a text (a warning).
 """
 
 import linecache
@@ -100,13 +99,6 @@ class Places:
         return next((r for root in (self.repo, *self.stdlib) if (r := _under(path, root)) is not None), path)
 
 
-def default_places() -> Places:
-    """The places of this repository, with no notebook cells."""
-    from .config import REPO
-
-    return Places(repo=str(REPO))
-
-
 def shorten_paths(text: str, places: Places) -> str:
     """Every absolute path in text as places.display names it."""
     return ABSOLUTE.sub(lambda m: places.display(m.group()), text)
@@ -174,20 +166,9 @@ def fold_text(text: str, places: Places) -> str:
     return "\n".join(out)
 
 
-def brief(text: str, places: Places | None = None) -> str:
-    """text (a warning, a command's output) with foreign frames folded and no machine paths."""
-    places = places or default_places()
+def brief(text: str, places: Places) -> str:
+    """text (a warning) with foreign frames folded and no machine paths."""
     return shorten_paths(fold_text(text, places), places)
-
-
-def excerpt(text: str, head: int, tail: int) -> str:
-    """text's first head and last tail lines, with a line saying how many were left out between
-    (text itself when that would not be shorter)."""
-    lines = text.split("\n")
-    if len(lines) <= head + tail + 1:
-        return text
-    left_out = len(lines) - head - tail
-    return "\n".join([*lines[:head], f"[... {left_out} lines left out ...]", *lines[len(lines) - tail :]])
 
 
 def format_warning(
@@ -195,12 +176,11 @@ def format_warning(
     category: type[Warning],
     filename: str,
     lineno: int,
+    places: Places,
     line: str | None = None,
-    places: Places | None = None,
 ) -> str:
     """A warning as `warnings.showwarning` prints it, briefly: where it was raised only when that
     is the reader's code (else it is a line of torch or Python), the message through `brief`."""
-    places = places or default_places()
     text = f"{category.__name__}: {brief(str(message), places)}\n"
     if not places.is_ours(filename):
         return text
@@ -223,10 +203,8 @@ def warning_printer(places: Places) -> Callable[..., None]:
         line: str | None = None,
     ) -> None:
         file = sys.stderr if file is None else file
-        if file is None:
-            return
         try:
-            file.write(format_warning(message, category, filename, lineno, line, places))
+            file.write(format_warning(message, category, filename, lineno, places, line))
             file.flush()
         except OSError:
             pass

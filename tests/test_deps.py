@@ -73,6 +73,23 @@ def test_a_change_re_executes_exactly_the_pages_that_use_it(page_dependencies, c
     assert {page for page, files in page_dependencies.items() if REPO / changed in files} == pages_
 
 
+def test_an_engine_installed_apart_fingerprints_its_own_kernel(monkeypatch, tmp_path):
+    """The kernel's code counts in every page's fingerprint when the engine is installed outside the
+    book too: its own file (execbook.kernel's), not the book's execbook/kernel.py."""
+    installed = tmp_path / "site-packages" / "execbook" / "kernel.py"
+    installed.parent.mkdir(parents=True)
+    installed.write_text(deps.KERNEL.read_text())
+    monkeypatch.setattr(deps, "KERNEL", installed)
+    deps.kernel_dependencies.cache_clear()
+    try:
+        assert installed in deps.kernel_dependencies()
+        before = deps.page_fingerprint(["theory04_stale"])
+        installed.write_text(installed.read_text() + "\n# edited\n")
+        assert deps.page_fingerprint(["theory04_stale"]) != before
+    finally:
+        deps.kernel_dependencies.cache_clear()
+
+
 def test_editing_one_manifest_entry_re_executes_only_the_pages_that_load_its_example(monkeypatch):
     before = {page: deps.page_fingerprint(loaded(page)) for page in EXECUTED}
     entry = cases.entry_text

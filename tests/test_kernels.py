@@ -1,7 +1,7 @@
 """The build runs each page in a Jupyter kernel through nbclient (execbook.build): the outputs are
 what ipykernel sends, display updates included; a cell that runs past its time fails its page;
-a kernel started ahead has imported what it was given without touching the page's namespace or
-its execution counts."""
+the kernel has loaded execbook.kernel without touching the page's namespace or its execution
+counts."""
 
 import asyncio
 import tempfile
@@ -18,11 +18,7 @@ def run(*sources):
 
     async def go():
         with tempfile.TemporaryDirectory(prefix="kernels-") as folder:
-            kernels = build.Kernels(folder, ["json"])
-            try:
-                return await build.run_page("p", notebook, await kernels.take(more=False))
-            finally:
-                kernels.kill()
+            return await build.run_page("p", notebook, folder, [])
 
     return notebook, asyncio.run(go())
 
@@ -42,12 +38,12 @@ def test_what_a_subprocess_writes_is_caught_and_streams_are_merged_stdout_first(
     assert [(o["name"], o["text"]) for o in notebook.cells[0].outputs] == [("stdout", "a\nchild\n"), ("stderr", "e\n")]
 
 
-def test_a_kernel_started_ahead_leaves_the_namespace_and_the_counts_alone():
-    notebook, (_, error) = run("import sys\nprint('json' in sys.modules, sorted(dir()))", "1 + 1")
+def test_the_kernel_loads_the_engine_and_leaves_the_namespace_and_the_counts_alone():
+    notebook, (_, error) = run("import sys\nprint('execbook.kernel' in sys.modules, sorted(dir()))", "1 + 1")
     assert error is None
-    imported, names = notebook.cells[0].outputs[0]["text"].split(" ", 1)
-    assert imported == "True", "the kernel imported what it was given before the page"
-    assert not {"_warm_up", "importlib", "json", "execbook"} & set(eval(names)), "no name of the warm-up is left"
+    loaded, names = notebook.cells[0].outputs[0]["text"].split(" ", 1)
+    assert loaded == "True", "the kernel loaded execbook.kernel before the page"
+    assert not {"execbook", "install", "load_ipython_extension"} & set(eval(names)), "no name of the engine is left"
     assert [c.execution_count for c in notebook.cells] == [1, 2]
 
 

@@ -3,8 +3,8 @@
 - The addresses, from pyproject.toml's [tool.book] (the repository, its source branch and the
   notebooks branch, each declared once); `pip install` of the project installs `minigpt` and what
   the shown code imports, which work outside any clone.
-- The Colab notebook (downloads.colab_notebook, the function the build writes it with), on a small
-  resolved page: the downloaded notebook with the Colab note and, first of its code, the cell that
+- The Colab notebook (downloads.notebook_download with colab=True, as the build writes it), on a
+  small resolved page: the downloaded notebook with the Colab note and, first of its code, the cell that
   installs the project where it is missing; nothing of the book's build in its code. The install
   cell itself: what it installs (the repository's address, no clone), within 80 columns.
 - The menu's template: downloads name their file, links that leave the site do not.
@@ -90,7 +90,7 @@ def test_installing_the_project_installs_minigpt_and_the_packages_pages_import(i
 
 
 def colab(rest=BOOK_PAGE, cells=BOOK_NOTEBOOK, language="en"):
-    return downloads.colab_notebook(render(rest), executed(cells), "The title", language)
+    return downloads.notebook_download(render(rest), executed(cells), "The title", language, colab=True)
 
 
 def test_the_colab_notebook_is_the_download_with_its_note_and_the_install_cell_first():
@@ -230,7 +230,7 @@ def small_page_colab_notebook():
     source = page_notebook(REPO / "docs" / "en" / f"{SMALL_PAGE}.md")
     shown = [i for i, c in enumerate(source.cells) if c.cell_type == "code" and "remove-cell" not in downloads.tags(c)]
     rest = "Title\n=====\n\n" + "\n\n".join(f"CELL {i}" for i in shown)
-    return downloads.colab_notebook(render(rest), source, "Title", "en")
+    return downloads.notebook_download(render(rest), source, "Title", "en", colab=True)
 
 
 def test_a_small_page_s_colab_notebook_runs_in_a_fresh_kernel(tmp_path, tool_env, installed_project):

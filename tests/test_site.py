@@ -442,7 +442,7 @@ SEARCH_SUMMARY = {"es": r"^Búsqueda terminada: \d+ páginas coinciden", "en": r
 @pytest.mark.parametrize("language", ["es", "en"])
 def test_search_says_how_many_pages_it_found_in_the_page_language(server, browser, language):
     """The search page ends with a summary in its language (Sphinx's Spanish catalog leaves it
-    empty: execbook.sphinxext.bilingual fills it from docs/locale)."""
+    empty: docs/locale/es/LC_MESSAGES/sphinx.js, which Sphinx publishes instead, has it)."""
     page = browser.new_page()
     page.goto(f"{server}/{language}/search.html?q=version")
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -457,7 +457,7 @@ def test_search_says_how_many_pages_it_found_in_the_page_language(server, browse
     page.close()
     assert re.search(SEARCH_SUMMARY[language], text), (
         f"the search summary reads {text!r}: if it is empty, the language's JavaScript catalog "
-        "(_static/translations.js) lacks the string; add it to docs/locale/<language>/LC_MESSAGES/sphinx.po"
+        "(_static/translations.js) lacks the string; add it to docs/locale/<language>/LC_MESSAGES/sphinx.js"
     )
 
 

@@ -156,19 +156,6 @@ def test_a_warning_from_torch_shows_its_message_only_and_one_from_our_code_where
     assert ours == "minigpt/model.py:12: UserWarning: careful\n  warnings.warn('careful')\n"
 
 
-def test_excerpt_keeps_the_first_and_last_lines_and_counts_the_rest():
-    text = "\n".join(f"line {n}" for n in range(1, 11))
-    assert tracebacks.excerpt(text, 2, 3).splitlines() == [
-        "line 1",
-        "line 2",
-        "[... 5 lines left out ...]",
-        "line 8",
-        "line 9",
-        "line 10",
-    ]
-    assert tracebacks.excerpt("a\nb\nc", 1, 1) == "a\nb\nc"  # not shorter: as it is
-
-
 # --- the traceback of an exception
 
 

@@ -1,15 +1,7 @@
-"""The book's Sphinx extension (listed as "execbook.sphinxext" in execbook/sphinxext/config.py):
-
-- bilingual: the language switcher, hreflang alternates, the site root and sitemap, the mirror check;
-- here: the code of each example in the page's language (its comments: execbook.comments); the
-  files each executed page depends on (execbook.deps: editing one re-reads the pages that
-  use it, which take their outputs from the execution cache; MyST-NB reads the page with the book's
-  reader, execbook.pages, registered in execbook.sphinxext.config); each image a link to itself,
-  full size (a phone's reader opens it and zooms in); no script a page does not use;
-- downloads: each executed page's notebook and script (markdown: MyST made plain Markdown), and the
-  page header's menu that offers them;
-- links: each page's source in the repository, and the notebook "open in Colab" opens;
-- status: the status page's execution table, and the pages read on every build.
+"""The book's Sphinx extension: its parts (bilingual, downloads, links, status), and here: each
+example's code and traceback in the page's language (execbook.comments), the files each executed
+page depends on (execbook.deps: editing one re-reads the pages that use it), each image a link to
+itself, full size (a phone's reader opens it and zooms in), and no script a page does not use.
 """
 
 import re
@@ -32,7 +24,8 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
     names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
-    for dependency in sorted(deps.page_dependencies(names) | {MANIFEST, Path(__file__)}):  # this file: its comments
+    made_by = {Path(__file__), Path(downloads.__file__), Path(links.__file__)}  # its comments, its downloads
+    for dependency in sorted(deps.page_dependencies(names) | made_by | {MANIFEST}):
         app.env.note_dependency(str(dependency))
 
 

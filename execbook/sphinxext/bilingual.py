@@ -4,12 +4,11 @@
   explicit labels (ids both languages share) so that docs/_static/book.js keeps the section in view;
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
-- the mirror check as a Sphinx warning (execbook.check), glossary ids shared across languages, the
-  run stamp required on every executed page, code marked English, MyST-NB's cell toggles and
-  Sphinx's JavaScript catalog in the page's language.
+- glossary ids shared across languages, the run stamp required on every executed page, code marked
+  English, MyST-NB's cell toggles in the page's language. (The mirror check is execbook.check's:
+  every build runs it before Sphinx.)
 """
 
-import json
 import posixpath
 import re
 from collections.abc import Collection, Iterable
@@ -73,11 +72,6 @@ def relocate_execution_folder(app: "Sphinx") -> None:
     env.mystnb_config = env.mystnb_config.copy(
         output_folder=str(config.BUILD / "jupyter_execute" / app.config.language)
     )
-
-
-def check_mirror(app: "Sphinx", env: "BuildEnvironment") -> None:
-    for problem in check.mirror_problems(config.DOCS, config.LANGUAGES):
-        logger.warning(f"es/en mirror: {problem}", type="bilingual", subtype="mirror")
 
 
 def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
@@ -181,37 +175,6 @@ def translate_cell_toggles(
         context["body"] = body.replace('aria-label="Toggle hidden content"', f'aria-label="{words["cell_toggle"]}"')
 
 
-JS_TRANSLATIONS = "_static/translations.js"
-JS_CATALOG = re.compile(r"(?s)Documentation\.addTranslations\((\{.*\})\);")
-
-
-def complete_js_translations(app: "Sphinx", exception: Exception | None) -> None:
-    """Sphinx's JavaScript catalog of the page language, with the strings it leaves empty taken
-    from docs/locale's catalog (its Spanish one has no search summary: the search page said
-    nothing after its results)."""
-    if exception or app.builder.format != "html" or app.config.language == CODE_LANGUAGE:
-        return
-    from babel.messages.pofile import read_po
-
-    po = config.DOCS / "locale" / app.config.language / "LC_MESSAGES" / "sphinx.po"
-    js = Path(app.builder.outdir) / JS_TRANSLATIONS
-    if not (po.exists() and js.exists()):
-        return
-    with po.open("rb") as source:
-        catalog = read_po(source)
-    text = js.read_text(encoding="utf-8")
-    found = JS_CATALOG.search(text)
-    assert found, f"{js}: not the catalog Sphinx writes (Documentation.addTranslations({{...}}))"
-    data = json.loads(found.group(1))
-    for message in catalog:
-        key = message.id[0] if isinstance(message.id, tuple) else message.id
-        translated = list(message.string) if isinstance(message.string, tuple) else message.string or ""
-        if key in data["messages"] and not any(data["messages"][key]) and any(translated):
-            data["messages"][key] = translated
-    filled = json.dumps(data, ensure_ascii=False, indent=4, sort_keys=True)
-    js.write_text(text[: found.start(1)] + filled + text[found.end(1) :], encoding="utf-8")
-
-
 def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     from myst_nb.sphinx_ import NbMetadataCollector
 
@@ -230,11 +193,9 @@ def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
 
 def setup(app: "Sphinx") -> None:
     app.connect("builder-inited", relocate_execution_folder, priority=900)
-    app.connect("env-check-consistency", check_mirror)
     app.connect("html-page-context", add_switcher)
     app.connect("html-page-context", mark_code_language)
     app.connect("html-page-context", translate_cell_toggles)
     app.connect("doctree-resolved", check_stamp)
     app.connect("doctree-resolved", add_glossary_anchors)
     app.connect("build-finished", write_site_root)
-    app.connect("build-finished", complete_js_translations)

@@ -5,7 +5,7 @@ globals().update(configure("es"))
 """
 
 import platform
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import version
 from typing import Any
 
 from .. import config
@@ -21,13 +21,8 @@ SHARED = ".."
 
 def build_versions() -> dict[str, str]:
     """The versions the status page shows: the build's environment, which the kernels inherit."""
-    found = {"python": platform.python_version()}
-    for package in ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel"):
-        try:
-            found[package.replace("-", "_")] = version(package)
-        except PackageNotFoundError:
-            found[package.replace("-", "_")] = "not installed"
-    return found
+    packages = ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel")
+    return {"python": platform.python_version(), **{p.replace("-", "_"): version(p) for p in packages}}
 
 
 def configure(language: str) -> dict[str, Any]:
@@ -74,8 +69,9 @@ def configure(language: str) -> dict[str, Any]:
         # on a changed config value)
         book_fingerprinted=" ".join(f"{d} {version(d)}" for d in config.FINGERPRINTED),
         today_fmt="%Y-%m-%d",
-        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po)
-        locale_dirs=[f"{SHARED}/locale"],
+        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po, and sphinx.js
+        # for the JavaScript ones): absolute, as Sphinx looks for sphinx.js from its working directory
+        locale_dirs=[str(config.DOCS / "locale")],
         sphinx_tabs_disable_tab_closing=True,
         sphinx_tabs_valid_builders=["linkcheck"],
         html_theme="sphinx_book_theme",

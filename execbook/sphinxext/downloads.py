@@ -1,18 +1,11 @@
-"""What a reader downloads from an executed page: its executed notebook and its code as one script,
-in the page's language, offered by a menu in the page header (docs/_templates/download-menu.html)
-with "open in Colab" (`colab_notebook`) and the page's source in the repository (links).
-
-Both are made when Sphinx writes the page (html-page-context), from the page as Sphinx resolved it
-(glued values, links and includes resolved): the notebook's Markdown cells are the page rendered as
-Markdown (`Markdown`, one rule per kind of node), cut where the page shows a code cell; its code
-cells are the executed notebook's, with this build's outputs and tags (nbclient and Jupyter honour
-`raises-exception`), without the book's hidden cells, glue records, execution times or run stamp,
-streams merged as on the page and cells numbered: two builds of one commit write the same bytes.
-The script runs an expected-error cell inside try/except. The repository files the page's code
-reads come first, in a cell that writes them where missing (read_files), so both run wherever the
-project is installed; the Colab notebook adds a cell installing it (links.INSTALL). Files:
-<outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
-(published on a branch).
+"""What a reader downloads from an executed page (CONTRIBUTING.md, "Downloads"), made when Sphinx
+writes it, from the page as Sphinx resolved it: the notebook's Markdown cells are the page as
+Markdown (`Markdown`), cut where the page shows a code cell; its code cells are the executed
+notebook's, with this build's outputs and tags, without the book's hidden cells, glue records or
+run stamp, streams merged and cells numbered: two builds of one commit write the same bytes. The
+script runs an expected-error cell inside try/except. The repository files the code reads come
+first (read_files). Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in
+docs/_build/colab/<language>/<page>.ipynb (published on a branch).
 """
 
 import ast
@@ -27,7 +20,6 @@ from urllib.parse import urljoin
 import nbformat
 from docutils import nodes
 from jupyter_cache import get_cache
-from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
@@ -39,7 +31,6 @@ from .words import words as ui
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
-NBFORMAT_MINOR = 5  # cell ids
 SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
 
 
@@ -290,8 +281,8 @@ def files_code(files: dict[str, str], language: str) -> str:
 
 
 def notebook_download(page: Markdown, notebook: Any, title: str, language: str, colab: bool = False) -> str:
-    """The executed notebook a reader downloads, as the text of an .ipynb file (colab: the one Colab
-    opens, `colab_notebook`)."""
+    """The executed notebook a reader downloads, as the text of an .ipynb file; colab: the one "open
+    in Colab" opens, with the cell that installs the project right after the note (links.INSTALL)."""
     cells = []
     for position, cell in enumerate(page.cells):
         if isinstance(cell, str):
@@ -328,17 +319,8 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     if "language_info" in notebook.metadata:
         about["language_info"] = dict(notebook.metadata["language_info"])
     out = nbformat.v4.new_notebook(cells=cells, metadata=about)
-    out.nbformat_minor = max(out.nbformat_minor, NBFORMAT_MINOR)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
-
-
-def colab_notebook(page: Markdown, notebook: Any, title: str, language: str) -> str:
-    """The notebook "open in Colab" opens, as the text of an .ipynb file: the downloaded notebook
-    (the page's code cells and this build's outputs, no hidden cell of the book), with a note on
-    running it in Colab and, right after that note, before any other code, the cell that installs
-    the project where it is missing (links.INSTALL)."""
-    return notebook_download(page, notebook, title, language, colab=True)
 
 
 def _string_continuations(code: str) -> set[int]:
@@ -453,9 +435,9 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
         ):
             write(folder / f"{name}{suffix}", make(page, notebook, title, language))
             links.append({"text": label, "href": f"{up}{FOLDER}/{pagename}{suffix}", "filename": f"{name}{suffix}"})
-        write(reader_links.colab_file(language, pagename), colab_notebook(page, notebook, title, language))
+        write(reader_links.colab_file(language, pagename), notebook_download(page, notebook, title, language, True))
         links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
-    source = reader_links.page_source(app, pagename)
+    source = Path(app.env.doc2path(pagename)).relative_to(app.srcdir).as_posix()  # in docs/<language>/
     links.append(
         {"text": words["source"].format(suffix=Path(source).suffix), "href": reader_links.source_url(language, source)}
     )
@@ -466,13 +448,5 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
     }
 
 
-def depend_on_this_code(app: Sphinx, docname: str, source: list[str]) -> None:
-    """An executed page's downloads are made by this code: a change to it re-reads the page."""
-    if is_myst_markdown_notebook(source[0]):
-        for module in (__file__, reader_links.__file__):
-            app.env.note_dependency(str(Path(module).resolve()))
-
-
 def setup(app: Sphinx) -> None:
-    app.connect("source-read", depend_on_this_code)
     app.connect("html-page-context", write_downloads)

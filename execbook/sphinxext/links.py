@@ -1,16 +1,9 @@
-"""Where a reader finds a page's source and runs its notebook in Colab: links in the page header's
-menu, after the downloads (execbook.sphinxext.downloads puts them there).
-
-- every page: its source, <repository>/blob/<source-branch>/docs/<lang>/<page>.md;
-- every executed page: "open in Colab", https://colab.research.google.com/github/<owner>/<name>/
-  blob/<notebooks-branch>/<lang>/<page>.ipynb. Colab opens notebooks from GitHub only, so the deploy
-  workflow publishes docs/_build/colab/ (config.COLAB) on that branch.
-
-The Colab notebook's first code cell, INSTALL, installs the project where its module is missing,
-from the repository's address (`pip install "git+<repository>@<branch>"`, and each folder that is a
-distribution of its own, `#subdirectory=<folder>`: no clone is left) and
-without its dependencies, so that pip keeps Colab's torch instead of a CUDA build of gigabytes. The
-files the shown code reads come with the notebook (downloads.read_files).
+"""Where a reader finds a page's source (<repository>/blob/<source-branch>/docs/<lang>/<page>.md) and
+runs its notebook in Colab (https://colab.research.google.com/github/<owner>/<name>/blob/
+<notebooks-branch>/<lang>/<page>.ipynb: Colab opens notebooks from GitHub only, so the deploy
+workflow publishes docs/_build/colab/ there). The Colab notebook's first code cell, INSTALL,
+installs the project where its module is missing, from the repository's address and without its
+dependencies, so that pip keeps Colab's torch instead of a CUDA build of gigabytes.
 """
 
 import shutil
@@ -92,11 +85,6 @@ def notebook_path(language: str, pagename: str) -> str:
 def colab_url(language: str, pagename: str) -> str:
     owner, name = github_repository()
     return f"{COLAB_URL}{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/{notebook_path(language, pagename)}"
-
-
-def page_source(app: Sphinx, pagename: str) -> str:
-    """The page's source file, relative to its language's folder (docs/<language>/)."""
-    return Path(app.env.doc2path(pagename)).relative_to(Path(app.srcdir)).as_posix()
 
 
 def colab_file(language: str, pagename: str) -> Path:

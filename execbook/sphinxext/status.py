@@ -1,13 +1,8 @@
-"""The status page's execution table, and the pages read on every build.
-
-- Re-reads ALWAYS_READ on every build (neither executes code, so re-reading them is cheap): the
-  status page shows the build date with ``{sub-ref}`today```; the glossary's terms are index
-  entries, which Sphinx keeps only for the pages it read, and its ids come from the other
-  language's glossary too (execbook.sphinxext.bilingual).
-- ``{book-execution-table}``: when each executed page ran and whether it succeeded, with headers in
-  the page's language. Unlike MyST-NB's ``{nb-exec-table}`` it shows no run times: two builds of
-  one commit publish the same site but for its dates (tests/test_reproducible.py); the build
-  prints the seconds (execbook.build).
+"""The status page's execution table, and the pages read on every build (ALWAYS_READ: the status
+page shows the build date; the glossary's terms are index entries, which Sphinx keeps only for the
+pages it read). MyST-NB's ``{nb-exec-table}`` gets the book's table: when each executed page ran
+and whether it succeeded, in the page's language, and no run times, so that two builds of one
+commit publish the same site but for its dates.
 """
 
 import datetime
@@ -17,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from sphinx.util.docutils import SphinxDirective
 
 from .words import words as ui
 
@@ -32,22 +26,6 @@ def always_read(
     app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
     return [doc for doc in ALWAYS_READ if doc in env.found_docs]
-
-
-# MyST-NB re-writes the pages marked with its own key when a page executes (its env-updated hook)
-HAS_EXECUTION_TABLE = "has_exec_table"
-
-
-class ExecutionTableNode(nodes.General, nodes.Element):
-    """Where the table goes; filled in once every page has been read (and executed)."""
-
-
-class ExecutionTable(SphinxDirective):
-    def run(self) -> list[nodes.Node]:
-        from myst_nb.sphinx_ import NbMetadataCollector
-
-        NbMetadataCollector.set_doc_data(self.env, self.env.docname, HAS_EXECUTION_TABLE, True)
-        return [ExecutionTableNode()]
 
 
 def _row(*cells: str | nodes.paragraph) -> nodes.row:
@@ -91,15 +69,15 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
 
 
 class FillExecutionTable(SphinxPostTransform):
-    default_priority = 8  # before the references are resolved (10)
+    default_priority = 7  # before MyST-NB's own table (8) and the references (10)
 
     def run(self, **kwargs: Any) -> None:
-        for node in list(self.document.findall(ExecutionTableNode)):
+        from myst_nb.ext.execution_tables import ExecutionStatsNode
+
+        for node in list(self.document.findall(ExecutionStatsNode)):
             node.replace_self(execution_table(self.env, self.env.docname, self.config.language))
 
 
 def setup(app: "Sphinx") -> None:
     app.connect("env-get-outdated", always_read)
-    app.add_node(ExecutionTableNode)
-    app.add_directive("book-execution-table", ExecutionTable)
     app.add_post_transform(FillExecutionTable)
