@@ -1,12 +1,12 @@
 """`python -m execbook check`: the sources read as an author wrote them, executing nothing, in seconds.
 
-Every build runs it first (execbook.build.check_sources); Sphinx's mirror warning comes from it too
-(execbook.sphinxext.bilingual). Each problem is one line: the file and line the author wrote, what is
-wrong, → what to do. It reads each page with myst-parser's own parser (the tokens MyST builds the page
-from): fences close by their own fence; code cells only `:load:` declared examples, whose shown code
-fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too); the language trees mirror each other
-(pages, labels, headings, figures, code cells, glossary entries). A `{ref}`, `{numref}`, `{doc}` or
-`{term}` that names nothing is left to Sphinx: the build runs it with `-n -W`, naming the author's line.
+Every build runs it first (execbook.build.check_sources). Each problem is one line: the file and
+line the author wrote, what is wrong, → what to do. It reads each page with myst-parser's own parser
+(the tokens MyST builds the page from): fences close by their own fence; code cells only `:load:`
+declared examples, whose shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too);
+the language trees mirror each other (pages, labels, headings, figures, code cells, glossary
+entries). A `{ref}`, `{numref}`, `{doc}` or `{term}` that names nothing is left to Sphinx: the build
+runs it with `-n -W`, naming the author's line.
 """
 
 import sys
