@@ -66,7 +66,7 @@ assert not unnamed, (f"no words for the row {', '.join(unnamed)}: add them to RO
                      "phase25/tables.py, in both languages")
 
 claims.require(outcomes, live["torch"])  # a claim that no longer holds stops the build here
-if store_folder() is not None:  # phase25.experiments.stale_record_note says so after the build
+if store_folder() is not None:  # phase25.report.stale_record_note says so after the build
     record.write(dict(live, stale=(stale or unmeasured) and {"release": live["release"], "what": [w for w, *_ in stale],
                                                               "unmeasured": unmeasured}),
                  path=store_folder() / "live-record.json")

@@ -5,6 +5,7 @@ the reason and what to do (`explain`); docs/_build/execution.json says what it e
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -24,10 +25,12 @@ from . import cases, changes, check, comments, config, deps, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
+    from jupyter_client.manager import AsyncKernelManager
 
 WORKERS = 2
 CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
 KERNEL_START_S = 120
+KERNEL_NUMBERS = itertools.count()  # each kernel's sockets in a folder of its own
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")  # IPython's own frame label
 
@@ -104,26 +107,39 @@ def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
     return stale
 
 
-async def run_page(docname: str, notebook: NotebookNode, folder: str, groups: list[int]) -> tuple[float, str | None]:
-    """Execute the notebook with nbclient in a kernel of its own (ipykernel over IPC sockets in
-    folder, execbook.kernel loaded as an IPython extension), filling in its outputs; (seconds, the
-    build's explanation of a failure or None). The kernel leads a process group of its own, noted
-    in groups: `execute` stops it and whatever its page started, even when the build is stopped."""
+async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
+    """A Jupyter kernel (ipykernel over IPC sockets in folder, execbook.kernel loaded as an IPython
+    extension) started for the next page; it leads a process group of its own, noted in groups:
+    `execute` stops it and whatever its page started, even when the build is stopped."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
+
+    # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
+    manager = AsyncKernelManager(
+        kernel_name="python3",
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
+        transport="ipc",
+        ip=f"{folder}/kernel-{next(KERNEL_NUMBERS)}",
+    )
+    # a page's code runs from the repository's root; no history written (as nbclient starts one)
+    arguments = [f"--ext={__package__}.kernel", "--HistoryManager.hist_file=:memory:"]
+    await manager.start_kernel(extra_arguments=arguments, cwd=str(config.REPO))
+    groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
+    return manager
+
+
+async def run_page(
+    docname: str, notebook: NotebookNode, kernel: "asyncio.Task[AsyncKernelManager]"
+) -> tuple[float, str | None]:
+    """Execute the notebook with nbclient in kernel, a kernel of its own, filling in its outputs;
+    (seconds, the build's explanation of a failure or None)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     from . import outputs
 
     start = time.perf_counter()
-    # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
-    manager = AsyncKernelManager(
-        kernel_name="python3",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
-        transport="ipc",
-        ip=f"{folder}/{docname.replace('/', '-')}",
-    )
+    manager = await kernel
     # streams merged as they come (stdout first): how ipykernel splits them in chunks varies from run to run
     client = NotebookClient(
         notebook,
@@ -132,12 +148,10 @@ async def run_page(docname: str, notebook: NotebookNode, folder: str, groups: li
         startup_timeout=KERNEL_START_S,
         record_timing=False,
         coalesce_streams=True,
-        extra_arguments=[f"--ext={__package__}.kernel"],
-        on_notebook_start=lambda notebook: groups.append(manager.provisioner.pgid or manager.provisioner.pid),  # type: ignore[union-attr]
     )
     error: str | None = None
     try:
-        await client.async_execute(cwd=str(config.REPO))  # a page's code runs from the repository's root
+        await client.async_execute()
     except CellExecutionError as failed:
         error = explain(docname, notebook, failed)
     except (CellTimeoutError, DeadKernelError) as failed:
@@ -226,17 +240,31 @@ async def _execute(
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
+    took = {  # a page's seconds when it last ran, wherever the checkout was
+        d: (r.data or {}).get("execution_seconds", 0)
+        for r in cache.list_cache_records()
+        for d in stale
+        if r.uri.endswith(f"/{d}.md")
+    }
     running: dict[asyncio.Task[tuple[float, str | None]], tuple[str, NotebookNode]] = {}
+    kernels: list[asyncio.Task[AsyncKernelManager]] = []  # started, for the pages to come
     while waiting or running:
-        # the pages that waited for others first (they end the build), then the biggest
-        ready = sorted((d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -cells[d]))
+        # the pages that waited for others first (they end the build), then the longest when they
+        # last ran (so that none starts last and runs alone), then the biggest
+        ready = sorted(
+            (d for d in waiting if needs[d] <= done), key=lambda d: (-len(needs[d]), -took.get(d, 0), -cells[d])
+        )
         for docname in ready[: WORKERS - len(running)]:
             del waiting[docname]
             notebook = nbformat.from_dict(next(iter(notebooks[docname].values())))
+            kernel = kernels.pop() if kernels else asyncio.ensure_future(start_kernel(folder, groups))
             say(f"executing {docname} ...")  # "executing" means it runs now
-            running[asyncio.ensure_future(run_page(docname, notebook, folder, groups))] = docname, notebook
+            running[asyncio.ensure_future(run_page(docname, notebook, kernel))] = docname, notebook
         if not running:  # what is left waits for a page that failed
             break
+        # A core a page leaves idle starts the kernel of a page to come: its start-up is then hidden
+        while waiting and len(running) + len(kernels) < WORKERS:
+            kernels.append(asyncio.ensure_future(start_kernel(folder, groups)))
         finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
         for job in finished:
             docname, notebook = running.pop(job)
@@ -251,7 +279,10 @@ async def _execute(
             for old in cache.list_cache_records():  # the page's earlier executions: no longer used
                 if old.uri == uri:
                     cache.remove_cache(old.pk)
-            cache.cache_notebook_bundle(CacheBundleIn(notebook, uri), check_validity=False, overwrite=True)
+            bundle = CacheBundleIn(notebook, uri, data={"execution_seconds": seconds})
+            cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+    for kernel in kernels:  # started for pages that will not run: a page they wait for failed
+        await (await kernel).shutdown_kernel(now=True)
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
@@ -349,32 +380,41 @@ def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
     return ""
 
 
-def sphinx(language: str, outdir: Path) -> None:
-    """Sphinx builds one language into outdir (warnings are errors), or BuildFailed with its warnings."""
-    begun, doctrees = time.perf_counter(), config.BUILD / "doctrees" / language
-    options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees)]
-    command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
-    done = subprocess.run(command, capture_output=True, text=True)
-    sys.stdout.write(done.stdout)
-    if done.returncode:
+def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
+    """Sphinx builds each language into outdir, side by side, a process each (warnings are errors);
+    or BuildFailed with the warnings of each language that failed."""
+    begun, started = time.perf_counter(), {}
+    for language in languages:
+        doctrees = config.BUILD / "doctrees" / language
+        options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees)]
+        command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
+        started[language] = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    problems = []
+    for language, process in started.items():
+        stdout, stderr = process.communicate()
+        sys.stdout.write(stdout)
+        if not process.returncode:
+            say(f"{language} built in {time.perf_counter() - begun:.1f} s")
+            continue
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
-        shutil.rmtree(doctrees, ignore_errors=True)
+        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
         warnings = [
             line.replace(str(config.REPO) + os.sep, "")
-            for line in done.stderr.splitlines()
+            for line in stderr.splitlines()
             if "WARNING" in line or "ERROR" in line or "Error" in line
         ]
-        raise BuildFailed(
+        problems.append(
             f"Sphinx could not build the {language} pages:\n"
-            + "\n".join(f"  {w}" for w in (warnings or done.stderr.splitlines()[-15:]))
+            + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
             + "\n  → fix the page source named above (and its twin in the other language)"
         )
-    say(f"{language} built in {time.perf_counter() - begun:.1f} s")
+    if problems:
+        raise BuildFailed(problems)
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """Check, execute, then Sphinx (a process per language), which reads every executed page from
+    """Check, execute, then Sphinx (a process per language, side by side), which reads every executed page from
     the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
     started = time.time()
     kernel_environment()
@@ -398,8 +438,7 @@ def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
         )
     report = config.hook("report") if stale else None
     notes: list[str] = report() if report is not None else []
-    for language in languages:
-        sphinx(language, fresh)
+    sphinx(languages, fresh)
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
     summary = {

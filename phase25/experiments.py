@@ -8,12 +8,11 @@ the build computes first, in two processes, before any page runs (the precompute
 else is computed where it is first needed.
 """
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from execbook import REPO, STORE, code_fingerprint, memoized
+from execbook import REPO, code_fingerprint, memoized
 from minigpt.experiments import BYPASSES, data, gradients, run_b, training
 from minigpt.train import BackwardRaised
 
@@ -58,25 +57,3 @@ def precompute(workers: int) -> None:
 
     with ProcessPoolExecutor(workers) as pool:
         list(pool.map(compute_shared, range(len(SHARED))))
-
-
-def stale_record_note() -> list[str]:
-    """After a build (the report hook): when the compatibility page found this release's committed
-    record stale (only the wording changed; every claim holds), what to re-record."""
-    live = STORE / "live-record.json"  # examples/compat_tables.py writes it
-    stale = json.loads(live.read_text("utf-8")).get("stale") if live.is_file() else None
-    if not stale:
-        return []
-    command = f"nox -s \"drift(torch='{stale['release']}')\""
-    notes = []
-    if stale["what"]:
-        notes.append(
-            f"note: records/torch-{stale['release']}.json is stale ({', '.join(stale['what'])} changed; every "
-            f"claim holds): re-record it with {command}"
-        )
-    if stale.get("unmeasured"):
-        notes.append(
-            f"note: records/torch-{stale['release']}.json has not measured claim(s) {', '.join(stale['unmeasured'])} "
-            f"(a new case): record it with {command} and commit it (nox -s tests fails until then)"
-        )
-    return notes

@@ -383,18 +383,18 @@ def test_the_build_notes_a_stale_record_through_the_report_hook(tmp_path, monkey
     """execbook calls [tool.book.hooks] report after a build that executed pages; the lesson's says
     which record to re-record when the compatibility page found it stale, and nothing otherwise."""
     from execbook import config
-    from phase25 import experiments
+    from phase25 import report
 
-    assert config.hook("report") is experiments.stale_record_note
-    monkeypatch.setattr(experiments, "STORE", tmp_path)
-    assert experiments.stale_record_note() == []
+    assert config.hook("report") is report.stale_record_note
+    monkeypatch.setattr(report, "STORE", tmp_path)
+    assert report.stale_record_note() == []
     live = {"release": "2.13.0", "stale": {"release": "2.13.0", "what": ["message.hint_off"]}}
     (tmp_path / "live-record.json").write_text(json.dumps(live))
-    (note,) = experiments.stale_record_note()
+    (note,) = report.stale_record_note()
     assert "records/torch-2.13.0.json is stale (message.hint_off changed" in note
     assert "nox -s \"drift(torch='2.13.0')\"" in note
     live["stale"] = {"release": "2.13.0", "what": [], "unmeasured": ["safe:new_case"]}
     (tmp_path / "live-record.json").write_text(json.dumps(live))
-    (note,) = experiments.stale_record_note()  # a new safe case: its claim, not what torch prints
+    (note,) = report.stale_record_note()  # a new safe case: its claim, not what torch prints
     assert "records/torch-2.13.0.json has not measured claim(s) safe:new_case" in note
     assert "nox -s \"drift(torch='2.13.0')\" and commit it" in note

@@ -18,7 +18,8 @@ def run(*sources):
 
     async def go():
         with tempfile.TemporaryDirectory(prefix="kernels-") as folder:
-            return await build.run_page("p", notebook, folder, [])
+            kernel = asyncio.ensure_future(build.start_kernel(folder, []))
+            return await build.run_page("p", notebook, kernel)
 
     return notebook, asyncio.run(go())
 
