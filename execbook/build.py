@@ -384,9 +384,9 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
     """Sphinx builds each language into outdir, side by side, a process each (warnings are errors);
     or BuildFailed with the warnings of each language that failed."""
     begun, started = time.perf_counter(), {}
+    doctrees = {language: config.BUILD / "doctrees" / language for language in languages}
     for language in languages:
-        doctrees = config.BUILD / "doctrees" / language
-        options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees)]
+        options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees[language])]
         command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
         started[language] = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     problems = []
@@ -398,7 +398,7 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
             continue
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
-        shutil.rmtree(config.BUILD / "doctrees" / language, ignore_errors=True)
+        shutil.rmtree(doctrees[language], ignore_errors=True)
         warnings = [
             line.replace(str(config.REPO) + os.sep, "")
             for line in stderr.splitlines()
@@ -414,8 +414,8 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
 
 
 def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
-    """Check, execute, then Sphinx (a process per language, side by side), which reads every executed page from
-    the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
+    """Check, execute, then Sphinx (a process per language, side by side), which reads every
+    executed page from the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
     started = time.time()
     kernel_environment()
 
