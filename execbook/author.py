@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import build, cases, config, pages
+from . import build, cases, check, config, pages
 
 
 def run(name: str) -> int:
@@ -30,11 +30,16 @@ def run(name: str) -> int:
         )
         return 2
     start = time.perf_counter()
+    for note in check.flipped():
+        print(note, file=sys.stderr)
+    loading = [
+        d for d, p in pages.executed(next(iter(config.LANGUAGES))).items() if f"/{name}.py" in p.read_text("utf-8")
+    ]
+    where = f"{', '.join(loading) or 'no page'} ({', '.join(config.LANGUAGES)})"  # as the build names it
     try:
         done = cases.execute(name)
     except Exception as failed:  # noqa: BLE001 - a hidden check failed: say where
-        failure = cases.check_failure(cases.manifest()[name], failed)
-        print(f"execbook: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        print(cases.check_failure(cases.manifest()[name], failed, check.guarded).render(where), file=sys.stderr)
         return 1
     outcome = done.outcome
     assert outcome is not None, "cases.execute judges every run"
@@ -45,8 +50,7 @@ def run(name: str) -> int:
         shown = str(value).replace("\n", " ")
         print(f"glued {key} = {shown[:70]}{'…' if len(shown) > 70 else ''}")
     if not outcome.ok:
-        failure = cases.case_failure(outcome)
-        print(f"execbook: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        print(cases.case_failure(outcome).render(where), file=sys.stderr)
         return 1
     print(f"execbook: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
     return 0
