@@ -30,6 +30,9 @@ def run(name: str) -> int:
         )
         return 2
     start = time.perf_counter()
+    if problem := check.unreadable(cases.manifest()[name].path, python=True):
+        print(problem, file=sys.stderr)
+        return 1
     for note in check.flipped():
         print(note, file=sys.stderr)
     loading = [

@@ -254,9 +254,16 @@ def front_matter_problems(source: Source) -> Iterator[Problem]:
             try:
                 yaml.safe_load(token.content)
             except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
+                line, mark, start = (
+                    token.map[0] + 2,
+                    getattr(exc, "problem_mark", None),
+                    getattr(exc, "context_mark", None),
+                )
                 what = f"its front matter is not YAML: {getattr(exc, 'problem', None) or exc}"
-                yield source.problem(token.map[0] + 2 + (mark.line if mark else 0), what, "correct that line")
+                what += (
+                    f" ({exc.context} from line {line + start.line})" if start and getattr(exc, "context", 0) else ""
+                )
+                yield source.problem(line + (mark.line if mark else 0), what, "correct that line")
         elif token.type == "hr" and token.map == [0, 1] and token.markup.startswith("---"):
             yield source.problem(1, "the front matter opened here is never closed", "close it with a --- line")
 

@@ -91,3 +91,12 @@ def test_a_check_guards_the_values_it_glues_from_what_it_reads(example):
     example("glues", "a, b = 1, 2\n# %% hidden checks\nfrom execbook import glue\n" + checks)
     assert [check.glued("glues", line) for line in (4, 5, 6)] == [["k_a"], ["k_b"], ["k_a"]]
     assert check.glued("glues") == ["k_a", "k_b", "k_c"]
+
+
+def test_run_names_an_example_python_cannot_compile_at_its_line(example, capsys):
+    example("early", "x = 1\nreturn x\n")
+    assert author.run("early") == 1
+    assert capsys.readouterr().err == (
+        f"{check.shown_path(config.EXAMPLES / 'early.py')}:2: Python cannot compile it: 'return' outside function "
+        "(column 1) → correct the code at that line\n"
+    )

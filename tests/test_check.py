@@ -330,7 +330,7 @@ def test_front_matter_that_yaml_cannot_read_is_named_at_its_line(book):
     book("es", "p", page("es", lambda t: bad + t.split("---\n", 2)[2]))
     assert [p for p in book.problems() if "front matter" in p] == [
         "docs/es/p.md:5: its front matter is not YAML: expected <block end>, but found '<block mapping start>' "
-        "→ correct that line"
+        "(while parsing a block mapping from line 2) → correct that line"
     ]
     book("es", "p", page("es", lambda t: t.replace("---\n(phase", "(phase", 1)))
     assert "docs/es/p.md:1: the front matter opened here is never closed → close it with a --- line" in book.problems()
