@@ -10,6 +10,7 @@ Both use the build's store when there is one (the shared experiments and trainin
 last build, so nothing slow runs again), and exit 1 with the build's explanation on a failure.
 """
 
+import difflib
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ def run(name: str) -> int:
     if name.endswith(".py"):
         name = Path(name).stem
     if name not in cases.manifest():
-        close = [n for n in cases.manifest() if name in n or n in name][:5]
+        close = difflib.get_close_matches(name, list(cases.manifest()), n=3)  # a typo, as the check offers
         print(
             f"execbook: error: no example {name!r} in examples/cases.toml"
             + (f" (did you mean {', '.join(close)}?)" if close else ""),

@@ -396,9 +396,11 @@ def xref_problems(docs: Path, language: str, sources: dict[str, Source]) -> Iter
 
 def glue_quotes(source: Source) -> list[tuple[int, str, str]]:
     """(line, key, its paragraph) of each glued value a page quotes: a {glue} role, a {glue:...} block."""
-    blocks = [(b.opening, b.info.partition("}")[2].strip(), b.info) for b in source.blocks]
-    roles = [(line, content.partition(":")[0].strip(), paragraph) for line, _, content, paragraph in source.roles]
-    return [(line, key, text) for line, key, text in roles + blocks if "{glue" in text]
+    blocks = [(b.opening, b.info.partition("}")[2].strip(), b.info, b.directive or "") for b in source.blocks]
+    roles = [
+        (line, content.partition(":")[0].strip(), paragraph, role) for line, role, content, paragraph in source.roles
+    ]
+    return [(line, key, text) for line, key, text, name in roles + blocks if name.startswith("glue")]
 
 
 def quotes(keys: Collection[str]) -> list[str]:
@@ -447,8 +449,10 @@ def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
     for language in config.LANGUAGES:
         for source in tree_sources(config.DOCS, language).values():
             for cell in (c for c in source.cells if Path(c.options.get("load", (0, ""))[1]).stem == name):
-                after = [t for t in source.tokens if t.type == "inline" and t.map and t.map[0] >= cell.opening][:1]
-                found += [f"{source.shown}:{t.map[0] + 1}: «{sentence(t.content, '')}»" for t in after if t.map]
+                texts = [(t.map[0], t.content) for t in source.tokens if t.type == "inline" and t.map]
+                found += [
+                    f"{source.shown}:{n + 1}: «{sentence(text, '')}»" for n, text in sorted(texts) if n >= cell.opening
+                ][:1]
     return found
 
 

@@ -71,7 +71,7 @@ file_format: mystnb
 ---
 # T
 
-Quoted: {glue:text}`median_en`.
+Quoted: {glue:text}`median_en`, a {term}`saved tensor`.
 
 ```{code-cell} ipython3
 :load: EXAMPLES/symptom_backward.py
