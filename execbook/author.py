@@ -36,9 +36,8 @@ def run(name: str) -> int:
         return 1
     for note in check.flipped():
         print(note, file=sys.stderr)
-    loading = [
-        d for d, p in pages.executed(next(iter(config.LANGUAGES))).items() if f"/{name}.py" in p.read_text("utf-8")
-    ]
+    tree = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
+    loading = [d for d, p in tree.items() if f"/{name}.py" in p.read_text("utf-8", "replace")]
     where = f"{', '.join(loading) or 'no page'} ({', '.join(config.LANGUAGES)})"  # as the build names it
     try:
         done = cases.execute(name)

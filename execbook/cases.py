@@ -281,7 +281,7 @@ def check_failure(
     if isinstance(failed, AssertionError):
         said = str(failed) or (frames[-1].line if frames and frames[-1].line else "assertion failed")
         sentences = guarded(case.name, line, getattr(failed, "key", None)) if guarded else []
-        where = "".join(f"\n  {sentence}" for sentence in sentences)
+        where = "".join(f"\n  {s}" for s in sentences)
         return Failure(
             file,
             line,
