@@ -71,7 +71,7 @@ def test_a_check_that_glues_nothing_guards_the_sentence_after_its_cell():
         assert int(sentence.split(":")[1]) > line_of(page, "theory02_version_counter.py"), sentence
 
 
-def test_an_entry_that_no_longer_raises_lists_the_sentences_that_quote_its_glued_values(tmp_path):
+def test_an_entry_that_no_longer_raises_lists_the_sentences_that_quote_its_glued_values(tmp_path, monkeypatch):
     manifest = tmp_path / "cases.toml"
     entry = '[symptom_backward]\nexpect = "raises"\nerror = "RuntimeError"\nmatch = "inplace"\n'
     manifest.write_text(entry, "utf-8")
@@ -84,6 +84,8 @@ def test_an_entry_that_no_longer_raises_lists_the_sentences_that_quote_its_glued
     assert note.startswith("note: examples/cases.toml [symptom_backward] now says completes (it said raises)")
     page = "en/breaks/25-inplace-autograd.md"
     assert f"\n  docs/{page}:{line_of(page, '`error_core`')}: «" in note, note
+    monkeypatch.setenv("PATH", str(tmp_path))  # no git here: nothing to compare, no traceback
+    assert check.flipped(manifest) == []
 
 
 def test_a_check_guards_the_values_it_glues_from_what_it_reads(example):
