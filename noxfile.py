@@ -41,7 +41,14 @@ def install(session, extras="", torch=None):
     """The package (with extras) and the diagnoser's, on one torch release: BOOK_TORCH, else the pinned default."""
     torch = torch or os.environ.get("BOOK_TORCH") or DEFAULT_TORCH
     pins, machine = (CONSTRAINTS, None) if torch == DEFAULT_TORCH else ((), NO_MACHINE_CONSTRAINTS)
-    session.install(*pins, f"torch=={torch}", *DOCTOR, "-e", f".[{extras}]" if extras else ".", env=machine)
+    first = not list(Path(session.virtualenv.location).glob("lib/*/site-packages/torch"))
+    if first:  # minutes of downloads: say what and how big, and let pip show its progress
+        session.log(
+            f"installing torch {torch} and the book's packages into {session.virtualenv.location}: about 1.7 GB "
+            "with torch's CPU build (a 190 MB download), about 5 GB with PyPI's CUDA build (README)"
+        )
+    packages = (*pins, f"torch=={torch}", *DOCTOR, "-e", f".[{extras}]" if extras else ".")
+    session.install(*packages, env=machine, silent=not first)
 
 
 @nox.session(venv_backend="none")

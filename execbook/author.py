@@ -10,19 +10,20 @@ Both use the build's store when there is one (the shared experiments and trainin
 last build, so nothing slow runs again), and exit 1 with the build's explanation on a failure.
 """
 
+import difflib
 import os
 import sys
 import time
 from pathlib import Path
 
-from . import build, cases, config, pages
+from . import build, cases, check, config, pages
 
 
 def run(name: str) -> int:
     if name.endswith(".py"):
         name = Path(name).stem
     if name not in cases.manifest():
-        close = [n for n in cases.manifest() if name in n or n in name][:5]
+        close = difflib.get_close_matches(name, list(cases.manifest()), n=3)  # a typo, as the check offers
         print(
             f"execbook: error: no example {name!r} in examples/cases.toml"
             + (f" (did you mean {', '.join(close)}?)" if close else ""),
@@ -30,11 +31,18 @@ def run(name: str) -> int:
         )
         return 2
     start = time.perf_counter()
+    if problem := check.unreadable(cases.manifest()[name].path, python=True):
+        print(problem, file=sys.stderr)
+        return 1
+    for note in check.flipped():
+        print(note, file=sys.stderr)
+    tree = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
+    loading = [d for d, p in tree.items() if f"/{name}.py" in p.read_text("utf-8", "replace")]
+    where = f"{', '.join(loading) or 'no page'} ({', '.join(config.LANGUAGES)})"  # as the build names it
     try:
         done = cases.execute(name)
     except Exception as failed:  # noqa: BLE001 - a hidden check failed: say where
-        failure = cases.check_failure(cases.manifest()[name], failed)
-        print(f"execbook: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        print(cases.check_failure(cases.manifest()[name], failed, check.guarded).render(where), file=sys.stderr)
         return 1
     outcome = done.outcome
     assert outcome is not None, "cases.execute judges every run"
@@ -45,8 +53,7 @@ def run(name: str) -> int:
         shown = str(value).replace("\n", " ")
         print(f"glued {key} = {shown[:70]}{'…' if len(shown) > 70 else ''}")
     if not outcome.ok:
-        failure = cases.case_failure(outcome)
-        print(f"execbook: {failure.message()}\n  → {failure.todo}", file=sys.stderr)
+        print(cases.case_failure(outcome).render(where), file=sys.stderr)
         return 1
     print(f"execbook: ok, examples/{name}.py {outcome.seen} ({time.perf_counter() - start:.1f} s)")
     return 0

@@ -150,6 +150,11 @@ class Failure:
 
 
 def case_failure(outcome: Outcome) -> Failure:
+    case = manifest()[outcome.name]
+    if outcome.raised and case.expect != "raises":  # as the build says it of a cell that raised
+        raised = excerpt(outcome.raised.splitlines()[0], width=300)
+        reason = f"it raised {raised}\nbut examples/cases.toml [{case.name}] says it must {case.expected()}"
+        return Failure(f"examples/{case.name}.py", outcome.lineno, "raised", reason, raised_todo(case))
     return Failure(
         f"examples/{outcome.name}.py",
         outcome.lineno,
@@ -242,28 +247,50 @@ def run_checks(
     later cells), with glue(key, value). A failed check raises AssertionError."""
     from . import checks
 
+    def glue_published(key: str, value: Any) -> object:
+        if value is None or "NoneType" in str(value):  # what a check reads of an error that never came
+            raise GluedNone(key, value)
+        return glue(key, value)
+
     code = split(case.path)[1]
     if code.strip():
-        with checks.running(glue, error):
+        with checks.running(glue_published, error):
             exec(compile(code, str(case.path), "exec"), dict(namespace))
 
 
-def check_failure(case: Case, failed: Exception) -> Failure:
+class GluedNone(AssertionError):
+    """A hidden check glued None (or text made of it): no page may publish it."""
+
+    def __init__(self, key: str, value: Any) -> None:
+        self.key = key
+        super().__init__(f"it glues {key} = {str(value)[:80]!r}, which no page may publish")
+
+
+def check_failure(
+    case: Case, failed: Exception, guarded: Callable[[str, int | None, str | None], list[str]] | None = None
+) -> Failure:
     """The failure of a hidden check at its line: an exception of the book's own may say why and
     what to do in fields (`reason`, `todo`: phase 25's broken claims); a failed assertion says the
-    prose no longer holds; anything else, that the check is broken."""
-    lines = [f.lineno for f in traceback.extract_tb(failed.__traceback__) if Path(f.filename) == case.path]
-    file, line = f"examples/{case.name}.py", (lines[-1] if lines else None)
+    prose no longer holds (a bare assert, by its own source), and guarded(name, line, key) where the
+    pages say it (execbook.check.guarded); anything else, that the check is broken."""
+    frames = [f for f in traceback.extract_tb(failed.__traceback__) if Path(f.filename) == case.path]
+    file, line = f"examples/{case.name}.py", (frames[-1].lineno if frames else None)
     reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
     if isinstance(reason, str) and isinstance(todo, str):
         return Failure(file, line, "check", reason, todo)
     if isinstance(failed, AssertionError):
+        said = str(failed) or (frames[-1].line if frames and frames[-1].line else "assertion failed")
+        sentences = guarded(case.name, line, getattr(failed, "key", None)) if guarded else []
+        where = "".join(f"\n  {s}" for s in sentences)
         return Failure(
             file,
             line,
             "check",
-            f"a hidden check of what the prose says: {failed or 'assertion failed'}",
-            "what the prose says no longer holds: edit the sentence in both languages, or the check",
+            f"a hidden check of what the prose says: {said}" + (f"\nit guards:{where}" if where else ""),
+            "what the prose says no longer holds: edit the sentence in both languages, or the check"
+            if not isinstance(failed, GluedNone)
+            else f"glue {failed.key} from what the example does now (raised() is None once it completes), "
+            "or edit the sentences that quote it",
         )
     return Failure(
         file,

@@ -5,23 +5,33 @@ line the author wrote, what is wrong, → what to do. It reads each page with my
 (the tokens MyST builds the page from): fences close by their own fence; code cells only `:load:`
 declared examples, whose shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too);
 the language trees mirror each other (pages, labels, headings, figures, code cells, glossary
-entries). A `{ref}`, `{numref}`, `{doc}` or `{term}` that names nothing is left to Sphinx: the build
-runs it with `-n -W`, naming the author's line.
+entries); a `{ref}`, `{numref}`, `{doc}` or `{term}` names a label, page or term of its language's
+tree (Sphinx's `-n -W` still checks what is left: an unknown role). An example's Python compiles.
 """
 
+import ast
+import builtins
+import difflib
+import re
+import subprocess
 import sys
 import time
+import tomllib
+from ast import PyCF_ALLOW_TOP_LEVEL_AWAIT
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import permutations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import is_option_line
 from myst_parser.parsers.mdit import create_md_parser
+from sphinx.util import docname_join
+from sphinx.util.nodes import split_explicit_title
 
 from . import cases, comments, config
 
@@ -96,6 +106,7 @@ class Source:
     headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, title)
     labels: list[tuple[int, str]] = field(default_factory=list)  # (line, label): (label)= lines, :name:
     tokens: list[Token] = field(default_factory=list)
+    roles: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line, role, content, paragraph)
 
     @property
     def cells(self) -> list[Block]:
@@ -150,6 +161,12 @@ def _read(text: str, offset: int, top: bool, source: Source) -> None:
                 _read("\n".join(text for _, text in block.body), block.body[0][0] - 1, False, source)
         elif token.type == "myst_target":
             source.labels.append((line, token.content))
+        elif token.type == "inline":  # a role's line: its paragraph's first, plus the line breaks before it
+            breaks = 0
+            for child in token.children or []:
+                breaks += child.type in ("softbreak", "hardbreak")
+                if child.type == "myst_role":
+                    source.roles.append((line + breaks, child.meta["name"], child.content, token.content))
         elif token.type == "heading_open" and top:
             source.headings.append((line, int(token.tag[1]), " ".join(tokens[i + 1].content.split())))
 
@@ -161,6 +178,23 @@ def shown_path(path: Path) -> str:
         if path.is_relative_to(root):
             return path.relative_to(root).as_posix()
     return path.as_posix()
+
+
+def unreadable(path: Path, shown: str | None = None, python: bool = False) -> Problem | None:
+    """A file that is not UTF-8 (at the line of its first other byte), or Python that does not compile."""
+    data, shown = Path(path).read_bytes(), shown or shown_path(path)
+    try:
+        text = data.decode("utf-8")
+        if python:
+            compile(text, str(path), "exec", flags=PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except UnicodeDecodeError as exc:
+        line, column = data.count(b"\n", 0, exc.start) + 1, exc.start - data.rfind(b"\n", 0, exc.start)
+        what = f"byte 0x{data[exc.start]:02x} (column {column}, byte {exc.start} of the file) is not UTF-8"
+        return Problem(shown, line, what, "save the file as UTF-8")
+    except (SyntaxError, ValueError) as exc:  # `return` outside a function too: Python's own compiler
+        what = f"Python cannot compile it: {getattr(exc, 'msg', exc)} (column {getattr(exc, 'offset', None)})"
+        return Problem(shown, getattr(exc, "lineno", None) or 1, what, "correct the code at that line")
+    return None
 
 
 def read(path: Path, shown: str | None = None) -> Source:
@@ -186,9 +220,10 @@ def page_sources(tree: str | Path) -> dict[str, Path]:
 def tree_sources(docs: Path, language: str) -> dict[str, Source]:
     """page name -> Source of one language's Markdown pages, named from the docs folder's parent
     (docs/es/<page>.md)."""
+    named = {p: (path, path.relative_to(docs.parent).as_posix()) for p, path in page_sources(docs / language).items()}
     return {
-        page: read(path, path.relative_to(docs.parent).as_posix())
-        for page, path in page_sources(docs / language).items()
+        page: parse("", path, shown) if unreadable(path) else read(path, shown)  # check.problems names it
+        for page, (path, shown) in named.items()
         if path.suffix == ".md"
     }
 
@@ -210,6 +245,27 @@ def fence_problems(source: Source) -> Iterator[Problem]:
             what = f"{what} {closed}, after another block opens at line {block.early}"
             todo = f"close it with {line} before line {block.early}"
         yield source.problem(block.opening, what, todo)
+
+
+def front_matter_problems(source: Source) -> Iterator[Problem]:
+    """Front matter that YAML cannot read, at its line (MyST reads it: a page's kernel, its format)."""
+    for token in source.tokens[:1]:
+        if token.type == "front_matter" and token.map:
+            try:
+                yaml.safe_load(token.content)
+            except yaml.YAMLError as exc:
+                line, mark, start = (
+                    token.map[0] + 2,
+                    getattr(exc, "problem_mark", None),
+                    getattr(exc, "context_mark", None),
+                )
+                what = f"its front matter is not YAML: {getattr(exc, 'problem', None) or exc}"
+                what += (
+                    f" ({exc.context} from line {line + start.line})" if start and getattr(exc, "context", 0) else ""
+                )
+                yield source.problem(line + (mark.line if mark else 0), what, "correct that line")
+        elif token.type == "hr" and token.map == [0, 1] and token.markup.startswith("---"):
+            yield source.problem(1, "the front matter opened here is never closed", "close it with a --- line")
 
 
 def example_of(source: Source, block: Block) -> Path:
@@ -246,6 +302,8 @@ def cell_problems(source: Source) -> Iterator[Problem]:
                 f"examples/cases.toml has no entry [{path.stem}]",
                 f'{todo} (or "raises", with error and match)',
             )
+        elif broken := unreadable(path, python=True):
+            yield broken
         elif "raises-exception" in cell.tags:
             todo = f"remove the tag: examples/cases.toml [{path.stem}] says what it does"
             found = cell.options["tags"][0], "the cell tags itself raises-exception", todo
@@ -310,6 +368,110 @@ def glossary_entries(source: Source) -> list[list[tuple[int, str]]]:
                 entries[-1].append((number, line.strip()))
             last = line if line.strip() else last
     return entries
+
+
+# --- what the prose cites and quotes
+
+XREFS = {"ref": "label", "numref": "label", "doc": "page", "term": "term"}  # the role -> what it names
+
+
+def xref_problems(docs: Path, language: str, sources: dict[str, Source]) -> Iterator[Problem]:
+    """Each {ref}, {numref}, {doc} or {term} that names no label, page or term of its language's
+    tree, as Sphinx resolves it (labels and terms in lower case), with the closest there is."""
+    known = {
+        "label": [label for s in sources.values() for _, label in s.labels] + ["genindex", "modindex", "search"],
+        "page": list(page_sources(docs / language)),
+        "term": [term for s in sources.values() for entry in glossary_entries(s) for _, term in entry],
+    }
+    for page, source in sources.items():
+        for line, role, content, _ in (r for r in source.roles if r[1] in XREFS):
+            kind, target = XREFS[role], split_explicit_title(content)[2]
+            names = {name if kind == "page" else " ".join(name.lower().split()): name for name in known[kind]}
+            target = docname_join(page, target) if kind == "page" else " ".join(target.lower().split())
+            if target not in names and ":" not in target:  # "name:label": intersphinx resolves it
+                close = [f"did you mean `{names[c]}`?" for c in difflib.get_close_matches(target, names, n=1)]
+                what = f"{{{role}}}`{content}` names no {kind} of the {language} pages"
+                yield source.problem(line, what, (close or [f"correct it, or write that {kind}"])[0])
+
+
+def glue_quotes(source: Source) -> list[tuple[int, str, str]]:
+    """(line, key, its paragraph) of each glued value a page quotes: a {glue} role, a {glue:...} block."""
+    blocks = [(b.opening, b.info.partition("}")[2].strip(), b.info, b.directive or "") for b in source.blocks]
+    roles = [
+        (line, content.partition(":")[0].strip(), paragraph, role) for line, role, content, paragraph in source.roles
+    ]
+    return [(line, key, text) for line, key, text, name in roles + blocks if name.startswith("glue")]
+
+
+def quotes(keys: Collection[str]) -> list[str]:
+    """ "file:line: «sentence»" of each place the pages quote a glued key (or its `<key>_<language>`)."""
+    found = []
+    for language in config.LANGUAGES:
+        names = {name for key in keys for name in (key, f"{key}_{language}")}
+        for source in tree_sources(config.DOCS, language).values():
+            found += [f"{source.shown}:{n}: «{sentence(t, k)}»" for n, k, t in glue_quotes(source) if k in names]
+    return list(dict.fromkeys(found))
+
+
+def sentence(paragraph: str, part: str) -> str:
+    """The sentence of a paragraph (its Markdown) that holds part, on one line, cut at 140 characters."""
+    sentences = re.split(r"(?<=[.!?:])\s+", " ".join(paragraph.split()))
+    found = next((s for s in sentences if part in s), sentences[0])
+    return found if len(found) <= 140 else found[:139] + "…"
+
+
+def glued(name: str, line: int | None = None) -> list[str]:
+    """The keys the hidden checks of examples/<name>.py glue (literally), in order; with line, those
+    whose value reads a name that the statement at line reads, else the first glued from line on."""
+    checks = ast.parse(cases.split(cases.manifest()[name].path)[1])
+
+    def reads(*nodes: ast.AST) -> set[str]:
+        return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)} - set(vars(builtins))
+
+    calls = [
+        c for c in ast.walk(checks) if isinstance(c, ast.Call) and ast.unparse(c.func).split(".")[-1][:4] == "glue"
+    ]
+    literal = [(c, c.args[0].value) for c in calls if c.args and isinstance(c.args[0], ast.Constant)]
+    keys = sorted((c.lineno, key, reads(*c.args[1:])) for c, key in literal if isinstance(key, str))
+    if line is None:
+        return [key for _, key, _ in keys]
+    read = reads(*(s for s in checks.body if s.lineno <= line <= (s.end_lineno or s.lineno)))
+    return [key for _, key, used in keys if used & read] or [key for at, key, _ in keys if at >= line][:1]
+
+
+def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
+    """The sentences, in every language, that a hidden check of examples/<name>.py at line vouches
+    for: those quoting key, or the values it glues (execbook.check.glued), else those after its cell."""
+    keys = [key] if key else glued(name, line)
+    found = quotes(keys)
+    if key or found:
+        return found
+    for language in config.LANGUAGES:
+        for source in tree_sources(config.DOCS, language).values():
+            for cell in (c for c in source.cells if Path(c.options.get("load", (0, ""))[1]).stem == name):
+                texts = [(t.map[0], t.content) for t in source.tokens if t.type == "inline" and t.map]
+                found += [
+                    f"{source.shown}:{n + 1}: «{sentence(text, '')}»" for n, text in sorted(texts) if n >= cell.opening
+                ][:1]
+    return found
+
+
+def flipped(manifest: Path = config.MANIFEST) -> list[str]:
+    """A note per entry that said `raises` at the last commit (git) and now says `completes`, with the
+    sentences that quote what its example glues: they may describe an error that no longer happens."""
+    git = ["git", "show", f"HEAD:./{manifest.name}"]
+    try:  # no git, no commit: nothing to compare; a manifest TOML cannot read: check.problems names it
+        committed = subprocess.run(git, cwd=manifest.parent, capture_output=True, text=True).stdout
+        before, now = tomllib.loads(committed), tomllib.loads(manifest.read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    was = {name for name, entry in before.items() if entry.get("expect") == "raises"}
+    return [
+        f"note: examples/cases.toml [{name}] now says completes (it said raises): check that these sentences hold"
+        + "".join(f"\n  {s}" for s in quotes(glued(name)) or ["(no page quotes its glued values)"])
+        for name, entry in now.items()
+        if name in was and entry.get("expect") == "completes" and name in cases.manifest()
+    ]
 
 
 # --- the mirror
@@ -384,6 +546,8 @@ def _pairs(kind: str, mine: Source, theirs: Source, todo: str) -> list[Problem]:
 def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(config.LANGUAGES)) -> list[Problem]:
     """Everything wrong with the sources, in file and line order (empty when the book may build)."""
     docs = Path(docs)
+    if bad := unreadable(config.MANIFEST):
+        return [bad]
     try:
         cases.manifest.cache_clear()
         cases.manifest()
@@ -395,11 +559,13 @@ def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(
     loaded: set[Path] = set()
     for lang in languages:
         for page, source in sources[lang].items():
-            fences = list(fence_problems(source))
+            fences = [*filter(None, [unreadable(source.path, source.shown)]), *fence_problems(source)]
             broken |= {page} if fences else set()
-            found += [*fences, *cell_problems(source), *include_problems(source)]
+            found += [*fences, *front_matter_problems(source), *cell_problems(source), *include_problems(source)]
             examples = {example_of(source, c) for c in source.cells if "load" in c.options}
             loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
+        found += xref_problems(docs, lang, sources[lang])
+    loaded = {example for example in loaded if unreadable(example, python=True) is None}
     found += width_problems(loaded)
     for example in sorted(loaded):
         shown = f"examples/{example.name}"
@@ -420,6 +586,8 @@ def main(arguments: list[str]) -> int:
         print(*found, sep="\n")
         print(f"execbook: check: {len(found)} problem(s) in the sources ({seconds})", file=sys.stderr)
         return 1
+    for note in flipped():
+        print(note, file=sys.stderr)
     pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
     print(f"execbook: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({seconds})")
     return 0

@@ -96,7 +96,9 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     try:
         cases.run_checks(case, namespace, lambda key, value: glue(key, value, display=False), _last["error"])
     except Exception as failed:  # noqa: BLE001 - the build says where, and why
-        raise _fail(name, cases.check_failure(case, failed)) from None
+        from . import check  # the sentences the check guards, named in the pages
+
+        raise _fail(name, cases.check_failure(case, failed, check.guarded)) from None
     if own_namespace:
         forget_example(namespace)
     return outcome

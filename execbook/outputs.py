@@ -17,8 +17,6 @@ from nbformat import NotebookNode
 
 from . import cases, changes, check, config, pages
 
-GLUE_ROLE = re.compile(r"\{glue(?::\w*)?\}`(?P<key>[^`:]+)(?::[^`]*)?`")
-GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::\w*)?\}\s+(?P<key>\S+)", re.M)
 TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex")
 
 
@@ -140,16 +138,13 @@ def lost_content(
                     f"{shown}:{cell.opening}: the cell that loads examples/{name}.py is not in the executed "
                     "page → python -m execbook check names the fence that swallowed it"
                 )
-        markdown = "\n".join(c.source for c in read[language].cells if c.cell_type == "markdown")
-        for key in sorted(
-            {m["key"] for m in GLUE_ROLE.finditer(markdown)} | {m["key"] for m in GLUE_DIRECTIVE.finditer(markdown)}
-        ):
+        for line, key, _ in sorted(check.glue_quotes(source), key=lambda quote: quote[1]):
             if key not in glued:
-                line = next((n for n, text in enumerate(path.read_text("utf-8").split("\n"), 1) if key in text), 1)
                 found.append(
                     f"{shown}:{line}: the page quotes the glued value {key}, which no example glued → glue "
                     "it in an example's hidden checks (glue_number, glue_by_value), or correct the key"
                 )
+        markdown = "\n".join(c.source for c in read[language].cells if c.cell_type == "markdown")
         expected = len(source.figures)
         present = len(check.parse(markdown).figures)
         if present < expected:

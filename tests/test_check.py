@@ -2,6 +2,7 @@
 small synthetic books (tmp_path/docs/{es,en}); and the book itself has none."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -304,3 +305,75 @@ def test_mirror_check_reports_glossaries_that_do_not_pair_up(tmp_path):
         "(tensor hoja / hoja) → the entries pair up in source order, term by term: give both the same number of "
         "terms"
     ]
+
+
+# --- what the prose cites, and what the check can read (front matter, encodings, Python)
+
+
+def test_a_role_that_names_nothing_is_named_at_its_line_with_the_closest_name(book):
+    cites = (
+        "Bien: {term}`Saved  Tensor`, {ref}`la p <phase-25-p>`, {doc}`/glossary`.\n"
+        "Mal: {ref}`phase-25-q` y\n{term}`saved tensors`, {doc}`glosary`,\nluego {numref}`nothing-like-it`.\n"
+    )
+    book("en", "p", page("en", lambda t: t.replace("Texto.\n", "Texto.\n\n" + cites)))
+    found = [p for p in book.problems() if "names no" in p]
+    assert found == [
+        "docs/en/p.md:18: {ref}`phase-25-q` names no label of the en pages → did you mean `phase-25-p`?",
+        "docs/en/p.md:19: {doc}`glosary` names no page of the en pages → did you mean `glossary`?",
+        "docs/en/p.md:19: {term}`saved tensors` names no term of the en pages → did you mean `saved tensor`?",
+        "docs/en/p.md:20: {numref}`nothing-like-it` names no label of the en pages → correct it, or write that label",
+    ]
+
+
+def test_front_matter_that_yaml_cannot_read_is_named_at_its_line(book):
+    bad = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n display_name: Python 3\n---\n"
+    book("es", "p", page("es", lambda t: bad + t.split("---\n", 2)[2]))
+    assert [p for p in book.problems() if "front matter" in p] == [
+        "docs/es/p.md:5: its front matter is not YAML: expected <block end>, but found '<block mapping start>' "
+        "(while parsing a block mapping from line 2) → correct that line"
+    ]
+    book("es", "p", page("es", lambda t: t.replace("---\n(phase", "(phase", 1)))
+    assert "docs/es/p.md:1: the front matter opened here is never closed → close it with a --- line" in book.problems()
+
+
+def test_a_page_that_is_not_utf8_is_named_at_its_line_and_byte(book):
+    path = book("en", "p", page("en"))
+    text = path.read_bytes()
+    path.write_bytes(text.replace(b"Texto.", b"Texto \xe9."))
+    byte = text.index(b"Texto.") + 6
+    assert book.problems() == [
+        f"docs/en/p.md:15: byte 0xe9 (column 7, byte {byte} of the file) is not UTF-8 → save the file as UTF-8"
+    ]
+
+
+@pytest.mark.parametrize(
+    "code, line, what",
+    [
+        ("x = 1\nif x\n    y = 2\n", 2, "expected ':' (column 5)"),
+        ("x = 1\n\nreturn x\n", 3, "'return' outside function (column 1)"),
+        ("x = 1\nawait something()\n", None, None),  # a notebook cell may await at its top level
+    ],
+)
+def test_an_example_that_python_cannot_compile_is_named_at_its_line(tmp_path, code, line, what):
+    example = tmp_path / "example.py"
+    example.write_text(code + "# %% hidden checks\nassert x == 1\n", "utf-8")
+    found = check.unreadable(example, python=True)
+    expected = f"{check.shown_path(example)}:{line}: Python cannot compile it: {what} → correct the code at that line"
+    assert (str(found) if found else None) == (expected if line else None)
+
+
+def test_an_example_that_is_not_utf8_is_named_at_its_line(tmp_path):
+    example = tmp_path / "example.py"
+    example.write_bytes(b"x = 1\ny = '\xff'\n")
+    assert str(check.unreadable(example, python=True)) == (
+        f"{check.shown_path(example)}:2: byte 0xff (column 6, byte 11 of the file) is not UTF-8 → save the file "
+        "as UTF-8"
+    )
+
+
+def test_authoring_lists_each_page_with_its_own_label():
+    rows = re.findall(r"^\| `([\w/-]+)` \| `([\w-]+)` \|$", (config.REPO / "AUTHORING.md").read_text("utf-8"), re.M)
+    assert len(rows) >= 10, "AUTHORING.md lists the pages and their labels"
+    for language in config.LANGUAGES:
+        sources = check.tree_sources(config.DOCS, language)
+        assert [(page, sources[page].labels[0][1]) for page, _ in rows] == rows, f"docs/{language}"

@@ -15,7 +15,7 @@ from conftest import build, copy_repository
 
 from execbook import cases
 
-LAST_LINES = 15
+LAST_LINES = 22
 
 
 def insert_before_checks(path, line):
@@ -78,6 +78,8 @@ def test_a_prose_check_that_no_longer_holds_names_its_line_and_says_to_edit_the_
     )
     assert f"examples/theory04_walk.py:{line}" in report
     assert "a hidden check of what the prose says: the page says one AccumulateGrad per parameter" in report
+    for language in ("es", "en"):  # the sentences it guards: those that quote the value it glues
+        assert f"\n    docs/{language}/theory/04-autograd-tape-walk-mini-gpt.md:" in report, report
     assert "→ what the prose says no longer holds: edit the sentence in both languages" in report
 
 

@@ -71,7 +71,7 @@ file_format: mystnb
 ---
 # T
 
-Quoted: {glue:text}`median_en`.
+Quoted: {glue:text}`median_en`, a {term}`saved tensor`.
 
 ```{code-cell} ipython3
 :load: EXAMPLES/symptom_backward.py
@@ -101,6 +101,8 @@ def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
     assert found == [
         "docs/en/p.md:8: the cell that loads examples/symptom_backward.py is not in the executed page → python -m "
         "execbook check names the fence that swallowed it",
+        "docs/en/p.md:12: the page quotes the glued value curve_en, which no example glued → glue it in an example's "
+        "hidden checks (glue_number, glue_by_value), or correct the key",
         "docs/en/p.md:6: the page quotes the glued value median_en, which no example glued → glue it in an example's "
         "hidden checks (glue_number, glue_by_value), or correct the key",
         "docs/en/p.md:12: 1 figure(s) in the source, 0 in the page → python -m execbook check names the fence that "
