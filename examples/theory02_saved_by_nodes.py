@@ -20,11 +20,11 @@ outputs = {
     "F.linear(a, w)": F.linear(a, w),
     "F.layer_norm(a, (3,), ln_weight)": F.layer_norm(a, (3,), ln_weight),
 }
-print(f"{'forward':<34}{'backward node':<26}saved tensors")
+print(f"{'expression':<34}{'grad_fn.name()':<26}saved: slot [shape]")
 for expression, out in outputs.items():
     saved = [f"{slot} {shape}" for slot, shape, _ in saved_tensors(out.grad_fn)]
     print(f"{expression:<34}{out.grad_fn.name():<26}"
-          f"{', '.join(saved) or '(no tensor)'}")
+          f"{', '.join(saved) or '-'}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
@@ -43,3 +43,7 @@ for expression in ("a.exp()", "a.tanh()", "a.sigmoid()", "F.relu(a)", "a.softmax
     assert saved[expression] == {"result"}, f"the page says {expression} keeps its output"
 assert {"self", "mat2"} <= saved["F.linear(a, w)"], "the page says Linear keeps its input and weight"
 assert {"input", "result1", "result2"} <= saved["F.layer_norm(a, (3,), ln_weight)"]
+# A Linear keeps its weight only to compute its input's gradient (review U3).
+first_layer = F.linear(a.detach(), w).grad_fn
+assert first_layer._saved_mat2 is None and first_layer._saved_self is not None, \
+    "the page says a Linear keeps its weight only when its input requires grad"

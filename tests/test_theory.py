@@ -192,7 +192,7 @@ def test_version_counter_example_prints_those_facts():
         "d = t.data; d.add_(1)": "5",
     }
     assert "(v._version = 4)" in stdout[6] and "(d._version = 1)" in stdout[8]
-    assert stdout[-1] == "same memory as t: v True | d True"
+    assert stdout[-1] == "same_memory(v, t): True | same_memory(d, t): True"
 
 
 def test_what_each_node_saves():
@@ -296,9 +296,9 @@ def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
     rows = {line[:20].strip(): line[20:].strip() for line in stdout.splitlines()}
     assert rows["y.mul_(2)"].startswith("RuntimeError:") and "expected version 0" in rows["y.mul_(2)"]
     run_write = run("theory02_bypasses_toy.py").namespace["run"]
-    for variant in (".data", "NumPy alias", "saved_tensors_hooks", "ctx attribute"):
-        assert rows[variant] == "no error; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
-    for write in (".data", "NumPy alias"):
+    for variant in (".data", ".numpy()", "saved_tensors_hooks", "ctx.y = y"):
+        assert rows[variant] == "ok; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
+    for write in (".data", ".numpy()"):
         assert run_write(write) == rows[write]  # deterministic
 
 
@@ -351,7 +351,7 @@ def test_phase08_counter_is_a_handful_of_marked_lines():
 
 def test_phase08_caught_like_pytorch():
     result = raised("phase08_caught.py")
-    assert "same gradients as with it off: True" in result.stdout
+    assert "same = True" in result.stdout
     assert INPLACE_ERROR in str(result.error) and "saved by layer_norm" in str(result.error)
     assert VERSIONS.search(str(result.error)).groups() == ("2", "1")
 
@@ -488,8 +488,8 @@ def test_real_backward_raises_at_the_first_stale_node():
     result = completed("theory04_backward_raises.py")
     s, g = result.namespace, result.glued
     assert s["running"][-1] is s["first"]
-    assert result.stdout.splitlines()[0].startswith("the real backward raised in: blocks.1.ln2 ")
-    assert "it is the first stale node: True" in result.stdout
+    assert result.stdout.splitlines()[0].startswith("running[-1]: blocks.1.ln2 ")
+    assert "running[-1] is first: True" in result.stdout
     assert VERSIONS.search(s["message"]).groups() == ("4", "3")
     assert g["t04_ran_before"] == len(s["done"]) > 0
 
@@ -531,7 +531,7 @@ def test_unsafe_cases_show_the_out_of_place_version_first():
     assert "backward() ok" in raised("safe_counter_relu_tanh.py").stdout
     assert "backward() ok" in raised("safe_counter_dropout_softmax.py").stdout
     assert "backward(), then optimizer.step(): ok" in raised("safe_counter_step_before_backward.py").stdout
-    assert "allowed, w._version = 1" in raised("safe_counter_leaf.py").stdout
+    assert "w._version = 1" in raised("safe_counter_leaf.py").stdout
     assert "q = q / math.sqrt(C): backward() ok" in raised("safe_counter_split_view.py").stdout
 
 
