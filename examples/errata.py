@@ -53,9 +53,8 @@ safe = {switch: identical(gradients(), gradients(**{switch: True}))
 print(f"torch {torch.__version__}, x.shape = {list(x.shape)}")
 print("RuntimeError:", claim)
 print("anomaly_node(on.warnings):", failing_node)
-print("raised without anomaly mode:", off is not None)
-print("identical gradients with relu_inplace / exp_inplace:",
-      safe["relu_inplace"], "/", safe["exp_inplace"])
+print("off is not None:", off is not None)
+print("safe:", safe)
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

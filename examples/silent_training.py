@@ -9,7 +9,7 @@ SWITCHES = {
 results = {name: training(**switches) for name, switches in SWITCHES.items()}
 
 for name, r in results.items():
-    print(f"{name}: {r.status}, test accuracy {r.test_accuracy[-1]:.1%}")
+    print(f"{name}: {r.status}, test_accuracy[-1] = {r.test_accuracy[-1]:.1%}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

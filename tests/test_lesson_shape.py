@@ -337,3 +337,39 @@ def test_save_on_cpu_copies_on_the_cpu_with_pin_memory():
     assert results == {False: False, True: True}
     for language in LANGUAGES:
         assert "pin_memory=False" in page(language, "compatibility.md")
+
+
+# What a cell prints is the same on both languages' pages (one execution): its labels are code,
+# never English phrases (issue 47). Two plain words in a row, neither a Python keyword, in a
+# string that the shown code prints is a phrase.
+PYTHON_WORDS = {"is", "not", "in", "and", "or", "for", "if", "else", "None", "True", "False"}
+PHRASE = re.compile(r"(?<![\w.'\"(=\[/-])([A-Za-z]{2,}),? ([A-Za-z]{2,})(?![\w(=./])")
+
+
+def printed_phrases(source):
+    """(line, phrase) of each English phrase in the strings that the shown code passes to print()."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print":
+            for text in ast.walk(node):
+                if isinstance(text, ast.Constant) and isinstance(text.value, str):
+                    found += [
+                        (text.lineno, m[0])
+                        for m in PHRASE.finditer(text.value)
+                        if not {m[1], m[2]} & PYTHON_WORDS
+                    ]
+    return found
+
+
+def test_a_printed_phrase_is_found():
+    assert printed_phrases('print(f"{name} saved at version {v}")') == [(1, "saved at")]
+    assert printed_phrases('print("running[-1] is first:", x, f"{same = }", "loss_a == loss_b:")') == []
+
+
+def test_what_cells_print_is_code_like():
+    found = [
+        f"examples/{path.name}:{line}: {phrase!r}"
+        for path in sorted((REPO / "examples").glob("*.py"))
+        for line, phrase in printed_phrases(path.read_text(encoding="utf-8").split("\n# %% hidden checks")[0])
+    ]
+    assert found == [], "print code-like labels (name = value), which read the same on a Spanish page"
