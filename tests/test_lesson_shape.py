@@ -354,9 +354,7 @@ def printed_phrases(source):
             for text in ast.walk(node):
                 if isinstance(text, ast.Constant) and isinstance(text.value, str):
                     found += [
-                        (text.lineno, m[0])
-                        for m in PHRASE.finditer(text.value)
-                        if not {m[1], m[2]} & PYTHON_WORDS
+                        (text.lineno, m[0]) for m in PHRASE.finditer(text.value) if not {m[1], m[2]} & PYTHON_WORDS
                     ]
     return found
 
