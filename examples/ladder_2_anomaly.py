@@ -24,12 +24,9 @@ import time
 
 from execbook import glue_by_value
 
-# What anomaly mode costs: run A's forward and backward pass, off and on, on one thread (so that
-# both share a core alike), as the median of nine interleaved ratios, each the fastest of three
-# runs. The ratio still moves with the machine's load (anomaly mode formats a stack, reading
-# source files, at every op): 4.5 to 20 on a loaded 2-core machine, 4.5 outside a kernel. So it is
-# rounded to its order of magnitude, with the bounds at 10 ** ±0.5 from ten, and two builds
-# publish the same words.
+# What anomaly mode costs, on one thread, as the median of nine interleaved ratios. It still moves
+# with the machine's load (4.5 to 20 here: anomaly mode formats a stack at every op), so it is
+# rounded to its order of magnitude, and two builds publish the same words.
 model_a = build_model(model_config(data), seed=0)
 
 

@@ -8,12 +8,8 @@ with torch.no_grad():
     made_under_no_grad = h[:2]
 
 writes = {
-    # en: a view of a leaf; a view made under no_grad
-    # es: una vista de una hoja; una vista creada dentro de no_grad
     "w[:2]": lambda: w[:2].mul_(2),
     "made_under_no_grad": lambda: made_under_no_grad.mul_(2),
-    # en: outputs of split, chunk and unbind, and a view of one
-    # es: salidas de split, chunk y unbind, y una vista de una de ellas
     "h.split(2)[0]": lambda: h.split(2)[0].mul_(2),
     "h.chunk(3)[0]": lambda: h.chunk(3)[0].mul_(2),
     "h.unbind()[0]": lambda: h.unbind()[0].mul_(2),

@@ -266,7 +266,7 @@ def test_anomaly_modes_cost_is_rounded_to_an_order_of_magnitude():
 def test_a_fused_optimizer_step_bumps_no_version_the_default_ones_do():
     """M1: the pages say a fused step is a write the counter does not see."""
     for optimizer_class in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad):
-        for options, bumps in (({"fused": True}, False), ({"foreach": False}, True)):
+        for options, bumps in (({"fused": True}, False), ({"foreach": True}, True), ({"foreach": False}, True)):
             p = torch.nn.Parameter(torch.randn(4))
             p.grad = torch.ones(4)
             try:
