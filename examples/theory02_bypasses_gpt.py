@@ -12,7 +12,7 @@ for bypass in ("data", "hooks", "ctx"):
     print(f"bypass={bypass}: {summary_line(rows[bypass])}")
     print("   rel_error:",
           ", ".join(f"{r.name} {r.rel_error:.1%}"
-                    + (f" ({r.note})" if r.note else "")
+                    + (f" ({r.note[-1]}: .grad is None)" if r.note else "")
                     for r in worst))
 
 
