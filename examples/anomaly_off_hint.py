@@ -3,15 +3,15 @@ from minigpt.experiments import run_b
 
 runs = {anomaly: run_b(anomaly) for anomaly in (False, True)}
 for anomaly, failure in runs.items():
-    print(f"detect_anomaly={anomaly}: raised {failure is not None},",
-          f"warnings {len(failure.warnings) if failure else 0}")
+    print(f"detect_anomaly={anomaly}: raised={failure is not None},",
+          f"warnings={len(failure.warnings) if failure else 0}")
 
 off, on = (message.parts(runs[anomaly].error) for anomaly in (False, True))
-print("same message up to 'Hint:':",
-      message.before_hint(runs[False].error)
-      == message.before_hint(runs[True].error))
+same_before_hint = (message.before_hint(runs[False].error)
+                    == message.before_hint(runs[True].error))
+print(f"{same_before_hint = }")
 failing = message.anomaly_node(runs[True].warnings)
-print("node in the warning:", failing)
+print(f"anomaly_node(warnings) = {failing}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -8,7 +8,7 @@ x, y = probe_batch(data)
 model = build_model(model_config(data, inplace=True), seed=0)
 
 # en: (module name, its node, the version of h when it saved it)
-# es: (nombre del módulo, su nodo, la versión de h cuando la guardó)
+# es: (nombre del módulo, su nodo, la versión de h cuando lo guardó)
 saved = []
 
 
@@ -29,12 +29,11 @@ stale = []
 backward_order = sorted(saved, key=lambda s: -s[1]._sequence_nr())
 for name, node, version in backward_order:
     try:
-        now, verdict = node._saved_input._version, "ok"
+        now = node._saved_input._version
     except RuntimeError as exc:
         now = int(str(exc).split("is at version ")[1].split(";")[0])
-        verdict = "stale" if stale else "stale, raises first"
         stale.append(name)
-    print(f"{name:<14} saved at version {version}, now {now}: {verdict}")
+    print(f"{name:<14} saved={version} now={now} stale={now != version}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -14,7 +14,7 @@ paths = [p for p in Path("records").glob("torch-*.json")
          # en: only the CPU's records (not torch-<release>-cuda.json)
          # es: solo los registros de la CPU (no torch-<versión>-cuda.json)
          if p.stem.count("-") == 1]
-print(f"torch installed: {torch.__version__}; records: {len(paths)}")
+print(f"torch.__version__: {torch.__version__}; len(paths): {len(paths)}")
 for path in sorted(paths, key=release):
     claims = json.loads(path.read_text())["claims"].values()
     holding = sum(claim["holds"] for claim in claims)
@@ -22,8 +22,8 @@ for path in sorted(paths, key=release):
     # es: "not applicable": a la versión le falta lo que se comprueba
     lacking = sum(claim.get("seen", "").startswith("not applicable")
                   for claim in claims)
-    print(f"  torch {path.stem.removeprefix('torch-'):7} {holding:2} of "
-          f"{len(claims)} claims hold, {lacking:2} not applicable")
+    print(f"  torch {path.stem.removeprefix('torch-'):7} ✓ {holding:2}/"
+          f"{len(claims)}, n/a {lacking:2}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

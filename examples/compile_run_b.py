@@ -17,21 +17,21 @@ for backend in ("eager", "aot_eager", "inductor"):
     torch._dynamo.reset()
     model = torch.compile(build_model(model_config(data, inplace=True), seed=0),
                           backend=backend)
-    where = "first call"
+    where = "model(x, y)"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             # en: it compiles on this first call
             # es: compila en esta primera llamada
             _, loss = model(x, y)
-            where = "backward()"
+            where = "loss.backward()"
             loss.backward()
         except Exception as error:
             raised[backend] = (where, error)
     warned[backend] = [str(w.message).split(".")[0] for w in caught]
     where, error = raised.get(backend, ("-", "no error"))
     text, _, hint = str(error).partition("Hint: ")
-    print(f"{backend}: {type(error).__name__} at {where}")
+    print(f"{backend}: {where} -> {type(error).__name__}")
     for line in (text, "Hint: " + hint.split("\n")[0]):
         print(textwrap.indent(textwrap.shorten(line, 72), "    "))
     print(f"    warnings: {warned[backend]}")
@@ -48,12 +48,12 @@ assert set(raised) == {"eager", "aot_eager", "inductor"}, "the page says every b
 where, eager = raised["eager"]
 assert str(eager).partition("Hint: ")[2] == message.parts(run_b(False).error)["hint"], \
     "the cell shows eager's Hint as the one without anomaly mode"
-assert where == "backward()" and isinstance(eager, RuntimeError) and message.CORE in str(eager), \
+assert where == "loss.backward()" and isinstance(eager, RuntimeError) and message.CORE in str(eager), \
     "the page says eager raises the version-counter RuntimeError at backward()"
 hint_on = message.parts(run_b(True).error)["hint"]
 for backend in ("aot_eager", "inductor"):
     where, wrapped = raised[backend]
-    assert where == "first call" and type(wrapped).__name__ == "BackendCompilerFailed", \
+    assert where == "model(x, y)" and type(wrapped).__name__ == "BackendCompilerFailed", \
         f"the page says {backend} fails while compiling, at the first call"
     inner = wrapped.inner_exception  # what the backend raised while compiling
     assert isinstance(inner, RuntimeError) and message.before_hint(str(inner)) == message.before_hint(str(eager)), \

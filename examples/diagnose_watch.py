@@ -14,8 +14,8 @@ with watch() as watched:
         h = h + cell(x_t, h)
     loss = nn.functional.mse_loss(readout(h), target)
     loss.backward()
-print(f"loss {loss.item():.4f}; "
-      f"gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")
+print(f"loss: {loss.item():.4f}; "
+      f"cell.weight_hh.grad.norm(): {cell.weight_hh.grad.norm():.4f}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

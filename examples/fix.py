@@ -7,7 +7,7 @@ from minigpt.train import build_model, gradients, model_config, switch_gradients
 data = build_dataset()
 run_a = switch_gradients(data)  # h = h + ...
 fix_2 = switch_gradients(data, inplace=True, clone="after")
-print("fix 2, identical(run_a, fix_2):", identical(run_a, fix_2))
+print("identical(run_a, fix_2):", identical(run_a, fix_2))
 
 model = build_model(model_config(data, inplace=True), seed=0)
 x, y = probe_batch(data)
@@ -16,9 +16,9 @@ with torch.autograd.graph.allow_mutation_on_saved_tensors() as ctx:
     copies = list(ctx.cloned.values())
     loss.backward()
 fix_3 = gradients(model)
-print("fix 3, identical(run_a, fix_3):", identical(run_a, fix_3))
+print("identical(run_a, fix_3):", identical(run_a, fix_3))
 size = sum(t.numel() * t.element_size() for t in copies)
-print(f"fix 3, copies: {len(copies)} x {list(copies[0].shape)}, {size} bytes")
+print(f"{len(copies) = } x {list(copies[0].shape)}: {size} B")
 fixed = identical(run_a, fix_2) and identical(run_a, fix_3)
 
 

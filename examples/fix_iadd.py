@@ -8,5 +8,5 @@ h = x * 1
 normed = F.layer_norm(h, (4,))
 version = h._version
 h += 1
-print(f"h += 1: version {version} -> {h._version}")
+print(f"h._version: {version} -> {h._version}")
 normed.sum().backward()

@@ -18,13 +18,13 @@ def release(path):
 found = sorted(Path("records").glob("torch-*-cuda.json"), key=release)
 cuda = json.loads(found[-1].read_text()) if found else None
 if cuda is None:
-    print("no CUDA record in records/ (a clone of the repository has them)")
+    print("records/torch-*-cuda.json: none")
 else:
     print(f"{cuda['gpu']}, torch {cuda['torch']}, measured {cuda['measured']}")
-    print("run B's message names", cuda["message"]["tensor"])
+    print('cuda["message"]["tensor"]:', cuda["message"]["tensor"])
     for name in ON_A_GPU:
         claim = cuda["claims"][name]
-        print("  holds" if claim["holds"] else "  FAILS", name)
+        print("  ✓" if claim["holds"] else "  ✗", name)
         # en: what the GPU run saw
         # es: lo que vio la ejecución en la GPU
         if name in DIFFER:

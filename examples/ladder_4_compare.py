@@ -8,7 +8,6 @@ config_b = model_config(data, inplace=True, bypass="hooks")
 _, grads_a = probe_gradients(build_model(config_a, seed=0), data)
 _, grads_b = probe_gradients(build_model(config_b, seed=0), data)
 rows = compare_gradients(grads_a, grads_b)
-print("largest relative errors, 4 of", len(rows), "parameters:")
 for row in sorted(rows, key=lambda r: -r.rel_error)[:4]:
     print(f"  {row.name:<22} {row.rel_error:7.2%}")
 

@@ -5,8 +5,10 @@ from tapegrad.block import init_params, loss_and_gradients
 params = init_params(seed=0)
 _, unchecked = loss_and_gradients(params, inplace=False, check_versions=False)
 _, checked = loss_and_gradients(params, inplace=False, check_versions=True)
-print("out of place, check on: same gradients as with it off:",
-      all(np.array_equal(unchecked[name], checked[name]) for name in unchecked))
+# en: out of place, the check changes no gradient
+# es: out-of-place, la comprobación no cambia ningún gradiente
+same = all(np.array_equal(unchecked[name], checked[name]) for name in unchecked)
+print(f"{same = }")
 loss_and_gradients(params, inplace=True, check_versions=True)  # RuntimeError
 
 

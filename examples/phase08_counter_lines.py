@@ -8,8 +8,7 @@ marked = [(number, line.rstrip()) for number, line in enumerate(lines, 1)
           or "# version counter:" in line]
 for number, line in marked:
     print(f"engine.py:{number:<4} {line.strip()}")
-print(f"\n{len(marked)} lines; "
-      "the comparison is made under Tape(check_versions=True)")
+print(f"\n{len(marked) = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -6,8 +6,9 @@ params = init_params(seed=0)
 loss, grads = loss_and_gradients(params, inplace=False)
 numeric = finite_differences(params)
 print(f"loss = {loss:.6f}")
-print(f"{'parameter':<10}{'shape':<10}"
-      "max |tape - finite differences| / max |finite differences|")
+# en: error: max |tape - finite differences| / max |finite differences|
+# es: error: máx |cinta - diferencias finitas| / máx |diferencias finitas|
+print(f"{'name':<10}{'shape':<10}error")
 errors = {}
 for name, grad in grads.items():
     errors[name] = (np.abs(grad - numeric[name]).max()

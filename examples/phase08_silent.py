@@ -7,8 +7,10 @@ loss_a, grads_a = loss_and_gradients(params, inplace=False)
 # en: Tape(check_versions=False): nothing compares versions
 # es: Tape(check_versions=False): nada compara versiones
 loss_b, grads_b = loss_and_gradients(params, inplace=True)
-print("loss A == loss B:", loss_a == loss_b)
-print(f"{'parameter':<10}relative gradient error of B")
+print("loss_a == loss_b:", loss_a == loss_b)
+# en: error: the relative gradient error of B
+# es: error: el error relativo del gradiente de B
+print(f"{'name':<10}error")
 errors = {}
 for name in grads_a:
     errors[name] = (np.linalg.norm(grads_b[name] - grads_a[name])

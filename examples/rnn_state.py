@@ -19,5 +19,5 @@ with (torch.autograd.graph.save_on_cpu() if offload
         h += cell(x_t, h)
     loss = nn.functional.mse_loss(readout(h), target)
 loss.backward()
-print(f"loss {loss.item():.4f}; "
-      f"gradient norm of cell.weight_hh {cell.weight_hh.grad.norm():.4f}")
+print(f"loss: {loss.item():.4f}; "
+      f"cell.weight_hh.grad.norm(): {cell.weight_hh.grad.norm():.4f}")

@@ -5,7 +5,7 @@ with torch.no_grad():
     # en: allowed under no_grad, as in optimizer.step()
     # es: permitido dentro de no_grad, como en optimizer.step()
     w.add_(1.0)
-print("w.add_(1.0) under torch.no_grad(): allowed, w._version =", w._version)
+print("with torch.no_grad(): w.add_(1.0) -> w._version =", w._version)
 w.add_(1.0)  # RuntimeError
 
 

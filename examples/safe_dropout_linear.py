@@ -13,7 +13,7 @@ hidden = F.dropout(fc(x), p=0.2, training=True, inplace=True)
 for node in graph_nodes(hidden.grad_fn):
     saved = {slot: shape for slot, shape, _ in saved_tensors(node)}
     if saved:
-        print(node.name(), "saved", saved)
+        print(node.name(), saved)
 
 
 def gradients(inplace):
@@ -26,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"identical gradients (input, both Linears): {same}")
+print(f"{same = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

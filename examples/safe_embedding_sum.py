@@ -11,7 +11,7 @@ x, y = probe_batch(data)
 model = build_model(model_config(data), seed=0)
 lookup = model.tok_emb(x).grad_fn
 saved = {slot: shape for slot, shape, _ in saved_tensors(lookup)}
-print(lookup.name(), "saved", saved)
+print(lookup.name(), saved)
 rest = nn.Sequential(*model.blocks, model.ln_f, model.head)
 
 
@@ -26,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"identical gradients (every parameter): {same}")
+print(f"{same = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -6,5 +6,4 @@ data = build_dataset()
 out_of_place, in_place = (switch_gradients(data),
                           switch_gradients(data, exp_inplace=True))
 same = identical(out_of_place, in_place)
-print(f"mini-GPT probe batch, {len(in_place)} parameter gradients "
-      f"bitwise equal: {same}")
+print(f"{len(in_place) = }, {same = }")

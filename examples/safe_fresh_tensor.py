@@ -21,4 +21,4 @@ def gradient(inplace):
 
 
 same = torch.equal(gradient(inplace=False), gradient(inplace=True))
-print(f"identical gradients (w): {same}")
+print(f"{same = }")

@@ -12,7 +12,7 @@ scores = (q @ k.transpose(-2, -1)) / math.sqrt(d)
 for node in graph_nodes(scores.grad_fn):
     saved = {slot: shape for slot, shape, _ in saved_tensors(node)}
     if saved:
-        print(node.name(), "saved", saved)
+        print(node.name(), saved)
 
 
 def gradients(inplace):
@@ -26,7 +26,7 @@ def gradients(inplace):
 
 
 same = all(map(torch.equal, gradients(inplace=False), gradients(inplace=True)))
-print(f"identical gradients (q, k, v): {same}")
+print(f"{same = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -26,7 +26,7 @@ loss = functional_call(model, new, (x, y))[1]
 out_of_place = dict(zip(new, torch.autograd.grad(loss, list(new.values()))))
 
 same = identical(in_place, out_of_place)
-print(f"after one SGD step, identical gradients ({len(new)}): {same}")
+print(f"{len(new) = }, {same = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

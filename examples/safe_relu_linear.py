@@ -8,5 +8,4 @@ out_of_place, in_place = (switch_gradients(data),
 # en: bit for bit, every parameter's gradient
 # es: bit a bit, el gradiente de cada parámetro
 same = identical(out_of_place, in_place)
-print(f"mini-GPT probe batch, {len(in_place)} parameter gradients "
-      f"bitwise equal: {same}")
+print(f"{len(in_place) = }, {same = }")

@@ -9,7 +9,7 @@ SWITCHES = {
 results = {name: training(**switches) for name, switches in SWITCHES.items()}
 
 for name, r in results.items():
-    print(f"{name}: {r.status}, test accuracy {r.test_accuracy[-1]:.1%}")
+    print(f"{name}: {r.status}, test_accuracy[-1] = {r.test_accuracy[-1]:.1%}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
@@ -34,8 +34,8 @@ STYLES = {"A": dict(color="black", linewidth=3.5, alpha=0.35),
           "B, bypass=ctx": dict(color="tab:red", linestyle=":"),
           "B, bypass=data": dict(color="tab:green")}
 
-AXES = {"es": ("paso de entrenamiento", "pérdida (escala log.)", "exactitud de prueba (%)"),
-        "en": ("training step", "training loss (log scale)", "test accuracy after '=>' (%)")}
+AXES = {"es": ("paso de entrenamiento", "pérdida (escala log.)", "exactitud de prueba tras => (%)"),
+        "en": ("training step", "training loss (log scale)", "test accuracy after => (%)")}
 
 def _training_figure(results, language):
     import matplotlib

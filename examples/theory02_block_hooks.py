@@ -26,8 +26,7 @@ def unpack(kept):
 with saved_tensors_hooks(pack, unpack):
     out = model.blocks[0](h)
 out.sum().backward()
-print(f"pack: {len(packed)} calls during the forward; "
-      f"unpack: {len(unpacked)} calls during the backward")
+print(f"{len(packed) = }, {len(unpacked) = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

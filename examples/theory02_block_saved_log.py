@@ -19,10 +19,9 @@ log_a, h_a = block_log(inplace=False)
 log_b, h_b = block_log(inplace=True)
 same_slots = ([(e["node"], e["shape"]) for e in log_a]
               == [(e["node"], e["shape"]) for e in log_b])
-print(f"{len(log_a)} saved tensors logged; same slots in A, B: {same_slots}\n")
+print(f"{len(log_a) = }, {same_slots = }\n")
 print(saved_log_table(log_a, log_b))
-print(f"\nafter the forward, h is at version {h_a._version} in A "
-      f"and {h_b._version} in B")
+print(f"\n{h_a._version = }, {h_b._version = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

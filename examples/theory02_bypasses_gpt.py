@@ -10,9 +10,9 @@ for bypass in ("data", "hooks", "ctx"):
     rows[bypass] = compare_gradients(grads_a, grads_b)
     worst = sorted(rows[bypass], key=lambda r: r.rel_error, reverse=True)[:3]
     print(f"bypass={bypass}: {summary_line(rows[bypass])}")
-    print("   largest:",
+    print("   rel_error:",
           ", ".join(f"{r.name} {r.rel_error:.1%}"
-                    + (f" ({r.note})" if r.note else "")
+                    + (f" ({r.note[-1]}: .grad is None)" if r.note else "")
                     for r in worst))
 
 

@@ -20,11 +20,11 @@ outputs = {
     "F.linear(a, w)": F.linear(a, w),
     "F.layer_norm(a, (3,), ln_weight)": F.layer_norm(a, (3,), ln_weight),
 }
-print(f"{'forward':<34}{'backward node':<26}saved tensors")
+print(f"{'expression':<34}{'grad_fn.name()':<26}saved: slot [shape]")
 for expression, out in outputs.items():
     saved = [f"{slot} {shape}" for slot, shape, _ in saved_tensors(out.grad_fn)]
     print(f"{expression:<34}{out.grad_fn.name():<26}"
-          f"{', '.join(saved) or '(no tensor)'}")
+          f"{', '.join(saved) or '-'}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -3,7 +3,7 @@ import torch
 from minigpt.graph import same_memory
 
 t = torch.zeros(4)
-print(f"{'step':<28} t._version")
+print(f"{'':<28} t._version")
 print(f"{'t = torch.zeros(4)':<28} {t._version}")
 t.add_(1)
 print(f"{'t.add_(1)':<28} {t._version}")
@@ -26,7 +26,8 @@ d.add_(1)
 print(f"{'d = t.data; d.add_(1)':<28} {t._version}   "
       f"(d._version = {d._version})")
 
-print("same memory as t: v", same_memory(v, t), "| d", same_memory(d, t))
+print("same_memory(v, t):", same_memory(v, t),
+      "| same_memory(d, t):", same_memory(d, t))
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -17,9 +17,9 @@ except RuntimeError as exc:
 # en: the nodes that completed, AccumulateGrad left out
 # es: los nodos que terminaron, sin AccumulateGrad
 done = [n for n in running[:-1] if not hasattr(n, "variable")]
-print(f"the real backward raised in: {modules.get(running[-1], '?')} "
-      f"({running[-1].name()}), after {len(done)} backward functions had run")
-print("it is the first stale node:", running[-1] is first)
+print(f"running[-1]: {modules.get(running[-1], '?')} "
+      f"({running[-1].name()}); len(done) = {len(done)}")
+print("running[-1] is first:", running[-1] is first)
 print(message.split(" Hint:")[0])
 
 

@@ -9,14 +9,14 @@ stale, valid = stale_saved(nodes)
 # en: creation order
 # es: orden de creación
 stale.sort(key=lambda s: s["node"]._sequence_nr())
-print("stale nodes, in creation order:",
+print("stale:",
       ", ".join(modules[s["node"]] for s in stale))
 first = stale[-1]["node"]
 upstream = graph_nodes(first)
-print(f"first stale node met by backward: {modules[first]}, "
-      f"saved at version {stale[-1]['saved_at']}, now at {stale[-1]['now']}")
-print("every other stale node is upstream of it:",
-      all(s["node"] in upstream for s in stale[:-1]))
+print(f"first: {modules[first]}, "
+      f"saved_at {stale[-1]['saved_at']} -> now {stale[-1]['now']}")
+upstream_of_first = all(s["node"] in upstream for s in stale[:-1])
+print(f"{upstream_of_first = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -49,11 +49,11 @@ nodes_b, edges_b, labels_b, stale = walk(inplace=True)
 # en: the first row the backward pass reaches
 # es: la primera fila a la que llega la pasada hacia atrás
 first_stale = min(stale)
-print(f"{len(nodes)} backward functions, {len(edges)} edges")
-print("A and B have graphs of the same shape:",
-      edges == edges_b and labels == labels_b)
+print(f"{len(nodes) = }, {len(edges) = }")
+same_shape = edges == edges_b and labels == labels_b
+print(f"{same_shape = }")
 for i in sorted(stale):
-    print(f"stale in B: row {i:>3}  {labels[i]}")
+    print(f"stale (B), row {i:>3}: {labels[i]}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
@@ -61,11 +61,11 @@ for i in sorted(stale):
 from execbook import FIGURE_WIDTH, glue, glue_figure
 
 GRAPH_WORDS = {
-    "es": {"title": "El grafo del paso hacia atrás del mini-GPT,\n"
+    "es": {"title": "El grafo de la pasada hacia atrás del mini-GPT,\n"
                     "en orden de ejecución de arriba abajo\n"
                     "arcos verdes: conexiones residuales\n"
-                    "en rojo: entrada guardada caducada en la ejecución B",
-           "first": " <- caducada: aquí falla B", "stale": " <- caducada en B",
+                    "en rojo: entrada guardada desfasada en la ejecución B",
+           "first": " <- desfasada: aquí falla B", "stale": " <- desfasada en B",
            "legend": "nodo"},
     "en": {"title": "The mini-GPT's backward graph,\n"
                     "in execution order, top to bottom\n"

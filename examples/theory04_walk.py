@@ -21,11 +21,9 @@ accumulate = [n for n in executed
 functions = [n for n in executed if n not in accumulate]
 n_saved = sum(len(s) for s in saved.values())
 by_sequence = sorted(functions, key=lambda n: n._sequence_nr(), reverse=True)
-print(f"{len(executed)} nodes executed: {len(functions)} backward functions "
-      f"and {len(accumulate)} AccumulateGrad (one per parameter); "
-      f"{n_saved} saved tensors")
-print("functions ran in decreasing sequence number (reverse creation order):",
-      functions == by_sequence, end="\n\n")
+print(f"{len(executed) = }, {len(functions) = }, {len(accumulate) = }, "
+      f"{n_saved = }")
+print(f"{functions == by_sequence = }", end="\n\n")
 print(walk_table(executed, saved, model))
 
 

@@ -87,8 +87,8 @@ def summary_line(rows: list[ParamComparison]) -> str:
     identical = sum(r.rel_error == 0 for r in rows)
     worst = worst_row(rows)
     return (
-        f"{len(rows)} parameters: {identical} identical, median rel. error {median_error(rows):.2%}, "
-        f"worst {worst.rel_error:.2%} ({worst.name})"
+        f"len(rows) = {len(rows)}, identical: {identical}, median_error: {median_error(rows):.2%}, "
+        f"worst_row: {worst.name} {worst.rel_error:.2%}"
     )
 
 

@@ -133,11 +133,11 @@ def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
 def saved_log_table(log_a: list[dict[str, Any]], log_b: list[dict[str, Any]]) -> str:
     """Two saved_log logs of the same module side by side, run A's and run B's: one line per
     saved tensor with its position, the submodule, ``node.slot`` and shape (run A's), then the
-    version at save time in A and in B, and whether it lives in the memory of h in A and in B
-    ("yes") or not ("-")."""
-    mark = {True: "yes", False: "-"}
+    version at save time in A and in B (``_version``), and whether it lives in the memory of h in
+    A and in B (``h``: "✓") or not ("-"). The headers are code-like: one output serves both languages."""
+    mark = {True: "✓", False: "-"}
     lines = [
-        f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'version at save':>15}  memory of h",
+        f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'_version':>15}  {'h':>8}",
         f"{'':>2}  {'':<10}{'':<34}{'':<18}{'A':>7}{'B':>8}  {'A':>5}{'B':>6}",
     ]
     for i, (a, b) in enumerate(zip(log_a, log_b, strict=True)):
@@ -157,7 +157,7 @@ def walk_table(executed: list[Node], saved: dict[Node, list[tuple[str, list[int]
     parameter = {id(p): name for name, p in model.named_parameters()}
     variables = {node: torch_private.accumulated_variable(node) for node in executed}  # AccumulateGrad's
     functions = [n for n in executed if variables[n] is None]
-    lines = [f"{'#':>4}  {'node':<30}{'module':<20}saved tensors: slot [shape] @version at save"]
+    lines = [f"{'#':>4}  {'node':<30}{'module':<20}saved: slot [shape] @_version"]
     for node in executed:
         if variables[node] is not None:  # saves nothing: adds the gradient into the parameter's .grad
             lines.append(f"{'':>4}  {'AccumulateGrad':<30}-> {parameter[id(variables[node])]}")
@@ -218,11 +218,10 @@ def stale_table(
     ``node.slot``, shape, version saved -> now); then each valid tensor that lives in the same
     memory as a stale one, with the version it was saved at."""
     memory = {s["memory"] for s in stale}
-    blocks = f"{len(memory)} memory block" + ("s" if len(memory) != 1 else "")
     lines = [
-        f"saved tensors: {len(valid)} valid, {len(stale)} stale, all {len(stale)} in {blocks}",
+        f"len(valid) = {len(valid)}, len(stale) = {len(stale)}, len(memory) = {len(memory)}",
         "",
-        f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}version saved -> now",
+        f"{'#':>2}  {'module':<15}{'node.slot':<32}{'shape':<14}saved_at -> now",
     ]
     for i, s in enumerate(stale, 1):
         lines.append(
@@ -232,7 +231,7 @@ def stale_table(
     for node, slot, value in valid:
         if value.untyped_storage().data_ptr() in memory:
             lines.append(
-                f"valid, same memory: {modules.get(node, '')} {node.name()}.{slot}, "
-                f"saved at version {torch_private.version(value)}"
+                f"valid, in memory: {modules.get(node, '')} {node.name()}.{slot}, "
+                f"saved_at {torch_private.version(value)}"
             )
     return "\n".join(lines)

@@ -15,6 +15,7 @@ WORDS = {
         "unsafe": "not safe",
         "backward": "raises in the backward pass",
         "op": "raises at the op itself",
+        "holds": "{} is True",
         "differs": "differs from examples/cases.toml",
     },
     "es": {
@@ -23,7 +24,8 @@ WORDS = {
         "how": "cómo se comprobó",
         "safe": "segura",
         "unsafe": "no segura",
-        "backward": "lanza el error en el paso hacia atrás",
+        "backward": "lanza el error en la pasada hacia atrás",
+        "holds": "{} vale True",
         "op": "lanza el error en la propia operación",
         "differs": "no coincide con examples/cases.toml",
     },
@@ -49,7 +51,7 @@ def rows(language: str, found: dict[str, Outcome] | None = None) -> list[tuple[s
             assert where is not None, f"{case.name} is unsafe but raised nothing"
             shown += f" ({words[where]})"
         how = (
-            f"{what_holds_means(case, language)} ({case.holds} = True)"
+            f"{what_holds_means(case, language)} ({words['holds'].format(case.holds)})"
             if case.holds
             else f"{outcome.line}\n{outcome.raised}"
         )

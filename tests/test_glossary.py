@@ -350,3 +350,71 @@ def test_spanish_comments_of_the_examples_follow_the_style_sheet():
 
 def test_the_style_sheet_rejects_forms():
     assert len(SPANISH_BANNED) >= 30, "docs/style-es.md: its table's last column lost its rejected forms"
+
+
+# ---- the words the book's code shows a Spanish reader (figures, generated tables, glued phrases) ----
+
+CODE_TOKEN = re.compile(r"\S*[._()\[\]=]\S*")  # torch.no_grad(), h.add_, bypass=hooks: code, not prose
+
+
+def marked(text):
+    """A plain string (a figure label, a table cell) with its code-like words made CODE, as prose()
+    makes an inline code span, so that "bajo torch.no_grad()" reads as "bajo CODE"."""
+    return CODE_TOKEN.sub(CODE, text)
+
+
+def spanish_strings_of(source, name):
+    """(file:line, text) of every string under an "es" key of a dict literal in Python source:
+    the Spanish words of figures, tables and glued phrases, nested dicts included."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == "es":
+                    keys = {id(k) for d in ast.walk(value) if isinstance(d, ast.Dict) for k in d.keys}
+                    found += [
+                        (f"{name}:{text.lineno}", text.value)
+                        for text in ast.walk(value)
+                        if isinstance(text, ast.Constant) and isinstance(text.value, str) and id(text) not in keys
+                    ]
+    return found
+
+
+def spanish_strings():
+    """What the Spanish pages show that the code writes: the "es" strings of examples/ and
+    phase25/ (figure titles and labels, table headers and verdicts, glued phrases) and the Spanish
+    case names and checks of examples/cases.toml (the safe-case summary, the compatibility tables)."""
+    import tomllib
+
+    root = DOCS.parent
+    found = []
+    for path in sorted([*(root / "examples").glob("*.py"), *(root / "phase25").glob("*.py")]):
+        found += spanish_strings_of(path.read_text(encoding="utf-8"), path.relative_to(root).as_posix())
+    for name, entry in tomllib.loads((root / "examples" / "cases.toml").read_text(encoding="utf-8")).items():
+        for key in ("case", "checks"):
+            if "es" in entry.get(key, {}):
+                found.append((f"examples/cases.toml [{name}] {key}", entry[key]["es"]))
+    return found
+
+
+def test_the_spanish_strings_are_found():
+    texts = [text for _, text in spanish_strings()]
+    assert len(texts) > 100, "the figures', tables' and phrases' Spanish words: none found?"
+    assert any("pasada hacia atrás" in text for text in texts)
+    source = 'W = {"es": {"t": "el grafo"}, "en": {"t": "the graph"}}'
+    assert spanish_strings_of(source, "x.py") == [("x.py:1", "el grafo")]
+    assert [v for _, v, _ in banned_variants(marked("conexión residual in-place bajo torch.no_grad()"), "es")] == [
+        f"bajo {CODE}"
+    ]
+
+
+def test_figures_tables_and_glued_phrases_follow_the_style_sheet():
+    """The Spanish words in figures, generated tables and glued phrases (not only in the prose)."""
+    found = [
+        f"{where}: «{variant}» -> {use}"
+        for where, text in spanish_strings()
+        for _, variant, use in banned_variants(marked(text), "es")
+    ]
+    assert not found, "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)

@@ -63,17 +63,17 @@ def test_every_refusal_the_prose_states_is_printed_on_the_page():
     names = [name for name, _ in loaded_cells("en")]
     assert {"safe_counter_leaf", "safe_counter_split_view", "safe_counter_refusals"} <= set(names)
     lines = printed("safe_counter_refusals").splitlines()
-    refused = {line.split(": refused, ")[0] for line in lines if ": refused, " in line}
-    allowed = {line.removesuffix(": allowed") for line in lines if line.endswith(": allowed")}
+    refused = {line.split(".mul_(2): ")[0] for line in lines if not line.endswith(".mul_(2): ok")}
+    allowed = {line.removesuffix(".mul_(2): ok") for line in lines if line.endswith(".mul_(2): ok")}
     assert refused == {
-        "w[:2], a view of a leaf",
-        "h[:2] made under no_grad",
+        "w[:2]",
+        "made_under_no_grad",
         "h.split(2)[0]",
         "h.chunk(3)[0]",
         "h.unbind()[0]",
-        "h.split(2)[0][:1], a view of one",
+        "h.split(2)[0][:1]",
     }
-    assert allowed == {"h.split(2)[0].clone(), a copy", "h[:2], an ordinary view"}
+    assert allowed == {"h.split(2)[0].clone()", "h[:2]"}
     assert "A view was created in no_grad mode" in printed("safe_counter_refusals")
     assert "a view of a leaf Variable that requires grad" in printed("safe_counter_refusals")
     split = cases.execute("safe_counter_split_view")

@@ -280,6 +280,32 @@ def test_spanish_prose_writes_the_decimal_comma(site):
     assert found == []
 
 
+def test_spanish_pages_follow_the_style_sheet_in_tables_outputs_and_glued_text(site):
+    """The forms docs/style-es.md rejects, in everything a Spanish page shows: its prose, the tables
+    and phrases the build glues, the alt texts of its figures, folded text and what its cells print
+    (tests/test_glossary.py reads the sources; the words drawn in figures are held there)."""
+    import html as entities
+
+    from test_glossary import BANNED, CODE, MENTION, marked
+
+    found = []
+    for page in html_pages(site, "es"):
+        text = page.read_text(encoding="utf-8")
+        body = re.search(r"(?s)<article[^>]*>(.*)</article>", text)
+        article = body.group(1) if body else text
+        article = re.sub(r"(?s)<(script|style)\b.*?</\1>", "", article)
+        article = re.sub(r'alt="([^"]*)"', r">\1<", article)
+        # the code a learner types (Python, English identifiers) is not read; what it prints is
+        article = re.sub(r'(?s)<div class="highlight-(?:ipython3|python) notranslate"[^>]*>.*?</pre>', "", article)
+        printed = lambda m: marked(entities.unescape(re.sub(r"<[^>]+>", "", m[0])))  # noqa: E731
+        article = re.sub(r"(?s)<pre\b.*?</pre>", printed, article)
+        article = re.sub(r"(?s)<code\b.*?</code>", CODE, article)
+        words = MENTION.sub(" ", entities.unescape(re.sub(r"<[^>]+>", " ", article)))
+        for pattern, use in BANNED["es"]:
+            found += [f"{page.relative_to(site)}: «{' '.join(m[0].split())}» -> {use}" for m in pattern.finditer(words)]
+    assert found == [], "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)
+
+
 # ---------------------------------------------------------------- real browser
 
 

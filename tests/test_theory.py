@@ -192,7 +192,7 @@ def test_version_counter_example_prints_those_facts():
         "d = t.data; d.add_(1)": "5",
     }
     assert "(v._version = 4)" in stdout[6] and "(d._version = 1)" in stdout[8]
-    assert stdout[-1] == "same memory as t: v True | d True"
+    assert stdout[-1] == "same_memory(v, t): True | same_memory(d, t): True"
 
 
 def test_what_each_node_saves():
@@ -217,8 +217,8 @@ def test_what_each_node_saves():
 
 def test_saving_keeps_a_reference_not_a_copy():
     stdout = completed("theory02_saved_reference.py").stdout
-    assert "exp's saved result is y's memory: True" in stdout
-    assert "mul's saved self is a itself:     True" in stdout
+    assert "saved.data_ptr() == y.data_ptr(): True" in stdout
+    assert "(a * b).grad_fn._saved_self is a: True" in stdout
     a = torch.randn(3, requires_grad=True)
     y = a.exp()
     with torch.no_grad():
@@ -296,9 +296,9 @@ def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
     rows = {line[:20].strip(): line[20:].strip() for line in stdout.splitlines()}
     assert rows["y.mul_(2)"].startswith("RuntimeError:") and "expected version 0" in rows["y.mul_(2)"]
     run_write = run("theory02_bypasses_toy.py").namespace["run"]
-    for variant in (".data", "NumPy alias", "saved_tensors_hooks", "ctx attribute"):
-        assert rows[variant] == "no error; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
-    for write in (".data", "NumPy alias"):
+    for variant in (".data", ".numpy()", "saved_tensors_hooks", "ctx.y = y"):
+        assert rows[variant] == "ok; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
+    for write in (".data", ".numpy()"):
         assert run_write(write) == rows[write]  # deterministic
 
 
@@ -334,7 +334,7 @@ def test_phase08_gradcheck_agrees_with_finite_differences():
 
 def test_phase08_silent_same_forward_wrong_gradients_without_error():
     result = completed("phase08_silent.py")
-    assert "loss A == loss B: True" in result.stdout
+    assert "loss_a == loss_b: True" in result.stdout
     errors = result.namespace["errors"]
     assert all(errors[n] > 0.1 for n in ("x", "pos", "w1")) and errors["w2"] == errors["w_out"] == 0
     assert (result.glued["p08_wrong_en"], result.glued["p08_wrong_es"]) == ("x, pos and w1", "x, pos y w1")
@@ -351,7 +351,7 @@ def test_phase08_counter_is_a_handful_of_marked_lines():
 
 def test_phase08_caught_like_pytorch():
     result = raised("phase08_caught.py")
-    assert "same gradients as with it off: True" in result.stdout
+    assert "same = True" in result.stdout
     assert INPLACE_ERROR in str(result.error) and "saved by layer_norm" in str(result.error)
     assert VERSIONS.search(str(result.error)).groups() == ("2", "1")
 
@@ -376,7 +376,7 @@ def test_walk_counts(walk_a):
 def test_walk_functions_ran_in_decreasing_sequence_number(walk_a):
     s = walk_a.namespace
     assert s["functions"] == s["by_sequence"]
-    assert "(reverse creation order): True" in walk_a.stdout
+    assert "functions == by_sequence = True" in walk_a.stdout
 
 
 def test_walk_a_node_was_created_before_every_node_that_uses_it(walk_a):
@@ -434,7 +434,7 @@ def test_graph_picture_same_shape_in_a_and_b_and_stale_rows_are_block_layernorms
     for language in ("es", "en"):
         assert result.glued[f"t04_graph_{language}"].data[:8] == b"\x89PNG\r\n\x1a\n"
     assert result.glued["t04_graph_es"].data != result.glued["t04_graph_en"].data, "drawn per language"
-    assert "A and B have graphs of the same shape: True" in result.stdout
+    assert "same_shape = True" in result.stdout
     stale_labels = [s["labels"][i] for i in sorted(s["stale"])]
     assert stale_labels == [
         "NativeLayerNorm  blocks.1.ln2",
@@ -481,15 +481,15 @@ def test_first_stale_is_last_block_ln2_and_upstream_of_the_rest():
     upstream = graph_nodes(s["first"])
     assert s["stale"][-1]["node"] is s["first"]  # created last
     assert all(e["node"] in upstream for e in s["stale"][:-1])
-    assert "every other stale node is upstream of it: True" in result.stdout
+    assert "upstream_of_first = True" in result.stdout
 
 
 def test_real_backward_raises_at_the_first_stale_node():
     result = completed("theory04_backward_raises.py")
     s, g = result.namespace, result.glued
     assert s["running"][-1] is s["first"]
-    assert result.stdout.splitlines()[0].startswith("the real backward raised in: blocks.1.ln2 ")
-    assert "it is the first stale node: True" in result.stdout
+    assert result.stdout.splitlines()[0].startswith("running[-1]: blocks.1.ln2 ")
+    assert "running[-1] is first: True" in result.stdout
     assert VERSIONS.search(s["message"]).groups() == ("4", "3")
     assert g["t04_ran_before"] == len(s["done"]) > 0
 
@@ -519,7 +519,7 @@ def test_first_error_does_not_depend_on_chance(data):
 def test_safe_case_completes_with_equal_results(name):
     result = completed(name)
     assert result.namespace["same"] is True
-    assert result.stdout.rstrip().endswith(("True", "graph recorded: False"))
+    assert result.stdout.rstrip().endswith(("True", "recorded = False"))
 
 
 @pytest.mark.parametrize("name", UNSAFE)
@@ -530,8 +530,8 @@ def test_unsafe_case_raises_what_the_manifest_declares(name):
 def test_unsafe_cases_show_the_out_of_place_version_first():
     assert "backward() ok" in raised("safe_counter_relu_tanh.py").stdout
     assert "backward() ok" in raised("safe_counter_dropout_softmax.py").stdout
-    assert "backward(), then optimizer.step(): ok" in raised("safe_counter_step_before_backward.py").stdout
-    assert "allowed, w._version = 1" in raised("safe_counter_leaf.py").stdout
+    assert "loss_first.backward(); optimizer.step(): ok" in raised("safe_counter_step_before_backward.py").stdout
+    assert "w._version = 1" in raised("safe_counter_leaf.py").stdout
     assert "q = q / math.sqrt(C): backward() ok" in raised("safe_counter_split_view.py").stdout
 
 
@@ -551,11 +551,11 @@ def test_leaf_is_refused_at_the_op_not_at_backward():
 def test_why_the_safe_ones_are_safe():
     """The saved slots the safe page's explanations rely on."""
     dropout = completed("safe_dropout_linear.py").stdout
-    assert "MulBackward0 saved {'other': [4, 32]}" in dropout
-    assert "AddmmBackward0 saved {'mat1': [4, 8], 'mat2': [8, 32]}" in dropout
+    assert "MulBackward0 {'other': [4, 32]}" in dropout
+    assert "AddmmBackward0 {'mat1': [4, 8], 'mat2': [8, 32]}" in dropout
     masked = completed("safe_masked_fill.py").stdout
-    assert "DivBackward0 saved {'other': []}" in masked and "BmmBackward0 saved {'mat2'" in masked
-    assert "EmbeddingBackward0 saved {'indices': [16, 9]}" in completed("safe_embedding_sum.py").stdout
+    assert "DivBackward0 {'other': []}" in masked and "BmmBackward0 {'mat2'" in masked
+    assert "EmbeddingBackward0 {'indices': [16, 9]}" in completed("safe_embedding_sum.py").stdout
     x = torch.randn(4, 4, requires_grad=True)
     assert saved_tensor_slots((x - x.amax(-1, keepdim=True)).grad_fn) == set()  # the subtraction before exp_
     assert saved_tensor_slots(F.relu(F.linear(x, x)).grad_fn) == {"result"}
