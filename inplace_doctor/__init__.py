@@ -60,27 +60,13 @@ check each one on the installed torch.
 from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from .diagnoser import Report, diagnose
 from .failure import InternalError
-from .findings import (
-    AUTOCAST_STALE,
-    COUNTER_BLIND,
-    CTX_UNCHECKED,
-    DETACHED,
-    HOOKS_SKIP_CHECK,
-    RAISES,
-    REFUSED,
-    UNSEEN_WRITE,
-    VIEW_MODIFIED,
-    Finding,
-)
-from .graph import SavedSlot
-from .location import Location, Site
-from .memory import Memory
-from .recorder import Op, SavedRecord
+from .findings import Check, Finding
+from .location import Location
 from .scan import Candidate, find_inplace_calls
 from .session import BackwardPass
 from .watch import watch
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def load_ipython_extension(ipython: object) -> None:
@@ -90,28 +76,16 @@ def load_ipython_extension(ipython: object) -> None:
     load(ipython)
 
 
+# The public API (README.md: API reference); every other module is internal.
 __all__ = [
     "diagnose",
     "watch",
     "Report",
     "Finding",
-    "InternalError",
-    "VIEW_MODIFIED",
+    "Check",
     "BackwardPass",
-    "Op",
-    "SavedRecord",
-    "SavedSlot",
     "Location",
-    "Site",
-    "Memory",
-    "RAISES",
-    "REFUSED",
-    "DETACHED",
-    "COUNTER_BLIND",
-    "HOOKS_SKIP_CHECK",
-    "CTX_UNCHECKED",
-    "UNSEEN_WRITE",
-    "AUTOCAST_STALE",
+    "InternalError",
     "find_inplace_calls",
     "Candidate",
 ]

@@ -4,29 +4,45 @@ the writing op and its line)."""
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .location import Location, Site, at
 from .recorder import Op
 
-# How PyTorch's own checks treat a saved slot that was overwritten.
-RAISES = "backward raises PyTorch's version-counter RuntimeError"
-DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
-COUNTER_BLIND = (
-    "silent: the version counter did not see the write (through .data, a fused optimizer step, or "
-    "DistributedDataParallel's buffer broadcast)"
-)
-HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
-CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
-UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
-VIEW_MODIFIED = (
-    "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
-    "returned) whose base or another view of it was modified in place"
-)
-REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
-AUTOCAST_STALE = (
-    "silent: a forward read autocast's cached low-precision copy of a parameter written in place since "
-    "(the cache lives as long as the autocast region), so it computed with the old values"
-)
+
+class Check(StrEnum):
+    """How PyTorch's own checks treat an overwritten saved tensor: a finding's ``check``; each
+    value is the sentence the report prints (a ``str``)."""
+
+    RAISES = "backward raises PyTorch's version-counter RuntimeError"
+    DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
+    COUNTER_BLIND = (
+        "silent: the version counter did not see the write (through .data, a fused optimizer step, or "
+        "DistributedDataParallel's buffer broadcast)"
+    )
+    HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
+    CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
+    UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
+    VIEW_MODIFIED = (
+        "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
+        "returned) whose base or another view of it was modified in place"
+    )
+    REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
+    AUTOCAST_STALE = (
+        "silent: a forward read autocast's cached low-precision copy of a parameter written in place since "
+        "(the cache lives as long as the autocast region), so it computed with the old values"
+    )
+
+
+RAISES = Check.RAISES
+DETACHED = Check.DETACHED
+COUNTER_BLIND = Check.COUNTER_BLIND
+HOOKS_SKIP_CHECK = Check.HOOKS_SKIP_CHECK
+CTX_UNCHECKED = Check.CTX_UNCHECKED
+UNSEEN_WRITE = Check.UNSEEN_WRITE
+VIEW_MODIFIED = Check.VIEW_MODIFIED
+REFUSED = Check.REFUSED
+AUTOCAST_STALE = Check.AUTOCAST_STALE
 RAISING = (RAISES, DETACHED, VIEW_MODIFIED, REFUSED)
 
 # What PyTorch refuses to write in place, told by the written tensor's state (see refused_target).
@@ -87,7 +103,7 @@ class Finding:
             return f"{op} was refused by PyTorch: it writes in place {self.node}"
         if self.check == AUTOCAST_STALE:
             return f"{op} wrote a parameter whose {self.node} a later forward still read"
-        return f"{op} overwrote {self.node}.{self.attribute}"
+        return f"{op} overwrote {self.node}.{self.attribute}" if self.node else f"{op} overwrote {self.attribute}"
 
     def describe(self) -> str:
         lines = [self.headline()]

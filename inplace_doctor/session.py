@@ -187,6 +187,7 @@ class Session:
 
         @functools.wraps(original)
         def backward(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # a backward's error shows the program's frames, not this one
             if session._depth or not session._active:
                 return original(*args, **kwargs)
             try:
@@ -321,7 +322,7 @@ class Session:
             explained = self._finding_of_record.get(id(record))
             if explained is None:  # written during the backward, or a slot the walk could not reach: match it now
                 slot = self._slot_of_record.get(id(record)) or SavedSlot(
-                    "a node that backward ran", "a saved tensor", record.tensor, "ours", record
+                    "", "a saved tensor of a node that this backward had already run", record.tensor, "ours", record
                 )
                 with torch_private.dispatch_disabled():
                     explained = match(slot, WriteLog(self.recorder), self.recorder.next_index)

@@ -36,15 +36,15 @@ from inplace_doctor.session import is_inplace_error
 BATTERY = Path(__file__).parent / "diagnose_battery"
 CASES = sorted(p.stem for p in BATTERY.glob("*.py") if p.stem != "__init__")
 LABELS = {
-    "view": dg.VIEW_MODIFIED,
-    "refused": dg.REFUSED,
-    "raises": dg.RAISES,
-    "detached": dg.DETACHED,
-    "counter-blind": dg.COUNTER_BLIND,
-    "hooks": dg.HOOKS_SKIP_CHECK,
-    "ctx": dg.CTX_UNCHECKED,
-    "unseen": dg.UNSEEN_WRITE,
-    "autocast": dg.AUTOCAST_STALE,
+    "view": dg.Check.VIEW_MODIFIED,
+    "refused": dg.Check.REFUSED,
+    "raises": dg.Check.RAISES,
+    "detached": dg.Check.DETACHED,
+    "counter-blind": dg.Check.COUNTER_BLIND,
+    "hooks": dg.Check.HOOKS_SKIP_CHECK,
+    "ctx": dg.Check.CTX_UNCHECKED,
+    "unseen": dg.Check.UNSEEN_WRITE,
+    "autocast": dg.Check.AUTOCAST_STALE,
 }
 TWIN = re.compile(r"#.*\btwin: (.*)$")
 
@@ -266,7 +266,7 @@ def test_case_is_what_its_kind_says(name, tmp_path):
 def written_line(finding: dg.Finding) -> int | None:
     """The line a finding names as the writer (for an unseen write, the line after which the values
     had changed, else where the NumPy array was made)."""
-    if finding.check == dg.UNSEEN_WRITE:
+    if finding.check == dg.Check.UNSEEN_WRITE:
         if finding.changed_after is not None:
             return finding.changed_after.line
         return finding.through.line if finding.through else None
