@@ -33,6 +33,11 @@ class Check(StrEnum):
         "(the cache lives as long as the autocast region), so it computed with the old values"
     )
 
+    GRAD_HOOK = (
+        "silent: a gradient hook wrote the gradient it was handed in place, which PyTorch forbids: that "
+        "tensor may also be another branch's gradient (an add hands one tensor to both of its inputs)"
+    )
+
 
 RAISES = Check.RAISES
 DETACHED = Check.DETACHED
@@ -43,6 +48,7 @@ UNSEEN_WRITE = Check.UNSEEN_WRITE
 VIEW_MODIFIED = Check.VIEW_MODIFIED
 REFUSED = Check.REFUSED
 AUTOCAST_STALE = Check.AUTOCAST_STALE
+GRAD_HOOK = Check.GRAD_HOOK
 RAISING = (RAISES, DETACHED, VIEW_MODIFIED, REFUSED)
 
 # What PyTorch refuses to write in place, told by the written tensor's state (see refused_target).
@@ -103,6 +109,8 @@ class Finding:
             return f"{op} was refused by PyTorch: it writes in place {self.node}"
         if self.check == AUTOCAST_STALE:
             return f"{op} wrote a parameter whose {self.node} a later forward still read"
+        if self.check == GRAD_HOOK:
+            return f"{op} wrote in place {self.node}"
         return f"{op} overwrote {self.node}.{self.attribute}" if self.node else f"{op} overwrote {self.attribute}"
 
     def describe(self) -> str:
@@ -125,7 +133,9 @@ class Finding:
             lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
         if self.write and self.write.location:
             lines.extend(f"  called from: {site}" for site in self.write.location.callers)
-        if self.check == AUTOCAST_STALE:
+        if self.check == GRAD_HOOK:
+            lines.append(f"  registered: {self.saved_at or '?'}")
+        elif self.check == AUTOCAST_STALE:
             lines.append(f"  cast at:    {self.saved_at or '?'}")
             lines.append(f"  read at:    {self.used_at or '?'} (the old values)")
         elif self.check not in (VIEW_MODIFIED, REFUSED):
@@ -311,6 +321,8 @@ def _fix_of_the_write(finding: Finding) -> str:
         )
     if finding.check == REFUSED:
         return _refusal_fix(finding)
+    if finding.check == GRAD_HOOK:
+        return _hook_fix(finding)
     if finding.check == DETACHED:
         return (
             "use the out-of-place x = x.detach() (a new tensor) instead of x.detach_(), which cuts "
@@ -347,3 +359,22 @@ def _fix_of_the_write(finding: Finding) -> str:
     elif finding.check == CTX_UNCHECKED:
         fix += "; keep the tensor with ctx.save_for_backward(x), not as ctx.x, so PyTorch checks it"
     return fix
+
+
+def _hook_fix(finding: Finding) -> str:
+    """Return a new gradient from the hook: PyTorch uses it in place of the one it handed."""
+    write = finding.write
+    method = _method(write.name) if write is not None else None
+    code = write.location.code if write is not None and write.location else ""
+    called = re.search(rf"(\w[\w.\[\]]*)\.{method}\(", code) if method else None
+    returned = "the new gradients (a tuple)" if "module" in finding.node else "the new gradient"
+    if called and method:
+        name = called.group(1)
+        return (
+            f"return {returned} from the hook instead of writing its argument: {name}.{method[:-1]}(...) "
+            f"(a new tensor), not {name}.{method}(...); PyTorch uses what a hook returns in place of what it handed"
+        )
+    return (
+        f"return {returned} from the hook, made out of place, instead of writing its argument; PyTorch uses "
+        "what a hook returns in place of what it handed"
+    )

@@ -30,6 +30,7 @@ import torch
 
 import inplace_doctor as dg
 import inplace_doctor.findings
+import inplace_doctor.memory
 from inplace_doctor.runner import Options, run_script
 from inplace_doctor.session import is_inplace_error
 
@@ -45,6 +46,7 @@ LABELS = {
     "ctx": dg.Check.CTX_UNCHECKED,
     "unseen": dg.Check.UNSEEN_WRITE,
     "autocast": dg.Check.AUTOCAST_STALE,
+    "grad-hook": dg.Check.GRAD_HOOK,
 }
 TWIN = re.compile(r"#.*\btwin: (.*)$")
 
@@ -107,6 +109,13 @@ def run_of(namespace: dict, error: BaseException | None) -> Run:
         elif isinstance(value, torch.Tensor) and is_trainable_leaf(value):
             leaves[name] = value
     grads = {name: None if t.grad is None else t.grad.clone() for name, t in leaves.items()}
+    if not leaves:  # torch.func code: no leaf requires grad; what it computed is in its variables
+        grads = {
+            f"{name}[{i}]": t.detach().clone()
+            for name, value in namespace.items()
+            if not name.startswith("__") and isinstance(value, (torch.Tensor, tuple, dict))
+            for i, t in enumerate(inplace_doctor.memory.tensors_in(value))
+        }
     return Run(error, grads, {name: t.detach().clone() for name, t in leaves.items()})
 
 
