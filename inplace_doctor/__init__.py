@@ -16,11 +16,14 @@ The tools, from the "grep" end of the diagnostic ladder to the precise one:
     The same around a training loop: every backward in the block is examined just before it
     runs; a version-counter error it raises comes back as the finding that explains it.
 
-``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``, also
-``minigpt diagnose SCRIPT.py``)
+``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``)
     The same for a script, run unmodified as ``__main__`` until the first backward that raises or
     has a finding, or its end, or 10 backward passes (``--steps N``: N backward passes). Under
     ``torchrun --nproc-per-node N -m inplace_doctor SCRIPT.py`` every rank reports.
+
+``pytest --inplace-doctor`` (``pytest_plugin``), ``%%inplace_doctor`` (``notebook``)
+    Every test under ``watch()``, failing where a backward meets an overwritten saved tensor; a
+    notebook cell run as the command runs a script.
 
 How (``session``): while the program runs,
 
@@ -35,7 +38,11 @@ How (``session``): while the program runs,
   requires grad, one of several views, ...), is a write PyTorch refused, named at its line (``refusals``);
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows; while a NumPy
   array sharing a saved tensor's memory lives, a line tracer notes the line after which the saved
-  values changed (``aliases``).
+  values changed (``aliases``);
+* the gradient hooks the program registers are wrapped: one that writes in place a gradient
+  another branch also holds is named at its line (``hooks``);
+* ``torch.func``'s grad, grad_and_value, vjp and jacrev, which refuse saved-tensor hooks, run the
+  function under plain autograd, and ``vmap`` runs with the hooks lifted (``transforms``).
 
 Before each backward runs, the nodes it will run are walked (``graph``) and every saved slot (and
 the tensors a custom Function keeps on its ctx, and a checkpoint's saved inputs) is matched

@@ -85,15 +85,15 @@ def run_cell(ipython: Any, line: str, cell: str) -> int:
     outcome = run_code(code, ipython.user_ns, options)
     if outcome.internal is not None:
         raise CellUsageError(f"{short}: {outcome.internal}")
-    error = outcome.error
-    if error is None or isinstance(error, SystemExit):
+    raised = outcome.error
+    if raised is None or isinstance(raised, SystemExit):
         return print_outcome(outcome, short, long)
     if outcome.report.passes or outcome.status != 2:  # a report to show first: the error's traceback follows
         outcome.failure = None
         print_outcome(outcome, short, long)
-    if isinstance(error, InplaceError):  # our unpack hook's, where PyTorch's check would have raised
-        raise RuntimeError(str(error)).with_traceback(error.__traceback__) from None
-    raise error
+    if isinstance(raised, InplaceError):  # our unpack hook's, where PyTorch's check would have raised
+        raise RuntimeError(str(raised)).with_traceback(raised.__traceback__) from None
+    raise raised
 
 
 def cell_number(ipython: Any) -> int:

@@ -105,7 +105,6 @@ class Session:
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
         self._slot_of_record: dict[int, SavedSlot] = {}  # the slots the last pass examined, by record
         self._running: BackwardPass | None = None  # the backward running now, if one is
-        self._depth_of_hooks = 0
 
     # ---- entering and leaving
 
@@ -171,7 +170,7 @@ class Session:
         for name, replacement in transforms.REPLACEMENTS.items():  # torch.func refuses saved-tensor hooks
             self._set(torch.func, name, transforms.eager(getattr(torch.func, name), replacement))
         self._set(torch.func, "vmap", transforms.lifting(torch.func.vmap, self.hooks_lifted))
-        hooks.wrap_registrations(self._set, lambda: self._active and not self._depth_of_hooks, self.note_hook_write)
+        hooks.wrap_registrations(self._set, lambda: self._active, self.note_hook_write)
 
     @contextlib.contextmanager
     def hooks_lifted(self) -> Iterator[None]:

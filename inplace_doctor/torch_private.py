@@ -75,7 +75,7 @@ def dispatch_disabled() -> AbstractContextManager[None]:
 def use_count(tensor: torch.Tensor) -> int:
     """How many references hold the tensor's C++ object (``Tensor._use_count``): a gradient handed
     on to several places has more than one handed to one place."""
-    return int(tensor._use_count())
+    return int(tensor._use_count())  # type: ignore[attr-defined]
 
 
 def function_modes_disabled() -> AbstractContextManager[None]:

@@ -63,7 +63,8 @@ def _gradients(
 def _run(func: Callable, argnums: int | tuple[int, ...], args: tuple, kwargs: dict) -> tuple[Any, list, list]:
     """(func's result, the differentiated arguments as given, their leaves per argument)."""
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    passed, leaves = list(args), []
+    passed: list[Any] = list(args)
+    leaves: list[list[torch.Tensor]] = []
     for n in numbers:
         leaves.append([])
         passed[n] = _tracked(args[n], leaves[-1])
@@ -164,4 +165,9 @@ def lifting(vmap: Callable, lifted: Callable[[], Any]) -> Callable:
     return lifting_vmap
 
 
-REPLACEMENTS = {"grad": grad, "grad_and_value": grad_and_value, "vjp": vjp, "jacrev": jacrev}
+REPLACEMENTS: dict[str, Callable[..., Any]] = {
+    "grad": grad,
+    "grad_and_value": grad_and_value,
+    "vjp": vjp,
+    "jacrev": jacrev,
+}

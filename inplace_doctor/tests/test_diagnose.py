@@ -3,7 +3,7 @@ the static scanner, the `python -m inplace_doctor` command on any script, watch(
 and diagnose(fn), what PyTorch does with checkpoints, optimizer steps and in-place metadata ops
 (the diagnoser must say the same), CUDA, the cost (digests, not copies), and the probes of the
 private PyTorch APIs the diagnosis relies on (inplace_doctor/torch_private.py). The bugs as
-people write them are in tests/diagnose_battery/ (test_diagnose_battery.py).
+people write them are in inplace_doctor/tests/diagnose_battery/ (test_diagnose_battery.py).
 
 Expected lines are never written down: each battery model marks its lines with comments
 (``# WRITE``: the in-place write; ``# SAVE``: where the overwritten tensor was saved), and the
@@ -798,7 +798,7 @@ def test_optimizer_steps_are_labelled_as_pytorch_behaves(optimizer, flag):
         except RuntimeError as exc:
             error = exc
         model = namespace["model"]
-        return error, [(p._version, p.detach().clone(), p.grad.clone()) for p in model.parameters()]
+        return error, [(torch_private.version(p), p.detach().clone(), p.grad.clone()) for p in model.parameters()]
 
     plain_error, plain_state = run()
     with pytest.raises(RuntimeError) if plain_error else contextlib.nullcontext():

@@ -1,4 +1,4 @@
-"""inplace_doctor on bugs written the way people meet them (tests/diagnose_battery/).
+"""inplace_doctor on bugs written the way people meet them (inplace_doctor/tests/diagnose_battery/).
 
 Each case is a small script, run unmodified by the diagnoser's command. Its marks:
 
@@ -254,10 +254,10 @@ def test_the_battery_is_large_and_varied():
 
 
 def test_readme_counts_the_battery_as_it_is():
-    """README types the battery's size; it must say what tests/diagnose_battery/ holds."""
+    """README types the battery's size; it must say what inplace_doctor/tests/diagnose_battery/ holds."""
     readme = (BATTERY.parents[1] / "README.md").read_text(encoding="utf-8")
     said = re.search(r"holds (\d+) bugs[^(]*\((\d+) harmful, (\d+) harmless", " ".join(readme.split()))
-    assert said, "README no longer says how many bugs tests/diagnose_battery/ holds"
+    assert said, "README no longer says how many bugs inplace_doctor/tests/diagnose_battery/ holds"
     kinds = [load(name).kind for name in CASES]
     harmless = kinds.count("harmless")
     assert tuple(map(int, said.groups())) == (len(kinds), len(kinds) - harmless, harmless)
