@@ -534,6 +534,32 @@ def test_command_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
     assert capsys.readouterr().err.startswith("course: error: ")
 
 
+def test_command_version_and_help_of_its_own(capsys):
+    status, out, err = run_command(capsys, "--version")
+    assert (status, err) == (0, "") and out == f"inplace-doctor {dg.__version__} (torch {torch.__version__})\n"
+    status, out, err = run_command(capsys, "--help")
+    assert status == 0 and err == "" and out.startswith("usage: python -m inplace_doctor [--steps N|all] SCRIPT.py")
+    assert "--version" in out and "pytest --inplace-doctor" in out and "minigpt" not in out
+
+
+def test_the_first_line_counts_the_program_s_writes_but_not_weight_initialisation(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script(
+        tmp_path, "import torch.nn as nn\nimport torch\nnet = nn.Linear(4, 2)\nnet(torch.ones(3, 4)).sum().backward()\n"
+    )
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 0
+    assert "the program ran " in out and " aten ops before it, 0 of them in-place writes (a module's weight " in out
+    script(tmp_path, "import torch\nx = torch.ones(3, requires_grad=True) * 2\nx.add_(1)\nx.sum().backward()\n")
+    status, out, _ = run_command(capsys, "train.py")
+    assert status == 0 and "1 of them in-place write (a module's weight initialisation not counted)" in out, out
+
+
+def test_a_finding_on_a_node_backward_had_already_run_reads_as_a_sentence():
+    finding = dg.Finding("", "a saved tensor of a node that this backward had already run", None, 0, 1, None, [], "")
+    assert finding.headline() == "an unseen write overwrote a saved tensor of a node that this backward had already run"
+
+
 def test_command_restores_the_interpreter_it_ran_in(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     script(
@@ -1330,3 +1356,33 @@ def test_ddp_buffer_broadcast_overwrites_a_saved_buffer_without_a_version_bump(t
     assert "build DDP with broadcast_buffers=False" in rank1
     rank0 = out[out.index("inplace_doctor (rank 0 of 2): report") :]
     assert f"written at: train_ddp.py:{marked_line(DDP_SCRIPT, '# RANK0')}" in rank0  # its own write raises there
+
+
+# torch.func under the diagnoser -----------------------------------------------------------------------
+
+
+def func_results():
+    """grad (two arguments, aux, a dict), grad_and_value, vjp and jacrev of small functions."""
+    from torch.func import grad, grad_and_value, jacrev, vjp
+
+    generator = torch.Generator().manual_seed(0)
+    params = {"w": torch.randn(3, 2, generator=generator), "b": torch.randn(2, generator=generator)}
+    x = torch.randn(4, 3, generator=generator)
+
+    def loss(p, x):
+        out = torch.tanh(x @ p["w"] + p["b"])
+        return out.pow(2).mean(), out.detach()
+
+    g, aux = grad(loss, argnums=(0, 1), has_aux=True)(params, x)
+    gv = grad_and_value(lambda v: (v.sin() * v).sum())(x)
+    out, pullback = vjp(lambda v: v.exp().cumsum(0), x)
+    return [g[0]["w"], g[0]["b"], g[1], aux, *gv, out, *pullback(torch.ones_like(out)), jacrev(torch.sigmoid)(x[0])]
+
+
+def test_torch_func_runs_under_plain_autograd_with_torch_func_s_values():
+    expected = func_results()
+    with dg.watch(quiet=True) as watched:
+        found = func_results()
+    assert watched.report.findings == [] and len(watched.report.passes) >= 4  # each gradient was examined
+    assert all(torch.allclose(a, b, atol=1e-6) and a.shape == b.shape for a, b in zip(found, expected, strict=True))
+    assert not any(t.requires_grad for t in found)  # as torch.func returns them
