@@ -202,7 +202,7 @@ class Session:
 
     def _examined(self, original: Callable[..., Any]) -> Callable[..., Any]:
         """``torch.autograd.backward`` or ``grad``, examining the graph before it runs."""
-        session, signature = self, inspect.signature(original)
+        session, signature = self, _signature(original)
 
         @functools.wraps(original)
         def backward(*args: Any, **kwargs: Any) -> Any:
@@ -423,6 +423,12 @@ class Session:
             self.op_errors.append((error, finding))
             return finding
         return None
+
+
+@functools.cache
+def _signature(function: Callable[..., Any]) -> inspect.Signature:
+    """Once per process: a session wraps the same two functions each time it starts."""
+    return inspect.signature(function)
 
 
 def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
