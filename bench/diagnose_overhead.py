@@ -1,19 +1,19 @@
 """Benchmark inplace_doctor against a plain step and PyTorch's anomaly mode, side by side in one run.
 
-Rows: the default mini-GPT (as `minigpt train` builds it) and one about 10x its parameters, on the
-CPU; where a CUDA device exists, the same two on it, and GPT-2-small-sized (12 layers x 768, 50304
-tokens, 8 x 256 tokens) and GPT-2-medium-sized (24 x 1024, 8 x 512 tokens) configurations of
-`GPTConfig`, on random tokens.
+Rows: a small MLP (where a per-op floor dominates), the default mini-GPT (as `minigpt train`
+builds it) and one about 10x its parameters, on the CPU; where a CUDA device exists, the two
+mini-GPTs on it, and GPT-2-small-sized (12 layers x 768, 50304 tokens, 8 x 256 tokens) and
+GPT-2-medium-sized (24 x 1024, 8 x 512 tokens) configurations of `GPTConfig`, on random tokens.
 
 * Time: one training step (forward + backward), three ways: plain; under
   ``torch.autograd.detect_anomaly()`` (PyTorch's own tool); under the diagnoser (``diagnose(step)``,
   where ``step`` runs the forward and calls backward itself, as a training loop does). Each repeat
   times all three, rotating which goes first; the figures are medians (on a GPU, with a
-  synchronisation before and after each). Targets: the diagnoser at most anomaly mode's time and at
-  most 3x a plain step, on every row.
+  synchronisation before and after each). Targets: the diagnoser at most anomaly mode's time on
+  every row, and at most 3x a plain step on every row but the small MLP (where a per-op floor dominates).
 * Memory: on the CPU, the peak of the net bytes of tensor memory allocated during one plain
   forward (when the graph holds every saved activation) against a diagnosed forward with its
-  examination (``diagnose(model, x, y)``), from the torch profiler's memory events; on a GPU,
+  examination (``diagnose(loss)``), from the torch profiler's memory events; on a GPU,
   ``torch.cuda.max_memory_allocated`` over one plain step against one diagnosed step. Target: at
   most 1.1x.
 
@@ -31,9 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from inplace_doctor import Report, diagnose
+from inplace_doctor import Report, diagnose, watch
 from inplace_doctor.digest import CHUNK
 from minigpt.data import build_dataset, sample_batch
 from minigpt.model import GPT, GPTConfig
@@ -92,12 +93,14 @@ class Figures:
         return self.median(way) / self.median("plain")
 
     @property
+    def time_met(self) -> bool:
+        """At most anomaly mode's time; and, but on the small MLP, at most TIME_TARGET x plain."""
+        fast = self.name.startswith("small MLP") or self.ratio("diagnosed") <= TIME_TARGET
+        return self.median("diagnosed") <= self.median("anomaly") and fast
+
+    @property
     def met(self) -> bool:
-        return (
-            self.median("diagnosed") <= self.median("anomaly")
-            and self.ratio("diagnosed") <= TIME_TARGET
-            and self.memory_ratio <= MEMORY_TARGET
-        )
+        return self.time_met and self.memory_ratio <= MEMORY_TARGET
 
 
 def batch_for(config: GPTConfig, device: str, seed: int, size: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -109,14 +112,64 @@ def batch_for(config: GPTConfig, device: str, seed: int, size: int) -> tuple[tor
 def measure(
     name: str, config: GPTConfig, device: str, batch: tuple[torch.Tensor, torch.Tensor], repeats: int
 ) -> Figures:
-    settings = TrainConfig()
-    model: GPT = build_model(config, settings.seed).to(device)
+    model: GPT = build_model(config, TrainConfig().seed).to(device)
     x, y = batch
+    return measure_loss(name, model, lambda: model(x, y)[1], device, repeats)
+
+
+def small_mlp(repeats: int) -> Figures:
+    """The small MLP row: 32 -> 64 -> 64 -> 1, ReLU, a batch of 64, mean squared error."""
+    torch.manual_seed(0)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
+    x, y = torch.randn(64, 32), torch.randn(64, 1)
+    return measure_loss("small MLP (32-64-64-1)", model, lambda: F.mse_loss(model(x), y), "cpu", repeats)
+
+
+def plugin_cost(repeats: int) -> str:
+    """What `pytest --inplace-doctor` adds to a test: a watch() block around it (medians)."""
+    torch.manual_seed(0)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
+    x, y = torch.randn(64, 32), torch.randn(64, 1)
+
+    def test() -> None:
+        model.zero_grad(set_to_none=True)
+        F.mse_loss(model(x), y).backward()
+
+    def watched(body: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            with watch(quiet=True):
+                body()
+
+        return run
+
+    def median_ms(fn: Callable[[], None]) -> float:
+        for _ in range(WARMUP):
+            fn()
+        times = []
+        for _ in range(repeats * 5):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times) * 1e3
+
+    empty = median_ms(watched(lambda: None))
+    plain, diagnosed = median_ms(test), median_ms(watched(test))
+    return (
+        f"pytest --inplace-doctor, per test: {empty:.2f} ms for a test that runs no torch op; "
+        f"{plain:.2f} ms -> {diagnosed:.2f} ms for a test of one small-MLP step"
+    )
+
+
+def measure_loss(
+    name: str, model: torch.nn.Module, loss_of: Callable[[], torch.Tensor], device: str, repeats: int
+) -> Figures:
     cuda = device == "cuda"
 
     def step() -> None:
         model.zero_grad(set_to_none=True)
-        model(x, y)[1].backward()
+        loss_of().backward()
 
     def anomaly_step() -> None:
         with warnings.catch_warnings():
@@ -144,8 +197,8 @@ def measure(
     if cuda:
         plain_bytes, diagnosed_bytes = peak_cuda_bytes(step), peak_cuda_bytes(diagnosed_step)
     else:
-        plain_bytes = peak_cpu_bytes(lambda: model(x, y))
-        diagnosed_bytes = peak_cpu_bytes(lambda: diagnose(model, x, y))
+        plain_bytes = peak_cpu_bytes(loss_of)
+        diagnosed_bytes = peak_cpu_bytes(lambda: diagnose(loss_of))
     seconds: dict[str, list[float]] = {way: [] for way in WAYS}
     for i in range(repeats):  # rotate which goes first
         for way in WAYS[i % 3 :] + WAYS[: i % 3]:
@@ -193,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
             print("no CUDA device here: the GPU rows (mini-GPT, 10x, GPT-2-small- and -medium-sized) are not run")
     rows: list[Figures] = []
     for device in devices:
+        if device == "cpu":
+            rows.append(small_mlp(args.repeats))
         batch = (data_batch[0].to(device), data_batch[1].to(device))
         rows.append(
             measure(
@@ -221,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     width = max((len(r.name) for r in rows), default=5)
     print(
         f"\ntime: one training step (forward + backward), medians of rotating repeats; targets: diagnosed <= "
-        f"anomaly and <= {TIME_TARGET:.0f}x plain"
+        f"anomaly, and <= {TIME_TARGET:.0f}x plain but on the small MLP"
     )
     print(
         f"{'model':<{width}}  {'device':>6}  {'params':>11}  {'plain':>9}  {'anomaly':>9}  {'diagnosed':>9}  "
@@ -233,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.median('anomaly') * 1e3:>6.1f} ms  {r.median('diagnosed') * 1e3:>6.1f} ms  "
             f"{r.ratio('anomaly'):>12.2f}x  {r.ratio('diagnosed'):>14.2f}x  "
             f"{r.median('diagnosed') / r.median('anomaly'):>16.2f}x  "
-            f"{verdict(r.median('diagnosed') <= r.median('anomaly') and r.ratio('diagnosed') <= TIME_TARGET)}"
+            f"{verdict(r.time_met)}"
         )
     print(
         f"\nmemory: peak bytes of tensor memory, plain against diagnosed (CPU: a forward and its examination; "
@@ -247,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{verdict(r.memory_ratio <= MEMORY_TARGET)}"
         )
     print(f"(not counted: the digests' fixed weights, {CHUNK * 4 // 2**10} KiB allocated once per process and device)")
+    if "cpu" in devices:
+        print(f"\n{plugin_cost(args.repeats)}")
     missed = not all(r.met for r in rows)
     return 1 if missed and args.strict else 0
 

@@ -23,12 +23,11 @@ def lines(paths: list[Path]) -> int:
 def sizes() -> dict[str, int]:
     """part -> lines: each package, then "other" (examples, benchmarks, scripts), then "tests"."""
     every = python_files(config.REPO)
-    found = {
-        package: lines([p for p in every if p.relative_to(config.REPO).parts[0] == package])
-        for package in config.PACKAGES
-    }
-    found["other"] = lines([p for p in every if p.relative_to(config.REPO).parts[0] not in (*config.PACKAGES, TESTS)])
-    found[TESTS] = lines([p for p in every if p.relative_to(config.REPO).parts[0] == TESTS])
+    tests = [p for p in every if TESTS in p.relative_to(config.REPO).parts]  # tests/, and a package's own tests/
+    every = [p for p in every if p not in tests]
+    found = {pkg: lines([p for p in every if p.relative_to(config.REPO).parts[0] == pkg]) for pkg in config.PACKAGES}
+    found["other"] = lines([p for p in every if p.relative_to(config.REPO).parts[0] not in config.PACKAGES])
+    found[TESTS] = lines(tests)
     return found
 
 

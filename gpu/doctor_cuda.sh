@@ -7,7 +7,7 @@
 #
 # Writes at most 5 files into "$OUT" (default: gpu-out/): env.txt, battery_cuda.log,
 # digest.log, bench_cuda.log, summary.txt. Each step has its own time limit; the whole run stays
-# under 7 minutes (the battery: 74 cases, 4 runs each). Without a CUDA device the tests skip (with
+# under 7 minutes (the battery: 91 cases, 4 runs each). Without a CUDA device the tests skip (with
 # the reason) and the bench prints that the GPU rows are not run: a quick run anywhere.
 set -u
 OUT="${OUT:-gpu-out}"
@@ -25,9 +25,9 @@ PYTEST=("$PY" -m pytest --noconftest -p no:cacheprovider -q -o addopts=-ra)
 } > "$OUT/env.txt" 2>&1
 
 start=$SECONDS
-timeout 210 "${PYTEST[@]}" tests/test_diagnose_battery.py -k "test_case_on_cuda" > "$OUT/battery_cuda.log" 2>&1
+timeout 210 "${PYTEST[@]}" inplace_doctor/tests/test_diagnose_battery.py -k "test_case_on_cuda" > "$OUT/battery_cuda.log" 2>&1
 battery=$?
-timeout 40 "${PYTEST[@]}" tests/test_diagnose.py -k "digest_of or digest_sees or empty or own_failure" > "$OUT/digest.log" 2>&1
+timeout 40 "${PYTEST[@]}" inplace_doctor/tests/test_diagnose.py -k "digest_of or digest_sees or empty or own_failure" > "$OUT/digest.log" 2>&1
 digest=$?
 timeout 150 "$PY" bench/diagnose_overhead.py --device cuda --repeats "${REPEATS:-8}" > "$OUT/bench_cuda.log" 2>&1
 bench=$?

@@ -16,11 +16,14 @@ The tools, from the "grep" end of the diagnostic ladder to the precise one:
     The same around a training loop: every backward in the block is examined just before it
     runs; a version-counter error it raises comes back as the finding that explains it.
 
-``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``, also
-``minigpt diagnose SCRIPT.py``)
+``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``)
     The same for a script, run unmodified as ``__main__`` until the first backward that raises or
     has a finding, or its end, or 10 backward passes (``--steps N``: N backward passes). Under
     ``torchrun --nproc-per-node N -m inplace_doctor SCRIPT.py`` every rank reports.
+
+``pytest --inplace-doctor`` (``pytest_plugin``), ``%%inplace_doctor`` (``notebook``)
+    Every test under ``watch()``, failing where a backward meets an overwritten saved tensor; a
+    notebook cell run as the command runs a script.
 
 How (``session``): while the program runs,
 
@@ -35,7 +38,11 @@ How (``session``): while the program runs,
   requires grad, one of several views, ...), is a write PyTorch refused, named at its line (``refusals``);
 * ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows; while a NumPy
   array sharing a saved tensor's memory lives, a line tracer notes the line after which the saved
-  values changed (``aliases``).
+  values changed (``aliases``);
+* the gradient hooks the program registers are wrapped: one that writes in place a gradient
+  another branch also holds is named at its line (``hooks``);
+* ``torch.func``'s grad, grad_and_value, vjp and jacrev, which refuse saved-tensor hooks, run the
+  function under plain autograd, and ``vmap`` runs with the hooks lifted (``transforms``).
 
 Before each backward runs, the nodes it will run are walked (``graph``) and every saved slot (and
 the tensors a custom Function keeps on its ctx, and a checkpoint's saved inputs) is matched
@@ -60,27 +67,13 @@ check each one on the installed torch.
 from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from .diagnoser import Report, diagnose
 from .failure import InternalError
-from .findings import (
-    AUTOCAST_STALE,
-    COUNTER_BLIND,
-    CTX_UNCHECKED,
-    DETACHED,
-    HOOKS_SKIP_CHECK,
-    RAISES,
-    REFUSED,
-    UNSEEN_WRITE,
-    VIEW_MODIFIED,
-    Finding,
-)
-from .graph import SavedSlot
-from .location import Location, Site
-from .memory import Memory
-from .recorder import Op, SavedRecord
+from .findings import Check, Finding
+from .location import Location
 from .scan import Candidate, find_inplace_calls
 from .session import BackwardPass
 from .watch import watch
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 
 def load_ipython_extension(ipython: object) -> None:
@@ -90,28 +83,16 @@ def load_ipython_extension(ipython: object) -> None:
     load(ipython)
 
 
+# The public API (README.md: API reference); every other module is internal.
 __all__ = [
     "diagnose",
     "watch",
     "Report",
     "Finding",
-    "InternalError",
-    "VIEW_MODIFIED",
+    "Check",
     "BackwardPass",
-    "Op",
-    "SavedRecord",
-    "SavedSlot",
     "Location",
-    "Site",
-    "Memory",
-    "RAISES",
-    "REFUSED",
-    "DETACHED",
-    "COUNTER_BLIND",
-    "HOOKS_SKIP_CHECK",
-    "CTX_UNCHECKED",
-    "UNSEEN_WRITE",
-    "AUTOCAST_STALE",
+    "InternalError",
     "find_inplace_calls",
     "Candidate",
 ]

@@ -70,8 +70,8 @@ class Report:
         lines += [_pass_line(p) for p in self.passes if p.number is None]
         if not self.passes:
             lines = [
-                f"no backward ran and no graph was left to examine: {self.ops} aten ops recorded, "
-                f"{self.writes} of them in-place writes"
+                f"no backward ran and no graph was left to examine: the program ran {self.ops} aten ops, "
+                f"{_writes(self.writes)}"
             ]
         lines += [
             f"PyTorch refused an in-place write: {line}"
@@ -94,6 +94,10 @@ class Report:
         return "\n".join(lines)
 
 
+def _writes(n: int) -> str:
+    return f"{n} of them in-place write{'' if n == 1 else 's'} (a module's weight initialisation not counted)"
+
+
 def _pass_line(p: BackwardPass) -> str:
     if p.number is None:
         head = "the graphs of the tensors the program returned or left"
@@ -101,7 +105,7 @@ def _pass_line(p: BackwardPass) -> str:
         where = f" at {at(p.call.path, p.call.line)} ({p.call.code})" if p.call else ""
         head = f"backward {p.number}{where}"
     text = (
-        f"{head}: {p.ops} aten ops before it, {p.writes} of them in-place writes; "
+        f"{head}: the program ran {p.ops} aten ops before it, {_writes(p.writes)}; it reads "
         f"{p.saved} saved tensors in {p.nodes} backward nodes"
     )
     if p.raised:

@@ -4,29 +4,51 @@ the writing op and its line)."""
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .location import Location, Site, at
 from .recorder import Op
 
-# How PyTorch's own checks treat a saved slot that was overwritten.
-RAISES = "backward raises PyTorch's version-counter RuntimeError"
-DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
-COUNTER_BLIND = (
-    "silent: the version counter did not see the write (through .data, a fused optimizer step, or "
-    "DistributedDataParallel's buffer broadcast)"
-)
-HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
-CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
-UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
-VIEW_MODIFIED = (
-    "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
-    "returned) whose base or another view of it was modified in place"
-)
-REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
-AUTOCAST_STALE = (
-    "silent: a forward read autocast's cached low-precision copy of a parameter written in place since "
-    "(the cache lives as long as the autocast region), so it computed with the old values"
-)
+
+class Check(StrEnum):
+    """How PyTorch's own checks treat an overwritten saved tensor: a finding's ``check``; each
+    value is the sentence the report prints (a ``str``)."""
+
+    RAISES = "backward raises PyTorch's version-counter RuntimeError"
+    DETACHED = "backward raises: PyTorch refuses a saved tensor that was detached in place (.detach_())"
+    COUNTER_BLIND = (
+        "silent: the version counter did not see the write (through .data, a fused optimizer step, or "
+        "DistributedDataParallel's buffer broadcast)"
+    )
+    HOOKS_SKIP_CHECK = "silent: saved through saved_tensors_hooks, so PyTorch skips the version check"
+    CTX_UNCHECKED = "silent: kept as a ctx attribute, not with save_for_backward, so never checked"
+    UNSEEN_WRITE = "silent: the values changed with no write PyTorch could see (e.g. through numpy)"
+    VIEW_MODIFIED = (
+        "raises: PyTorch refuses to use a view (a custom Function's output, or one of several views an op "
+        "returned) whose base or another view of it was modified in place"
+    )
+    REFUSED = "raises at the write: PyTorch refuses this in-place write before it happens"
+    AUTOCAST_STALE = (
+        "silent: a forward read autocast's cached low-precision copy of a parameter written in place since "
+        "(the cache lives as long as the autocast region), so it computed with the old values"
+    )
+
+    GRAD_HOOK = (
+        "silent: a gradient hook wrote the gradient it was handed in place, which PyTorch forbids: that "
+        "tensor may also be another branch's gradient (an add hands one tensor to both of its inputs)"
+    )
+
+
+RAISES = Check.RAISES
+DETACHED = Check.DETACHED
+COUNTER_BLIND = Check.COUNTER_BLIND
+HOOKS_SKIP_CHECK = Check.HOOKS_SKIP_CHECK
+CTX_UNCHECKED = Check.CTX_UNCHECKED
+UNSEEN_WRITE = Check.UNSEEN_WRITE
+VIEW_MODIFIED = Check.VIEW_MODIFIED
+REFUSED = Check.REFUSED
+AUTOCAST_STALE = Check.AUTOCAST_STALE
+GRAD_HOOK = Check.GRAD_HOOK
 RAISING = (RAISES, DETACHED, VIEW_MODIFIED, REFUSED)
 
 # What PyTorch refuses to write in place, told by the written tensor's state (see refused_target).
@@ -87,7 +109,9 @@ class Finding:
             return f"{op} was refused by PyTorch: it writes in place {self.node}"
         if self.check == AUTOCAST_STALE:
             return f"{op} wrote a parameter whose {self.node} a later forward still read"
-        return f"{op} overwrote {self.node}.{self.attribute}"
+        if self.check == GRAD_HOOK:
+            return f"{op} wrote in place {self.node}"
+        return f"{op} overwrote {self.node}.{self.attribute}" if self.node else f"{op} overwrote {self.attribute}"
 
     def describe(self) -> str:
         lines = [self.headline()]
@@ -109,7 +133,9 @@ class Finding:
             lines.append("  through:    its data was replaced (x.data = ...), which no version counter sees")
         if self.write and self.write.location:
             lines.extend(f"  called from: {site}" for site in self.write.location.callers)
-        if self.check == AUTOCAST_STALE:
+        if self.check == GRAD_HOOK:
+            lines.append(f"  registered: {self.saved_at or '?'}")
+        elif self.check == AUTOCAST_STALE:
             lines.append(f"  cast at:    {self.saved_at or '?'}")
             lines.append(f"  read at:    {self.used_at or '?'} (the old values)")
         elif self.check not in (VIEW_MODIFIED, REFUSED):
@@ -295,6 +321,8 @@ def _fix_of_the_write(finding: Finding) -> str:
         )
     if finding.check == REFUSED:
         return _refusal_fix(finding)
+    if finding.check == GRAD_HOOK:
+        return _hook_fix(finding)
     if finding.check == DETACHED:
         return (
             "use the out-of-place x = x.detach() (a new tensor) instead of x.detach_(), which cuts "
@@ -331,3 +359,22 @@ def _fix_of_the_write(finding: Finding) -> str:
     elif finding.check == CTX_UNCHECKED:
         fix += "; keep the tensor with ctx.save_for_backward(x), not as ctx.x, so PyTorch checks it"
     return fix
+
+
+def _hook_fix(finding: Finding) -> str:
+    """Return a new gradient from the hook: PyTorch uses it in place of the one it handed."""
+    write = finding.write
+    method = _method(write.name) if write is not None else None
+    code = write.location.code if write is not None and write.location else ""
+    called = re.search(rf"(\w[\w.\[\]]*)\.{method}\(", code) if method else None
+    returned = "the new gradients (a tuple)" if "module" in finding.node else "the new gradient"
+    if called and method:
+        name = called.group(1)
+        return (
+            f"return {returned} from the hook instead of writing its argument: {name}.{method[:-1]}(...) "
+            f"(a new tensor), not {name}.{method}(...); PyTorch uses what a hook returns in place of what it handed"
+        )
+    return (
+        f"return {returned} from the hook, made out of place, instead of writing its argument; PyTorch uses "
+        "what a hook returns in place of what it handed"
+    )

@@ -12,6 +12,8 @@ import torch
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_TEST_RUNNERS = ("_pytest", "pluggy")  # their frames call a test: never the user's code
+_TESTS_DIR = _PACKAGE_DIR + "tests" + os.sep  # the diagnoser's tests and battery: user code to it
 _STDLIB_DIR = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
 
 
@@ -90,6 +92,11 @@ def display_path(path: str) -> str:
 _INTERNAL: dict[str, bool] = {}  # filename -> is_internal (cached: asked at every saved tensor)
 
 
+def is_ours(filename: str) -> bool:
+    """Is the file one of the diagnoser's own modules?"""
+    return filename.startswith(_PACKAGE_DIR) and not filename.startswith(_TESTS_DIR)
+
+
 def is_internal(filename: str) -> bool:
     """Is the file torch's, this package's or Python's own library (not the user's code)?"""
     if filename not in _INTERNAL:
@@ -100,7 +107,8 @@ def is_internal(filename: str) -> bool:
         _INTERNAL[filename] = (
             filename.startswith(_TORCH_DIR)
             or filename.startswith("<frozen ")
-            or absolute.startswith(_PACKAGE_DIR)
+            or any(f"{os.sep}{tool}{os.sep}" in absolute for tool in _TEST_RUNNERS)
+            or is_ours(absolute)
             or standard
         )
     return _INTERNAL[filename]
@@ -120,6 +128,23 @@ def user_frame() -> Site:
     return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)
 
 
+_INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")  # torch.nn.init: a module's weights set up
+
+
+def in_weight_init() -> bool:
+    """Is torch.nn.init (a module's weights set up, ``nn.Linear(...)``) on the stack, below the user's frame?"""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename == _INIT_FILE:
+            return True
+        internal = _INTERNAL.get(filename)
+        if not (is_internal(filename) if internal is None else internal):
+            return False
+        frame = frame.f_back
+    return False
+
+
 MAX_CALLERS = 8
 
 
@@ -136,7 +161,7 @@ def user_callers() -> tuple[Site, ...]:
             internal = is_internal(filename)
         if not internal:
             found.append(Site(filename, frame.f_lineno))
-        elif found and filename.startswith(_PACKAGE_DIR):
+        elif found and is_ours(filename):
             break  # the runner's exec, or diagnose() calling the target: below the program
         frame = frame.f_back
     return tuple(found[1:])

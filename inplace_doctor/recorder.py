@@ -24,7 +24,7 @@ from . import torch_private
 from .aliases import AliasWatch
 from .digest import digest, nbytes
 from .failure import DiagnoserFailure, guarded
-from .location import Location, Site, user_callers, user_frame
+from .location import Location, Site, in_weight_init, user_callers, user_frame
 from .memory import Memory, alias_of, tensors_in
 from .modules import ModuleTracker
 
@@ -105,7 +105,7 @@ class Recorder(torch_private.DispatchMode):
         # outside our pack hook (see others_may_save). Every op still takes an index.
         self.ops: list[Op] = []
         self.next_index = 0  # the index the next op takes
-        self.writes = 0  # ops that wrote a tensor argument, so far
+        self.writes = 0  # ops that wrote a tensor argument, so far (a module's weight initialisation not counted)
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
@@ -234,7 +234,7 @@ class Recorder(torch_private.DispatchMode):
         detailed = bool(written) or self.others_may_save()
         op: Op | None = None
         if detailed:
-            self.writes += bool(written)
+            self.writes += bool(written) and not in_weight_init()  # counted for the report's first line
             location = self.location()
             if written:
                 location = location._replace(callers=user_callers())

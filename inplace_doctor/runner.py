@@ -21,7 +21,8 @@ input: no such file, not a .py file, a script that does not compile, or a script
 with an error of its own (or exits with a non-zero status) while nothing was found; 2 as well
 when the diagnoser itself failed (one line "internal error in the diagnoser ...": the script
 was stopped there, never run on differently). Bad input is one ``inplace_doctor: error: ...``
-line on standard error (``minigpt: error: ...`` for ``minigpt diagnose``), with no traceback.
+line on standard error, with no traceback; a script's own error keeps its traceback (its own
+frames, none of the diagnoser's), then that line.
 """
 
 import os
@@ -38,11 +39,30 @@ import torch
 
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure
-from .location import at, display_path, is_internal
+from .location import at, display_path, is_internal, is_ours
 from .session import BackwardPass, Session, is_inplace_error
 
 PROG = "python -m inplace_doctor"
 USAGE = "[--steps N|all] SCRIPT.py [ARGS...]"
+HELP = """\
+Run a PyTorch script as it is and name the in-place write that breaks its backward pass, loudly
+or silently: the op, the line that wrote it, the saved tensor it overwrote, and the fix.
+
+options:
+  --steps N      run N backward passes, then report
+  --steps all    run the script to its end, then report
+  -h, --help     show this help and exit
+  --version      show the version and exit
+
+By default the script runs until its first backward that raises or has a finding, or its end, or
+{cap} backward passes. Each backward is examined just before it runs, then runs as it would
+without the diagnoser.
+
+exit status: 0 nothing found; 1 something found; 2 bad input, the script's own error while nothing
+was found, or the diagnoser's own failure.
+
+In Python: inplace_doctor.diagnose(fn) and `with inplace_doctor.watch():`. In a notebook:
+%load_ext inplace_doctor, then %%inplace_doctor. In pytest: pytest --inplace-doctor."""
 DEFAULT_CAP = 10  # backward passes run by default when none raises or has a finding
 
 
@@ -118,6 +138,7 @@ class Outcome:
     failure: str | None = None  # how the script failed, when it did with an error of its own
     namespace: dict[str, Any] = field(default_factory=dict)  # the script's global variables, as it left them
     internal: str | None = None  # the diagnoser's own failure, when it failed (the script was stopped)
+    error: BaseException | None = None  # the exception the code ended with, if it ended with one
 
 
 def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
@@ -141,6 +162,7 @@ def run_script(options: Options, code: types.CodeType | None = None) -> Outcome:
 def run_code(code: types.CodeType, namespace: dict[str, Any], options: Options) -> Outcome:
     """Run code in namespace under a session (a script's, or a notebook cell's: options.path names
     it), until what options say; the outcome: the report and the exit status."""
+    __tracebackhide__ = True  # IPython and pytest leave this frame out of the code's own traceback
     session = Session()
 
     def stop_after_enough(this_pass: BackwardPass) -> None:
@@ -156,14 +178,17 @@ def run_code(code: types.CodeType, namespace: dict[str, Any], options: Options) 
     session.on_pass = stop_after_enough
     session.on_raise = stop_at_the_error
     failure: BaseException | None = None
+    raised: BaseException | None = None  # the in-place error the code was stopped at
     stopped = False
     restore_sigterm = _stop_on_sigterm() if rank_of_world() is not None else None
     try:
         with session:
             try:
                 exec(code, namespace)
-            except StopScript:
-                stopped = True
+            except StopScript as stop:
+                stopped, raised = True, stop.__cause__
+                if raised is not None:  # its traceback from the program's frames down, as uncaught
+                    raised.__traceback__ = _joined(stop.__traceback__, raised.__traceback__)
             except SystemExit as exit_:
                 if exit_.code not in (None, 0):
                     failure = exit_
@@ -192,9 +217,29 @@ def run_code(code: types.CodeType, namespace: dict[str, Any], options: Options) 
             f"PyTorch raised its in-place error at backward {raising.number}, and the script caught it and went on"
         )
     if failure is None:
-        return Outcome(report, status, None, namespace)
+        return Outcome(report, status, None, namespace, error=raised)
     status, failure_line = _judge_failure(failure, session, report, options.path)
-    return Outcome(report, status, failure_line, namespace)
+    return Outcome(report, status, failure_line, namespace, error=failure)
+
+
+def _joined(outer: types.TracebackType | None, inner: types.TracebackType | None) -> types.TracebackType | None:
+    """The outer traceback's entries down to the frame where the inner one starts, then the inner
+    one's: an error caught in a frame (a backward) and stopped at, told as if it went on up."""
+    entries = []
+    tb = outer
+    while tb is not None and inner is not None and tb.tb_frame is not inner.tb_frame:
+        entries.append((tb.tb_frame, tb.tb_lasti, tb.tb_lineno))
+        tb = tb.tb_next
+    if tb is None:
+        return inner
+    tb = inner
+    while tb is not None:
+        entries.append((tb.tb_frame, tb.tb_lasti, tb.tb_lineno))
+        tb = tb.tb_next
+    joined = None
+    for frame, lasti, lineno in reversed(entries):
+        joined = types.TracebackType(joined, frame, lasti, lineno)
+    return joined
 
 
 def rank_of_world() -> "tuple[int, int] | None":
@@ -337,8 +382,12 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     short, long = names(prog)
     if argv[:1] in (["-h"], ["--help"]):
-        description = (__doc__ or "").split("\n\n", 1)[1].strip().replace("``", "")
-        print(f"usage: {prog} {USAGE}\n\n{description}")
+        print(f"usage: {prog} {USAGE}\n\n{HELP.format(cap=DEFAULT_CAP)}")
+        return 0
+    if argv[:1] == ["--version"]:
+        from . import __version__
+
+        print(f"inplace-doctor {__version__} (torch {torch.__version__})")
         return 0
     try:
         options = parse(argv, prog)
@@ -374,9 +423,26 @@ def print_outcome(outcome: Outcome, short: str, long: str) -> int:
         print(f"{short}: error: {outcome.internal}", file=sys.stderr)
         return 2
     if outcome.status == 2 and not outcome.report.passes:  # nothing to report but the failure
+        print_traceback(outcome.error)
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)
         return 2
     print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
     if outcome.failure:
+        print_traceback(outcome.error)
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)
     return outcome.status
+
+
+def print_traceback(error: BaseException | None) -> None:
+    """The traceback of the script's own error, its frames only (none of the diagnoser's)."""
+    if error is None or isinstance(error, SystemExit):
+        return
+    frames = [
+        traceback.FrameSummary(display_path(f.filename), f.lineno, f.name, line=f.line)
+        for f in traceback.extract_tb(error.__traceback__)
+        if not is_ours(os.path.abspath(f.filename))
+    ]
+    if frames:
+        text = "".join(traceback.StackSummary.from_list(frames).format())
+        print("Traceback (most recent call last):\n" + text, end="", file=sys.stderr)
+    print("".join(traceback.format_exception_only(error)), end="", file=sys.stderr)

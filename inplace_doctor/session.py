@@ -21,25 +21,26 @@ When the program ends, the graphs it left alive that no examination saw are exam
 checkpoint recomputing its block) is the outer one's business and is not examined apart.
 """
 
+import contextlib
 import functools
 import gc
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch.autograd.graph import saved_tensors_hooks
 
-from . import torch_private
+from . import hooks, torch_private, transforms
 from .failure import guarded
-from .findings import AUTOCAST_STALE, INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
+from .findings import AUTOCAST_STALE, GRAD_HOOK, INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
 from .graph import SavedSlot, running_nodes, slots_of
-from .location import Site, is_internal, user_frame
+from .location import Location, Site, is_internal, user_frame
 from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
-from .recorder import VERSION_ERROR, Recorder
+from .recorder import VERSION_ERROR, Op, Recorder
 from .refusals import RefusalWatch, refused_target
 
 
@@ -103,6 +104,7 @@ class Session:
         self._refusals = RefusalWatch(self.recorder, self.note_refusal)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
         self._slot_of_record: dict[int, SavedSlot] = {}  # the slots the last pass examined, by record
+        self._running: BackwardPass | None = None  # the backward running now, if one is
 
     # ---- entering and leaving
 
@@ -165,6 +167,23 @@ class Session:
             return tensor
 
         self._set(torch, "from_numpy", from_numpy)
+        for name, replacement in transforms.REPLACEMENTS.items():  # torch.func refuses saved-tensor hooks
+            self._set(torch.func, name, transforms.eager(getattr(torch.func, name), replacement))
+        self._set(torch.func, "vmap", transforms.lifting(torch.func.vmap, self.hooks_lifted))
+        hooks.wrap_registrations(self._set, lambda: self._active, self.note_hook_write)
+
+    @contextlib.contextmanager
+    def hooks_lifted(self) -> Iterator[None]:
+        """Our saved-tensor hooks off (vmap refuses them): what runs meanwhile saves unrecorded."""
+        hooks, innermost = self._hooks, torch_private.innermost_saved_tensors_hooks()
+        if hooks is None or innermost is None or innermost[0] is not self.recorder.hooks[0]:
+            yield
+            return
+        hooks.__exit__(None, None, None)
+        try:
+            yield
+        finally:
+            hooks.__enter__()
 
     def _set(self, owner: Any, name: str, value: Any) -> None:
         own = name in vars(owner)  # torch.Tensor inherits detach_ and numpy: restore by deleting
@@ -183,10 +202,11 @@ class Session:
 
     def _examined(self, original: Callable[..., Any]) -> Callable[..., Any]:
         """``torch.autograd.backward`` or ``grad``, examining the graph before it runs."""
-        session, signature = self, inspect.signature(original)
+        session, signature = self, _signature(original)
 
         @functools.wraps(original)
         def backward(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # a backward's error shows the program's frames, not this one
             if session._depth or not session._active:
                 return original(*args, **kwargs)
             try:
@@ -201,6 +221,7 @@ class Session:
             session._depth += 1
             failed_before = len(session.recorder.failed)
             own_code = any(torch_private.is_custom_function_node(n) for n in session.last_nodes)
+            session._running = this_pass
             try:
                 with session.recorder.paused_for_backward(call if own_code else None):
                     result = original(*args, **kwargs)
@@ -213,6 +234,7 @@ class Session:
                 raise
             finally:
                 session._depth -= 1
+                session._running = None
                 session.recorder.forget_ops_before(session.recorder.oldest_live_record())
             if session.on_pass is not None:
                 session.on_pass(this_pass)
@@ -321,7 +343,7 @@ class Session:
             explained = self._finding_of_record.get(id(record))
             if explained is None:  # written during the backward, or a slot the walk could not reach: match it now
                 slot = self._slot_of_record.get(id(record)) or SavedSlot(
-                    "a node that backward ran", "a saved tensor", record.tensor, "ours", record
+                    "", "a saved tensor of a node that this backward had already run", record.tensor, "ours", record
                 )
                 with torch_private.dispatch_disabled():
                     explained = match(slot, WriteLog(self.recorder), self.recorder.next_index)
@@ -333,6 +355,21 @@ class Session:
             raising = [f for f in this_pass.findings if f.check in RAISING]  # meets the latest node first
             explained = max(raising, key=lambda f: f.order, default=None)
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
+
+    @guarded("recording a gradient hook's write")
+    def note_hook_write(self, kind: str, write: Op, registered: Location) -> None:
+        """A gradient hook wrote the gradient it was handed (``hooks``): a finding at the hook's line."""
+        location = write.location
+        if location is not None:  # the running module, as for any write
+            write.location = self.modules.location(location.path, location.line)._replace(callers=location.callers)
+        finding = Finding(f"the gradient a {kind} hook was handed", "", registered, None, 0, write, [], GRAD_HOOK)
+        running = self._running
+        finding.backward = running.number if running is not None else None
+        first = self.findings.setdefault(finding.key, finding)
+        if first is not finding:
+            first.repeats += 1
+        elif running is not None:
+            running.findings.append(finding)
 
     @guarded("recording a refused write")
     def note_refusal(self, error: RuntimeError, func: Any, args: tuple, kwargs: dict, dispatched: bool) -> None:
@@ -386,6 +423,12 @@ class Session:
             self.op_errors.append((error, finding))
             return finding
         return None
+
+
+@functools.cache
+def _signature(function: Callable[..., Any]) -> inspect.Signature:
+    """Once per process: a session wraps the same two functions each time it starts."""
+    return inspect.signature(function)
 
 
 def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:

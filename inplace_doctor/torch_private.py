@@ -72,6 +72,26 @@ def dispatch_disabled() -> AbstractContextManager[None]:
     return torch._C._DisableTorchDispatch()
 
 
+def use_count(tensor: torch.Tensor) -> int:
+    """How many references hold the tensor's C++ object (``Tensor._use_count``): a gradient handed
+    on to several places has more than one handed to one place."""
+    return int(tensor._use_count())  # type: ignore[attr-defined]
+
+
+def function_modes_disabled() -> AbstractContextManager[None]:
+    """A context in which calls bypass every torch function mode (``torch._C.DisableTorchFunction``)."""
+    return torch._C.DisableTorchFunction()
+
+
+_INTERPRETER_STACK = "torch._C._functorch.peek_interpreter_stack"
+
+
+def in_func_transform() -> bool:
+    """Is a torch.func transform (grad, vmap, ...) running now (``torch._C._functorch.peek_interpreter_stack``)?"""
+    peek = _resolve(_INTERPRETER_STACK)
+    return peek is not None and peek() is not None
+
+
 def is_innermost_dispatch_mode(mode: object) -> bool:
     """Is mode the innermost dispatch mode entered, the one the next op meets first
     (``torch.utils._python_dispatch._get_current_dispatch_mode``)? False where torch lacks it."""

@@ -29,7 +29,8 @@ import torch
 from execbook import RECORDS, REPO, code_fingerprint, excerpt, memoized, outcome
 from execbook import release as release_of
 from execbook import supported as supported_by_the_book
-from inplace_doctor import RAISES, diagnose
+from inplace_doctor import diagnose
+from inplace_doctor.findings import RAISES
 from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES, version
 from minigpt import message
 from minigpt import model as model_source

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -92,8 +93,28 @@ def tool(name):
 
 
 def test_actionlint_finds_nothing():
-    done = subprocess.run([tool("actionlint"), str(WORKFLOW)], capture_output=True, text=True)
+    done = subprocess.run([tool("actionlint"), str(WORKFLOW), str(RELEASE)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+RELEASE = REPO / ".github" / "workflows" / "inplace-doctor-release.yml"  # the diagnoser's release to PyPI
+
+
+def test_the_diagnoser_is_released_on_its_tag_tested_checked_and_published_by_trusted_publishing():
+    flow = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
+    assert flow[True] == {"push": {"tags": ["inplace-doctor-v*"]}} and flow["permissions"] == {}
+    jobs = flow["jobs"]
+    runs = " ".join(step.get("run", "") for job in jobs.values() for step in job["steps"])
+    assert "python -m pytest tests" in runs and "twine check --strict" in runs and "python -m build" in runs
+    assert jobs["build"]["needs"] == "test" and jobs["publish"]["needs"] == "build"
+    assert jobs["publish"]["permissions"] == {"id-token": "write"}  # and no token: trusted publishing
+    assert jobs["publish"]["steps"][-1]["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert "with" not in jobs["publish"]["steps"][-1]
+    used = [step["uses"] for job in jobs.values() for step in job["steps"] if "uses" in step]
+    assert all(len(u.split("@")[1]) == 40 for u in used), used
+    classifiers = tomllib.loads((REPO / "inplace_doctor" / "pyproject.toml").read_text(encoding="utf-8"))
+    named = {c.rsplit(" :: ", 1)[1] for c in classifiers["project"]["classifiers"] if c.count(" :: ") == 2}
+    assert set(jobs["test"]["strategy"]["matrix"]["python"]) == {v for v in named if v[:1] == "3" and "." in v}
 
 
 def test_zizmor_finds_nothing():

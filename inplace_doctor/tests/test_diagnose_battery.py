@@ -1,4 +1,4 @@
-"""inplace_doctor on bugs written the way people meet them (tests/diagnose_battery/).
+"""inplace_doctor on bugs written the way people meet them (inplace_doctor/tests/diagnose_battery/).
 
 Each case is a small script, run unmodified by the diagnoser's command. Its marks:
 
@@ -30,21 +30,23 @@ import torch
 
 import inplace_doctor as dg
 import inplace_doctor.findings
+import inplace_doctor.memory
 from inplace_doctor.runner import Options, run_script
 from inplace_doctor.session import is_inplace_error
 
 BATTERY = Path(__file__).parent / "diagnose_battery"
 CASES = sorted(p.stem for p in BATTERY.glob("*.py") if p.stem != "__init__")
 LABELS = {
-    "view": dg.VIEW_MODIFIED,
-    "refused": dg.REFUSED,
-    "raises": dg.RAISES,
-    "detached": dg.DETACHED,
-    "counter-blind": dg.COUNTER_BLIND,
-    "hooks": dg.HOOKS_SKIP_CHECK,
-    "ctx": dg.CTX_UNCHECKED,
-    "unseen": dg.UNSEEN_WRITE,
-    "autocast": dg.AUTOCAST_STALE,
+    "view": dg.Check.VIEW_MODIFIED,
+    "refused": dg.Check.REFUSED,
+    "raises": dg.Check.RAISES,
+    "detached": dg.Check.DETACHED,
+    "counter-blind": dg.Check.COUNTER_BLIND,
+    "hooks": dg.Check.HOOKS_SKIP_CHECK,
+    "ctx": dg.Check.CTX_UNCHECKED,
+    "unseen": dg.Check.UNSEEN_WRITE,
+    "autocast": dg.Check.AUTOCAST_STALE,
+    "grad-hook": dg.Check.GRAD_HOOK,
 }
 TWIN = re.compile(r"#.*\btwin: (.*)$")
 
@@ -107,6 +109,13 @@ def run_of(namespace: dict, error: BaseException | None) -> Run:
         elif isinstance(value, torch.Tensor) and is_trainable_leaf(value):
             leaves[name] = value
     grads = {name: None if t.grad is None else t.grad.clone() for name, t in leaves.items()}
+    if not leaves:  # torch.func code: no leaf requires grad; what it computed is in its variables
+        grads = {
+            f"{name}[{i}]": t.detach().clone()
+            for name, value in namespace.items()
+            if not name.startswith("__") and isinstance(value, (torch.Tensor, tuple, dict))
+            for i, t in enumerate(inplace_doctor.memory.tensors_in(value))
+        }
     return Run(error, grads, {name: t.detach().clone() for name, t in leaves.items()})
 
 
@@ -245,10 +254,10 @@ def test_the_battery_is_large_and_varied():
 
 
 def test_readme_counts_the_battery_as_it_is():
-    """README types the battery's size; it must say what tests/diagnose_battery/ holds."""
+    """README types the battery's size; it must say what inplace_doctor/tests/diagnose_battery/ holds."""
     readme = (BATTERY.parents[1] / "README.md").read_text(encoding="utf-8")
     said = re.search(r"holds (\d+) bugs[^(]*\((\d+) harmful, (\d+) harmless", " ".join(readme.split()))
-    assert said, "README no longer says how many bugs tests/diagnose_battery/ holds"
+    assert said, "README no longer says how many bugs inplace_doctor/tests/diagnose_battery/ holds"
     kinds = [load(name).kind for name in CASES]
     harmless = kinds.count("harmless")
     assert tuple(map(int, said.groups())) == (len(kinds), len(kinds) - harmless, harmless)
@@ -266,7 +275,7 @@ def test_case_is_what_its_kind_says(name, tmp_path):
 def written_line(finding: dg.Finding) -> int | None:
     """The line a finding names as the writer (for an unseen write, the line after which the values
     had changed, else where the NumPy array was made)."""
-    if finding.check == dg.UNSEEN_WRITE:
+    if finding.check == dg.Check.UNSEEN_WRITE:
         if finding.changed_after is not None:
             return finding.changed_after.line
         return finding.through.line if finding.through else None
