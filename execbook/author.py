@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import build, cases, config, pages
+from . import build, cases, config, lifetime, pages
 
 
 def run(name: str) -> int:
@@ -70,7 +70,8 @@ def page(target: str) -> int:
         print(f"execbook: {failed}", file=sys.stderr)
         return 1
     try:
-        build.execute(notebooks, [docname])
+        with lifetime.held(config.BUILD, build.say):  # one build per checkout at a time
+            build.execute(notebooks, [docname])
     except build.BuildFailed as failed:
         print(f"\n{failed}", file=sys.stderr)
         return 1

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, changes, check, comments, config, deps, pages, store
+from . import cases, changes, check, comments, config, deps, lifetime, pages, store
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -125,6 +125,7 @@ async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
     arguments = [f"--ext={__package__}.kernel", "--HistoryManager.hist_file=:memory:"]
     await manager.start_kernel(extra_arguments=arguments, cwd=str(config.REPO))
     groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
+    lifetime.own(groups[-1])
     return manager
 
 
@@ -189,6 +190,7 @@ def precompute(groups: list[int]) -> None:
         [sys.executable, "-c", code], cwd=config.REPO, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     groups.append(process.pid)
+    lifetime.own(process.pid)
     _, stderr = process.communicate()
     if process.returncode:
         raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}")
@@ -224,8 +226,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
             thread.join()
         finally:
             for group in groups:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(group, signal.SIGKILL)
+                lifetime.end(group)
         if failed:
             raise failed[0]
 
@@ -388,13 +389,20 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
     for language in languages:
         options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees[language])]
         command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
-        started[language] = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started[language] = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        lifetime.own(started[language].pid)
+    try:
+        finished = {lang: (*process.communicate(), time.perf_counter() - begun) for lang, process in started.items()}
+    finally:  # stopped meanwhile: Sphinx stops too
+        for process in started.values():
+            lifetime.end(process.pid)
     problems = []
-    for language, process in started.items():
-        stdout, stderr = process.communicate()
+    for language, (stdout, stderr, seconds) in finished.items():
         sys.stdout.write(stdout)
-        if not process.returncode:
-            say(f"{language} built in {time.perf_counter() - begun:.1f} s")
+        if not started[language].returncode:
+            say(f"{language} built in {seconds:.1f} s")
             continue
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
@@ -413,20 +421,28 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
         raise BuildFailed(problems)
 
 
-def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
+# What a cold build (--cold) starts without: what pages executed, computed and Sphinx read.
+WARM = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
+SITES = config.BUILD / "sites"  # each build's site: docs/_build/html links to the last good one (publish)
+
+
+def build(languages: tuple[str, ...] = tuple(config.LANGUAGES), cold: bool = False) -> None:
     """Check, execute, then Sphinx (a process per language, side by side), which reads every
-    executed page from the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
+    executed page from the cache; one build per checkout at a time, nothing left running when it
+    ends, however it ends (execbook.lifetime). cold: every page executes, everything is computed."""
+    with lifetime.held(config.BUILD, say):
+        if cold:
+            for folder in WARM:
+                shutil.rmtree(folder, ignore_errors=True)
+        _build(languages)
+
+
+def _build(languages: tuple[str, ...]) -> None:
     started = time.time()
     kernel_environment()
-
-    def stopped(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stopped)
     notebooks = check_sources()
     stale = stale_pages(notebooks)
-    fresh = config.BUILD / "html.new"
-    shutil.rmtree(fresh, ignore_errors=True)
+    fresh = new_site()
     execute(notebooks, stale)
     lost_content(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
@@ -482,17 +498,34 @@ def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40)
         print(f"  ... {len(lines) - shown} more lines in {where}", flush=True)
 
 
+def new_site() -> Path:
+    """A folder for this build's site, after removing the sites no longer published (those of
+    earlier builds, or what a killed build left)."""
+    SITES.mkdir(parents=True, exist_ok=True)
+    if not os.path.lexists(config.SITE) and (SITES / "before-links").is_dir():  # killed while changing layout
+        config.SITE.symlink_to(Path(SITES.name, "before-links"))
+    for old in SITES.iterdir():
+        if old != config.SITE.resolve():
+            shutil.rmtree(old)
+    return SITES / str(time.time_ns())
+
+
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:
-    """The fresh site replaces the published one: all of it, or the languages built (and the root)."""
-    if set(languages) == set(config.LANGUAGES) or not config.SITE.is_dir():
-        shutil.rmtree(config.SITE, ignore_errors=True)
-        fresh.rename(config.SITE)
-        return
-    for item in fresh.iterdir():
-        target = config.SITE / item.name
-        shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-        item.rename(target)
-    fresh.rmdir()
+    """The fresh site is published in one rename (docs/_build/html, a link, then names it): at every
+    instant, html is the last good site or the new one. Languages not built come from the last site."""
+    if config.SITE.is_dir():
+        for item in config.SITE.iterdir():
+            target = fresh / item.name  # hard links: a published site's files never change
+            if item.is_dir() and not target.exists():
+                shutil.copytree(item, target, copy_function=os.link)
+            elif not target.exists():
+                os.link(item, target)
+    link = config.BUILD / "html.link"
+    link.unlink(missing_ok=True)
+    link.symlink_to(fresh.relative_to(config.BUILD))
+    if config.SITE.is_dir() and not config.SITE.is_symlink():  # a site published before the links, once
+        config.SITE.rename(SITES / "before-links")
+    os.replace(link, config.SITE)
 
 
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
@@ -503,19 +536,26 @@ def copy_repository(destination: Path, keep_build: bool = True, repository: Path
     """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
     is False)."""
     ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
-    shutil.copytree(repository, destination, ignore=ignore)
+    shutil.copytree(repository, destination, ignore=ignore, symlinks=True)  # docs/_build/html: a link
     return Path(destination)
 
 
 def main(arguments: list[str]) -> int:
-    unknown = [a for a in arguments if a not in config.LANGUAGES]
+    """python -m execbook build [--cold] [LANGUAGE ...]"""
+    languages = [a for a in arguments if a != "--cold"]
+    unknown = [a for a in languages if a not in config.LANGUAGES]
     if unknown:
         print(
-            f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}", file=sys.stderr
+            f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)} "
+            "(or --cold: execute every page and compute everything again)",
+            file=sys.stderr,
         )
         return 2
     try:
-        build(tuple(arguments) or tuple(config.LANGUAGES))
+        build(tuple(languages) or tuple(config.LANGUAGES), cold="--cold" in arguments)
+    except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
+        print("docs: interrupted; the site was not updated", file=sys.stderr)
+        return getattr(stopped, "status", 128 + signal.SIGINT)
     except BuildFailed as failed:
         from importlib.metadata import version
 
