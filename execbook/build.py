@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, changes, check, comments, config, deps, lifetime, pages, store
+from . import cases, changes, check, comments, config, deps, kernel, lifetime, pages, store, tracebacks
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 WORKERS = 2
 CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
+PROGRESS_S = 30  # a cell running longer says which statement runs, this often
 KERNEL_START_S = 120
 KERNEL_NUMBERS = itertools.count()  # each kernel's sockets in a folder of its own
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -123,7 +124,8 @@ async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
     )
     # a page's code runs from the repository's root; no history written (as nbclient starts one)
     arguments = [f"--ext={__package__}.kernel", "--HistoryManager.hist_file=:memory:"]
-    await manager.start_kernel(extra_arguments=arguments, cwd=str(config.REPO))
+    where = {kernel.WHERE_ENV: f"{manager.ip}.where"}  # what it runs (execbook.kernel.watch)
+    await manager.start_kernel(extra_arguments=arguments, cwd=str(config.REPO), env={**os.environ, **where})
     groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
     lifetime.own(groups[-1])
     return manager
@@ -141,6 +143,19 @@ async def run_page(
 
     start = time.perf_counter()
     manager = await kernel
+    cell = {"index": -1, "at": start}  # the cell that runs, since when
+
+    def place() -> str:
+        where = Path(f"{manager.ip}.where")
+        dump = "".join(p.read_text(errors="replace") for p in (where.with_suffix(".where.fatal"), where) if p.exists())
+        return statement(docname, notebook, int(cell["index"]), dump)
+
+    async def progress() -> None:  # a long cell says which statement it runs
+        while True:
+            await asyncio.sleep(PROGRESS_S)
+            if time.perf_counter() - cell["at"] >= PROGRESS_S:
+                say(f"{docname}: {place()} still running after {time.perf_counter() - cell['at']:.0f} s")
+
     # streams merged as they come (stdout first): how ipykernel splits them in chunks varies from run to run
     client = NotebookClient(
         notebook,
@@ -149,19 +164,71 @@ async def run_page(
         startup_timeout=KERNEL_START_S,
         record_timing=False,
         coalesce_streams=True,
+        on_cell_execute=lambda cell_index, **_: cell.update(index=cell_index, at=time.perf_counter()),
     )
     error: str | None = None
+    reporter = asyncio.ensure_future(progress())
     try:
         await client.async_execute()
     except CellExecutionError as failed:
         error = explain(docname, notebook, failed)
-    except (CellTimeoutError, DeadKernelError) as failed:
-        error = f"{docname} ({', '.join(config.LANGUAGES)}): {str(failed).strip().splitlines()[0]}"
+    except CellTimeoutError:
+        error = cases.Failure(
+            place(),
+            None,
+            "timeout",
+            f"timed out: this statement still ran after {CELL_TIMEOUT_S} s, the most a cell may run",
+            "make it faster (fewer steps, a smaller model), or compute it once in the precompute hook",
+        ).render(f"{docname} ({', '.join(config.LANGUAGES)})")
+    except DeadKernelError:
+        status = await manager.provisioner.poll() if manager.provisioner else None
+        error = cases.Failure(
+            place(),
+            None,
+            "dead",
+            f"the kernel ended while this statement ran: {ended(status)}",
+            "run the example alone, python -m execbook run NAME, to see it end",
+        ).render(f"{docname} ({', '.join(config.LANGUAGES)})")
     finally:
+        reporter.cancel()
         await manager.shutdown_kernel(now=True)
     if error is None:  # nothing unstable is published (execbook.outputs)
         error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
     return time.perf_counter() - start, error
+
+
+def ended(status: int | None) -> str:
+    """How a process ended, from its exit status (minus a signal's number: Popen's returncode)."""
+    if status is None or status >= 0:
+        return f"exited with status {status}"
+    name = signal.Signals(-status).name
+    return f"killed by {name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
+
+
+def statement(docname: str, notebook: NotebookNode, index: int, dump: str) -> str:
+    """The author's file and line that cell `index` of the page runs (its kernel's frames, `dump`:
+    execbook.kernel.running): an example's line or its hidden check's, or the page's line; then
+    the innermost line of the book's own modules below it."""
+    frames = kernel.running(dump)
+    inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
+    places = tracebacks.Places(repo=str(config.REPO))
+    ours = [(Path(p), n) for p, n, _ in inner[:-1] if places.origin(p) == "project"]
+    metadata = notebook.cells[index].metadata if 0 <= index < len(notebook.cells) else {}
+    name = metadata.get(pages.EXAMPLE) or metadata.get(pages.GUARDS)
+    if name is None:  # a cell the page writes itself
+        language = next(iter(config.LANGUAGES))
+        starts = notebook.metadata.get("source_map", [])  # each cell's line in the page, 0-based
+        line = starts[index] + 1 + inner[-1][1] if inner and 0 <= index < len(starts) else None
+        place = f"docs/{language}/{docname}.md" + (f":{line}" if line else "")
+    else:
+        path = cases.manifest()[name].path
+        checked = [n for p, n in ours if p == path]  # a hidden check's line
+        line = checked[0] if checked else None
+        if line is None and inner and pages.EXAMPLE in metadata:
+            line = comments.file_line(cases.split(path)[0], inner[-1][1])
+        place = f"examples/{name}.py" + (f":{line}" if line else "")
+    deeper = [f"{places.display(str(p))}:{n}" for p, n in ours if p.parent != config.EXAMPLES]
+    return place + (f" (in {deeper[0]})" if deeper else "")
 
 
 def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> dict[str, set[str]]:

@@ -298,3 +298,25 @@ def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch)
             words.words("es")
     finally:
         words.words.cache_clear()
+
+
+def test_an_example_that_kills_its_process_is_named_at_its_line_by_the_build_and_by_run(tiny, tmp_path):
+    """A crash in native code ends the page's kernel (the build) or the process (`execbook run`):
+    both name the example's line and the signal, without a traceback of ours."""
+    copy = copy_of(tiny, tmp_path)
+    example = copy / "examples" / "tiny.py"
+    example.write_text("import ctypes\n\nctypes.string_at(0)\n" + example.read_text(encoding="utf-8"), encoding="utf-8")
+    said = "examples/tiny.py:3, the process ended while this statement ran: killed by SIGSEGV"
+    for command, expected in (
+        ("build", "page (en, es) · examples/tiny.py:3\n  the kernel ended while this statement ran: killed by SIGSEGV"),
+        ("run", said),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "execbook", command, *(["tiny"] if command == "run" else [])],
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 1 and expected in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
