@@ -508,6 +508,7 @@ def _build(languages: tuple[str, ...]) -> None:
     started = time.time()
     kernel_environment()
     notebooks = check_sources()
+    os.environ[pages.KEYS_ENV] = json.dumps(pages.KEYS)  # Sphinx reads each page with the build's key
     stale = stale_pages(notebooks)
     fresh = new_site()
     execute(notebooks, stale)
