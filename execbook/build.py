@@ -172,23 +172,15 @@ async def run_page(
         await client.async_execute()
     except CellExecutionError as failed:
         error = explain(docname, notebook, failed)
-    except CellTimeoutError:
-        error = cases.Failure(
-            place(),
-            None,
-            "timeout",
-            f"timed out: this statement still ran after {CELL_TIMEOUT_S} s, the most a cell may run",
-            "make it faster (fewer steps, a smaller model), or compute it once in the precompute hook",
-        ).render(f"{docname} ({', '.join(config.LANGUAGES)})")
-    except DeadKernelError:
-        status = await manager.provisioner.poll() if manager.provisioner else None
-        error = cases.Failure(
-            place(),
-            None,
-            "dead",
-            f"the kernel ended while this statement ran: {ended(status)}",
-            "run the example alone, python -m execbook run NAME, to see it end",
-        ).render(f"{docname} ({', '.join(config.LANGUAGES)})")
+    except (CellTimeoutError, DeadKernelError) as failed:
+        reason = f"timed out: this statement still ran after {CELL_TIMEOUT_S} s, the most a cell may run"
+        if isinstance(failed, DeadKernelError):
+            status = await manager.provisioner.poll()  # type: ignore[union-attr]
+            reason = f"the kernel ended while this statement ran: {ended(status)}"
+        todo = "make it faster, or run it alone: python -m execbook run NAME"
+        error = cases.Failure(place(), None, "stopped", reason, todo).render(
+            f"{docname} ({', '.join(config.LANGUAGES)})"
+        )
     finally:
         reporter.cancel()
         await manager.shutdown_kernel(now=True)
@@ -594,6 +586,7 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
     if config.SITE.is_dir() and not config.SITE.is_symlink():  # a site published before the links, once
         config.SITE.rename(SITES / "before-links")
     os.replace(link, config.SITE)
+    new_site()  # the earlier sites go
 
 
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
