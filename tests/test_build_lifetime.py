@@ -92,7 +92,9 @@ def pids(root, text):
     found = set()
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if Path(proc / "cwd").resolve().is_relative_to(root) and text in (proc / "cmdline").read_text():
+            if Path(proc / "cwd").resolve().is_relative_to(root) and text in (proc / "cmdline").read_text().replace(
+                "\0", " "
+            ):
                 if (proc / "stat").read_text().split(") ")[1][0] != "Z":
                     found.add(int(proc.name))
         except (OSError, IndexError):
@@ -219,3 +221,19 @@ def test_a_cold_build_is_a_flag_and_executes_every_page_again(book):
     assert "experiment:shared" in report["experiments"], "the store too starts empty"
     wrong = subprocess.run([*again, "--colder"], cwd=book, capture_output=True, text=True)
     assert wrong.returncode == 2 and wrong.stderr.startswith("docs: error: unknown language '--colder'")
+
+
+def test_a_build_killed_while_sphinx_runs_leaves_no_sphinx_and_the_last_site(book):
+    (book / "tinyhook" / "__init__.py").write_text("def precompute(workers):\n    pass\n", encoding="utf-8")
+    (book / "hold").unlink()
+    assert subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=book, capture_output=True).returncode == 0
+    site = (book / "docs" / "_build" / "html").resolve()
+    (book / "docs" / "en" / "page.md").write_text(
+        (book / "docs" / "en" / "page.md").read_text(encoding="utf-8") + "\nMore prose.\n", encoding="utf-8"
+    )
+    process = start(book)
+    assert wait_for(lambda: pids(book, "-m sphinx"), timeout=120), "Sphinx started"
+    process.kill()
+    process.wait()
+    assert wait_for(lambda: not pids(book, ""), timeout=3), "no Sphinx left (it would run for seconds more)"
+    assert (book / "docs" / "_build" / "html").resolve() == site and (site / "en" / "page.html").is_file()
