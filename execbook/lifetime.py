@@ -1,14 +1,9 @@
-"""What a build holds while it runs, and what it leaves when it ends, however it ends.
-
-- One build per checkout: an exclusive lock on docs/_build/build.lock (which names its pid); a
-  second build waits for it and says so. The system releases the lock when the process ends,
-  SIGKILL included.
-- Nothing left behind: the build tells a watcher process of every process group it starts (a page's
-  kernel and what the page runs, the precompute hook and its workers, Sphinx); when the build ends,
-  whatever ends it (the watcher reads the end of a pipe), the watcher kills those still running.
-  The watcher holds the lock too: the next build starts when none of them is left to write.
-- Stopped: SIGTERM raises Interrupted, as Ctrl-C raises KeyboardInterrupt; the build says one line.
-"""
+"""What a build holds while it runs, and what it leaves when it ends, however it ends: one build
+per checkout (a lock on docs/_build/build.lock, naming its pid: a second build waits and says so);
+a watcher process told of every process group the build starts (kernels and what their pages
+run, the precompute hook and its workers, Sphinx) kills those still running when the build ends,
+SIGKILL included (it reads the end of a pipe), and holds the lock until then; SIGTERM raises
+Interrupted, as Ctrl-C raises KeyboardInterrupt."""
 
 import contextlib
 import fcntl
@@ -50,34 +45,36 @@ def _stopped(signum: int, frame: object) -> None:
 def held(folder: Path, say: Callable[[str], None]) -> Iterator[None]:
     """The checkout's build lock and a watcher of the processes started meanwhile (own)."""
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "build.lock", "a+", encoding="utf-8") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+    previous = signal.signal(signal.SIGTERM, _stopped)  # while it waits for the lock too
+    try:
+        with open(folder / "build.lock", "a+", encoding="utf-8") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.seek(0)
+                say(f"waiting for the build that runs in this checkout (pid {lock.read().strip() or '?'}) to end ...")
+                fcntl.flock(lock, fcntl.LOCK_EX)
             lock.seek(0)
-            say(f"waiting for the build that runs in this checkout (pid {lock.read().strip() or '?'}) to end ...")
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        lock.seek(0)
-        lock.truncate()
-        lock.write(f"{os.getpid()}\n")
-        lock.flush()
-        watcher = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", WATCHER],
-            stdin=subprocess.PIPE,
-            text=True,
-            pass_fds=(lock.fileno(),),
-            start_new_session=True,  # Ctrl-C in the terminal does not stop it
-        )
-        _watcher.append(watcher)
-        previous = signal.signal(signal.SIGTERM, _stopped)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGTERM, previous)
-            _watcher.remove(watcher)
-            assert watcher.stdin is not None
-            watcher.stdin.close()
-            watcher.wait()
+            lock.truncate()
+            lock.write(f"{os.getpid()}\n")
+            lock.flush()
+            watcher = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", WATCHER],
+                stdin=subprocess.PIPE,
+                text=True,
+                pass_fds=(lock.fileno(),),
+                start_new_session=True,  # Ctrl-C in the terminal does not stop it
+            )
+            _watcher.append(watcher)
+            try:
+                yield
+            finally:
+                _watcher.remove(watcher)
+                assert watcher.stdin is not None
+                watcher.stdin.close()
+                watcher.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def own(group: int) -> None:

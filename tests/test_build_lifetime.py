@@ -7,6 +7,7 @@ The builds run on the tiny book of tests/test_engine_reuse.py, given a precomput
 worker, and a page whose kernel's subprocess, wait while the file `hold` exists.
 """
 
+import fcntl
 import json
 import os
 import shutil
@@ -237,3 +238,16 @@ def test_a_build_killed_while_sphinx_runs_leaves_no_sphinx_and_the_last_site(boo
     process.wait()
     assert wait_for(lambda: not pids(book, ""), timeout=3), "no Sphinx left (it would run for seconds more)"
     assert (book / "docs" / "_build" / "html").resolve() == site and (site / "en" / "page.html").is_file()
+
+
+def test_a_build_stopped_while_it_waits_for_another_says_one_line(book):
+    lock_file = book / "docs" / "_build" / "build.lock"
+    lock_file.parent.mkdir(parents=True)
+    lock_file.write_text("4242\n", encoding="utf-8")
+    with open(lock_file, encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another build holds it
+        process = start(book)
+        assert "(pid 4242) to end" in read_until(process, "waiting for")[-1]
+        process.terminate()
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 143 and err == "docs: interrupted; the site was not updated\n", err
