@@ -1,7 +1,7 @@
 """python -m execbook COMMAND: the author's commands (AUTHORING.md).
 
 python -m execbook check              check the sources in seconds, executing nothing (every build runs it first)
-python -m execbook build [es|en]      build the book (nox -s docs)
+python -m execbook build [--cold] [es|en]  build the book (nox -s docs); --cold: execute and compute everything again
 python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
 python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
 python -m execbook new-page SLUG      write a new page in both languages, with one example that raises

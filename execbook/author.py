@@ -12,11 +12,13 @@ last build, so nothing slow runs again), and exit 1 with the build's explanation
 
 import difflib
 import os
+import signal
 import sys
 import time
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
-from . import build, cases, check, config, pages
+from . import build, cases, check, config, kernel, lifetime, pages
 
 
 def run(name: str) -> int:
@@ -59,6 +61,32 @@ def run(name: str) -> int:
     return 0
 
 
+def watched(name: str) -> int:
+    """run(name) in a child process: an example that ends its process (a crash in native code,
+    os._exit, the system killing it) is named at its line, as the build names it."""
+    name = Path(name).stem if name.endswith(".py") else name
+    with TemporaryDirectory() as folder:
+        where, done = Path(folder, "run.where"), Path(folder, "done")
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:  # the child runs it, watched as a page's kernel is (execbook.kernel.watch)
+            kernel.watch(str(where))
+            status = run(name)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            done.touch()
+            os._exit(status)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the child, which says so
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        if done.exists():
+            return status
+        dump = "".join(p.read_text(errors="replace") for p in (where.with_suffix(".where.fatal"), where) if p.exists())
+        lines = [n for p, n, _ in kernel.running(dump) if Path(p) == cases.manifest()[name].path]
+        place = f"examples/{name}.py" + (f":{lines[0]}" if lines else "")
+        print(f"execbook: {place}, the process ended while this statement ran: {build.ended(status)}", file=sys.stderr)
+        return 1
+
+
 def page(target: str) -> int:
     path = Path(target)
     if not path.suffix:
@@ -77,7 +105,8 @@ def page(target: str) -> int:
         print(f"execbook: {failed}", file=sys.stderr)
         return 1
     try:
-        build.execute(notebooks, [docname])
+        with lifetime.held(config.BUILD, build.say):  # one build per checkout at a time
+            build.execute(notebooks, [docname])
     except build.BuildFailed as failed:
         print(f"\n{failed}", file=sys.stderr)
         return 1
@@ -92,4 +121,4 @@ def main(command: str, arguments: list[str]) -> int:
         build.kernel_environment()
     else:
         os.environ.setdefault("MPLBACKEND", "Agg")
-    return run(arguments[0]) if command == "run" else page(arguments[0])
+    return watched(arguments[0]) if command == "run" else page(arguments[0])

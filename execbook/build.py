@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, changes, check, comments, config, deps, pages, store
+from . import cases, changes, check, comments, config, deps, kernel, lifetime, pages, store, tracebacks
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 WORKERS = 2
 CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
+PROGRESS_S = 30  # a cell running longer says which statement runs, this often
 KERNEL_START_S = 120
 KERNEL_NUMBERS = itertools.count()  # each kernel's sockets in a folder of its own
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -125,8 +126,10 @@ async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
     )
     # a page's code runs from the repository's root; no history written (as nbclient starts one)
     arguments = [f"--ext={__package__}.kernel", "--HistoryManager.hist_file=:memory:"]
-    await manager.start_kernel(extra_arguments=arguments, cwd=str(config.REPO))
+    where = {kernel.WHERE_ENV: f"{manager.ip}.where"}  # what it runs (execbook.kernel.watch)
+    await manager.start_kernel(extra_arguments=arguments, cwd=str(config.REPO), env={**os.environ, **where})
     groups.append(manager.provisioner.pgid or manager.provisioner.pid)  # type: ignore[union-attr]
+    lifetime.own(groups[-1])
     return manager
 
 
@@ -142,6 +145,19 @@ async def run_page(
 
     start = time.perf_counter()
     manager = await kernel
+    cell = {"index": -1, "at": start}  # the cell that runs, since when
+
+    def place() -> str:
+        where = Path(f"{manager.ip}.where")
+        dump = "".join(p.read_text(errors="replace") for p in (where.with_suffix(".where.fatal"), where) if p.exists())
+        return statement(docname, notebook, int(cell["index"]), dump)
+
+    async def progress() -> None:  # a long cell says which statement it runs
+        while True:
+            await asyncio.sleep(PROGRESS_S)
+            if time.perf_counter() - cell["at"] >= PROGRESS_S:
+                say(f"{docname}: {place()} still running after {time.perf_counter() - cell['at']:.0f} s")
+
     # streams merged as they come (stdout first): how ipykernel splits them in chunks varies from run to run
     client = NotebookClient(
         notebook,
@@ -150,19 +166,63 @@ async def run_page(
         startup_timeout=KERNEL_START_S,
         record_timing=False,
         coalesce_streams=True,
+        on_cell_execute=lambda cell_index, **_: cell.update(index=cell_index, at=time.perf_counter()),
     )
     error: str | None = None
+    reporter = asyncio.ensure_future(progress())
     try:
         await client.async_execute()
     except CellExecutionError as failed:
         error = explain(docname, notebook, failed)
     except (CellTimeoutError, DeadKernelError) as failed:
-        error = f"{docname} ({', '.join(config.LANGUAGES)}): {str(failed).strip().splitlines()[0]}"
+        reason = f"timed out: this statement still ran after {CELL_TIMEOUT_S} s, the most a cell may run"
+        if isinstance(failed, DeadKernelError):
+            status = await manager.provisioner.poll()  # type: ignore[union-attr]
+            reason = f"the kernel ended while this statement ran: {ended(status)}"
+        todo = "make it faster, or run it alone: python -m execbook run NAME"
+        error = cases.Failure(place(), None, "stopped", reason, todo).render(
+            f"{docname} ({', '.join(config.LANGUAGES)})"
+        )
     finally:
+        reporter.cancel()
         await manager.shutdown_kernel(now=True)
     if error is None:  # nothing unstable is published (execbook.outputs)
         error = "\n\n".join(outputs.unstable_outputs(docname, notebook)) or None
     return time.perf_counter() - start, error
+
+
+def ended(status: int | None) -> str:
+    """How a process ended, from its exit status (minus a signal's number: Popen's returncode)."""
+    if status is None or status >= 0:
+        return f"exited with status {status}"
+    name = signal.Signals(-status).name
+    return f"killed by {name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
+
+
+def statement(docname: str, notebook: NotebookNode, index: int, dump: str) -> str:
+    """The author's file and line that cell `index` of the page runs (its kernel's frames, `dump`:
+    execbook.kernel.running): an example's line or its hidden check's, or the page's line; then
+    the innermost line of the book's own modules below it."""
+    frames = kernel.running(dump)
+    inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
+    places = tracebacks.Places(repo=str(config.REPO))
+    ours = [(Path(p), n) for p, n, _ in inner[:-1] if places.origin(p) == "project"]
+    metadata = notebook.cells[index].metadata if 0 <= index < len(notebook.cells) else {}
+    name = metadata.get(pages.EXAMPLE) or metadata.get(pages.GUARDS)
+    if name is None:  # a cell the page writes itself
+        language = next(iter(config.LANGUAGES))
+        starts = notebook.metadata.get("source_map", [])  # each cell's line in the page, 0-based
+        line = starts[index] + 1 + inner[-1][1] if inner and 0 <= index < len(starts) else None
+        place = f"docs/{language}/{docname}.md" + (f":{line}" if line else "")
+    else:
+        path = cases.manifest()[name].path
+        checked = [n for p, n in ours if p == path]  # a hidden check's line
+        line = checked[0] if checked else None
+        if line is None and inner and pages.EXAMPLE in metadata:
+            line = comments.file_line(cases.split(path)[0], inner[-1][1])
+        place = f"examples/{name}.py" + (f":{line}" if line else "")
+    deeper = [f"{places.display(str(p))}:{n}" for p, n in ours if p.parent != config.EXAMPLES]
+    return place + (f" (in {deeper[0]})" if deeper else "")
 
 
 def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> dict[str, set[str]]:
@@ -191,6 +251,7 @@ def precompute(groups: list[int]) -> None:
         [sys.executable, "-c", code], cwd=config.REPO, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     groups.append(process.pid)
+    lifetime.own(process.pid)
     _, stderr = process.communicate()
     if process.returncode:
         raise BuildFailed(f"the precompute hook ({config.HOOKS['precompute']}) failed:\n{stderr.strip()[-2000:]}")
@@ -226,8 +287,7 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
             thread.join()
         finally:
             for group in groups:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(group, signal.SIGKILL)
+                lifetime.end(group)
         if failed:
             raise failed[0]
 
@@ -390,13 +450,20 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
     for language in languages:
         options = ["-b", "html", "-W", "--keep-going", "-n", "-q", "--no-color", "-d", str(doctrees[language])]
         command = [sys.executable, "-m", "sphinx", *options, str(config.DOCS / language), str(outdir / language)]
-        started[language] = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        started[language] = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        )
+        lifetime.own(started[language].pid)
+    try:
+        finished = {lang: (*process.communicate(), time.perf_counter() - begun) for lang, process in started.items()}
+    finally:  # stopped meanwhile: Sphinx stops too
+        for process in started.values():
+            lifetime.end(process.pid)
     problems = []
-    for language, process in started.items():
-        stdout, stderr = process.communicate()
+    for language, (stdout, stderr, seconds) in finished.items():
         sys.stdout.write(stdout)
-        if not process.returncode:
-            say(f"{language} built in {time.perf_counter() - begun:.1f} s")
+        if not started[language].returncode:
+            say(f"{language} built in {seconds:.1f} s")
             continue
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
@@ -415,20 +482,29 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
         raise BuildFailed(problems)
 
 
-def build(languages: tuple[str, ...] = tuple(config.LANGUAGES)) -> None:
+# What a cold build (--cold) starts without: what pages executed, computed and Sphinx read.
+WARM = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
+SITES = config.BUILD / "sites"  # each build's site: docs/_build/html links to the last good one (publish)
+
+
+def build(languages: tuple[str, ...] = tuple(config.LANGUAGES), cold: bool = False) -> None:
     """Check, execute, then Sphinx (a process per language, side by side), which reads every
-    executed page from the cache; a SIGTERM stops it as Ctrl-C does, with what it started."""
+    executed page from the cache; one build per checkout at a time, nothing left running when it
+    ends, however it ends (execbook.lifetime). cold: every page executes, everything is computed."""
+    with lifetime.held(config.BUILD, say):
+        if cold:
+            for folder in WARM:
+                shutil.rmtree(folder, ignore_errors=True)
+        _build(languages)
+
+
+def _build(languages: tuple[str, ...]) -> None:
     started = time.time()
     kernel_environment()
-
-    def stopped(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stopped)
     notebooks = check_sources()
+    os.environ[pages.KEYS_ENV] = json.dumps(pages.KEYS)  # Sphinx reads each page with the build's key
     stale = stale_pages(notebooks)
-    fresh = config.BUILD / "html.new"
-    shutil.rmtree(fresh, ignore_errors=True)
+    fresh = new_site()
     execute(notebooks, stale)
     lost_content(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
@@ -484,17 +560,35 @@ def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40)
         print(f"  ... {len(lines) - shown} more lines in {where}", flush=True)
 
 
+def new_site() -> Path:
+    """A folder for this build's site, after removing the sites no longer published (those of
+    earlier builds, or what a killed build left)."""
+    SITES.mkdir(parents=True, exist_ok=True)
+    if not os.path.lexists(config.SITE) and (SITES / "before-links").is_dir():  # killed while changing layout
+        config.SITE.symlink_to(Path(SITES.name, "before-links"))
+    for old in SITES.iterdir():
+        if old != config.SITE.resolve():
+            shutil.rmtree(old)
+    return SITES / str(time.time_ns())
+
+
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:
-    """The fresh site replaces the published one: all of it, or the languages built (and the root)."""
-    if set(languages) == set(config.LANGUAGES) or not config.SITE.is_dir():
-        shutil.rmtree(config.SITE, ignore_errors=True)
-        fresh.rename(config.SITE)
-        return
-    for item in fresh.iterdir():
-        target = config.SITE / item.name
-        shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-        item.rename(target)
-    fresh.rmdir()
+    """The fresh site is published in one rename (docs/_build/html, a link, then names it): at every
+    instant, html is the last good site or the new one. Languages not built come from the last site."""
+    if config.SITE.is_dir():
+        for item in config.SITE.iterdir():
+            target = fresh / item.name  # hard links: a published site's files never change
+            if item.is_dir() and not target.exists():
+                shutil.copytree(item, target, copy_function=os.link)
+            elif not target.exists():
+                os.link(item, target)
+    link = config.BUILD / "html.link"
+    link.unlink(missing_ok=True)
+    link.symlink_to(fresh.relative_to(config.BUILD))
+    if config.SITE.is_dir() and not config.SITE.is_symlink():  # a site published before the links, once
+        config.SITE.rename(SITES / "before-links")
+    os.replace(link, config.SITE)
+    new_site()  # the earlier sites go
 
 
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
@@ -505,19 +599,26 @@ def copy_repository(destination: Path, keep_build: bool = True, repository: Path
     """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
     is False)."""
     ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
-    shutil.copytree(repository, destination, ignore=ignore)
+    shutil.copytree(repository, destination, ignore=ignore, symlinks=True)  # docs/_build/html: a link
     return Path(destination)
 
 
 def main(arguments: list[str]) -> int:
-    unknown = [a for a in arguments if a not in config.LANGUAGES]
+    """python -m execbook build [--cold] [LANGUAGE ...]"""
+    languages = [a for a in arguments if a != "--cold"]
+    unknown = [a for a in languages if a not in config.LANGUAGES]
     if unknown:
         print(
-            f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)}", file=sys.stderr
+            f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)} "
+            "(or --cold: execute every page and compute everything again)",
+            file=sys.stderr,
         )
         return 2
     try:
-        build(tuple(arguments) or tuple(config.LANGUAGES))
+        build(tuple(languages) or tuple(config.LANGUAGES), cold="--cold" in arguments)
+    except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
+        print("docs: interrupted; the site was not updated", file=sys.stderr)
+        return getattr(stopped, "status", 128 + signal.SIGINT)
     except BuildFailed as failed:
         from importlib.metadata import version
 

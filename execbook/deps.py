@@ -72,8 +72,8 @@ def _read_paths(entry: str) -> set[Path]:
     if entry.startswith(cases.WITH):
         return {p for case in cases.cases_with(entry.removeprefix(cases.WITH)) for p in example_dependencies(case.name)}
     path = REPO / entry
-    if path.is_dir():
-        return {p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    if path.is_dir():  # what git tracks there, not an install's copies (store.project_files)
+        return {p for p in store.project_files(REPO) if p.is_relative_to(path)}
     return {path}
 
 

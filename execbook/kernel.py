@@ -8,11 +8,17 @@ path of the build machine.
 
 import builtins
 import datetime
+import faulthandler
+import os
 import platform
 import re
 import sys
+import threading
+import time
 import warnings
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import cases, config, deps, store, tracebacks
 
@@ -60,6 +66,50 @@ def install(shell: "InteractiveShell") -> None:
 
     shell.set_custom_exc((Exception,), show)
     warnings.showwarning = tracebacks.warning_printer(places)
+    if os.environ.get(WHERE_ENV):
+        watch(os.environ[WHERE_ENV])
+
+
+WHERE_ENV = "BOOK_WHERE"  # the file where a page's kernel keeps the frames it runs (execbook.build)
+WATCH_S = 0.5
+# A frame as faulthandler writes it (innermost first); a line that starts a thread's frames does not indent.
+FRAME = re.compile(r'^ +File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>.*)$', re.M)
+
+
+def _frames(frame: FrameType | None) -> Iterator[str]:
+    while frame is not None:
+        yield f'  File "{frame.f_code.co_filename}", line {frame.f_lineno} in {frame.f_code.co_name}\n'
+        frame = frame.f_back
+
+
+def watch(path: str) -> None:
+    """Keep in path the frames the main thread runs, as faulthandler writes them, every WATCH_S
+    and when the code calls os._exit; path.fatal gets faulthandler's on a fatal signal. The build
+    reads them to name the statement of a cell that runs long, times out or ends the kernel."""
+    faulthandler.enable(open(path + ".fatal", "w"))  # noqa: SIM115 - open until the process ends
+    main, exit_ = threading.main_thread().ident, os._exit
+
+    def keep(frame: FrameType | None) -> None:
+        store.write_atomically(path, "".join(_frames(frame)).encode())
+
+    def ended(status: int) -> NoReturn:
+        keep(sys._getframe(1))
+        exit_(status)
+
+    def sample() -> None:
+        while True:
+            time.sleep(WATCH_S)
+            keep(sys._current_frames().get(main or 0))
+
+    os._exit = ended
+    threading.Thread(target=sample, name="execbook-watch", daemon=True).start()
+
+
+def running(dump: str) -> list[tuple[str, int, str]]:
+    """The frames (path, line, function) of the thread that runs code in dump (what `watch` kept,
+    or faulthandler wrote), innermost first: the one in IPython's run_code, else every thread's."""
+    blocks = [[(p, int(n), f) for p, n, f in FRAME.findall(block)] for block in re.split(r"\n(?=\S)", dump)]
+    return next((b for b in blocks if any(f == "run_code" for _, _, f in b)), [f for b in blocks for f in b])
 
 
 load_ipython_extension = install  # the kernel's `--ext execbook.kernel` (execbook.build.run_page)

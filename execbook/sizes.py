@@ -6,14 +6,14 @@ its target exits 1, and tests/test_sizes.py fails (README: Sizes).
 import sys
 from pathlib import Path
 
-from . import config
+from . import config, store
 
-SKIPPED = {".nox", ".venv", ".git", "__pycache__", config.BUILD.name, "node_modules"}
 TESTS = "tests"
 
 
 def python_files(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*.py") if not SKIPPED & set(p.relative_to(config.REPO).parts)]
+    """The Python files git tracks (or would) in folder: not an install's copies (store.project_files)."""
+    return sorted(p for p in store.project_files(config.REPO) if p.suffix == ".py" and p.is_relative_to(folder))
 
 
 def lines(paths: list[Path]) -> int:

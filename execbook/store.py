@@ -9,9 +9,12 @@ import hashlib
 import json
 import os
 import pickle
+import subprocess
 import time
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from typing import Any
 
 from .config import STORE_ENV
@@ -33,6 +36,22 @@ def fingerprint(
         name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
         digest.update(name.encode() + b"\0" + read(path) + b"\0")
     return digest.hexdigest()[:16]
+
+
+@cache
+def project_files(root: Path) -> frozenset[Path]:
+    """The book's own files, those a fingerprint and a count read: what git tracks in root or would
+    track (untracked, not ignored), never what a build or an install leaves (build/, *.egg-info/).
+    Outside a git checkout (a copy), what root's .gitignore files leave, as git reads them."""
+    listed = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    with TemporaryDirectory() as empty:
+        done = subprocess.run(["git", *listed], cwd=root, capture_output=True)
+        if done.returncode:  # not a checkout: git reads root's .gitignore files beside an empty repository
+            subprocess.run(["git", "init", "-q", "--bare", empty], check=True, capture_output=True)
+            done = subprocess.run(
+                ["git", f"--git-dir={empty}", f"--work-tree={root}", *listed], cwd=root, capture_output=True
+            )
+    return frozenset(p for name in done.stdout.decode().split("\0") if name and (p := root / name).is_file())
 
 
 def write_atomically(path: str | Path, data: bytes) -> None:

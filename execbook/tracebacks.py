@@ -228,7 +228,8 @@ def fold(entries: list[str], places: Places) -> list[str]:
     for entry in entries:
         first, _, rest = entry.partition("\n")
         frame = IPYTHON_FRAME.match(first)
-        path = frame["path"] if frame else None
+        # IPython names a file under the home folder "~/..." (compress_user): where is the checkout?
+        path = os.path.expanduser(frame["path"]) if frame and frame["path"] else None
         if path is not None and not places.is_ours(path):
             run.append(places.origin(path))
             continue
@@ -238,7 +239,7 @@ def fold(entries: list[str], places: Places) -> list[str]:
         if frame is None:
             out.append(shorten_paths(entry, places))
         else:
-            head = first if path is None else first.replace(path, places.display(path), 1)
+            head = first if path is None else first.replace(frame["path"], places.display(path), 1)
             out.append(head + ("\n" + rest if rest else ""))
     if run:
         out.append(fold_line(run) + "\n")

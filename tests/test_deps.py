@@ -140,3 +140,11 @@ def test_the_fingerprint_follows_contents_paths_and_extras(tmp_path):
     assert fingerprint([tmp_path / "c.py", b], tmp_path, "torch 2.13.0") != before, "paths count"
     (tmp_path / "c.py").write_text("x = 3\n")
     assert fingerprint([tmp_path / "c.py", b], tmp_path, "torch 2.13.0") != before
+
+
+def test_a_folder_an_example_reads_is_what_git_tracks_there():
+    """reads = ["inplace_doctor"]: not its *.egg-info/ (every `nox -s docs` rewrites it) nor the
+    build/ copies `pip install ./inplace_doctor` leaves, or the diagnose page re-executes."""
+    read = deps._read_paths("inplace_doctor")
+    assert REPO / "inplace_doctor" / "diagnoser.py" in read
+    assert not [p for p in read if {"build", "__pycache__"} & set(p.parts) or p.parent.name.endswith(".egg-info")]

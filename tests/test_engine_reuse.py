@@ -294,3 +294,67 @@ def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch)
             words.words("es")
     finally:
         words.words.cache_clear()
+
+
+def test_an_example_that_kills_its_process_is_named_at_its_line_by_the_build_and_by_run(tiny, tmp_path):
+    """A crash in native code ends the page's kernel (the build) or the process (`execbook run`):
+    both name the example's line and the signal, without a traceback of ours."""
+    copy = copy_of(tiny, tmp_path)
+    example = copy / "examples" / "tiny.py"
+    example.write_text("import ctypes\n\nctypes.string_at(0)\n" + example.read_text(encoding="utf-8"), encoding="utf-8")
+    said = "examples/tiny.py:3, the process ended while this statement ran: killed by SIGSEGV"
+    for command, expected in (
+        ("build", "page (en, es) · examples/tiny.py:3\n  the kernel ended while this statement ran: killed by SIGSEGV"),
+        ("run", said),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "execbook", command, *(["tiny"] if command == "run" else [])],
+            cwd=copy,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 1 and expected in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
+
+
+COUNTED = """\
+from pathlib import Path
+
+counter = Path("runs.txt")  # not a source: each execution differs
+runs = int(counter.read_text()) + 1 if counter.exists() else 1
+counter.write_text(str(runs))
+print("execution", runs)
+"""
+
+
+def test_a_page_executed_again_with_the_same_sources_publishes_the_new_execution(tiny, tmp_path):
+    """What the execution cache holds is what is published: Sphinx reads again a page executed
+    again (here by `execbook page`), although none of its sources changed."""
+    copy = copy_of(tiny, tmp_path)
+    example = copy / "examples" / "tiny.py"
+    example.write_text(COUNTED + example.read_text(encoding="utf-8"), encoding="utf-8")
+    page = copy / "docs" / "_build" / "html" / "en" / "page.html"
+    for command, runs in (["build"], 1), (["page", "page"], 1), (["build"], 2):  # `page` publishes nothing
+        done = subprocess.run([sys.executable, "-m", "execbook", *command], cwd=copy, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert f"execution {runs}" in page.read_text(encoding="utf-8"), command
+    assert "0 page(s) executed" in done.stdout
+
+
+def test_a_copy_an_install_leaves_in_an_ignored_folder_executes_nothing(tiny, tmp_path):
+    """`pip install ./pkg` leaves pkg/build/lib/*.py: git ignores it, so neither the page's key
+    nor its downloads change, and the build executes nothing."""
+    copy = copy_of(tiny, tmp_path)
+    (copy / ".gitignore").write_text("build/\n", encoding="utf-8")
+    (copy / "tinypkg").mkdir()
+    (copy / "tinypkg" / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
+    with open(copy / "examples" / "cases.toml", "a", encoding="utf-8") as manifest:
+        manifest.write('reads = ["tinypkg"]\n')
+    first = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True)
+    assert first.returncode == 0 and "1 page(s) executed" in first.stdout, first.stderr
+    stray = copy / "tinypkg" / "build" / "lib" / "tinypkg" / "__init__.py"
+    stray.parent.mkdir(parents=True)
+    stray.write_text("VALUE = 2\n", encoding="utf-8")
+    again = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True)
+    assert again.returncode == 0 and "0 page(s) executed" in again.stdout, again.stderr

@@ -4,9 +4,11 @@ the kernel has loaded execbook.kernel without touching the page's namespace or i
 counts."""
 
 import asyncio
+import re
 import tempfile
 
 import nbformat
+import pytest
 
 from execbook import build
 
@@ -15,6 +17,7 @@ def run(*sources):
     """The notebook of these code cells, run in a kernel started as the build starts one, and
     (seconds, the build's explanation of a failure or None)."""
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    notebook.metadata["source_map"] = [0, 10, 20][: len(sources)]  # each cell's fence, 0-based
 
     async def go():
         with tempfile.TemporaryDirectory(prefix="kernels-") as folder:
@@ -59,3 +62,35 @@ def test_an_untagged_error_stops_the_page_and_is_explained():
     notebook, (_, error) = run("1 / 0", "print('never')")
     assert error == "p (es, en): a cell the page shows failed: ZeroDivisionError: division by zero"
     assert notebook.cells[1].outputs == []
+
+
+def test_a_cell_that_times_out_names_the_statement_it_was_running(monkeypatch):
+    monkeypatch.setattr(build, "CELL_TIMEOUT_S", 3)
+    notebook, (_, error) = run("x = 1", "import time\nfor _ in range(100):\n    time.sleep(1)")
+    assert error is not None and "still ran after 3 s" in error, error
+    assert error.startswith("p (es, en) · docs/es/p.md:14\n"), error  # its fence is line 11 (source_map: 10)
+
+
+def test_a_long_cell_says_which_statement_runs(monkeypatch, capsys):
+    monkeypatch.setattr(build, "PROGRESS_S", 1)
+    notebook, (_, error) = run("x = 1", "import time\ntime.sleep(3.5)\n")
+    assert error is None
+    assert re.search(r"^docs: p: docs/es/p\.md:13 still running after [1-3] s$", capsys.readouterr().out, re.M)
+
+
+@pytest.mark.parametrize(
+    "source,how",
+    [
+        ("import os\nos._exit(3)", "exited with status 3"),
+        ("import ctypes\nctypes.string_at(0)", "killed by SIGSEGV"),
+        (  # as the system kills a process that takes too much memory: while a statement runs
+            "import os, signal, threading, time\n"
+            "threading.Timer(1, os.kill, (os.getpid(), signal.SIGKILL)).start(); time.sleep(10)",
+            "killed by SIGKILL (out of memory?)",
+        ),
+    ],
+)
+def test_a_kernel_that_dies_names_the_statement_and_how_it_ended(source, how):
+    notebook, (_, error) = run("x = 1", "y = 2\n" + source)
+    assert error is not None and error.startswith("p (es, en) · docs/es/p.md:14\n"), error
+    assert f"the kernel ended while this statement ran: {how}" in error

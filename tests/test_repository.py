@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from execbook import sizes
+
 REPO = Path(__file__).resolve().parent.parent
 LIMIT = 50 * 1024
 # Binary files over LIMIT that must be committed (path: why). The figures are drawn at build time,
@@ -197,7 +199,7 @@ def test_only_the_diagnoser_s_torch_private_reads_torch_s_private_attributes():
     found = [
         read
         for package in PACKAGES
-        for path in sorted((REPO / package).rglob("*.py"))
+        for path in sizes.python_files(REPO / package)  # what git tracks: not an install's build/ copies
         if path != REPO / "inplace_doctor" / "torch_private.py"
         for read in private_torch_reads(path)
     ]

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from execbook import store
 
 
@@ -43,3 +45,20 @@ def test_a_value_computed_twice_is_logged_twice(tmp_path, monkeypatch):
         monkeypatch.setattr(store, "_memory", {})
         store.save("experiment", "twice", 1)
     assert [e["key"] for e in store.computed_since(0)] == ["twice", "twice"]
+
+
+@pytest.mark.parametrize("checkout", [True, False], ids=["git checkout", "copy outside git"])
+def test_the_book_s_files_are_what_git_tracks_or_would(tmp_path, checkout):
+    """What `pip install ./pkg` leaves (pkg/build/lib/, *.egg-info/) is neither counted nor
+    fingerprinted: in a checkout, git's list; in a copy, what its .gitignore leaves."""
+    (tmp_path / ".gitignore").write_text("build/\n*.egg-info/\n__pycache__/\n", encoding="utf-8")
+    own = [tmp_path / "pkg" / "mod.py", tmp_path / "pkg" / "new.py", tmp_path / ".gitignore"]
+    left = [tmp_path / "pkg" / "build" / "lib" / "copy.py", tmp_path / "pkg" / "pkg.egg-info" / "PKG-INFO"]
+    for path in [*own[:2], *left]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x = 1\n", encoding="utf-8")
+    if checkout:
+        subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+        subprocess.run(["git", "add", "pkg/mod.py"], cwd=tmp_path, check=True)  # new.py: untracked, not ignored
+    store.project_files.cache_clear()
+    assert store.project_files(tmp_path) == frozenset(own)

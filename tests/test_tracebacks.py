@@ -238,7 +238,10 @@ def test_a_raising_example_in_the_kernel_shows_a_brief_error_and_the_guard_still
     assert guard.error_in_exec is None and guard.result.ok
 
 
-def test_a_guard_that_fails_fails_its_cell_with_a_brief_traceback(shell):
+@pytest.mark.parametrize("home", ["elsewhere", "above the checkout"])
+def test_a_guard_that_fails_fails_its_cell_with_a_brief_traceback(shell, monkeypatch, tmp_path, home):
+    # IPython names a file under the home folder "~/...": the checkout in root's home is still the project
+    monkeypatch.setenv("HOME", str(tmp_path if home == "elsewhere" else REPO.parent))
     shell.run_cell("x = 1", store_history=True)  # completes, where the manifest says it raises
     guard = shell.run_cell(GUARD, store_history=True)
     assert isinstance(guard.error_in_exec, AssertionError)

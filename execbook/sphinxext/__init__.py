@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from docutils import nodes
 
 from .. import cases, comments, deps, pages
-from ..config import MANIFEST  # not `config`: the name of this package's submodule sphinxext.config
+from ..config import EXECUTION_CACHE, LANGUAGES, MANIFEST  # not `config`: sphinxext.config's name
 from . import bilingual, downloads, links, status
 from .words import words as ui
 
@@ -27,6 +27,22 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     made_by = {Path(__file__), Path(downloads.__file__), Path(links.__file__)}  # its comments, its downloads
     for dependency in sorted(deps.page_dependencies(names) | made_by | {MANIFEST}):
         app.env.note_dependency(str(dependency))
+
+
+def executed_again(app: "Sphinx", env: Any, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
+    """The executed pages whose execution in the cache is not the one Sphinx read (executed again,
+    their sources unchanged): read again, so that the site publishes what the cache holds."""
+    from jupyter_cache import get_cache
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    records = get_cache(str(EXECUTION_CACHE)).list_cache_records()
+    again = []
+    for docname in env.all_docs:
+        read = NbMetadataCollector.get_exec_data(env, docname)
+        ends = tuple(f"/{language}/{docname}.md" for language in LANGUAGES)
+        if read and {r.created.timestamp() for r in records if r.uri.endswith(ends)} != {read.get("mtime")}:
+            again.append(docname)
+    return again
 
 
 def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
@@ -122,6 +138,7 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
         part.setup(app)
     app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
     app.connect("source-read", note_dependencies)
+    app.connect("env-get-outdated", executed_again)
     app.connect("doctree-read", comments_in_language)
     app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", drop_unused_scripts)

@@ -1,0 +1,96 @@
+"""What a build holds while it runs, and what it leaves when it ends, however it ends: one build
+per checkout (a lock on docs/_build/build.lock, naming its pid: a second build waits and says so);
+a watcher process told of every process group the build starts (kernels and what their pages
+run, the precompute hook and its workers, Sphinx) kills those still running when the build ends,
+SIGKILL included (it reads the end of a pipe), and holds the lock until then; SIGTERM raises
+Interrupted, as Ctrl-C raises KeyboardInterrupt."""
+
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+# The watcher: "+GROUP" and "-GROUP" lines from the build, then the end of its pipe.
+WATCHER = """
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    (groups.add if line[0] == "+" else groups.discard)(int(line[1:]))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+_watcher: list[subprocess.Popen[str]] = []
+
+
+class Interrupted(BaseException):
+    """The build received SIGTERM (as KeyboardInterrupt is SIGINT): status is its exit status."""
+
+    def __init__(self, signum: int) -> None:
+        self.status = 128 + signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def held(folder: Path, say: Callable[[str], None]) -> Iterator[None]:
+    """The checkout's build lock and a watcher of the processes started meanwhile (own)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    previous = signal.signal(signal.SIGTERM, _stopped)  # while it waits for the lock too
+    try:
+        with open(folder / "build.lock", "a+", encoding="utf-8") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.seek(0)
+                say(f"waiting for the build that runs in this checkout (pid {lock.read().strip() or '?'}) to end ...")
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            lock.seek(0)
+            lock.truncate()
+            lock.write(f"{os.getpid()}\n")
+            lock.flush()
+            watcher = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", WATCHER],
+                stdin=subprocess.PIPE,
+                text=True,
+                pass_fds=(lock.fileno(),),
+                start_new_session=True,  # Ctrl-C in the terminal does not stop it
+            )
+            _watcher.append(watcher)
+            try:
+                yield
+            finally:
+                _watcher.remove(watcher)
+                assert watcher.stdin is not None
+                watcher.stdin.close()
+                watcher.wait()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def own(group: int) -> None:
+    """A process group the build started: the watcher kills it if the build ends first."""
+    for watcher in _watcher:
+        assert watcher.stdin is not None
+        watcher.stdin.write(f"+{group}\n")
+        watcher.stdin.flush()
+
+
+def end(group: int) -> None:
+    """Kill a process group the build started, and tell the watcher."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+    for watcher in _watcher:
+        assert watcher.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            watcher.stdin.write(f"-{group}\n")
+            watcher.stdin.flush()
