@@ -8,7 +8,6 @@ import inspect
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
