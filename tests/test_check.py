@@ -249,7 +249,7 @@ def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_
     assert "executing" not in done.stdout and not (repo / "docs" / "_build" / "html").exists()
 
 
-# --- the language mirror alone (Sphinx warns with it too: execbook.sphinxext.bilingual)
+# --- the language mirror alone (execbook.check's; every build runs it before Sphinx)
 
 
 def mirror(docs, languages):
