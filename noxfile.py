@@ -23,7 +23,7 @@ nox.options.sessions = ["tests"]
 # phase25/releases.py: the default torch, the recorded releases, the book's torch range.
 BOOK = runpy.run_path(str(Path(__file__).parent / "phase25" / "releases.py"))
 CONSTRAINTS = ("-c", "constraints.txt")  # the default torch: the local CPU wheel, not a CUDA build
-DEFAULT_TORCH = BOOK["DEFAULT_TORCH"]
+DEFAULT_TORCH = BOOK["default_torch"]()
 NUMPY_2_FROM = Version("2.3")  # torch wheels before 2.3 were built against NumPy 1.x: they need numpy<2
 # A machine-wide pip constraint file may cap torch (this machine's caps it below the newest release):
 # a release other than the default installs exactly as asked, with only the project's own pins.

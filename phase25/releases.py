@@ -26,9 +26,13 @@ SECOND_RELEASE: str = _LESSON.get("second-release", "")
 DEPENDENCIES: list[str] = list(_PYPROJECT["project"].get("dependencies", []))
 TEST_REQUIREMENTS: list[str] = list(_PYPROJECT["project"].get("optional-dependencies", {}).get("test", []))
 TORCH_REQUIREMENT: str = next((d for d in DEPENDENCIES if re.match(r"torch\b", d)), "torch")
-_CONSTRAINTS = REPO / "constraints.txt"
-_PIN = re.search(r"^torch==(\S+)", _CONSTRAINTS.read_text(encoding="utf-8") if _CONSTRAINTS.is_file() else "", re.M)
-DEFAULT_TORCH: str = _PIN.group(1) if _PIN else ""
+
+
+def default_torch() -> str:
+    """The release that installs by default: constraints.txt's pin (read here only: the pages never need it)."""
+    constraints = REPO / "constraints.txt"
+    pin = re.search(r"^torch==(\S+)", constraints.read_text(encoding="utf-8") if constraints.is_file() else "", re.M)
+    return pin.group(1) if pin else ""
 
 
 def release(version: str) -> str:
@@ -54,7 +58,7 @@ if __name__ == "__main__":
         "releases": lambda: json.dumps(RECORDED_RELEASES),
         "book-releases": lambda: json.dumps([r for r in RECORDED_RELEASES if supported(r)]),  # the others: a record
         "second-release": lambda: SECOND_RELEASE,
-        "default-torch": lambda: DEFAULT_TORCH,
+        "default-torch": default_torch,
     }
     if len(sys.argv) != 2 or sys.argv[1] not in answers:
         sys.exit(f"usage: python3 phase25/releases.py {{{','.join(answers)}}}")

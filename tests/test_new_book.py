@@ -21,12 +21,17 @@ pytestmark = pytest.mark.e2e
 LANGUAGES = ("fr", "en")
 
 
-def run(*command, cwd=None, env=None, timeout=900):
-    arguments = [str(c) for c in command]
+def run(program, *arguments, cwd=None, env=None, timeout=900):
     done = subprocess.run(
-        arguments, cwd=cwd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout
+        [program, *arguments],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
     )
-    assert done.returncode == 0, f"{command}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert done.returncode == 0, f"{program} {arguments}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
 

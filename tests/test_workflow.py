@@ -53,8 +53,8 @@ def test_the_matrices_are_read_from_book_config_not_written_in_the_workflow():
     assert flow["jobs"]["record"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.recorded) }}"
     assert flow["jobs"]["book"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.book) }}"
     book = json.loads(config_answer("book-releases"))
-    assert book == [r for r in releases.RECORDED_RELEASES if releases.supported(r)] and releases.DEFAULT_TORCH in book
-    assert config_answer("default-torch") == releases.DEFAULT_TORCH
+    assert book == [r for r in releases.RECORDED_RELEASES if releases.supported(r)] and releases.default_torch() in book
+    assert config_answer("default-torch") == releases.default_torch()
 
 
 def test_triggers_pull_requests_weekly_and_main():
