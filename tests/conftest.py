@@ -234,7 +234,7 @@ E2E_FIXTURES = {"site", "cold_build", "reproducer"}
 # The cold build is made once for both workers (cold_build): the modules that go on from it (each a
 # group of its own, for its module-scoped copy) run side by side.
 E2E_WORKERS = 2
-SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer"}
+SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer", "new_book": "new-book"}
 PER_MODULE = {"cold_build"}  # shared by every worker: one group per module
 FIRST_ALONE = ["axe_script"]  # the longest of the tests that go one by one (axe-core on every page)
 
