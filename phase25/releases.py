@@ -1,8 +1,6 @@
-"""The torch releases of the lesson, each fact declared once: the range the book is built on
-(pyproject.toml's [project] dependencies), the release that installs by default (constraints.txt),
-the recorded releases and the one CI checks beside the default ([tool.phase25]). nox, the workflow
-and the lesson read them here. This file imports only the standard library (and `packaging`, when
-a release is compared), so that a bare Python can run it:
+"""The lesson's torch releases, each fact declared once: the book's range ([project] dependencies),
+the default release (constraints.txt), the recorded ones and the second one CI checks ([tool.phase25]).
+Standard library only (and `packaging`, to compare releases), so that a bare Python runs it:
 
     python3 phase25/releases.py releases        # JSON list of the recorded releases (the workflow's matrix)
     python3 phase25/releases.py book-releases   # those inside the book's torch range
@@ -20,7 +18,6 @@ REPO = Path(__file__).resolve().parents[1]  # the lesson's repository (its copy,
 RECORDS = REPO / "records"  # a behaviour record of each recorded release (torch-<release>.json)
 _PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 _LESSON = _PYPROJECT.get("tool", {}).get("phase25", {})
-
 RECORDED_RELEASES: list[str] = list(_LESSON.get("recorded-releases", []))
 SECOND_RELEASE: str = _LESSON.get("second-release", "")
 DEPENDENCIES: list[str] = list(_PYPROJECT["project"].get("dependencies", []))
@@ -30,8 +27,7 @@ TORCH_REQUIREMENT: str = next((d for d in DEPENDENCIES if re.match(r"torch\b", d
 
 def default_torch() -> str:
     """The release that installs by default: constraints.txt's pin (read here only: the pages never need it)."""
-    constraints = REPO / "constraints.txt"
-    pin = re.search(r"^torch==(\S+)", constraints.read_text(encoding="utf-8") if constraints.is_file() else "", re.M)
+    pin = re.search(r"^torch==(\S+)", (REPO / "constraints.txt").read_text(encoding="utf-8"), re.M)
     return pin.group(1) if pin else ""
 
 
