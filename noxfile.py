@@ -19,11 +19,11 @@ nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]
 
-# The facts nox shares with the book (pyproject.toml's [tool.book], constraints.txt), read by
-# execbook/config.py: the default torch, the recorded releases, the book's torch range.
-BOOK = runpy.run_path(str(Path(__file__).parent / "execbook" / "config.py"))
+# The facts nox shares with the lesson (pyproject.toml's [tool.phase25], constraints.txt), read by
+# phase25/releases.py: the default torch, the recorded releases, the book's torch range.
+BOOK = runpy.run_path(str(Path(__file__).parent / "phase25" / "releases.py"))
 CONSTRAINTS = ("-c", "constraints.txt")  # the default torch: the local CPU wheel, not a CUDA build
-DEFAULT_TORCH = BOOK["DEFAULT_TORCH"]
+DEFAULT_TORCH = BOOK["default_torch"]()
 NUMPY_2_FROM = Version("2.3")  # torch wheels before 2.3 were built against NumPy 1.x: they need numpy<2
 # A machine-wide pip constraint file may cap torch (this machine's caps it below the newest release):
 # a release other than the default installs exactly as asked, with only the project's own pins.
@@ -32,13 +32,15 @@ NO_MACHINE_CONSTRAINTS = {"PIP_CONSTRAINT": os.devnull}
 LINTERS = [r for r in BOOK["TEST_REQUIREMENTS"] if Requirement(r).name in ("ruff", "import-linter")]
 
 
-# The diagnoser is a distribution of its own (inplace_doctor/pyproject.toml) that the project depends on:
-# both install from this checkout, editable, in one pip command (pip takes the local one for the dependency).
-DOCTOR = ("-e", "./inplace_doctor")
+# The diagnoser and the book engine are distributions of their own (inplace_doctor/, execbook/) that the
+# project depends on: all install from this checkout, editable, in one pip command (pip takes the local
+# ones for the dependencies).
+SUBPROJECTS = ("-e", "./inplace_doctor", "-e", "./execbook")
 
 
 def install(session, extras="", torch=None):
-    """The package (with extras) and the diagnoser's, on one torch release: BOOK_TORCH, else the pinned default."""
+    """The package (with extras), the diagnoser's and the engine's, on one torch release: BOOK_TORCH,
+    else the pinned default."""
     torch = torch or os.environ.get("BOOK_TORCH") or DEFAULT_TORCH
     pins, machine = (CONSTRAINTS, None) if torch == DEFAULT_TORCH else ((), NO_MACHINE_CONSTRAINTS)
     first = not list(Path(session.virtualenv.location).glob("lib/*/site-packages/torch"))
@@ -47,7 +49,7 @@ def install(session, extras="", torch=None):
             f"installing torch {torch} and the book's packages into {session.virtualenv.location}: about 1.7 GB "
             "with torch's CPU build (a 190 MB download), about 5 GB with PyPI's CUDA build (README)"
         )
-    packages = (*pins, f"torch=={torch}", *DOCTOR, "-e", f".[{extras}]" if extras else ".")
+    packages = (*pins, f"torch=={torch}", *SUBPROJECTS, "-e", f".[{extras}]" if extras else ".")
     session.install(*packages, env=machine, silent=not first)
 
 
@@ -122,8 +124,8 @@ def drift(session, torch):
     """
     pins = CONSTRAINTS if torch == DEFAULT_TORCH else ()
     session.install("--no-cache-dir", *pins, f"torch=={torch}", env=NO_MACHINE_CONSTRAINTS)
-    session.install("--no-deps", *DOCTOR, "-e", ".")
-    others = [d for d in BOOK["DEPENDENCIES"] if Requirement(d).name not in ("torch", "inplace-doctor")]
+    session.install("--no-deps", *SUBPROJECTS, "-e", ".")
+    others = [d for d in BOOK["DEPENDENCIES"] if Requirement(d).name not in ("torch", "inplace-doctor", "execbook")]
     numpy = ["numpy<2"] if Version(torch) < NUMPY_2_FROM else []
     session.install(*others, *numpy, env=NO_MACHINE_CONSTRAINTS)
     session.run("python", "-m", "phase25", *(session.posargs or ["record"]), env={"OMP_NUM_THREADS": "1"})

@@ -58,7 +58,8 @@ from execbook import glue, glue_figure, glue_html, glue_number, glue_words
 from phase25.tables import (NOT_APPLICABLE, RELEASES, ROW_WORDS, STATUS, compile_value, draft_table, history_table,
                             releases_text, row_words, table, timeline, unchanged_list, verdict)
 
-from execbook import TORCH_REQUIREMENT, store_folder
+from execbook import store_folder
+from phase25.releases import TORCH_REQUIREMENT
 
 unnamed = sorted({name for name in [*claims.CLAIMS, *record.MESSAGE_PARTS, *record.COMPILE_FIELDS]
                   for language in ROW_WORDS if row_words(name, language) is None})

@@ -18,28 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .cases import KEYS as ENTRY_KEYS
-    from .cases import Case, Outcome, cases_with
-    from .changes import excerpt
-    from .checks import (
-        FIGURE_WIDTH,
-        LANGUAGES,
-        glue,
-        glue_by_value,
-        glue_figure,
-        glue_html,
-        glue_number,
-        glue_words,
-        number,
-        raised,
-    )
-    from .config import EXAMPLES, RECORDS, REPO, STORE, TORCH_REQUIREMENT, release, release_key, supported
-    from .store import folder as store_folder
-    from .store import memoized
-    from .tracebacks import ABSOLUTE as ABSOLUTE_PATH
+    from .cases import Outcome
 
-# name -> (module, its name there): imported when first used, so that `python -m execbook` can say
-# that no book is here (execbook.config) in one line
+__version__ = "0.1.0"
+
+# The public API, name -> (module, its name there): imported when first used, so that importing
+# execbook needs no book (execbook.config finds one when it is first imported)
 _EXPORTS = {
     **{n: ("cases", n) for n in ("Case", "Outcome", "cases_with")},
     "ENTRY_KEYS": ("cases", "KEYS"),
@@ -48,10 +32,7 @@ _EXPORTS = {
         for n in ("FIGURE_WIDTH", "LANGUAGES", "glue", "glue_by_value", "glue_figure", "glue_html", "glue_number")
         + ("glue_words", "number", "raised")
     },
-    **{
-        n: ("config", n)
-        for n in ("EXAMPLES", "RECORDS", "REPO", "STORE", "TORCH_REQUIREMENT", "release", "release_key", "supported")
-    },
+    **{n: ("config", n) for n in ("EXAMPLES", "REPO", "STORE")},
     "excerpt": ("changes", "excerpt"),
     "store_folder": ("store", "folder"),
     "memoized": ("store", "memoized"),
@@ -86,33 +67,4 @@ def code_fingerprint(*files: str | Path) -> str:
     return deps.fingerprint(deps.closure({Path(f) for f in files}))
 
 
-__all__ = [
-    "ABSOLUTE_PATH",
-    "Case",
-    "ENTRY_KEYS",
-    "EXAMPLES",
-    "FIGURE_WIDTH",
-    "LANGUAGES",
-    "Outcome",
-    "RECORDS",
-    "REPO",
-    "STORE",
-    "TORCH_REQUIREMENT",
-    "cases_with",
-    "code_fingerprint",
-    "excerpt",
-    "glue",
-    "glue_by_value",
-    "glue_figure",
-    "glue_html",
-    "glue_number",
-    "glue_words",
-    "memoized",
-    "number",
-    "outcome",
-    "raised",
-    "release",
-    "release_key",
-    "store_folder",
-    "supported",
-]
+__all__ = [*_EXPORTS, "code_fingerprint", "outcome"]

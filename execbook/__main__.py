@@ -4,7 +4,8 @@ python -m execbook check              check the sources in seconds, executing no
 python -m execbook build [--cold] [es|en]  build the book (nox -s docs); --cold: execute and compute everything again
 python -m execbook run EXAMPLE        run one example as its page's cell and guard do, in seconds
 python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
-python -m execbook new-page SLUG      write a new page in both languages, with one example that raises
+python -m execbook new-page SLUG      write a new page in every language, with one example that raises
+python -m execbook new-book DIR --languages fr,en   write a minimal book in DIR that builds as written
 python -m execbook sizes              lines of Python per package (tests apart), against their targets
 
 The book is the current directory's (or the nearest above it with a [tool.book] table in its
@@ -27,6 +28,7 @@ def main(argv: list[str]) -> int:
         "run": "author",
         "page": "author",
         "new-page": "scaffold",
+        "new-book": "newbook",
         "sizes": "sizes",
     }
     if not argv or argv[0] not in commands:
@@ -43,7 +45,13 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    return module.main(argv[1:]) if argv[0] in ("build", "check", "sizes") else module.main(argv[0], argv[1:])
+    except LookupError as missing:  # execbook.config.NoBook: no book in this folder or above it
+        if type(missing).__module__ != "execbook.config":
+            raise
+        print(f"execbook: error: {missing}", file=sys.stderr)
+        return 2
+    alone = argv[0] in ("build", "check", "sizes", "new-book")  # the others: one module, two commands
+    return module.main(argv[1:]) if alone else module.main(argv[0], argv[1:])
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
         code = {lang: [c.source for c in nb.cells if c.cell_type == "code"] for lang, nb in by_language.items()}
         if len({json.dumps(c) for c in code.values()}) > 1:
             problems.append(
-                f"{docname}: the es and en pages run different code; keep their code cells identical "
+                f"{docname}: its pages in {', '.join(by_language)} run different code; keep their code cells identical "
                 "(one execution serves both; a comment in each language is a pair in the example, execbook.comments)"
             )
     if problems:

@@ -34,9 +34,8 @@ from sphinx.util import docname_join
 from sphinx.util.nodes import split_explicit_title
 
 from . import cases, comments, config
+from .newbook import FRONT_MATTER  # noqa: F401 - what makes a Markdown page one that executes (MyST-NB)
 
-# what makes a Markdown page one that executes (MyST-NB)
-FRONT_MATTER = "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n  display_name: Python 3\n---\n"
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 MYST = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))
 MARKDOWN = create_md_parser(MYST, RendererHTML)  # myst-parser's parser, as Sphinx and MyST-NB read a page

@@ -7,6 +7,7 @@ what the example raised, as its manifest entry expects (None if it completed).
 
 import contextlib
 import io
+import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -38,23 +39,28 @@ def raised() -> BaseException | None:
 
 
 def number(value: float, language: str, spec: str = "") -> str:
-    """value formatted with spec, as a reader of language writes it: 97.3% / 97,3 %, 0.25 / 0,25."""
-    text = format(value, spec)
-    if language == "es":
-        text = text.replace(",", "\u202f").replace(".", ",")
-        if text.endswith("%"):
-            text = text[:-1] + "\u00a0%"
-    return text
+    """value as a reader of language writes it (Babel's locale data): spec's digits after the point
+    (".1f", ".2%"), a percentage for "%", digits grouped for ","; 97.3% / 97,3 %, 0.25 / 0,25."""
+    from babel import Locale
+    from babel.numbers import parse_pattern
+
+    locale = Locale.parse(language)
+    formats = locale.percent_formats if spec.endswith("%") else locale.decimal_formats
+    pattern = parse_pattern(formats[None].pattern)
+    digits = re.search(r"\.(\d+)", spec)
+    if digits:
+        pattern.frac_prec = (int(digits[1]), int(digits[1]))
+    return pattern.apply(value, locale, group_separator="," in spec)
 
 
 def glue_number(key: str, value: float, spec: str = "") -> None:
-    """Glue value as `<key>_es` and `<key>_en`, each written as its language writes numbers."""
+    """Glue value as `<key>_<language>` for each language, written as its readers write numbers."""
     for language in LANGUAGES:
         glue(f"{key}_{language}", number(value, language, spec))
 
 
 def glue_words(key: str, words: dict[str, str]) -> None:
-    """Glue words[language] as `<key>_<language>` (words: {"es": ..., "en": ...})."""
+    """Glue words[language] as `<key>_<language>` (words: one text per language of the book)."""
     if set(words) != set(LANGUAGES):
         raise ValueError(f"{key}: words for {sorted(words)}, need {list(LANGUAGES)}")
     for language in LANGUAGES:

@@ -45,8 +45,8 @@ def _fail(name: str, failure: cases.Failure) -> CheckFailed:
 
 
 def remember_error(error: BaseException | None) -> None:
-    """What the cell that just ran raised (None if nothing): read by check. In the kernel an
-    IPython hook calls it after every cell; `python -m execbook page` calls it itself."""
+    """What the cell that just ran raised (None if nothing): read by check. An IPython hook calls it
+    after every cell in each page's kernel (the build's and `python -m execbook page`'s alike)."""
     _last["error"] = error
 
 

@@ -164,8 +164,7 @@ def main(command: str, arguments: list[str]) -> int:
             key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label), term=term)
             for key, text in words.items()
         }
-        if language != "en":  # a language's own glued key: <key>_<language>
-            filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")
+        filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")  # the language's own key
         page = config.DOCS / language / f"{slug}.md"
         page.parent.mkdir(parents=True, exist_ok=True)
         up = "../" * (slug.count("/") + 2)

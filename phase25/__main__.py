@@ -24,11 +24,11 @@ import sys
 from pathlib import Path
 from typing import TypeVar
 
-from execbook import TORCH_REQUIREMENT
 from minigpt.model import DEVICES
 from minigpt.train import use_device
 
 from . import claims, record
+from .releases import TORCH_REQUIREMENT
 
 BROKEN, USAGE_ERROR, STALE = 1, 2, 3
 

@@ -26,9 +26,7 @@ from typing import Any
 
 import torch
 
-from execbook import RECORDS, REPO, code_fingerprint, excerpt, memoized, outcome
-from execbook import release as release_of
-from execbook import supported as supported_by_the_book
+from execbook import REPO, code_fingerprint, excerpt, memoized, outcome
 from inplace_doctor import diagnose
 from inplace_doctor.findings import RAISES
 from inplace_doctor.torch_private import NOT_APPLICABLE, PROBES, version
@@ -42,6 +40,9 @@ from minigpt.train import gradients as gradients_of
 from phase25 import compiled as compiling
 from phase25 import safe_cases
 from phase25.experiments import compiled
+from phase25.releases import RECORDS
+from phase25.releases import release as release_of
+from phase25.releases import supported as supported_by_the_book
 
 
 def release(version: str | None = None) -> str:

@@ -26,7 +26,6 @@ from typing import Any
 
 import torch
 
-from execbook import RECORDS, release_key
 from minigpt import message
 from minigpt.data import probe_batch
 from minigpt.experiments import data, run_b
@@ -36,6 +35,7 @@ from phase25.compiled import BACKENDS
 from phase25.experiments import compiled
 
 from . import claims
+from .releases import RECORDS, release_key
 
 # The message parts a record keeps, in the order reports and the compatibility page show them.
 MESSAGE_PARTS = (

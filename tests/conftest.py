@@ -172,13 +172,14 @@ def installed_project(tmp_path_factory):
         shutil.copy(REPO / name, source / name)
     for package in {p.rstrip("*.") for p in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]}:
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
-    # the diagnoser, a distribution of its own that the project depends on (inplace_doctor/pyproject.toml)
-    doctor = tmp_path_factory.mktemp("doctor-source") / "inplace_doctor"
-    shutil.copytree(REPO / "inplace_doctor", doctor, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    # the diagnoser and the engine, distributions of their own that the project depends on (their pyproject.toml)
+    parts = [tmp_path_factory.mktemp(f"{part}-source") / part for part in ("inplace_doctor", "execbook")]
+    for part in parts:
+        shutil.copytree(REPO / part.name, part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     target = tmp_path_factory.mktemp("site-packages")
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
-        + ["--target", str(target), str(source), str(doctor)],
+        + ["--target", str(target), str(source), *map(str, parts)],
         check=True,
         capture_output=True,
         timeout=SUBPROCESS_TIMEOUT_S,
@@ -249,7 +250,7 @@ E2E_FIXTURES = {"site", "cold_build", "reproducer"}
 # The cold build is made once for both workers (cold_build): the modules that go on from it (each a
 # group of its own, for its module-scoped copy) run side by side.
 E2E_WORKERS = 2
-SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer"}
+SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer", "new_book": "new-book"}
 PER_MODULE = {"cold_build"}  # shared by every worker: one group per module
 FIRST_ALONE = ["axe_script"]  # the longest of the tests that go one by one (axe-core on every page)
 

@@ -78,7 +78,7 @@ def test_no_torch_compile_no_compile_claim(committed):
     [("1.13.1", False), ("2.9.1", False), ("2.10.0", True), ("2.15.0", True), ("2.16.0", False), ("2.13.0+cpu", True)],
 )
 def test_the_supported_range_is_pyprojects(name, inside):
-    from execbook import TORCH_REQUIREMENT
+    from phase25.releases import TORCH_REQUIREMENT
 
     assert TORCH_REQUIREMENT.startswith("torch")
     assert claims.supported(name) is inside

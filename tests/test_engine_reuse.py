@@ -1,5 +1,5 @@
 """The book engine (execbook) is reusable: a tiny two-language book, written here in a temporary
-folder beside a copy of the engine alone (its package and the theme files under docs/), builds:
+folder beside a copy of the engine alone (its package, which holds its templates, CSS and JS), builds:
 one page, one example that must raise, one number its hidden checks glue into the prose, one
 label the index of each language cites. Neither the build process nor the page's kernel imports
 anything of the lesson (phase25), of minigpt or of the diagnoser, although all three are
@@ -77,15 +77,13 @@ def write_book(root: Path, engine: bool = True) -> None:
     """The tiny book in root; engine: with a copy of the engine's package beside it."""
     if engine:
         shutil.copytree(config.REPO / "execbook", root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
-    for assets in ("_static", "_templates", "locale", "root"):  # the engine's theme files
-        shutil.copytree(config.DOCS / assets, root / "docs" / assets)
     (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (root / "examples").mkdir()
     (root / "examples" / "tiny.py").write_text(EXAMPLE, encoding="utf-8")
     (root / "examples" / "cases.toml").write_text(MANIFEST, encoding="utf-8")
     for language in ("en", "es"):
         tree = root / "docs" / language
-        tree.mkdir()
+        tree.mkdir(parents=True)
         (tree / "conf.py").write_text(
             f"from execbook.sphinxext.config import configure\n\nglobals().update(configure({language!r}))\n",
             encoding="utf-8",

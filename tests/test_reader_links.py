@@ -143,7 +143,7 @@ def test_the_install_cell_installs_the_project_from_its_address_without_its_depe
 def menu(**downloads_context):
     from jinja2 import Environment, FileSystemLoader
 
-    environment = Environment(loader=FileSystemLoader(str(REPO / "docs" / "_templates")))
+    environment = Environment(loader=FileSystemLoader(str(REPO / "execbook" / "sphinxext" / "templates")))
     return environment.get_template("download-menu.html").render(book_downloads=downloads_context)
 
 

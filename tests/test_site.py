@@ -445,7 +445,7 @@ OVERFLOWING_CODE = """() => {
 @pytest.mark.parametrize("width", [1280, 390])
 def test_no_output_runs_past_its_box(server, browser, site, width):
     """An output's verdict is often at the end of its line: every output wraps to its box, on a
-    desktop and on a phone (docs/_static/outputs.css). Code (80 columns) fits its box on a
+    desktop and on a phone (execbook/sphinxext/static/outputs.css). Code (80 columns) fits its box on a
     desktop with both sidebars shown; on a phone it scrolls sideways."""
     page = browser.new_page(viewport={"width": width, "height": 800})
     found, code, outputs = {}, {}, 0
@@ -667,7 +667,7 @@ def test_the_colour_mode_menu_reads_at_4_5_to_1_with_its_active_item(server, bro
     context.close()
     assert [active_mode for active_mode, active, *_ in items if active] == [mode], items
     low = [(item_mode, fg, bg, round(contrast(fg, bg), 2)) for item_mode, _, fg, bg in items if contrast(fg, bg) < 4.5]
-    assert low == [], f"colour-mode menu items under 4.5:1 in {mode} mode (docs/_static/book.css): {low}"
+    assert low == [], f"colour-mode menu items under 4.5:1 in {mode} mode (execbook/sphinxext/static/book.css): {low}"
 
 
 @pytest.mark.parametrize("language", ["es", "en"])
@@ -715,7 +715,7 @@ def test_axe_finds_no_serious_violations_in_light_and_dark_mode(server, browser,
     new = [[*v, summary] for v, summary in sorted(found.items()) if v not in KNOWN_VIOLATIONS]
     assert new == [], (
         "axe-core found serious or critical violations on the settled pages ([mode, page, rule, element, "
-        "what is wrong]): fix each in the page or in docs/_static/book.css (a colour must reach 4.5:1 in "
+        "what is wrong]): fix each in the page or in execbook/sphinxext/static/book.css (a colour must reach 4.5:1 in "
         "every state a reader sees: at rest, hovered, focused) or, if it is the theme's markup and cannot "
         "be fixed here, add (mode, page, rule, element) to KNOWN_VIOLATIONS with the reason:\n"
         + json.dumps(new, indent=1, ensure_ascii=False)
@@ -884,7 +884,7 @@ def test_root_page_without_javascript_shows_both_links(server, browser):
     context.close()
 
 
-# What a printed page leaves out (docs/_static/print.css): the site's furniture
+# What a printed page leaves out (execbook/sphinxext/static/print.css): the site's furniture
 PRINT_HIDDEN = (
     ".bd-header",
     ".bd-header-article",

@@ -1,5 +1,5 @@
-"""The GitHub Actions workflow: its release matrices read from execbook/config.py (the one list, in
-pyproject.toml's [tool.book]), records of every listed release, the jobs it must run, and the
+"""The GitHub Actions workflow: its release matrices read from phase25/releases.py (the one list, in
+pyproject.toml's [tool.phase25]), records of every listed release, the jobs it must run, and the
 ecosystem's linters (actionlint, zizmor) clean. (It runs on GitHub, not here: this checks what
 it says.)"""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from execbook import config
-from phase25 import record
+from phase25 import record, releases
 
 REPO = config.REPO
 WORKFLOW = REPO / ".github" / "workflows" / "docs.yml"
@@ -24,10 +24,10 @@ def workflow():
 
 
 def config_answer(question):
-    """What the workflow's `releases` job reads: `python3 execbook/config.py <question>`, run by a bare
+    """What the workflow's `releases` job reads: `python3 phase25/releases.py <question>`, run by a bare
     Python (no project installed, as on the runner before anything is installed)."""
     done = subprocess.run(
-        [sys.executable, "-I", str(REPO / "execbook" / "config.py"), question],
+        [sys.executable, "-I", str(REPO / "phase25" / "releases.py"), question],
         capture_output=True,
         text=True,
         check=True,
@@ -37,7 +37,7 @@ def config_answer(question):
 
 def test_each_recorded_release_has_its_record_and_no_record_is_unlisted():
     listed = json.loads(config_answer("releases"))
-    assert listed == config.RECORDED_RELEASES
+    assert listed == releases.RECORDED_RELEASES
     assert listed == sorted(listed, key=record.release_key) and len(set(listed)) == len(listed)
     records = {
         p.stem.removeprefix("torch-") for p in (REPO / "records").glob("torch-*.json") if not record.is_device_record(p)
@@ -50,12 +50,12 @@ def test_the_matrices_are_read_from_book_config_not_written_in_the_workflow():
     flow = workflow()
     read = " ".join(step.get("run", "") for step in flow["jobs"]["releases"]["steps"])
     for output, question in (("recorded", "releases"), ("book", "book-releases"), ("default", "default-torch")):
-        assert f"{output}=$(python3 execbook/config.py {question})" in read
+        assert f"{output}=$(python3 phase25/releases.py {question})" in read
     assert flow["jobs"]["record"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.recorded) }}"
     assert flow["jobs"]["book"]["strategy"]["matrix"]["torch"] == "${{ fromJSON(needs.releases.outputs.book) }}"
     book = json.loads(config_answer("book-releases"))
-    assert book == [r for r in config.RECORDED_RELEASES if config.supported(r)] and config.DEFAULT_TORCH in book
-    assert config_answer("default-torch") == config.DEFAULT_TORCH
+    assert book == [r for r in releases.RECORDED_RELEASES if releases.supported(r)] and releases.default_torch() in book
+    assert config_answer("default-torch") == releases.default_torch()
 
 
 def test_triggers_pull_requests_weekly_and_main():

@@ -1,7 +1,7 @@
-"""The two mirrored language trees.
+"""The mirrored language trees (one or more, [tool.book] languages).
 
-- a language switcher on every page, to the same page in the other language, naming the page's
-  explicit labels (ids both languages share) so that docs/_static/book.js keeps the section in view;
+- a language switcher on every page, to the same page in each other language, naming the page's
+  explicit labels (ids both languages share) so that book.js (execbook/sphinxext/static) keeps the section in view;
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
 - glossary ids shared across languages, the run stamp required on every executed page, code marked
@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any, cast
 from xml.sax.saxutils import escape, quoteattr
 
 from docutils import nodes
+from markupsafe import Markup
 from sphinx.util import logging
 from sphinx.util.nodes import _make_id
 
 from .. import check, config
+from .words import speaks
 from .words import words as ui
 
 if TYPE_CHECKING:
@@ -30,8 +32,6 @@ if TYPE_CHECKING:
     from sphinx.environment import BuildEnvironment
 
 logger = logging.getLogger(__name__)
-# "Read this page in <other language>", in the page's own language
-SWITCH_LABEL = {("es", "en"): "Leer esta página en inglés", ("en", "es"): "Read this page in Spanish"}
 STAMP_CLASS = "book-stamp"
 # The pages a search engine is pointed at: the generated ones but the search page
 SITEMAP_GENERATED = ["genindex"]
@@ -113,15 +113,23 @@ def sitemap(pagenames: Iterable[str], suffix: str = ".html") -> str:
 
 
 def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
-    """The site root (beside es/ and en/): the language chooser, with its hreflang alternates, and
-    sitemap.xml. Each language's build writes the same two files: the mirror check keeps the
-    pages of both languages the same."""
+    """The site root (beside es/ and en/): the language chooser (the book's docs/root/index.html,
+    else the engine's), with its hreflang alternates, and sitemap.xml. Each language's build writes
+    the same two files: the mirror check keeps the pages of all languages the same."""
     if exception or app.builder.format != "html":
         return
-    root = Path(app.outdir).parent
-    chooser = (config.DOCS / "root" / "index.html").read_text(encoding="utf-8")
-    assert ROOT_ALTERNATES_MARK in chooser, "docs/root/index.html lost the mark of its alternates"
-    chooser = chooser.replace(ROOT_ALTERNATES_MARK, alternate_tags(alternates("index"), slash="").replace("\n", "\n  "))
+    root, own = Path(app.outdir).parent, config.DOCS / "root" / "index.html"
+    tags = alternate_tags(alternates("index"), slash="").replace("\n", "\n  ")
+    if own.is_file():
+        chooser = own.read_text(encoding="utf-8")
+        assert ROOT_ALTERNATES_MARK in chooser, "docs/root/index.html lost the mark of its alternates"
+        chooser = chooser.replace(ROOT_ALTERNATES_MARK, tags)
+    else:  # the engine's chooser
+        from jinja2 import Environment, FileSystemLoader
+
+        templates = Environment(loader=FileSystemLoader(Path(__file__).with_name("templates")), autoescape=True)
+        page = templates.get_template("book-root.html")
+        chooser = page.render(languages=config.LANGUAGES, titles=config.TITLES, alternates=Markup(tags))
     (root / "index.html").write_text(chooser, encoding="utf-8")
     pages = sorted(app.env.found_docs) + SITEMAP_GENERATED
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
@@ -131,20 +139,26 @@ def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
 def add_switcher(
     app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
-    """The link to the page in the other language (the mirror check keeps every page in both), and
-    the page's hreflang alternates."""
+    """The links to the page in each other language (the mirror check keeps every page in all), and
+    the page's hreflang alternates. A link's title names the language in the page's own (Babel's
+    names: "Leer esta página en inglés")."""
+    from babel import Locale
+
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
     context["metatags"] = context.get("metatags", "") + "\n" + alternate_tags(alternates(pagename, suffix))
-    lang = next((lang for lang in config.LANGUAGES if lang != app.config.language), None)
-    if lang is not None:
-        up = "../" * (pagename.count("/") + 1)  # from this page's folder up to the site root (es/, en/)
-        context.update(
-            book_other_url=posixpath.join(up, lang, pagename + suffix),
-            book_other_language=lang,
-            book_other_language_name=config.LANGUAGES[lang],
-            book_switch_label=SWITCH_LABEL[app.config.language, lang],
-            book_shared_anchors=shared_anchors(app.env, pagename),
-        )
+    here, up = app.config.language, "../" * (pagename.count("/") + 1)  # up to the site root (es/, en/)
+    names = Locale.parse(speaks(here)).languages  # in the words' language
+    context["book_switches"] = [
+        {
+            "url": posixpath.join(up, lang, pagename + suffix),
+            "language": lang,
+            "name": name,
+            "label": ui(here)["switch"].format(language=names.get(lang, name)),
+        }
+        for lang, name in config.LANGUAGES.items()
+        if lang != here
+    ]
+    context["book_shared_anchors"] = shared_anchors(app.env, pagename)
 
 
 CODE_LANGUAGE = "en"  # code, identifiers and outputs stay English in every language's pages

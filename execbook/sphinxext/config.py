@@ -4,8 +4,10 @@ from execbook.sphinxext.config import configure
 globals().update(configure("es"))
 """
 
+import os
 import platform
 from importlib.metadata import version
+from pathlib import Path
 from typing import Any
 
 from .. import config
@@ -13,20 +15,30 @@ from ..check import MYST_EXTENSIONS
 from ..pages import executed
 from .words import words as ui
 
-# docs/ as seen from a language's conf.py (docs/<lang>/): the HTML options name their files
-# relative to it, so that no absolute path of the build machine reaches the published site
-# (Sphinx hashes those options into each language's .buildinfo).
-SHARED = ".."
+# The engine's templates, stylesheets and scripts (package data of the execbook wheel), and the
+# book's own, in its docs/ folder's _templates and _static where it has them: its templates first (one of the
+# same name replaces the engine's), its static files last (likewise). Each named relative to the
+# language's conf.py (docs/<lang>/), so that a checkout's absolute path reaches no published file
+# (Sphinx hashes these options into each language's .buildinfo).
+ENGINE = Path(__file__).resolve().parent
+ENGINE_VERSIONS = ("sphinx", "myst-nb", "jupyter-cache", "ipykernel")  # the engine's own, on every status page
 
 
 def build_versions() -> dict[str, str]:
-    """The versions the status page shows: the build's environment, which the kernels inherit."""
-    packages = ("torch", "numpy", "matplotlib", "sphinx", "myst-nb", "jupyter-cache", "ipykernel")
+    """The versions the status page shows ({{ python }}, {{ myst_nb }}...): Python's, the engine's,
+    and those of the distributions [tool.book] `fingerprinted` and `versions` name."""
+    packages = dict.fromkeys([*config.FINGERPRINTED, *config.VERSIONS, *ENGINE_VERSIONS])
     return {"python": platform.python_version(), **{p.replace("-", "_"): version(p) for p in packages}}
 
 
 def configure(language: str) -> dict[str, Any]:
     words = ui(language)
+    here = config.DOCS / language
+
+    def paths(*folders: Path) -> list[str]:
+        return [os.path.relpath(folder, here) for folder in folders if folder.is_dir()]
+
+    favicon = config.DOCS / "_static" / "favicon.svg"
     return dict(
         project=config.TITLES[language],
         author=config.AUTHORS.get(language, ""),
@@ -43,7 +55,7 @@ def configure(language: str) -> dict[str, Any]:
         extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", config.COURSE_LINK.get(language))}
         if config.COURSE_URL
         else {},
-        templates_path=[f"{SHARED}/_templates"],
+        templates_path=paths(config.DOCS / "_templates", ENGINE / "templates"),
         exclude_patterns=[config.BUILD.name, "**.ipynb_checkpoints"],
         nitpicky=True,
         myst_enable_extensions=list(MYST_EXTENSIONS),
@@ -69,17 +81,18 @@ def configure(language: str) -> dict[str, Any]:
         # on a changed config value)
         book_fingerprinted=" ".join(f"{d} {version(d)}" for d in config.FINGERPRINTED),
         today_fmt="%Y-%m-%d",
-        # Sphinx strings its Spanish catalog lacks (docs/locale/es/LC_MESSAGES/sphinx.po, and sphinx.js
-        # for the JavaScript ones): absolute, as Sphinx looks for sphinx.js from its working directory
+        # Sphinx strings its catalog of a language lacks, in the book's docs/locale/<lang>/LC_MESSAGES/
+        # (sphinx.po, and sphinx.js for the JavaScript ones): absolute, as Sphinx looks for sphinx.js
+        # from its working directory
         locale_dirs=[str(config.DOCS / "locale")],
         sphinx_tabs_disable_tab_closing=True,
         sphinx_tabs_valid_builders=["linkcheck"],
         html_theme="sphinx_book_theme",
         html_title=config.TITLES[language],
-        html_static_path=[f"{SHARED}/_static"],
+        html_static_path=paths(ENGINE / "static", config.DOCS / "_static"),
         html_css_files=["book.css", "outputs.css", "print.css"],
         html_js_files=[("book.js", {"defer": "defer"})],
-        html_favicon=f"{SHARED}/_static/favicon.svg",
+        html_favicon=os.path.relpath(favicon, here) if favicon.is_file() else None,
         # pydata-sphinx-theme's script rejects an empty mode (a console error on every page)
         html_context={"default_mode": "auto"},
         html_theme_options={

@@ -30,7 +30,8 @@ try:
 except ModuleNotFoundError:
     project = "git+{repository}@{branch}"
     # the repository's folders that are distributions of their own, needed too
-    parts = [f"{{project}}#subdirectory={{part}}" for part in {subprojects}]
+    parts = {subprojects}
+    parts = [f"{{project}}#subdirectory={{part}}" for part in parts]
     just = "{just}"  # `just`, which runs the reproducer's commands
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
                     "--no-deps", project, *parts, just], check=True)

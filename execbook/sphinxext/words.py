@@ -1,8 +1,10 @@
 """The engine's words on a page (menus, download labels and notes, the status page's table, the
 collapsed cells' labels, an image's title): one table per language. A book changes a word, or
 adds a language, in pyproject.toml's [tool.book.words.<language>] (a key of these tables: its
-text); a language the engine has no table for starts from the English one."""
+text); a language the engine has no table for starts from the English one, and the build says so
+once (in the words it lacks)."""
 
+import sys
 from functools import cache
 
 from .. import config
@@ -11,6 +13,7 @@ WORDS: dict[str, dict[str, str]] = {
     "es": {
         # the header's search box and MyST-NB's collapsed cells ("{type}": cell_source, ...)
         "search": "Buscar en el libro…",
+        "switch": "Leer esta página en {language}",  # the language switcher's title
         "show": "Mostrar {type}",
         "hide": "Ocultar {type}",
         "cell_source": "el código",
@@ -61,6 +64,7 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "en": {
         "search": "Search this book…",
+        "switch": "Read this page in {language}",
         "show": "Show code cell {type}",
         "hide": "Hide code cell {type}",
         "cell_source": "source",
@@ -115,4 +119,17 @@ def words(language: str) -> dict[str, str]:
     unknown = set(book) - set(WORDS["en"])
     if unknown:
         raise ValueError(f"pyproject.toml [tool.book.words.{language}]: no such word {', '.join(sorted(unknown))}")
+    lacking = [] if language in WORDS else sorted(set(WORDS["en"]) - set(book))
+    if lacking:
+        print(
+            f"execbook: warning: no engine words in {language!r}: English for {len(lacking)} of them "
+            f"(pyproject.toml [tool.book.words.{language}] gives them: {', '.join(lacking[:3])}...)",
+            file=sys.stdout,  # the build shows what Sphinx's process prints; a Sphinx warning would fail it (-W)
+            flush=True,
+        )
     return {**WORDS.get(language, WORDS["en"]), **book}
+
+
+def speaks(language: str) -> str:
+    """The language of the engine's words on a page in this one: its own, else English."""
+    return language if language in WORDS or "switch" in config.BOOK_WORDS.get(language, {}) else "en"

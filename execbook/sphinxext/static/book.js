@@ -18,12 +18,13 @@ document.querySelectorAll("#pst-primary-sidebar-modal, #pst-secondary-sidebar-mo
   dialog.addEventListener("click", (event) => event.target.closest("a[href]") && dialog.close());
 });
 
-// The language switcher keeps the reader's place: its link points at the section in view, by an id
-// both languages share (the page's explicit labels, listed by execbook/sphinxext/bilingual.py).
+// The language switcher keeps the reader's place: each of its links (one per other language) points
+// at the section in view, by an id all languages share (the page's explicit labels, listed by
+// execbook/sphinxext/bilingual.py).
 function keepPlaceAcrossLanguages() {
-  const link = document.getElementById("book-language-switch");
-  if (!link) return;
-  const shared = new Set((link.dataset.anchors || "").split(" ").filter(Boolean));
+  const links = [...document.querySelectorAll(".book-language-switch")];
+  if (!links.length) return;
+  const shared = new Set((links[0].dataset.anchors || "").split(" ").filter(Boolean));
   const places = [...document.querySelectorAll("#main-content [id]")].filter((e) => shared.has(e.id));
   const update = () => {
     let place = places.filter((e) => e.getBoundingClientRect().top <= window.innerHeight / 3).pop();
@@ -32,7 +33,7 @@ function keepPlaceAcrossLanguages() {
     const top = followed ? followed.getBoundingClientRect().top : -1;
     if (top >= 0 && top < window.innerHeight) place = followed;
     // The title's section needs no anchor: the page opens there
-    link.hash = place && !place.querySelector("h1") ? place.id : "";
+    links.forEach((link) => { link.hash = place && !place.querySelector("h1") ? place.id : ""; });
   };
   let pending = false;
   window.addEventListener("scroll", () => {
@@ -49,17 +50,15 @@ function keepPlaceAcrossLanguages() {
 // choosing a language here is that choice. (The same key as the root page's; nothing is stored
 // when the browser refuses storage.)
 function rememberLanguageChoice() {
-  const link = document.getElementById("book-language-switch");
-  if (!link) return;
-  link.addEventListener("click", () => {
+  document.querySelectorAll(".book-language-switch").forEach((link) => link.addEventListener("click", () => {
     try {
       localStorage.setItem("book-language", link.hreflang);
     } catch (error) { /* storage off: the root page falls back to the browser's language */ }
-  });
+  }));
 }
 
 // A printed page shows its dropdowns (hints, hidden outputs) open, which CSS cannot do for
-// <details> (docs/_static/print.css hides the rest); after printing they close again.
+// <details> (execbook/sphinxext/static/print.css hides the rest); after printing they close again.
 function openDropdownsForPrint() {
   const opened = new Set();  // (a second beforeprint before the afterprint adds none)
   window.addEventListener("beforeprint", () => {
