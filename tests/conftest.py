@@ -129,22 +129,6 @@ def snapshot():
     return _snapshot
 
 
-def read_the_build_store(patch: pytest.MonkeyPatch) -> None:
-    """Read the results the last build kept (execbook's store, config.STORE, with the environment the
-    build gives its pages) instead of computing them again: CI builds the book before the tests
-    (.ci/run). One it lacks (no build yet, or code changed since) is computed here, once, and kept
-    there for the next build; without a build at all, in this process only."""
-    if config.STORE.is_dir():
-        for name, value in config.environment(config.STORE).items():
-            patch.setenv(name, value)
-
-
-@pytest.fixture
-def build_store(monkeypatch):
-    """For one test: read_the_build_store."""
-    read_the_build_store(monkeypatch)
-
-
 @pytest.fixture(scope="session")
 def tool_env():
     """The environment for subprocesses: this interpreter's bin directory first on PATH."""

@@ -1,7 +1,5 @@
-"""Every claim the prose relies on holds on the installed torch (phase25.claims), as the last build
-evaluated it (the compatibility page; its store, read back: each claim, torch.compile's inductor
-among them, runs once per build), and a claim that breaks fails with the message the build shows:
-"claim X no longer holds on torch Y"."""
+"""Every claim the prose relies on holds on the installed torch (phase25.claims), and a claim that
+breaks fails with the message the build shows: "claim X no longer holds on torch Y"."""
 
 import re
 from pathlib import Path
@@ -16,7 +14,7 @@ PAGES = {lang: DOCS / lang / "compatibility.md" for lang in ("es", "en")}
 
 
 @pytest.mark.parametrize("name", list(claims.CLAIMS))
-def test_claim_holds(build_store, name):
+def test_claim_holds(name):
     outcome = claims.evaluate(name)
     assert outcome.holds, outcome.failure()
 

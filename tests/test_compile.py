@@ -88,9 +88,8 @@ def test_a_backend_that_does_not_apply_is_recorded_as_such(monkeypatch):
 
 
 @pytest.mark.parametrize("backend", compiled.BACKENDS)
-def test_run_b_compiled_is_measured_once_and_read_back(build_store, backend):
-    """The claims, the record and the pages share one measurement per backend (execbook.store): the
-    build's, which its compatibility page measured."""
+def test_run_b_compiled_is_measured_once_and_read_back(backend):
+    """The claims, the record and the pages share one measurement per backend (execbook.store)."""
     first = lesson_experiments.compiled(backend, inplace=True)
     assert lesson_experiments.compiled(backend, inplace=True) is first
     if first.not_applicable:
