@@ -344,13 +344,13 @@ def test_check_calls_a_record_lacking_a_claim_stale(tmp_path, committed, capsys)
 def test_check_exits_1_naming_a_claim_that_no_longer_holds(monkeypatch, capsys):
     from phase25 import __main__ as command
 
-    claims.claim("made-up-broken", "a claim made up for a test")(lambda: (False, "it did not hold"))
+    claims.claim("made-up-broken-in-check", "a claim made up for a test")(lambda: (False, "it did not hold"))
     try:
         status = command.main(["check", "--records", "records"])
     finally:
-        del claims.CLAIMS["made-up-broken"]
+        del claims.CLAIMS["made-up-broken-in-check"]
     assert status == 1
-    assert "claim made-up-broken no longer holds on torch " in capsys.readouterr().err
+    assert "claim made-up-broken-in-check no longer holds on torch " in capsys.readouterr().err
 
 
 def test_check_passes_against_the_committed_records_and_saves_what_it_measured(tmp_path, capsys):
