@@ -363,7 +363,7 @@ def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: li
     for docname, by_language in notebooks.items():
         sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in by_language}
         try:
-            executed = cache.get_cache_bundle(cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb
+            executed = cache.merge_match_into_notebook(next(iter(by_language.values())))[1]
         except KeyError:  # not executed: its cells changed while it ran
             executed = NotebookNode(cells=[])
         problems += outputs.lost_content(docname, sources, by_language, executed)
@@ -543,9 +543,7 @@ def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40)
     values = {}
     for docname, by_language in notebooks.items():
         try:
-            values[docname] = changes.glued(
-                cache.get_cache_bundle(cache.match_cache_notebook(next(iter(by_language.values()))).pk).nb
-            )
+            values[docname] = changes.glued(cache.merge_match_into_notebook(next(iter(by_language.values())))[1])
         except KeyError:
             continue
     lines = changes.record(values)

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import html
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -72,12 +73,8 @@ def excerpt(new: object, old: object = None, width: int = 48, context: int = 14)
     start, end = 0, len(new)
     if old is not None and str(old) != new:
         old = str(old)
-        prefix = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
-        suffix = next(
-            (i for i, (a, b) in enumerate(zip(reversed(old), reversed(new), strict=False)) if a != b),
-            min(len(old), len(new)),
-        )
-        suffix = min(suffix, len(new) - prefix, len(old) - prefix)
+        prefix = len(os.path.commonprefix([old, new]))  # character by character
+        suffix = min(len(os.path.commonprefix([old[::-1], new[::-1]])), len(new) - prefix, len(old) - prefix)
         start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
     if end - start > width:
         end = start + width

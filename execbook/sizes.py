@@ -1,7 +1,6 @@
-"""`python -m execbook sizes`: the lines (`wc -l`) of each package's Python, of the rest, and of the
-tests apart, against [tool.book.sizes] (a package's name, or "total": all non-test Python). One over
-its target exits 1, and tests/test_sizes.py fails (README: Sizes).
-"""
+"""`python -m execbook sizes`: the lines (`wc -l`) of each package's Python, of the rest ("total": the
+code), and apart of the tests and of examples/ (the book's content: a new page never passes a target),
+against [tool.book.sizes]. One over its target exits 1, and tests/test_sizes.py fails (README: Sizes)."""
 
 import sys
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 from . import config, store
 
 TESTS = "tests"
+APART = (TESTS, config.EXAMPLES.name)  # counted, not in the total
 
 
 def python_files(folder: Path) -> list[Path]:
@@ -21,21 +21,21 @@ def lines(paths: list[Path]) -> int:
 
 
 def sizes() -> dict[str, int]:
-    """part -> lines: each package, then "other" (examples, benchmarks, scripts), then "tests"."""
+    """part -> lines: each package, then "other" (benchmarks, scripts), then "tests", then "examples"."""
     every = python_files(config.REPO)
     tests = [p for p in every if TESTS in p.relative_to(config.REPO).parts]  # tests/, and a package's own tests/
-    every = [p for p in every if p not in tests]
+    examples = [p for p in every if p.is_relative_to(config.EXAMPLES) and p not in tests]
+    every = [p for p in every if p not in tests and p not in examples]
     found = {pkg: lines([p for p in every if p.relative_to(config.REPO).parts[0] == pkg]) for pkg in config.PACKAGES}
     found["other"] = lines([p for p in every if p.relative_to(config.REPO).parts[0] not in config.PACKAGES])
-    found[TESTS] = lines(tests)
-    return found
+    return found | {TESTS: lines(tests), config.EXAMPLES.name: lines(examples)}
 
 
 def rows() -> list[tuple[str, int, int | None]]:
-    """(part, lines, its target or None): each package, "other", "total" (all non-test Python), "tests"."""
+    """(part, lines, its target or None): each package, "other", "total" (the code), "tests", "examples"."""
     found = sizes()
-    tests = found.pop(TESTS)
-    parts = [*found.items(), ("total", sum(found.values())), (TESTS, tests)]
+    apart = [(part, found.pop(part)) for part in APART]
+    parts = [*found.items(), ("total", sum(found.values())), *apart]
     return [(part, count, config.SIZE_TARGETS.get(part)) for part, count in parts]
 
 
@@ -52,5 +52,5 @@ def main(arguments: list[str]) -> int:
     for part, count, target in rows():
         mark = "" if target is None else f"<= {target:,}" + ("  OVER" if count > target else "")
         print(f"{part:<16} {count:>7,}  {mark}")
-    print("(tests apart: not in the total)")
+    print(f"({' and '.join(APART)} apart: not in the total)")
     return 1 if over() else 0

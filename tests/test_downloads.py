@@ -219,16 +219,21 @@ def test_the_notebook_keeps_what_a_reader_sees_and_runs():
     assert out.metadata == {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
 
 
-def test_streams_are_merged_whatever_their_chunks():
-    def stream(name, text):
-        return nbformat.v4.new_output("stream", name=name, text=text)
-
+def test_streams_are_shown_as_the_page_shows_them():
+    """The execution merged each stream's chunks, stdout first (tests/test_kernels.py); the download
+    shows them as MyST-NB's page does (nb_merge_streams), not as they were stored."""
     error = nbformat.v4.new_output("error", ename="E", evalue="v", traceback=[])
-    one = downloads.merged_streams([stream("stdout", "a\nb"), stream("stderr", "w\n"), stream("stdout", "c\n"), error])
-    other = downloads.merged_streams(
-        [stream("stderr", "w"), stream("stdout", "a\n"), stream("stderr", "\n"), stream("stdout", "bc\n"), error]
-    )
-    assert one == other == [stream("stdout", "a\nbc\n"), stream("stderr", "w\n"), error]
+    stored = [
+        nbformat.v4.new_output("stream", name="stderr", text="w\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="a\nb \rc\n\n"),
+        error,
+    ]
+    notebook = executed([("code", "x = 1", [], stored)])
+    out = nbformat.reads(downloads.notebook_download(render("T\n=\n\nCELL 0"), notebook, "T", "en"), as_version=4)
+    code = [c for c in out.cells if c.cell_type == "code"]
+    shown = [(o.output_type, o.get("name"), o.get("text")) for c in code for o in c.outputs]
+    assert shown == [("stream", "stdout", "a\nc\n"), ("stream", "stderr", "w\n"), ("error", None, None)]
+    assert stored[1].text == "a\nb \rc\n\n" and len(stored) == 3  # the page's own: untouched
 
 
 def test_the_script_runs_on_past_an_expected_error(tmp_path):

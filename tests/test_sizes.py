@@ -1,5 +1,5 @@
-"""`python -m execbook sizes` counts every line of Python once: each package, the rest, the tests apart;
-no part may pass its target in pyproject.toml's [tool.book.sizes]."""
+"""`python -m execbook sizes` counts every line of Python once: each package, the rest, the tests and
+examples/ (the book's content) apart; no part may pass its target in pyproject.toml's [tool.book.sizes]."""
 
 import subprocess
 import sys
@@ -9,16 +9,23 @@ from execbook import config, sizes
 
 def test_every_python_line_is_counted_once():
     found = sizes.sizes()
-    assert set(found) == {*config.PACKAGES, "other", "tests"}
+    assert set(found) == {*config.PACKAGES, "other", "tests", "examples"}
     every = sizes.python_files(config.REPO)
     assert sum(found.values()) == sizes.lines(every)
     assert found["execbook"] == sizes.lines(sizes.python_files(config.REPO / "execbook"))
+    assert found["examples"] == sizes.lines(sizes.python_files(config.EXAMPLES))
+
+
+def test_the_total_is_the_code_so_a_new_page_never_passes_it():
+    found, rows = sizes.sizes(), {part: n for part, n, _ in sizes.rows()}
+    assert rows["total"] == sum(found[part] for part in (*config.PACKAGES, "other"))
+    assert rows["examples"] == found["examples"] > 0
 
 
 def test_the_command_prints_each_part_and_marks_what_is_over_its_target():
     done = subprocess.run([sys.executable, "-m", "execbook", "sizes"], cwd=config.REPO, capture_output=True, text=True)
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:] if line and not line.startswith("(")}
-    assert set(rows) == {*config.PACKAGES, "other", "total", "tests"}
+    assert set(rows) == {*config.PACKAGES, "other", "total", "tests", "examples"}
     over = [part for part, row in rows.items() if row.endswith("OVER")]
     assert done.returncode == (1 if over else 0)
     for part, target in config.SIZE_TARGETS.items():

@@ -2,10 +2,11 @@
 writes it, from the page as Sphinx resolved it: the notebook's Markdown cells are the page as
 Markdown (`Markdown`), cut where the page shows a code cell; its code cells are the executed
 notebook's, with this build's outputs and tags, without the book's hidden cells, glue records or
-run stamp, streams merged and cells numbered: two builds of one commit write the same bytes. The
-script runs an expected-error cell inside try/except. The repository files the code reads come
-first (read_files). Files: <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in
-docs/_build/colab/<language>/<page>.ipynb (published on a branch).
+run stamp, streams merged as the page shows them (MyST-NB's coalesce_streams) and cells numbered:
+two builds of one commit write the same bytes. The script runs an expected-error cell inside
+try/except. The repository files the code reads come first (read_files). Files:
+<outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
+(published on a branch).
 """
 
 import ast
@@ -20,6 +21,7 @@ from urllib.parse import urljoin
 import nbformat
 from docutils import nodes
 from jupyter_cache import get_cache
+from myst_nb.core.utils import coalesce_streams
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
@@ -220,26 +222,6 @@ def tags(cell: Any) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
-def merged_streams(outputs: list) -> list:
-    """A cell's outputs with all its stdout in one stream output and all its stderr in another, at
-    the place of its first stream, stdout first (as the page shows them, nb_merge_streams): how a
-    stream's text arrives in chunks, and how stdout and stderr interleave, differ from run to run."""
-    texts: dict[str, str] = {}
-    out: list = []
-    for output in outputs:
-        if output["output_type"] != "stream":
-            out.append(copy.deepcopy(output))
-            continue
-        if not texts:
-            out.append("streams")  # their place
-        text = output["text"]
-        texts[output["name"]] = texts.get(output["name"], "") + ("".join(text) if isinstance(text, list) else text)
-    streams = [
-        nbformat.v4.new_output("stream", name=name, text=texts[name]) for name in ("stdout", "stderr") if name in texts
-    ]
-    return [item for output in out for item in (streams if output == "streams" else [output])]
-
-
 def read_files(notebook: Any) -> dict[str, str]:
     """{path: text} of the repository files that the page's code reads where it runs (the repository's
     root, as the build runs it): of each example's manifest `reads`, the files its shown code names
@@ -294,7 +276,8 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
             outputs = (
                 []
                 if REMOVE_OUTPUT in tags(source)
-                else merged_streams([o for o in source.get("outputs", []) if not changes.scrapbook(o)])
+                # as the page shows them (nb_merge_streams): nbclient merged each stream's chunks as they came
+                else coalesce_streams([copy.deepcopy(o) for o in source.get("outputs", []) if not changes.scrapbook(o)])
             )
             new = nbformat.v4.new_code_cell(
                 source.source,
