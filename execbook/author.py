@@ -107,6 +107,9 @@ def page(target: str) -> int:
     try:
         with lifetime.held(config.BUILD, build.say):  # one build per checkout at a time
             build.execute(notebooks, [docname])
+    except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
+        print(f"execbook: interrupted; {docname} was not kept in the execution cache", file=sys.stderr)
+        return getattr(stopped, "status", 128 + signal.SIGINT)
     except build.BuildFailed as failed:
         print(f"\n{failed}", file=sys.stderr)
         return 1
