@@ -48,8 +48,8 @@ def project_files(root: Path) -> frozenset[Path]:
         done = subprocess.run(["git", *listed], cwd=root, capture_output=True)
         if done.returncode:  # not a checkout: git reads root's .gitignore files beside an empty repository
             subprocess.run(["git", "init", "-q", "--bare", empty], check=True, capture_output=True)
-            done = subprocess.run(
-                ["git", f"--git-dir={empty}", f"--work-tree={root}", *listed], cwd=root, capture_output=True
+            done = subprocess.run(  # a failure here raises: an empty list would fingerprint nothing
+                ["git", f"--git-dir={empty}", f"--work-tree={root}", *listed], cwd=root, capture_output=True, check=True
             )
     return frozenset(p for name in done.stdout.decode().split("\0") if name and (p := root / name).is_file())
 
