@@ -2,13 +2,22 @@
 example's code and traceback in the page's language (execbook.comments), the files each executed
 page depends on (execbook.deps: editing one re-reads the pages that use it), each image a link to
 itself, full size (a phone's reader opens it and zooms in), and no script a page does not use.
+
+Private Sphinx and MyST-NB API, each used in one place, and what pins it:
+- myst_nb.sphinx_ext.add_global_html_resources (copy_mystnb_stylesheet): MyST-NB's handler that
+  copies its stylesheet, called early; tests/test_site.py checks every page links it with a checksum;
+- sphinx.util.nodes._make_id (bilingual.glossary_anchors): the id Sphinx gives a glossary term,
+  computed for the other language's glossary, out of any build (the public make_id needs the build's
+  environment and document); tests/test_site.py checks the built glossaries carry those ids.
 """
 
-import re
+import posixpath
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
 
 from docutils import nodes
+from sphinx.util.osutil import relative_uri
 
 from .. import cases, comments, deps, pages
 from ..config import EXECUTION_CACHE, LANGUAGES, MANIFEST  # not `config`: sphinxext.config's name
@@ -17,6 +26,7 @@ from .words import words as ui
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.builders.html import StandaloneHTMLBuilder
     from sphinx.util.typing import ExtensionMetadata
 
 
@@ -75,62 +85,32 @@ def copy_mystnb_stylesheet(app: "Sphinx") -> None:
     add_global_html_resources(app, None)
 
 
-# Scripts the theme puts on every page that the book's pages do not use (a page's weight, for a
-# reader on a phone): Font Awesome's script (1.5 MB, more than half of a page) only redraws the
-# icons as SVG, which the theme's stylesheet already draws with the Font Awesome web font; the
-# search scripts serve search-as-you-type, which is off (the search page loads its own).
-UNUSED_SCRIPTS = (
-    "_static/scripts/fontawesome.js",
-    "_static/searchtools.js",
-    "_static/language_data.js",
-    "searchindex.js",
-)
-UNPUBLISHED = ("_static/scripts/fontawesome.js",)  # no page loads it: not published at all
-SEARCH_PAGE = "search.html"
+# Font Awesome's script, which the theme links on every page (execbook/sphinxext/templates/static/
+# webpack-macros.html leaves it out, and templates/layout.html the search scripts): not published
+UNPUBLISHED = "_static/scripts/fontawesome.js"
 
 
-def script_tag(script: str) -> re.Pattern[str]:
-    return re.compile(rf'[ \t]*<script\b[^>]*\bsrc="(?:\.\./)*{re.escape(script)}(?:\?[^"]*)?"[^>]*></script>\n?')
-
-
-def drop_unused_scripts(app: "Sphinx", exception: Exception | None) -> None:
-    """Every page written without the scripts it does not use, and the unused files unpublished."""
-    if exception or app.builder.format != "html":
-        return
-    out = Path(app.builder.outdir)
-    for page in out.rglob("*.html"):
-        if "_static" in page.relative_to(out).parts:
-            continue  # the theme's own template files, which no page loads
-        # the search page uses the search scripts
-        unused = UNPUBLISHED if page.relative_to(out).as_posix() == SEARCH_PAGE else UNUSED_SCRIPTS
-        text = page.read_text(encoding="utf-8")
-        kept = text
-        for tag in map(script_tag, unused):
-            kept = tag.sub("", kept)
-        if kept != text:
-            page.write_text(kept, encoding="utf-8")
-    for script in UNPUBLISHED:
-        for leftover in out.glob(script + "*"):
+def unpublish_unused_scripts(app: "Sphinx", exception: Exception | None) -> None:
+    if not exception and app.builder.format == "html":
+        for leftover in Path(app.builder.outdir).glob(UNPUBLISHED + "*"):
             leftover.unlink()
 
 
-IMAGE = re.compile(r'<img\b[^>]*\bsrc="([^"]*_images/[^"]+)"[^>]*>')
-
-
-def link_images(
-    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
-) -> None:
-    """Each image of a page (a figure, a plot in an output) a link to itself, full size."""
+def link_images(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
+    """Each image of a page (a figure, a plot in an output) a link to itself, full size: what Sphinx
+    does for a scaled image (html_scaled_image_link), for every image."""
+    if app.builder.format != "html":
+        return
+    builder = cast("StandaloneHTMLBuilder", app.builder)
+    folder = relative_uri(builder.get_target_uri(docname), builder.imagedir)
     title = ui(app.config.language)["full_size"]
-
-    def link(image: re.Match[str]) -> str:
-        before = image.string[: image.start()]
-        if before.rfind("<a ") > before.rfind("</a>"):
-            return image[0]  # already inside a link
-        return f'<a class="book-full-size" href="{image[1]}" title="{title}">{image[0]}</a>'
-
-    if context.get("body"):
-        context["body"] = IMAGE.sub(link, context["body"])
+    for image in list(doctree.findall(nodes.image)):
+        if isinstance(image.parent, nodes.reference) or image["uri"] not in app.env.images:
+            continue  # already a link, or not an image of the site's (a remote one)
+        href = posixpath.join(folder, quote(app.env.images[image["uri"]][1]))  # where Sphinx copies it
+        link = nodes.reference("", "", refuri=href, reftitle=title, internal=True, classes=["book-full-size"])
+        image.replace_self(link)
+        link.append(image)
 
 
 def setup(app: "Sphinx") -> "ExtensionMetadata":
@@ -141,6 +121,6 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
     app.connect("env-get-outdated", executed_again)
     app.connect("doctree-read", comments_in_language)
     app.connect("builder-inited", copy_mystnb_stylesheet)
-    app.connect("build-finished", drop_unused_scripts)
-    app.connect("html-page-context", link_images)
+    app.connect("build-finished", unpublish_unused_scripts)
+    app.connect("doctree-resolved", link_images)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,8 +9,8 @@
   every build runs it before Sphinx.)
 """
 
+import html
 import posixpath
-import re
 from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from sphinx.builders.html import StandaloneHTMLBuilder
     from sphinx.domains.std import StandardDomain
     from sphinx.environment import BuildEnvironment
+    from sphinx.writers.html5 import HTML5Translator
 
 logger = logging.getLogger(__name__)
 STAMP_CLASS = "book-stamp"
 # The pages a search engine is pointed at: the generated ones but the search page
 SITEMAP_GENERATED = ["genindex"]
-ROOT_ALTERNATES_MARK = "<!-- hreflang alternates: execbook/sphinxext/bilingual.py -->"
 SITEMAP_HEADER = (
     '<?xml version="1.0" encoding="UTF-8"?>\n'
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
@@ -50,7 +50,7 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
     the same in both languages."""
     entries = [check.glossary_entries(check.read(Path(docs_dir) / lang / f"{GLOSSARY}.md")) for lang in languages]
     return [
-        {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term
+        {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term (private: __init__.py)
         for pairs in zip(*entries, strict=False)
         for terms in zip(*pairs, strict=False)
     ]
@@ -114,22 +114,17 @@ def sitemap(pagenames: Iterable[str], suffix: str = ".html") -> str:
 
 def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
     """The site root (beside es/ and en/): the language chooser (the book's docs/root/index.html,
-    else the engine's), with its hreflang alternates, and sitemap.xml. Each language's build writes
-    the same two files: the mirror check keeps the pages of all languages the same."""
+    else the engine's: a template given {{ alternates }}, its hreflang tags), and sitemap.xml. Each
+    language's build writes the same two files: the mirror check keeps all languages' pages alike."""
     if exception or app.builder.format != "html":
         return
-    root, own = Path(app.outdir).parent, config.DOCS / "root" / "index.html"
-    tags = alternate_tags(alternates("index"), slash="").replace("\n", "\n  ")
-    if own.is_file():
-        chooser = own.read_text(encoding="utf-8")
-        assert ROOT_ALTERNATES_MARK in chooser, "docs/root/index.html lost the mark of its alternates"
-        chooser = chooser.replace(ROOT_ALTERNATES_MARK, tags)
-    else:  # the engine's chooser
-        from jinja2 import Environment, FileSystemLoader
+    from jinja2 import Environment, FileSystemLoader
 
-        templates = Environment(loader=FileSystemLoader(Path(__file__).with_name("templates")), autoescape=True)
-        page = templates.get_template("book-root.html")
-        chooser = page.render(languages=config.LANGUAGES, titles=config.TITLES, alternates=Markup(tags))
+    root, tags = Path(app.outdir).parent, alternate_tags(alternates("index"), slash="").replace("\n", "\n  ")
+    folders = [config.DOCS / "root", Path(__file__).with_name("templates")]  # the book's first
+    templates = Environment(loader=FileSystemLoader(folders), autoescape=True, keep_trailing_newline=True)
+    page = templates.select_template(["index.html", "book-root.html"])
+    chooser = page.render(languages=config.LANGUAGES, titles=config.TITLES, alternates=Markup(tags))
     (root / "index.html").write_text(chooser, encoding="utf-8")
     pages = sorted(app.env.found_docs) + SITEMAP_GENERATED
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
@@ -162,31 +157,39 @@ def add_switcher(
 
 
 CODE_LANGUAGE = "en"  # code, identifiers and outputs stay English in every language's pages
-CODE_BLOCK = re.compile(r'<div class="((?:highlight-|cell_output)[^"]*)"')
 
 
-def mark_code_language(
-    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
-) -> None:
+def mark_code_language(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     """On a page in another language, each code block and cell output says it is English
-    (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English."""
-    if app.config.language != CODE_LANGUAGE and "body" in context:
-        context["body"] = CODE_BLOCK.sub(rf'<div class="\1" lang="{CODE_LANGUAGE}"', context["body"])
+    (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English: docutils
+    writes a node's class "language-<code>" as its lang attribute."""
+    if app.config.language == CODE_LANGUAGE:
+        return
+    for node in doctree.findall(nodes.Element):
+        if isinstance(node, nodes.literal_block) or "cell_output" in node["classes"]:
+            node["classes"].append(f"language-{CODE_LANGUAGE}")
 
 
-# MyST-NB names what a collapsed cell hides with an English word ("{type}" in the show/hide
-# labels: source, output(s), content); a page in another language gets its own words.
-CELL_LABEL = re.compile(r'(<p class="(?:collapsed|expanded) admonition-title">\w+) (source|outputs?|content)</p>')
+# What a collapsed cell hides, which MyST-NB names with an English word ("{type}" in the show/hide
+# labels), and its toggle's English label: a page in another language gets its own words.
+CELL_PARTS = ("source", "output", "outputs", "content")
 
 
-def translate_cell_toggles(
-    app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
-) -> None:
-    """Say in the page's language whether a collapsed cell hides its code, its output or both."""
-    words = ui(app.config.language)
-    if "body" in context:
-        body = CELL_LABEL.sub(lambda m: f"{m[1]} {words['cell_' + m[2]]}</p>", context["body"])
-        context["body"] = body.replace('aria-label="Toggle hidden content"', f'aria-label="{words["cell_toggle"]}"')
+def visit_hidden_cell(self: "HTML5Translator", node: nodes.Element) -> None:
+    """MyST-NB's summary of a collapsed cell (myst_nb.sphinx_.visit_HideCellInput) in the page's language."""
+    words, cell = ui(self.config.language), node.parent  # the cell's prompts still hold "{type}"
+    shown = cell.get("prompt_show", "")
+    part = next((p for p in CELL_PARTS if node["prompt_show"] == shown.replace("{type}", p)), None)
+    show, hide = (
+        html.escape(cell[prompt].replace("{type}", words[f"cell_{part}"]) if part else node[prompt])
+        for prompt in ("prompt_show", "prompt_hide")
+    )
+    self.body.append(
+        f'<details class="admonition hide {" ".join(node["classes"])}">\n'
+        f'<summary aria-label="{html.escape(words["cell_toggle"])}">\n'
+        f'<p class="collapsed admonition-title">{show}</p>\n<p class="expanded admonition-title">{hide}</p>\n'
+        "</summary>\n"
+    )
 
 
 def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
@@ -206,10 +209,12 @@ def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
 
 
 def setup(app: "Sphinx") -> None:
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+
     app.connect("builder-inited", relocate_execution_folder, priority=900)
     app.connect("html-page-context", add_switcher)
-    app.connect("html-page-context", mark_code_language)
-    app.connect("html-page-context", translate_cell_toggles)
+    app.connect("doctree-resolved", mark_code_language)
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
     app.connect("doctree-resolved", check_stamp)
     app.connect("doctree-resolved", add_glossary_anchors)
     app.connect("build-finished", write_site_root)
