@@ -246,17 +246,14 @@ def test_every_image_opens_full_size(site):
 
 
 @pytest.mark.parametrize("language", ["es", "en"])
-def test_pages_link_no_script_they_do_not_use_and_mystnb_s_stylesheet_with_its_checksum(site, language):
+def test_pages_link_no_script_they_do_not_use(site, language):
     """Font Awesome's script is linked nowhere and not published; the search scripts only on the
-    search page (execbook/sphinxext/templates). MyST-NB's stylesheet is linked with its checksum:
-    it was in place before the pages were written (execbook.sphinxext.copy_mystnb_stylesheet)."""
+    search page (execbook/sphinxext/templates)."""
     assert not list((site / language / "_static" / "scripts").glob("fontawesome.js*"))
     for page in html_pages(site, language):
-        html = page.read_text(encoding="utf-8")
-        scripts = set(re.findall(r'<script\b[^>]*\bsrc="(?:\.\./)*([^"?]+)', html))
+        scripts = set(re.findall(r'<script\b[^>]*\bsrc="(?:\.\./)*([^"?]+)', page.read_text(encoding="utf-8")))
         unused = {"_static/scripts/fontawesome.js"} | (set() if page.name == "search.html" else SEARCH_SCRIPTS)
         assert not scripts & unused, f"{page}: {scripts & unused}"
-        assert re.search(r'href="(?:\.\./)*_static/mystnb\.\w+\.css\?v=\w+"', html), page
 
 
 SEARCH_SCRIPTS = {"_static/searchtools.js", "_static/language_data.js", "searchindex.js"}

@@ -3,12 +3,10 @@ example's code and traceback in the page's language (execbook.comments), the fil
 page depends on (execbook.deps: editing one re-reads the pages that use it), each image a link to
 itself, full size (a phone's reader opens it and zooms in), and no script a page does not use.
 
-Private Sphinx and MyST-NB API, each used in one place, and what pins it:
-- myst_nb.sphinx_ext.add_global_html_resources (copy_mystnb_stylesheet): MyST-NB's handler that
-  copies its stylesheet, called early; tests/test_site.py checks every page links it with a checksum;
-- sphinx.util.nodes._make_id (bilingual.glossary_anchors): the id Sphinx gives a glossary term,
-  computed for the other language's glossary, out of any build (the public make_id needs the build's
-  environment and document); tests/test_site.py checks the built glossaries carry those ids.
+Private Sphinx API, used in one place: sphinx.util.nodes._make_id (bilingual.glossary_anchors), the
+id Sphinx gives a glossary term, computed for the other language's glossary, out of any build (the
+public make_id needs the build's environment and document); tests/test_site.py pins it against the
+ids of the built glossaries.
 """
 
 import posixpath
@@ -74,17 +72,6 @@ def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
             block.rawsource = shown
 
 
-def copy_mystnb_stylesheet(app: "Sphinx") -> None:
-    """Sphinx links a stylesheet with a checksum only when the file is already in the output folder
-    as it writes a page; MyST-NB copies its own at the end. Copied first, every build links it alike."""
-    if app.builder.format != "html":
-        return
-    from myst_nb.sphinx_ext import add_global_html_resources
-
-    (Path(app.builder.outdir) / "_static").mkdir(parents=True, exist_ok=True)
-    add_global_html_resources(app, None)
-
-
 # Font Awesome's script, which the theme links on every page (execbook/sphinxext/templates/static/
 # webpack-macros.html leaves it out, and templates/layout.html the search scripts): not published
 UNPUBLISHED = "_static/scripts/fontawesome.js"
@@ -120,7 +107,6 @@ def setup(app: "Sphinx") -> "ExtensionMetadata":
     app.connect("source-read", note_dependencies)
     app.connect("env-get-outdated", executed_again)
     app.connect("doctree-read", comments_in_language)
-    app.connect("builder-inited", copy_mystnb_stylesheet)
     app.connect("build-finished", unpublish_unused_scripts)
     app.connect("doctree-resolved", link_images)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
