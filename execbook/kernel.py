@@ -140,7 +140,7 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     _outcomes[name] = outcome
     store.save("case", deps.outcome_key(name), outcome)  # the cell above was this case's one run
     if not outcome.ok:
-        raise _fail(name, cases.case_failure(outcome))
+        raise _fail(name, cases.case_failure(outcome, earlier=[n for n in _outcomes if n != name]))
     from myst_nb import glue
 
     try:
