@@ -80,8 +80,7 @@ def watched(name: str) -> int:
         status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         if done.exists():
             return status
-        dump = "".join(p.read_text(errors="replace") for p in (where.with_suffix(".where.fatal"), where) if p.exists())
-        line = cases.line_in(cases.manifest()[name], kernel.running(dump))
+        line = cases.line_in(cases.manifest()[name], kernel.running(where))
         place = f"examples/{name}.py" + (f":{line}" if line else "")
         print(f"execbook: {place}, the process ended while this statement ran: {build.ended(status)}", file=sys.stderr)
         return 1

@@ -147,9 +147,7 @@ async def run_page(
     cell = {"index": -1, "at": start}  # the cell that runs, since when
 
     def place() -> str:
-        where = Path(f"{manager.ip}.where")
-        dump = "".join(p.read_text(errors="replace") for p in (where.with_suffix(".where.fatal"), where) if p.exists())
-        return statement(docname, notebook, int(cell["index"]), dump)
+        return statement(docname, notebook, int(cell["index"]), f"{manager.ip}.where")
 
     async def progress() -> None:  # a long cell says which statement it runs
         while True:
@@ -202,11 +200,11 @@ def ended(status: int | None) -> str:
     return f"killed by {name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
 
 
-def statement(docname: str, notebook: NotebookNode, index: int, dump: str) -> str:
-    """The author's file and line that cell `index` of the page runs (its kernel's frames, `dump`:
-    execbook.kernel.running): an example's line or its hidden check's, or the page's line; then
-    the innermost line of the book's own modules below it."""
-    frames = kernel.running(dump)
+def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> str:
+    """The author's file and line that cell `index` of the page runs (what its kernel keeps in `where`:
+    execbook.kernel.watch): an example's line or its hidden check's, or the page's line; then the
+    innermost line of the book's own modules below it."""
+    frames = kernel.running(where)
     inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
     places = tracebacks.Places(repo=str(config.REPO))
     ours = [(Path(p), n) for p, n, _ in inner[:-1] if places.origin(p) == "project"]

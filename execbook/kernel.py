@@ -17,6 +17,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -105,9 +106,11 @@ def watch(path: str) -> None:
     threading.Thread(target=sample, name="execbook-watch", daemon=True).start()
 
 
-def running(dump: str) -> list[tuple[str, int, str]]:
-    """The frames (path, line, function) of the thread that runs code in dump (what `watch` kept,
-    or faulthandler wrote), innermost first: the one in IPython's run_code, else every thread's."""
+def running(path: str | Path) -> list[tuple[str, int, str]]:
+    """The frames (path, line, function) of the thread that runs code, innermost first, in what
+    `watch(path)` kept (faulthandler's at a fatal signal first): the one in IPython's run_code, else
+    every thread's."""
+    dump = "".join(Path(f).read_text(errors="replace") for f in (f"{path}.fatal", path) if Path(f).exists())
     blocks = [[(p, int(n), f) for p, n, f in FRAME.findall(block)] for block in re.split(r"\n(?=\S)", dump)]
     return next((b for b in blocks if any(f == "run_code" for _, _, f in b)), [f for b in blocks for f in b])
 
