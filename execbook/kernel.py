@@ -73,8 +73,6 @@ def install(shell: "InteractiveShell") -> None:
 
 WHERE_ENV = "BOOK_WHERE"  # the file where a page's kernel keeps the frames it runs (execbook.build)
 WATCH_S = 0.5
-# A frame as faulthandler writes it (innermost first); a line that starts a thread's frames does not indent.
-FRAME = re.compile(r'^ +File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>.*)$', re.M)
 
 
 def _frames(frame: FrameType | None) -> Iterator[str]:
@@ -111,7 +109,8 @@ def running(path: str | Path) -> list[tuple[str, int, str]]:
     `watch(path)` kept (faulthandler's at a fatal signal first): the one in IPython's run_code, else
     every thread's."""
     dump = "".join(Path(f).read_text(errors="replace") for f in (f"{path}.fatal", path) if Path(f).exists())
-    blocks = [[(p, int(n), f) for p, n, f in FRAME.findall(block)] for block in re.split(r"\n(?=\S)", dump)]
+    threads = re.split(r"\n(?=\S)", dump)  # a line that starts a thread's frames does not indent
+    blocks = [[(m["path"], int(m["line"]), m["function"]) for m in tracebacks.FRAME_LINE.finditer(t)] for t in threads]
     return next((b for b in blocks if any(f == "run_code" for _, _, f in b)), [f for b in blocks for f in b])
 
 
