@@ -171,7 +171,7 @@ async def run_page(
         await client.async_execute()
     except CellExecutionError as failed:
         index, failing = _failing(notebook)
-        if failing is not None and pages.EXAMPLE in failing.metadata:  # its guard judges what it raised
+        if failing is not None and pages.EXAMPLE in failing.metadata:  # its guard, the next cell, judges the error
             with contextlib.suppress(CellExecutionError):
                 await client.async_execute_cell(notebook.cells[index + 1], index + 1)
         error = explain(docname, notebook, failed)
