@@ -170,8 +170,8 @@ async def run_page(
     try:
         await client.async_execute()
     except CellExecutionError as failed:
-        index, failing = _failing(notebook)
-        if failing is not None and pages.EXAMPLE in failing.metadata:  # its guard, the next cell, judges the error
+        index = _failing(notebook)
+        if index is not None and pages.EXAMPLE in notebook.cells[index].metadata:  # its guard, the next cell, judges
             with contextlib.suppress(CellExecutionError):
                 await client.async_execute_cell(notebook.cells[index + 1], index + 1)
         error = explain(docname, notebook, failed)
@@ -372,22 +372,22 @@ def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: li
         )
 
 
-def _failing(notebook: NotebookNode) -> tuple[int, NotebookNode] | tuple[None, None]:
-    """The cell whose error stopped the page, and its index."""
+def _failing(notebook: NotebookNode) -> int | None:
+    """The index of the cell whose error stopped the page."""
     for index, cell in enumerate(notebook.cells):
         raised = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
         if raised and "raises-exception" not in cell.metadata.get("tags", []):
-            return index, cell
-    return None, None
+            return index
+    return None
 
 
 def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
     ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
-    failing = _failing(notebook)[1]
-    where = f"{docname} ({', '.join(config.LANGUAGES)})"
-    if failing is None:
+    index, where = _failing(notebook), f"{docname} ({', '.join(config.LANGUAGES)})"
+    if index is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
+    failing = notebook.cells[index]
     name = failing.metadata.get(pages.GUARDS) or failing.metadata.get(pages.EXAMPLE)
     if name:  # its guard kept its Failure in the store (execbook.kernel.check; run_page runs it)
         with contextlib.suppress(KeyError):
