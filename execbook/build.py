@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, changes, check, comments, config, deps, kernel, lifetime, pages, store, tracebacks
+from . import cases, changes, check, config, deps, kernel, lifetime, pages, store, tracebacks
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -33,7 +33,6 @@ PROGRESS_S = 30  # a cell running longer says which statement runs, this often
 KERNEL_START_S = 120
 KERNEL_NUMBERS = itertools.count()  # each kernel's sockets in a folder of its own
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")  # IPython's own frame label
 
 
 class BuildFailed(Exception):
@@ -148,9 +147,7 @@ async def run_page(
     cell = {"index": -1, "at": start}  # the cell that runs, since when
 
     def place() -> str:
-        where = Path(f"{manager.ip}.where")
-        dump = "".join(p.read_text(errors="replace") for p in (where.with_suffix(".where.fatal"), where) if p.exists())
-        return statement(docname, notebook, int(cell["index"]), dump)
+        return statement(docname, notebook, int(cell["index"]), f"{manager.ip}.where")
 
     async def progress() -> None:  # a long cell says which statement it runs
         while True:
@@ -173,6 +170,10 @@ async def run_page(
     try:
         await client.async_execute()
     except CellExecutionError as failed:
+        index = _failing(notebook)
+        if index is not None and pages.EXAMPLE in notebook.cells[index].metadata:  # its guard, the next cell, judges
+            with contextlib.suppress(CellExecutionError):
+                await client.async_execute_cell(notebook.cells[index + 1], index + 1)
         error = explain(docname, notebook, failed)
     except (CellTimeoutError, DeadKernelError) as failed:
         reason = f"timed out: this statement still ran after {CELL_TIMEOUT_S} s, the most a cell may run"
@@ -199,11 +200,11 @@ def ended(status: int | None) -> str:
     return f"killed by {name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
 
 
-def statement(docname: str, notebook: NotebookNode, index: int, dump: str) -> str:
-    """The author's file and line that cell `index` of the page runs (its kernel's frames, `dump`:
-    execbook.kernel.running): an example's line or its hidden check's, or the page's line; then
-    the innermost line of the book's own modules below it."""
-    frames = kernel.running(dump)
+def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> str:
+    """The author's file and line that cell `index` of the page runs (what its kernel keeps in `where`:
+    execbook.kernel.watch): an example's line or its hidden check's, or the page's line; then the
+    innermost line of the book's own modules below it."""
+    frames = kernel.running(where)
     inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
     places = tracebacks.Places(repo=str(config.REPO))
     ours = [(Path(p), n) for p, n, _ in inner[:-1] if places.origin(p) == "project"]
@@ -214,12 +215,8 @@ def statement(docname: str, notebook: NotebookNode, index: int, dump: str) -> st
         starts = notebook.metadata.get("source_map", [])  # each cell's line in the page, 0-based
         line = starts[index] + 1 + inner[-1][1] if inner and 0 <= index < len(starts) else None
         place = f"docs/{language}/{docname}.md" + (f":{line}" if line else "")
-    else:
-        path = cases.manifest()[name].path
-        checked = [n for p, n in ours if p == path]  # a hidden check's line
-        line = checked[0] if checked else None
-        if line is None and inner and pages.EXAMPLE in metadata:
-            line = comments.file_line(cases.split(path)[0], inner[-1][1])
+    else:  # a guard's own cell is no line of the example: only its hidden checks' frames are
+        line = cases.line_in(cases.manifest()[name], frames if pages.EXAMPLE in metadata else inner[:-1])
         place = f"examples/{name}.py" + (f":{line}" if line else "")
     deeper = [f"{places.display(str(p))}:{n}" for p, n in ours if p.parent != config.EXAMPLES]
     return place + (f" (in {deeper[0]})" if deeper else "")
@@ -375,71 +372,30 @@ def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: li
         )
 
 
+def _failing(notebook: NotebookNode) -> int | None:
+    """The index of the cell whose error stopped the page."""
+    for index, cell in enumerate(notebook.cells):
+        raised = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+        if raised and "raises-exception" not in cell.metadata.get("tags", []):
+            return index
+    return None
+
+
 def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     """A failed execution in a few lines: the page, the example file and line, the reason, what to do."""
     ename, evalue = getattr(error, "ename", type(error).__name__), ANSI.sub("", str(getattr(error, "evalue", error)))
-    failing = next(
-        (
-            c
-            for c in notebook.cells
-            if any(o.get("output_type") == "error" for o in c.get("outputs", []))
-            and "raises-exception" not in c.metadata.get("tags", [])
-        ),
-        None,
-    )
-    where = f"{docname} ({', '.join(config.LANGUAGES)})"
-    if failing is None:
+    index, where = _failing(notebook), f"{docname} ({', '.join(config.LANGUAGES)})"
+    if index is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
-    guarded = failing.metadata.get(pages.GUARDS)
-    if guarded:  # the guard kept its Failure in the store (execbook.kernel.check)
+    failing = notebook.cells[index]
+    name = failing.metadata.get(pages.GUARDS) or failing.metadata.get(pages.EXAMPLE)
+    if name:  # its guard kept its Failure in the store (execbook.kernel.check; run_page runs it)
         with contextlib.suppress(KeyError):
-            return str(store.load("failure", deps.outcome_key(guarded)).render(where))
-        return f"{where} · examples/{guarded}.py\n  {ename}: {evalue.strip()[:300]}"
-    if pages.EXAMPLE in failing.metadata:
-        name = failing.metadata[pages.EXAMPLE]
-        traceback = "\n".join(
-            ANSI.sub("", line)
-            for o in failing.outputs
-            if o.get("output_type") == "error"
-            for line in o.get("traceback", [])
-        )
-        lines = CELL_LINE.findall(traceback)
-        declared = cases.manifest()[name].expected()
-        raised = changes.excerpt(evalue.strip().splitlines()[0], width=300) if evalue.strip() else ""
-        shown = cases.split(cases.manifest()[name].path)[0]
-        return cases.Failure(
-            f"examples/{name}.py",
-            comments.file_line(shown, int(lines[-1])) if lines else None,
-            "raised",
-            f"it raised {ename}: {raised}\nbut examples/cases.toml [{name}] says it must {declared}"
-            f"{borrowed(notebook, name, evalue)}",
-            cases.raised_todo(cases.manifest()[name]),
-        ).render(where)
+            return str(store.load("failure", deps.outcome_key(name)).render(where))
+        return f"{where} · examples/{name}.py\n  {ename}: {evalue.strip()[:300]}"
     hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
     what = "hidden cell" if hidden else "cell the page shows"
     return f"{where}: a {what} failed: {ename}: {changes.excerpt(evalue.strip(), width=300)}"
-
-
-def borrowed(notebook: NotebookNode, name: str, evalue: str) -> str:
-    """For a NameError: the earlier example on the page that defines the name, if one does (each
-    example runs in a namespace of its own, execbook.kernel.forget_example)."""
-    import ast
-
-    missing = re.search(r"name '(\w+)' is not defined", evalue)
-    if not missing:
-        return ""
-    earlier = pages.examples(notebook)
-    for other in reversed(earlier[: earlier.index(name)] if name in earlier else []):
-        source = cases.split(cases.manifest()[other].path)[0]
-        if any(
-            isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
-            for n in ast.walk(ast.parse(source))
-        ):
-            return (
-                f"\n({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
-                "example runs in a namespace of its own, as it does alone; define or import it here)"
-            )
-    return ""
 
 
 def sphinx(languages: tuple[str, ...], outdir: Path) -> None:

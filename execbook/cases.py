@@ -10,7 +10,7 @@ import builtins
 import contextlib
 import io
 import json
-import sys
+import re
 import tomllib
 import traceback
 from collections.abc import Callable
@@ -149,11 +149,14 @@ class Failure:
         return f"{where} · {self.place}\n{reason}\n  → {self.todo}"
 
 
-def case_failure(outcome: Outcome) -> Failure:
+def case_failure(outcome: Outcome, earlier: list[str] | None = None) -> Failure:
+    """What the guard (and `python -m execbook run`) says of an outcome that is not ok; earlier: the
+    examples that ran before it on its page."""
     case = manifest()[outcome.name]
-    if outcome.raised and case.expect != "raises":  # as the build says it of a cell that raised
+    if outcome.raised and case.expect != "raises":
         raised = excerpt(outcome.raised.splitlines()[0], width=300)
         reason = f"it raised {raised}\nbut examples/cases.toml [{case.name}] says it must {case.expected()}"
+        reason += borrowed(earlier or [], outcome.raised)
         return Failure(f"examples/{case.name}.py", outcome.lineno, "raised", reason, raised_todo(case))
     return Failure(
         f"examples/{outcome.name}.py",
@@ -165,18 +168,47 @@ def case_failure(outcome: Outcome) -> Failure:
     )
 
 
-def _own_frame(error: BaseException, source: str) -> traceback.FrameSummary | None:
-    """The innermost frame of the example's own code in the error's traceback: a line of its source,
-    in a file that is not an installed package's nor this repository's modules (a notebook cell
-    runs the example under a name of its own)."""
-    ours = {line.strip() for line in source.splitlines() if line.strip()}
-    elsewhere = (sys.prefix, sys.base_prefix, *(str(config.REPO / p) for p in config.PACKAGES))
-    frames = [
-        f
-        for f in traceback.extract_tb(error.__traceback__)
-        if (f.line or "").strip() in ours and not f.filename.startswith(elsewhere)
-    ]
-    return frames[-1] if frames else None
+def line_in(case: Case, frames: list[tuple[str, int, str]]) -> int | None:
+    """The line of examples/<name>.py that frames (path, line, function, innermost first: frames_of,
+    execbook.kernel.running) run, the one answer for every report: the innermost frame in the file
+    (its hidden checks, or the example run alone) or in the notebook cell that runs it, the frame
+    IPython's run_code calls; a cell's line is the file's less a line per pair of comments."""
+    cell = next((frames[i - 1][0] for i in range(1, len(frames)) if frames[i][2] == "run_code"), None)
+    for path, line, _ in frames:
+        if path == str(case.path):
+            return line
+        if path == cell:
+            return comments.file_line(split(case.path)[0], line)
+    return None
+
+
+def frames_of(error: BaseException) -> list[tuple[str, int, str]]:
+    """(path, line, function) of each frame of error's traceback, innermost first."""
+    walked = traceback.walk_tb(error.__traceback__)
+    return [(frame.f_code.co_filename, line, frame.f_code.co_name) for frame, line in walked][::-1]
+
+
+def source_line(case: Case, line: int | None) -> str | None:
+    """The text of a line of the example file, stripped."""
+    return case.path.read_text("utf-8").split("\n")[line - 1].strip() if line else None
+
+
+def borrowed(earlier: list[str], raised: str) -> str:
+    """For a NameError: the earlier example on the page that defines the name, if one does (each
+    example runs in a namespace of its own, execbook.kernel.forget_example)."""
+    missing = re.search(r"name '(\w+)' is not defined", raised)
+    if not missing:
+        return ""
+    for other in reversed(earlier):
+        if any(
+            isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == missing[1]
+            for n in ast.walk(ast.parse(split(manifest()[other].path)[0]))
+        ):
+            return (
+                f"\n({missing[1]} is defined by examples/{other}.py, an earlier example on the page: each "
+                "example runs in a namespace of its own, as it does alone; define or import it here)"
+            )
+    return ""
 
 
 def _assigned_at(source: str, name: str) -> int | None:
@@ -211,14 +243,11 @@ def raised_todo(case: Case) -> str:
 def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
     if error is not None:
         text = f"{type(error).__name__}: {str(error).split(' Hint: ')[0]}"
-        frame = _own_frame(error, split(case.path)[0])
-        line = frame.line.split("#")[0].strip() if frame and frame.line else None
+        lineno = line_in(case, frames_of(error))
+        line = (source_line(case, lineno) or "").split("#")[0].strip() or None
         kind = getattr(builtins, case.error or "", Exception)
         ok = case.expect == "raises" and isinstance(error, kind) and (case.match or "") in str(error)
         seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {excerpt(text, width=300)}"
-        lineno = frame.lineno if frame else None
-        if frame and lineno and frame.filename != str(case.path):  # a notebook cell: one line a pair of comments
-            lineno = comments.file_line(split(case.path)[0], lineno)
         return Outcome(case.name, ok, text, line, seen, lineno)
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising")
@@ -273,13 +302,12 @@ def check_failure(
     what to do in fields (`reason`, `todo`: phase 25's broken claims); a failed assertion says the
     prose no longer holds (a bare assert, by its own source), and guarded(name, line, key) where the
     pages say it (execbook.check.guarded); anything else, that the check is broken."""
-    frames = [f for f in traceback.extract_tb(failed.__traceback__) if Path(f.filename) == case.path]
-    file, line = f"examples/{case.name}.py", (frames[-1].lineno if frames else None)
+    file, line = f"examples/{case.name}.py", line_in(case, frames_of(failed))
     reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
     if isinstance(reason, str) and isinstance(todo, str):
         return Failure(file, line, "check", reason, todo)
     if isinstance(failed, AssertionError):
-        said = str(failed) or (frames[-1].line if frames and frames[-1].line else "assertion failed")
+        said = str(failed) or source_line(case, line) or "assertion failed"
         sentences = guarded(case.name, line, getattr(failed, "key", None)) if guarded else []
         where = "".join(f"\n  {s}" for s in sentences)
         return Failure(

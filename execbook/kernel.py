@@ -17,6 +17,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -72,8 +73,6 @@ def install(shell: "InteractiveShell") -> None:
 
 WHERE_ENV = "BOOK_WHERE"  # the file where a page's kernel keeps the frames it runs (execbook.build)
 WATCH_S = 0.5
-# A frame as faulthandler writes it (innermost first); a line that starts a thread's frames does not indent.
-FRAME = re.compile(r'^ +File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<function>.*)$', re.M)
 
 
 def _frames(frame: FrameType | None) -> Iterator[str]:
@@ -105,10 +104,13 @@ def watch(path: str) -> None:
     threading.Thread(target=sample, name="execbook-watch", daemon=True).start()
 
 
-def running(dump: str) -> list[tuple[str, int, str]]:
-    """The frames (path, line, function) of the thread that runs code in dump (what `watch` kept,
-    or faulthandler wrote), innermost first: the one in IPython's run_code, else every thread's."""
-    blocks = [[(p, int(n), f) for p, n, f in FRAME.findall(block)] for block in re.split(r"\n(?=\S)", dump)]
+def running(path: str | Path) -> list[tuple[str, int, str]]:
+    """The frames (path, line, function) of the thread that runs code, innermost first, in what
+    `watch(path)` kept (faulthandler's at a fatal signal first): the one in IPython's run_code, else
+    every thread's."""
+    dump = "".join(Path(f).read_text(errors="replace") for f in (f"{path}.fatal", path) if Path(f).exists())
+    threads = re.split(r"\n(?=\S)", dump)  # a line that starts a thread's frames does not indent
+    blocks = [[(m["path"], int(m["line"]), m["function"]) for m in tracebacks.FRAME_LINE.finditer(t)] for t in threads]
     return next((b for b in blocks if any(f == "run_code" for _, _, f in b)), [f for b in blocks for f in b])
 
 
@@ -140,7 +142,7 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     _outcomes[name] = outcome
     store.save("case", deps.outcome_key(name), outcome)  # the cell above was this case's one run
     if not outcome.ok:
-        raise _fail(name, cases.case_failure(outcome))
+        raise _fail(name, cases.case_failure(outcome, earlier=[n for n in _outcomes if n != name]))
     from myst_nb import glue
 
     try:

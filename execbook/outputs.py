@@ -10,6 +10,7 @@ import contextlib
 import io
 import re
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,33 +59,23 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
                     yield kind, value if isinstance(value, str) else "".join(value)
 
 
-def _example_of(notebook: NotebookNode, index: int) -> str | None:
-    """The example a cell runs: its own, or for its hidden guard (which glues), the cell's above."""
-    for cell in reversed(notebook.cells[: index + 1]):
-        if cell.cell_type == "code" and pages.EXAMPLE in cell.metadata:
-            return cell.metadata[pages.EXAMPLE]
-    return None
-
-
 def printed_at(name: str, pattern: re.Pattern[str]) -> int | None:
     """The line of examples/<name>.py whose output matches pattern: the example runs again, in this
     process, with a stdout that notes the line of the example that wrote each piece."""
-    path = cases.manifest()[name].path
-    found: list[int] = []
+    case = cases.manifest()[name]
+    found: list[int | None] = []
 
     class Noting(io.StringIO):
         def write(self, text: str) -> int:
             if pattern.search(text):
-                frame = sys._getframe(1)
-                while frame is not None and frame.f_code.co_filename != str(path):
-                    frame = frame.f_back  # type: ignore[assignment]
-                if frame is not None:
-                    found.append(frame.f_lineno)
+                stack = [(frame.f_code.co_filename, line, "") for frame, line in traceback.walk_stack(sys._getframe())]
+                found.append(cases.line_in(case, stack))
             return super().write(text)
 
+    code = compile(cases.split(case.path)[0], str(case.path), "exec")
     with contextlib.redirect_stdout(Noting()), contextlib.suppress(Exception):
-        exec(compile(cases.split(path)[0], str(path), "exec"), {"__name__": "__main__", "__file__": str(path)})
-    return found[0] if found else None
+        exec(code, {"__name__": "__main__", "__file__": str(case.path)})
+    return next(filter(None, found), None)
 
 
 def last_statement(name: str) -> int | None:
@@ -96,7 +87,7 @@ def last_statement(name: str) -> int | None:
 def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) -> list[str]:
     """A paragraph per output that holds something unstable, named at the example and its line."""
     found = []
-    for index, cell in enumerate(notebook.cells):
+    for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
         for kind, text in _texts(cell):
@@ -104,7 +95,7 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
                 hit = pattern.search(text)
                 if not hit:
                     continue
-                name = _example_of(notebook, index)
+                name = cell.metadata.get(pages.EXAMPLE) or cell.metadata.get(pages.GUARDS)  # its own, or its guard's
                 line = None
                 if name and locate:
                     line = last_statement(name) if kind == "execute_result" else printed_at(name, pattern)

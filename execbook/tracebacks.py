@@ -37,8 +37,10 @@ PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 CPP_SOURCE = re.compile(r"[/\\]((?:torch[/\\]csrc|aten[/\\]src|c10|caffe2)[/\\])")
 # An absolute path inside a text: not part of a URL, a ratio or a date.
 ABSOLUTE = re.compile(r"(?<![\w.:/\\])/[^\s\"'<>:,()\[\]]+")
-# One frame of a Python traceback as text ("  File "x.py", line 3, in f").
-FRAME_LINE = re.compile(r'^(?P<indent>[ \t]*)File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<function>.*))?$')
+# One frame of a Python traceback as text ("  File "x.py", line 3, in f"), or as faulthandler writes it (no comma).
+FRAME_LINE = re.compile(
+    r'^(?P<indent>[ \t]*)File "(?P<path>[^"]+)", line (?P<line>\d+)(?:,? in (?P<function>.*))?$', re.M
+)
 
 
 def _stdlib_dirs() -> tuple[str, ...]:

@@ -238,10 +238,11 @@ def test_an_excerpt_never_cuts_a_word():
 def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
     scratch("first", "future = 1\n")
     scratch("second", "print(future)\n")
-    notebook = new_notebook(cells=[new_code_cell("", metadata={pages.EXAMPLE: n}) for n in ("first", "second")])
-    assert build.borrowed(notebook, "second", "name 'future' is not defined") == (
+    raised = "NameError: name 'future' is not defined"
+    failure = cases.case_failure(cases.Outcome("second", False, raised=raised), earlier=["first"])  # as the guard says
+    assert failure.reason.endswith(
         "\n(future is defined by examples/first.py, an earlier example on the page: each example runs in a "
         "namespace of its own, as it does alone; define or import it here)"
     )
-    assert build.borrowed(notebook, "second", "name 'nowhere' is not defined") == ""
-    assert build.borrowed(notebook, "first", "name 'future' is not defined") == ""
+    assert cases.borrowed(["first"], "NameError: name 'nowhere' is not defined") == ""
+    assert cases.borrowed([], raised) == ""
