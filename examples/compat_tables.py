@@ -30,8 +30,8 @@ for path in sorted(paths, key=release):
 
 from phase25 import claims, history, record
 
-# the installed release, measured in this build (torch.compile aside)
-live = record.measured_in_book()
+# the installed release, measured in this build
+live = record.measure()
 records = record.committed()  # release -> record, oldest first
 assert [p.stem.removeprefix("torch-") for p in sorted(paths, key=release)] == list(records), \
     "the cell lists the records phase25.record reads, oldest first"
@@ -40,8 +40,7 @@ mine = records.get(live["release"])
 stale = record.differences(mine, live) if mine is not None else []
 # claims the committed record has not measured yet (a new safe case): the build names them
 unmeasured = sorted(set(live["claims"]) - set(mine["claims"])) if mine is not None else []
-# what this build measured stands for the installed release; torch.compile,
-# from its record
+# what this build measured stands for the installed release
 live = records[live["release"]] = record.completed(live, mine)
 releases = history.ordered(records)
 

@@ -3,12 +3,12 @@ detection off or on, the probe-batch gradients of a model with some switches, an
 training runs (`from minigpt.experiments import run_b, gradients, training`).
 
 Each is computed once per process, and once per folder where MINIGPT_CACHE names one: kept there
-as <key>-<code>.pickle, where key names the experiment and its arguments and code is the
-fingerprint of minigpt's sources and the installed torch (other code, other results), and logged to
-its computed.jsonl ({kind, key, seconds, at}, a line per computation). The book's build gives
-every page and every process it starts a folder of its result store, so that its pages, its claims
-and the reproducer's command-line runs share one result of each, and the build can tell that none
-was computed twice.
+as <key>-<code>.pickle, where key names the experiment, its arguments and the thread count
+(described), and code is the fingerprint of minigpt's sources and the installed torch (other code,
+other results), and logged to its computed.jsonl ({kind, key, seconds, at}, a line per
+computation). The book's build gives every page and every process it starts a folder of its result
+store, so that its pages, its claims and the reproducer's command-line runs share one result of
+each, and the build can tell that none was computed twice.
 """
 
 import hashlib
@@ -21,6 +21,8 @@ from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+import torch
 
 from .data import AgreementData, build_dataset, probe_batch
 from .train import (
@@ -58,8 +60,6 @@ def data() -> AgreementData:
 @cache
 def code() -> str:
     """The fingerprint of minigpt's sources and of the installed torch: what an experiment's result depends on."""
-    import torch
-
     digest = hashlib.sha256(torch.__version__.encode())
     for name in SOURCES:
         digest.update(name.encode() + b"\0" + (Path(__file__).parent / name).read_bytes())
@@ -89,11 +89,20 @@ def _kept(key: str, compute: Callable[[], Any]) -> Any:
     return value
 
 
-def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
-    """compute() once per name(arguments): in this process, and in the folder MINIGPT_CACHE names."""
-    if default_device() != "cpu":  # python -m phase25 record --device: the same experiments, elsewhere
+def described(**arguments: Any) -> str:
+    """arguments as "k=v,...", with what every result also depends on: the device, where it is not the
+    CPU (python -m phase25 record --device: the same experiments, elsewhere), and the intra-op thread
+    count (a reduction split over more threads sums in another order: gradients are bitwise equal only
+    at the same count). A key for results: one computed otherwise is never read back."""
+    if default_device() != "cpu":
         arguments = dict(arguments, device=default_device())
-    key = f"{name}({','.join(f'{k}={v}' for k, v in sorted(arguments.items()))})"
+    arguments = dict(arguments, threads=torch.get_num_threads())
+    return ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
+
+
+def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
+    """compute() once per name(arguments) (described): in this process, and in the folder MINIGPT_CACHE names."""
+    key = f"{name}({described(**arguments)})"
     if key not in _memory:
         _memory[key] = _kept(key, compute) if os.environ.get(CACHE) else compute()
     return _memory[key]

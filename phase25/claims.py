@@ -1,9 +1,10 @@
 """Every behaviour of PyTorch that the book's prose relies on, as a named check.
 
 A claim is a statement the pages make in words (in both languages) and a check that returns
-(holds, what was seen). The compatibility page evaluates them while the book is built (all but
-the torch.compile ones, `in_book`; one that no longer holds stops the build), `python -m phase25` records them per
-release, and pytest runs each one (tests/test_claims.py); a claim that stops holding reads
+(holds, what was seen). The compatibility page evaluates every one, once, while the book is built
+(one that no longer holds stops the build), `python -m phase25` records them per release, and
+pytest reads each outcome back from that build's store (tests/test_claims.py); a claim that stops
+holding reads
 
     claim NAME no longer holds on torch VERSION: what was seen
 
@@ -17,6 +18,7 @@ no promise there, and a record is history, not a failure.
 """
 
 import ast
+import inspect
 import json
 import re
 from collections.abc import Callable
@@ -34,7 +36,7 @@ from minigpt import message
 from minigpt import model as model_source
 from minigpt.compare import compare_gradients, identical, worst_row
 from minigpt.data import build_dataset, probe_batch
-from minigpt.experiments import data, gradients, run_b
+from minigpt.experiments import data, described, gradients, run_b
 from minigpt.train import BackwardRaised, Gradients, build_model, default_device, model_config
 from minigpt.train import gradients as gradients_of
 from phase25 import compiled as compiling
@@ -65,9 +67,6 @@ class Claim:
     statement: str
     check: Callable[[], tuple[bool, str]]  # () -> (holds, what was seen)
     required: bool = True  # the prose relies on it on every release; else only recorded per release
-    # evaluated while the book builds (the compatibility page); else only by `python -m phase25` and
-    # the tests: the torch.compile claims, as inductor compiles C++ (slow on a cold cache)
-    in_book: bool = True
     # it runs the mini-GPT on the device chosen (minigpt.train.use_device): `python -m phase25 record
     # --device cuda` measures these, and only these, on a GPU
     on_device: bool = False
@@ -131,19 +130,12 @@ def blame(outcome: Outcome, version: str) -> tuple[str, str]:
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(
-    name: str, statement: str, required: bool = True, in_book: bool = True, on_device: bool = False
-) -> Callable[[Check], Check]:
+def claim(name: str, statement: str, required: bool = True, on_device: bool = False) -> Callable[[Check], Check]:
     def register(check: Check) -> Check:
-        CLAIMS[name] = Claim(name, statement, check, required, in_book, on_device)
+        CLAIMS[name] = Claim(name, statement, check, required, on_device)
         return check
 
     return register
-
-
-def in_book() -> list[str]:
-    """The names of the claims the book's build evaluates (the others: Claim.in_book)."""
-    return [name for name, c in CLAIMS.items() if c.in_book]
 
 
 def on_device() -> list[str]:
@@ -165,11 +157,14 @@ def _evaluate_now(name: str) -> Outcome:
 
 
 def evaluate(name: str) -> Outcome:
-    """The claim's outcome, evaluated once per fingerprint of the code it runs (kept in the build's store
-    in a build); a safe-case claim reads its case's outcome, which is kept by the case."""
-    if name in CASE_CLAIMS:
+    """The claim's outcome, evaluated once per fingerprint of the code it runs (the check's module, and
+    this one) and thread count (minigpt.experiments.described), kept in the build's store in a build;
+    a safe-case claim reads its case's outcome, which is kept by the case."""
+    source = Path(inspect.getfile(CLAIMS[name].check))
+    if name in CASE_CLAIMS or not source.is_file():  # not source: a check typed in a session
         return _evaluate_now(name)
-    return memoized("claim", f"{name}-{code_fingerprint(Path(__file__))}", lambda: _evaluate_now(name))
+    code = code_fingerprint(Path(__file__), source)
+    return memoized("claim", f"{name}({described()})-{code}", lambda: _evaluate_now(name))
 
 
 def evaluate_all(names: list[str] | None = None) -> dict[str, Outcome]:
@@ -683,14 +678,12 @@ for _backend in compiling.BACKENDS:
         f"compile:a-{_backend}",
         f'Run A compiled with torch.compile(backend="{_backend}") gets eager run A\'s '
         f"gradients, bitwise or within a relative {GRADIENT_TOLERANCE:g} per parameter.",
-        in_book=False,
     )(_compiled_a(_backend))
 
 claim(
     "compile:b-eager",
     'Run B compiled with torch.compile(backend="eager") raises eager run B\'s '
     "version-counter RuntimeError (the same text up to the Hint), at backward().",
-    in_book=False,
 )(_compiled_b("eager", compiling.BACKWARD, "RuntimeError"))
 for _backend in ("aot_eager", "inductor"):
     claim(
@@ -698,5 +691,4 @@ for _backend in ("aot_eager", "inductor"):
         f'Run B compiled with torch.compile(backend="{_backend}") fails while '
         "compiling, in its first forward call: a torch._dynamo.exc.BackendCompilerFailed wrapping eager run "
         "B's version-counter RuntimeError (the same text up to the Hint).",
-        in_book=False,
     )(_compiled_b(_backend, compiling.COMPILE, "torch._dynamo.exc.BackendCompilerFailed"))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from execbook import REPO, code_fingerprint, memoized
-from minigpt.experiments import BYPASSES, data, gradients, run_b, training
+from minigpt.experiments import BYPASSES, data, described, gradients, run_b, training
 from minigpt.train import BackwardRaised
 
 from . import compiled as compiling
@@ -22,11 +22,10 @@ from . import compiled as compiling
 def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
-    described = f"backend={backend},inplace={inplace}"
     code = code_fingerprint(Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py")
     found: compiling.Compiled = memoized(
         "experiment",
-        f"compiled({described})-{code}",
+        f"compiled({described(backend=backend, inplace=inplace)})-{code}",
         lambda: compiling.measure(backend, inplace, data()),
     )
     return found

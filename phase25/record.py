@@ -174,15 +174,9 @@ def claim_entry(outcome: claims.Outcome, keep_seen: bool = False) -> Record:
     return {"holds": outcome.holds, "seen": generic(outcome.seen)[0] or outcome.seen}
 
 
-def measured_in_book() -> Record:
-    """What the book's build measures of the installed torch: every claim but the torch.compile
-    ones (phase25.claims.Claim.in_book), and no compile section."""
-    return measure(claims.evaluate_all(claims.in_book()), compile=False)
-
-
 def completed(live: Record, committed_record: Record | None) -> Record:
-    """live, with what it did not measure (the compile section, the claims left out of the book's
-    build) taken from the committed record of the same release, if there is one."""
+    """live, with what it did not measure (a claim the committed record has and this checkout no
+    longer makes, a compile section) taken from the committed record of the same release, if any."""
     if committed_record is None:
         return live
     done = dict(live, claims={**committed_record["claims"], **live["claims"]})

@@ -21,11 +21,15 @@ import tempfile
 import threading
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from execbook import config
-from execbook.build import copy_repository  # noqa: F401 - the tests build in copies
+from execbook.build import (
+    copy_repository,  # noqa: F401 - the tests build in copies
+    kernel_environment,
+)
 from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
@@ -127,6 +131,24 @@ def _snapshot(directory):
 def snapshot():
     """snapshot(directory): every path below it (relative), to prove a command wrote nothing."""
     return _snapshot
+
+
+@pytest.fixture(scope="module")
+def as_the_build():
+    """For a module: the environment the build gives its kernels (execbook.build.kernel_environment: its
+    result store, one intra-op thread unless OMP_NUM_THREADS says otherwise), so that the claims and the
+    torch.compile runs the last build computed are read back, not computed again (inductor compiles C++:
+    tens of seconds); what the store lacks is computed here, as the build would, and kept there.
+    Results are bitwise only at one thread count, so their keys name it (minigpt.experiments.described):
+    none computed otherwise is read back."""
+    import torch
+
+    threads = torch.get_num_threads()
+    with mock.patch.dict(os.environ):
+        kernel_environment()
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+        yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,7 @@
-"""Every claim the prose relies on holds on the installed torch (phase25.claims), and a claim that
-breaks fails with the message the build shows: "claim X no longer holds on torch Y"."""
+"""Every claim the prose relies on holds on the installed torch (phase25.claims), as the last build
+evaluated it (its store, read back: each claim, torch.compile's inductor among them, runs once per
+build), and a claim that breaks fails with the message the build shows: "claim X no longer holds on
+torch Y"."""
 
 import re
 from pathlib import Path
@@ -11,6 +13,7 @@ from phase25 import claims
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = {lang: DOCS / lang / "compatibility.md" for lang in ("es", "en")}
+pytestmark = pytest.mark.usefixtures("as_the_build")  # the build's results, read back (conftest)
 
 
 @pytest.mark.parametrize("name", list(claims.CLAIMS))

@@ -8,6 +8,8 @@ from minigpt import experiments, message
 from phase25 import compiled, record
 from phase25 import experiments as lesson_experiments
 
+pytestmark = pytest.mark.usefixtures("as_the_build")  # the build's results, read back (conftest)
+
 
 class Wrapper(Exception):
     """Stands for torch._dynamo.exc.BackendCompilerFailed: it keeps what it wraps as inner_exception."""
@@ -89,7 +91,8 @@ def test_a_backend_that_does_not_apply_is_recorded_as_such(monkeypatch):
 
 @pytest.mark.parametrize("backend", compiled.BACKENDS)
 def test_run_b_compiled_is_measured_once_and_read_back(backend):
-    """The claims, the record and the pages share one measurement per backend (execbook.store)."""
+    """The claims, the record and the pages share one measurement per backend (execbook.store): the
+    build's, which its compatibility page measured."""
     first = lesson_experiments.compiled(backend, inplace=True)
     assert lesson_experiments.compiled(backend, inplace=True) is first
     if first.not_applicable:

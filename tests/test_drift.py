@@ -10,6 +10,7 @@ import pytest
 from phase25 import claims, record
 
 REQUIRED_RELEASES = ("2.12.1", "2.13.0")
+pytestmark = pytest.mark.usefixtures("as_the_build")  # the build's results, read back (conftest)
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,8 @@ def committed():
 
 
 @pytest.fixture(scope="module")
-def live():
+def live(as_the_build):
+    """The installed torch's record, as the last build measured it (its store, read back)."""
     return record.measure()
 
 

@@ -164,13 +164,34 @@ def test_the_experiments_are_kept_in_the_folder_minigpt_cache_names(monkeypatch,
     failure = experiments.run_b(anomaly=False)
     with pytest.raises(BackwardRaised):
         experiments.gradients(inplace=True)
-    code = experiments.code()
+    code, threads = experiments.code(), torch.get_num_threads()
     kept = sorted(p.name for p in tmp_path.glob("*.pickle"))
-    assert kept == [f"gradients(inplace=True)-{code}.pickle", f"run_b(anomaly=False)-{code}.pickle"]
+    assert kept == [
+        f"gradients(inplace=True,threads={threads})-{code}.pickle",
+        f"run_b(anomaly=False,threads={threads})-{code}.pickle",
+    ]
     logged = [json.loads(line) for line in (tmp_path / "computed.jsonl").read_text().splitlines()]
     assert sorted(e["key"] for e in logged) == [name.removesuffix(".pickle") for name in kept]
     monkeypatch.setattr(experiments, "_memory", {})  # another process: read back, not computed
     assert experiments.run_b(anomaly=False) == failure
     assert len((tmp_path / "computed.jsonl").read_text().splitlines()) == 2
-    (tmp_path / f"training()-{code}.pickle").write_bytes(pickle.dumps("run A, kept"))
+    (tmp_path / f"training(threads={threads})-{code}.pickle").write_bytes(pickle.dumps("run A, kept"))
     assert experiments.training() == experiments.training(inplace=False) == "run A, kept"
+
+
+def test_an_experiment_computed_on_other_threads_is_not_read_back(monkeypatch, tmp_path):
+    """A reduction split over more intra-op threads sums in another order (LayerNorm's gain and bias
+    gradients differ near 1e-7 between one thread and two), so a result is kept per thread count."""
+    from minigpt import experiments
+
+    monkeypatch.setattr(experiments, "_memory", {})
+    monkeypatch.setenv(experiments.CACHE, str(tmp_path))
+    threads = torch.get_num_threads()
+    try:
+        for count in (1, 2):
+            torch.set_num_threads(count)
+            experiments.gradients()
+    finally:
+        torch.set_num_threads(threads)
+    kept = sorted(p.name.split("-")[0] for p in tmp_path.glob("*.pickle"))
+    assert kept == ["gradients(threads=1)", "gradients(threads=2)"]
