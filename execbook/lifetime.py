@@ -77,20 +77,21 @@ def held(folder: Path, say: Callable[[str], None]) -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def own(group: int) -> None:
-    """A process group the build started: the watcher kills it if the build ends first."""
+def _tell(line: str) -> None:
     for watcher in _watcher:
         assert watcher.stdin is not None
-        watcher.stdin.write(f"+{group}\n")
+        watcher.stdin.write(f"{line}\n")
         watcher.stdin.flush()
+
+
+def own(group: int) -> None:
+    """A process group the build started: the watcher kills it if the build ends first."""
+    _tell(f"+{group}")
 
 
 def end(group: int) -> None:
     """Kill a process group the build started, and tell the watcher."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
-    for watcher in _watcher:
-        assert watcher.stdin is not None
-        with contextlib.suppress(BrokenPipeError):
-            watcher.stdin.write(f"-{group}\n")
-            watcher.stdin.flush()
+    with contextlib.suppress(BrokenPipeError):
+        _tell(f"-{group}")

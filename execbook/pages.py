@@ -58,12 +58,8 @@ def is_executed(text: str) -> bool:
 
 def executed(language: str) -> dict[str, Path]:
     """docname -> source path of the pages of one language that execute code."""
-    tree = config.DOCS / language
-    return {
-        p.relative_to(tree).with_suffix("").as_posix(): p
-        for p in sorted(tree.rglob("*.md"))
-        if config.BUILD.name not in p.parts and is_executed(p.read_text("utf-8"))
-    }
+    pages = check.page_sources(config.DOCS / language)
+    return {name: p for name, p in pages.items() if p.suffix == ".md" and is_executed(p.read_text("utf-8"))}
 
 
 def read(text: str, path: str | Path = "page.md") -> NotebookNode:
