@@ -151,16 +151,13 @@ def main(command: str, arguments: list[str]) -> int:
     (config.EXAMPLES / f"{name}.py").write_text(Template(chosen["example"]).substitute(name=name), "utf-8")
     with open(config.MANIFEST, "a", encoding="utf-8") as manifest:
         manifest.write(Template(chosen["entry"]).substitute(name=name))
-    after = ""
+    after, fields = "", {"name": name, "glued": glued, "link": link_target(chosen["link"], label)}
     for language in config.LANGUAGES:
         words: dict[str, str] = {**WORDS, **chosen["words"].get(language, {})}
         term = glossary_term(language, chosen["term"])
         if term is None:  # no glossary: the words without the role
             words = {key: text.replace("{term}`$term`", "term") for key, text in words.items()}
-        filled = {
-            key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label), term=term)
-            for key, text in words.items()
-        }
+        filled = {key: Template(text).substitute(fields, term=term) for key, text in words.items()}
         filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")  # the language's own key
         page = config.DOCS / language / f"{slug}.md"
         page.parent.mkdir(parents=True, exist_ok=True)

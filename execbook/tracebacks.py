@@ -7,6 +7,7 @@ them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a c
 installs it in the notebook kernel), `brief` for a text (a warning).
 """
 
+import contextlib
 import linecache
 import os
 import re
@@ -188,11 +189,9 @@ def warning_printer(places: Places) -> Callable[..., None]:
         line: str | None = None,
     ) -> None:
         file = sys.stderr if file is None else file
-        try:
+        with contextlib.suppress(OSError):
             file.write(format_warning(message, category, filename, lineno, places, line))
             file.flush()
-        except OSError:
-            pass
 
     return show
 
