@@ -22,8 +22,6 @@ from . import build, cases, check, config, kernel, lifetime, pages
 
 
 def run(name: str) -> int:
-    if name.endswith(".py"):
-        name = Path(name).stem
     if name not in cases.manifest():
         close = difflib.get_close_matches(name, list(cases.manifest()), n=3)  # a typo, as the check offers
         print(
@@ -64,7 +62,6 @@ def run(name: str) -> int:
 def watched(name: str) -> int:
     """run(name) in a child process: an example that ends its process (a crash in native code,
     os._exit, the system killing it) is named at its line, as the build names it."""
-    name = Path(name).stem if name.endswith(".py") else name
     with TemporaryDirectory() as folder:
         where, done = Path(folder, "run.where"), Path(folder, "done")
         sys.stdout.flush()
@@ -123,4 +120,5 @@ def main(command: str, arguments: list[str]) -> int:
         build.kernel_environment()
     else:
         os.environ.setdefault("MPLBACKEND", "Agg")
-    return watched(arguments[0]) if command == "run" else page(arguments[0])
+    target = arguments[0]
+    return watched(Path(target).stem if target.endswith(".py") else target) if command == "run" else page(target)

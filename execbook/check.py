@@ -34,7 +34,6 @@ from sphinx.util import docname_join
 from sphinx.util.nodes import split_explicit_title
 
 from . import cases, comments, config
-from .newbook import FRONT_MATTER  # noqa: F401 - what makes a Markdown page one that executes (MyST-NB)
 
 MYST_EXTENSIONS = ["colon_fence", "dollarmath", "deflist", "substitution"]  # the book's (sphinxext.config)
 MYST = MdParserConfig(enable_extensions=set(MYST_EXTENSIONS))

@@ -15,23 +15,19 @@ TAG = re.compile(r"^(?P<indent>[ \t]*)# (?P<language>[a-z]{2}): ?(?P<text>.*)$")
 
 
 def _groups(lines: list[str]) -> list[tuple[int, int, dict[str, str]]]:
-    """(first index, number of lines, language -> text) of each run of tagged lines at one indentation."""
+    """(first index, number of lines, language -> text) of each run of tagged lines at one indentation,
+    each language once."""
     found: list[tuple[int, int, dict[str, str]]] = []
-    i = 0
-    while i < len(lines):
-        first = TAG.match(lines[i])
-        if first is None or first["language"] not in config.LANGUAGES:
-            i += 1
+    for i, line in enumerate(lines):
+        tag = TAG.match(line)
+        if tag is None or tag["language"] not in config.LANGUAGES:
             continue
-        texts: dict[str, str] = {}
-        end = i
-        while end < len(lines) and (tag := TAG.match(lines[end])) and tag["indent"] == first["indent"]:
-            if tag["language"] not in config.LANGUAGES or tag["language"] in texts:
-                break
-            texts[tag["language"]] = tag["text"]
-            end += 1
-        found.append((i, end - i, texts))
-        i = end
+        start, count, texts = found[-1] if found else (-1, 0, {})
+        indent = TAG.match(lines[start])["indent"] if found else None  # type: ignore[index]
+        if start + count == i and tag["indent"] == indent and tag["language"] not in texts:
+            found[-1] = (start, count + 1, {**texts, tag["language"]: tag["text"]})
+        else:
+            found.append((i, 1, {tag["language"]: tag["text"]}))
     return found
 
 

@@ -9,6 +9,7 @@ imports only the standard library, so that a bare Python can run it:
 """
 
 import os
+import pkgutil
 import re
 import sys
 import tomllib
@@ -103,12 +104,7 @@ STORE_ENV = "BOOK_STORE"  # set by the build for the pages' kernels; unset, resu
 @cache
 def hook(name: str) -> Callable[..., Any] | None:
     """The book's callable named by [tool.book.hooks] `name`, imported once; None if none is named."""
-    if name not in HOOKS:
-        return None
-    from importlib import import_module
-
-    module, _, function = HOOKS[name].partition(":")
-    return getattr(import_module(module), function)
+    return pkgutil.resolve_name(HOOKS[name]) if name in HOOKS else None  # "module:function"
 
 
 def environment(store: Path) -> dict[str, str]:

@@ -45,52 +45,50 @@ def _stopped(signum: int, frame: object) -> None:
 def held(folder: Path, say: Callable[[str], None]) -> Iterator[None]:
     """The checkout's build lock and a watcher of the processes started meanwhile (own)."""
     folder.mkdir(parents=True, exist_ok=True)
-    previous = signal.signal(signal.SIGTERM, _stopped)  # while it waits for the lock too
-    try:
-        with open(folder / "build.lock", "a+", encoding="utf-8") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                lock.seek(0)
-                say(f"waiting for the build that runs in this checkout (pid {lock.read().strip() or '?'}) to end ...")
-                fcntl.flock(lock, fcntl.LOCK_EX)
+    with contextlib.ExitStack() as ending:  # undone in reverse order, however the build ends
+        # SIGTERM raises Interrupted while the build waits for the lock too
+        ending.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _stopped))
+        lock = ending.enter_context(open(folder / "build.lock", "a+", encoding="utf-8"))
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
             lock.seek(0)
-            lock.truncate()
-            lock.write(f"{os.getpid()}\n")
-            lock.flush()
-            watcher = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", WATCHER],
-                stdin=subprocess.PIPE,
-                text=True,
-                pass_fds=(lock.fileno(),),
-                start_new_session=True,  # Ctrl-C in the terminal does not stop it
-            )
-            _watcher.append(watcher)
-            try:
-                yield
-            finally:
-                _watcher.remove(watcher)
-                assert watcher.stdin is not None
-                watcher.stdin.close()
-                watcher.wait()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+            say(f"waiting for the build that runs in this checkout (pid {lock.read().strip() or '?'}) to end ...")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        watcher = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", WATCHER],
+            stdin=subprocess.PIPE,
+            text=True,
+            pass_fds=(lock.fileno(),),
+            start_new_session=True,  # Ctrl-C in the terminal does not stop it
+        )
+        assert watcher.stdin is not None
+        ending.callback(watcher.wait)
+        ending.callback(watcher.stdin.close)  # the end of its pipe: it kills the groups left
+        _watcher.append(watcher)
+        ending.callback(_watcher.remove, watcher)
+        yield
+
+
+def _tell(line: str) -> None:
+    for watcher in _watcher:
+        assert watcher.stdin is not None
+        watcher.stdin.write(f"{line}\n")
+        watcher.stdin.flush()
 
 
 def own(group: int) -> None:
     """A process group the build started: the watcher kills it if the build ends first."""
-    for watcher in _watcher:
-        assert watcher.stdin is not None
-        watcher.stdin.write(f"+{group}\n")
-        watcher.stdin.flush()
+    _tell(f"+{group}")
 
 
 def end(group: int) -> None:
     """Kill a process group the build started, and tell the watcher."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
-    for watcher in _watcher:
-        assert watcher.stdin is not None
-        with contextlib.suppress(BrokenPipeError):
-            watcher.stdin.write(f"-{group}\n")
-            watcher.stdin.flush()
+    with contextlib.suppress(BrokenPipeError):
+        _tell(f"-{group}")

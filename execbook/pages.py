@@ -58,12 +58,8 @@ def is_executed(text: str) -> bool:
 
 def executed(language: str) -> dict[str, Path]:
     """docname -> source path of the pages of one language that execute code."""
-    tree = config.DOCS / language
-    return {
-        p.relative_to(tree).with_suffix("").as_posix(): p
-        for p in sorted(tree.rglob("*.md"))
-        if config.BUILD.name not in p.parts and is_executed(p.read_text("utf-8"))
-    }
+    pages = check.page_sources(config.DOCS / language)
+    return {name: p for name, p in pages.items() if p.suffix == ".md" and is_executed(p.read_text("utf-8"))}
 
 
 def read(text: str, path: str | Path = "page.md") -> NotebookNode:
@@ -98,19 +94,11 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), "raises-exception"]
         guard = new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})
         cells.append((start, guard))
-    title = next(
-        (
-            (i, n)
-            for i, (start, c) in enumerate(cells)
-            if c.cell_type == "markdown"
-            for n, line in enumerate(c.source.split("\n"))
-            if line.startswith("# ")
-        ),
-        None,
-    )
-    if title is None:
+    markdown = [(at, c.source.split("\n")) for at, (_, c) in enumerate(cells) if c.cell_type == "markdown"]
+    titles = [(at, n) for at, texts in markdown for n, text in enumerate(texts) if text.startswith("# ")]
+    if not titles:
         raise PageError(f"{Path(path).name}: an executed page needs a # title")
-    at, line = title
+    at, line = titles[0]
     start, heading = cells[at]
     above, below = heading.source.split("\n")[: line + 1], heading.source.split("\n")[line + 1 :]
     key = " ".join(names)  # the build's key for these examples (in its Sphinx processes), else computed here

@@ -12,7 +12,7 @@ from string import Template
 from typing import Any
 
 from . import check, config
-from .check import FRONT_MATTER
+from .newbook import FRONT_MATTER
 
 # What a new page starts with, as string.Template texts ($name: the example's name; in the words,
 # $term: a glossary term, $link: a label, $glued: the glued number's key without its language).
@@ -100,16 +100,13 @@ def problem(slug: str) -> str | None:
 def add_to_toctree(index: Path, slug: str) -> str:
     """The page goes last in the index's toctree, before the pages [tool.book] toctree-tail keeps last;
     the page it comes after."""
-    lines = index.read_text("utf-8").split("\n")
-    start = next(i for i, line in enumerate(lines) if line.startswith("```{toctree}"))
-    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("```"))
-    at = next((i for i in range(start + 1, end) if lines[i].strip() in config.TOCTREE_TAIL), end)
-    lines.insert(at, slug)
-    index.write_text("\n".join(lines), "utf-8")
-    return next(
-        (line.strip() for line in reversed(lines[start + 1 : at]) if line.strip() and not line.startswith(":")),
-        "the first page",
-    )
+    text = index.read_text("utf-8")
+    toctree = next(block for block in check.parse(text).blocks if block.directive == "toctree")
+    entries = [(number, line.strip()) for number, line in toctree.body if line.strip()]  # below its options
+    lines = text.split("\n")
+    at = next((number for number, entry in entries if entry in config.TOCTREE_TAIL), toctree.closing or len(lines) + 1)
+    index.write_text("\n".join([*lines[: at - 1], slug, *lines[at - 1 :]]), "utf-8")
+    return next((entry for number, entry in reversed(entries) if number < at), "the first page")
 
 
 def default_label(slug: str) -> str:
@@ -154,16 +151,13 @@ def main(command: str, arguments: list[str]) -> int:
     (config.EXAMPLES / f"{name}.py").write_text(Template(chosen["example"]).substitute(name=name), "utf-8")
     with open(config.MANIFEST, "a", encoding="utf-8") as manifest:
         manifest.write(Template(chosen["entry"]).substitute(name=name))
-    after = ""
+    after, fields = "", {"name": name, "glued": glued, "link": link_target(chosen["link"], label)}
     for language in config.LANGUAGES:
         words: dict[str, str] = {**WORDS, **chosen["words"].get(language, {})}
         term = glossary_term(language, chosen["term"])
         if term is None:  # no glossary: the words without the role
             words = {key: text.replace("{term}`$term`", "term") for key, text in words.items()}
-        filled = {
-            key: Template(text).substitute(name=name, glued=glued, link=link_target(chosen["link"], label), term=term)
-            for key, text in words.items()
-        }
+        filled = {key: Template(text).substitute(fields, term=term) for key, text in words.items()}
         filled["after"] = filled["after"].replace(f"{glued}_en", f"{glued}_{language}")  # the language's own key
         page = config.DOCS / language / f"{slug}.md"
         page.parent.mkdir(parents=True, exist_ok=True)

@@ -7,13 +7,16 @@ them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a c
 installs it in the notebook kernel), `brief` for a text (a warning).
 """
 
+import contextlib
 import linecache
 import os
 import re
 import sys
 import sysconfig
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import groupby
 from typing import TextIO
 
 JUPYTER = {
@@ -114,58 +117,42 @@ def fold_line(origins: list[str], indent: str = "") -> str:
     return f"{indent}[{count} frame{'s' if count != 1 else ''} in {where} left out]"
 
 
+def _folded(parts: list[tuple[str | None, str]], end: str = "") -> list[str]:
+    """parts: (None, text kept) or (origin, indent) of a frame left out; each run of the latter one
+    fold_line (at the indent of its last frame), followed by end."""
+    out: list[str] = []
+    for left_out, run in groupby(parts, key=lambda part: part[0] is not None):
+        found = list(run)
+        origins = [origin for origin, _ in found if origin is not None]
+        out += [fold_line(origins, found[-1][1]) + end] if left_out else [text for _, text in found]
+    return out
+
+
 # --- tracebacks inside a text (a warning's message, the output of a command)
-
-
-def _frames_in_text(lines: list[str]) -> list[tuple[int, int, re.Match[str]]]:
-    """[(start, end, match)] of each frame of a Python traceback in lines: its File line and the
-    more indented lines under it (its source line, the carets)."""
-    found: list[tuple[int, int, re.Match[str]]] = []
-    i = 0
-    while i < len(lines):
-        match = FRAME_LINE.match(lines[i])
-        if not match:
-            i += 1
-            continue
-        end, indent = i + 1, len(match["indent"])
-        while (
-            end < len(lines)
-            and not FRAME_LINE.match(lines[end])
-            and lines[end].strip()
-            and len(lines[end]) - len(lines[end].lstrip()) > indent
-            and not lines[end].lstrip().startswith("(Triggered internally")
-        ):
-            end += 1
-        found.append((i, end, match))
-        i = end
-    return found
 
 
 def fold_text(text: str, places: Places) -> str:
     """text with the frames of its Python tracebacks that are not the reader's code folded into
-    one line per run, and the reader's frames named as places.display names them."""
-    lines = text.split("\n")
-    out: list[str] = []
-    run: list[str] = []
-    last, run_indent = 0, ""
-    for start, end, match in _frames_in_text(lines):
-        path = match["path"]
-        if run and (start != last or places.is_ours(path)):  # text, or a frame of ours, ends a run
-            out.append(fold_line(run, run_indent))
-            run = []
-        out.extend(lines[last:start])
-        if places.is_ours(path):
-            where = places.cell_label(path) or f'File "{places.display(path)}"'
+    one line per run, and the reader's frames named as places.display names them. A frame is its
+    File line and the more indented lines under it (its source line, the carets)."""
+    parts: list[tuple[str | None, str]] = []
+    frame: re.Match[str] | None = None  # the frame the lines read now belong to
+    for line in text.split("\n"):
+        under = frame is not None and len(line) - len(line.lstrip()) > len(frame["indent"]) and line.strip()
+        if not under or line.lstrip().startswith("(Triggered internally"):
+            frame = None
+        if match := FRAME_LINE.match(line):
+            frame = match
+            if not places.is_ours(match["path"]):
+                parts.append((places.origin(match["path"]), match["indent"]))
+                continue
+            where = places.cell_label(match["path"]) or f'File "{places.display(match["path"])}"'
             function = "" if match["function"] is None else f", in {match['function']}"
-            out += [f"{match['indent']}{where}, line {match['line']}{function}", *lines[start + 1 : end]]
-        else:
-            run_indent = match["indent"]
-            run.append(places.origin(path))
-        last = end
-    if run:
-        out.append(fold_line(run, run_indent))
-    out.extend(lines[last:])
-    return "\n".join(out)
+            line = f"{match['indent']}{where}, line {match['line']}{function}"
+        elif frame is not None and not places.is_ours(frame["path"]):
+            continue  # a line of a frame left out
+        parts.append((None, line))
+    return "\n".join(_folded(parts))
 
 
 def brief(text: str, places: Places) -> str:
@@ -181,15 +168,14 @@ def format_warning(
     places: Places,
     line: str | None = None,
 ) -> str:
-    """A warning as `warnings.showwarning` prints it, briefly: where it was raised only when that
-    is the reader's code (else it is a line of torch or Python), the message through `brief`."""
-    text = f"{category.__name__}: {brief(str(message), places)}\n"
+    """A warning as `warnings.showwarning` prints it (warnings.formatwarning), briefly: where it was
+    raised only when that is the reader's code (else it is a line of torch or Python), the message
+    through `brief`."""
+    text = brief(str(message), places)
     if not places.is_ours(filename):
-        return text
-    if line is None:
-        line = linecache.getline(filename, lineno)
-    source = f"  {line.strip()}\n" if line and line.strip() else ""
-    return f"{places.display(filename)}:{lineno}: {text}{source}"
+        return f"{category.__name__}: {text}\n"
+    line = (linecache.getline(filename, lineno) if line is None else line).strip()  # by the machine's path
+    return warnings.formatwarning(text, category, places.display(filename), lineno, line)
 
 
 def warning_printer(places: Places) -> Callable[..., None]:
@@ -205,11 +191,9 @@ def warning_printer(places: Places) -> Callable[..., None]:
         line: str | None = None,
     ) -> None:
         file = sys.stderr if file is None else file
-        try:
+        with contextlib.suppress(OSError):
             file.write(format_warning(message, category, filename, lineno, places, line))
             file.flush()
-        except OSError:
-            pass
 
     return show
 
@@ -225,24 +209,17 @@ def fold(entries: list[str], places: Places) -> list[str]:
     """IPython's structured traceback (a list of strings: headers, one per frame, the error) as the
     book shows it: each run of frames of code the reader did not write (torch, Python, Jupyter)
     one line that counts them, the reader's frames and the error without a path of the machine."""
-    out: list[str] = []
-    run: list[str] = []
+    parts: list[tuple[str | None, str]] = []
     for entry in entries:
         first, _, rest = entry.partition("\n")
         frame = IPYTHON_FRAME.match(first)
         # IPython names a file under the home folder "~/..." (compress_user): where is the checkout?
         path = os.path.expanduser(frame["path"]) if frame and frame["path"] else None
         if path is not None and not places.is_ours(path):
-            run.append(places.origin(path))
-            continue
-        if run:
-            out.append(fold_line(run) + "\n")
-            run = []
-        if frame is None:
-            out.append(shorten_paths(entry, places))
+            parts.append((places.origin(path), ""))
+        elif frame is None:
+            parts.append((None, shorten_paths(entry, places)))
         else:
             head = first if path is None else first.replace(frame["path"], places.display(path), 1)
-            out.append(head + ("\n" + rest if rest else ""))
-    if run:
-        out.append(fold_line(run) + "\n")
-    return out
+            parts.append((None, head + ("\n" + rest if rest else "")))
+    return _folded(parts, end="\n")

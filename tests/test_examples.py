@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from execbook import cases, check, config, kernel, pages
+from execbook import cases, check, config, kernel, newbook, pages
 from phase25 import safe_cases
 
 REPO = Path(__file__).resolve().parents[1]
@@ -228,7 +228,7 @@ def test_a_hidden_check_that_fails_names_its_line_and_example(monkeypatch):
 
 
 PAGE = (
-    check.FRONT_MATTER
+    newbook.FRONT_MATTER
     + """
 # Title
 
