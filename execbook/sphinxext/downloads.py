@@ -3,8 +3,8 @@ writes it, from the page as Sphinx resolved it: the notebook's Markdown cells ar
 Markdown (`Markdown`), cut where the page shows a code cell; its code cells are the executed
 notebook's, with this build's outputs and tags, without the book's hidden cells, glue records or
 run stamp, streams merged as the page shows them (MyST-NB's coalesce_streams) and cells numbered:
-two builds of one commit write the same bytes. The script runs an expected-error cell inside
-try/except. The repository files the code reads come first (read_files). Files:
+two builds of one commit write the same bytes. The script (jupytext's percent format) runs an
+expected-error cell inside try/except. The repository files the code reads come first (read_files). Files:
 <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
 (published on a branch).
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+import jupytext
 import nbformat
 from docutils import nodes
 from jupyter_cache import get_cache
@@ -33,6 +34,9 @@ from .words import words as ui
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
+# jupytext's options for the script: no header of the notebook's metadata; the magics are commented
+# out already (magics_commented: an expected-error cell is, before try/except wraps it)
+SCRIPT = {"notebook_metadata_filter": "-all", "comment_magics": False}
 SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
 
 
@@ -316,8 +320,8 @@ def _string_continuations(code: str) -> set[int]:
     return inside
 
 
-def expected_error_block(code: str, language: str) -> list[str]:
-    """A cell that raises on purpose, as script lines: it runs inside try/except, prints the error
+def expected_error_block(code: str, language: str) -> str:
+    """A cell that raises on purpose, as script code: it runs inside try/except, prints the error
     and goes on (and says so when it did not raise)."""
     words, keep = ui(language), _string_continuations(code)
     body = [
@@ -337,26 +341,26 @@ def expected_error_block(code: str, language: str) -> list[str]:
     assert isinstance(wrapped, ast.Try) and ast.dump(ast.parse(code)) == ast.dump(ast.Module(wrapped.body, [])), (
         "wrapping the cell in try/except changed its code"
     )
-    return block
+    return "\n".join(block)
 
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
-    """The page's code as one plain Python script (the text of a .py file)."""
+    """The page's code as one plain Python script (the text of a .py file), in jupytext's percent
+    format, the cell that starts a section titled with it."""
     header = ui(language)["script_header"].format(title=title, url=page.page_url, install=reader_links.pip_arguments())
-    out = ["# " + line for line in header.split("\n")]
     files = read_files(notebook)
-    if files:
-        out += ["", "", "# %%", files_code(files, language)]
+    cells = [nbformat.v4.new_code_cell(files_code(files, language))] if files else []
     section = None
     for index in (c for c in page.cells if isinstance(c, int)):
         cell, heading = notebook.cells[index], page.headings[index] or title
-        if not cell.source.strip():
-            continue
-        code = magics_commented(cell.source.rstrip("\n"))
-        lines = expected_error_block(code, language) if RAISES in tags(cell) else code.split("\n")
-        out += ["", "", f"# %% {plain(heading)}" if heading != section else "# %%", *lines]
-        section = heading
-    return "\n".join(out) + "\n"
+        if cell.source.strip():
+            code = magics_commented(cell.source.rstrip("\n"))
+            code = expected_error_block(code, language) if RAISES in tags(cell) else code
+            titled = {"title": plain(heading)} if heading != section else {}
+            cells.append(nbformat.v4.new_code_cell(code, metadata=titled))
+            section = heading
+    script = jupytext.writes(nbformat.v4.new_notebook(cells=cells, metadata={"jupytext": SCRIPT}), fmt="py:percent")
+    return "".join(f"# {line}\n" for line in header.split("\n")) + "\n\n" + script
 
 
 def plain(markdown: str) -> str:
