@@ -37,7 +37,7 @@ REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
 # jupytext's options for the script: no header of the notebook's metadata; the magics are commented
 # out already (magics_commented: an expected-error cell is, before try/except wraps it)
 SCRIPT = {"notebook_metadata_filter": "-all", "comment_magics": False}
-SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
+SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message)
 
 
 class Markdown:
@@ -70,7 +70,8 @@ class Markdown:
         self._lines, self._images = [], {}
 
     def _emit(self, text: str, indent: str) -> None:
-        self._lines += [indent + line if line else line for line in text.split("\n")] + [""]
+        """text's lines under indent: a list item's spaces, or a quote's "> " (on a blank line too)."""
+        self._lines += [indent + line if line else indent.rstrip() for line in text.split("\n")] + [indent.rstrip()]
 
     # --- blocks
 
@@ -79,7 +80,7 @@ class Markdown:
             self.block(child, indent)
 
     def block(self, node: nodes.Node, indent: str) -> None:
-        if isinstance(node, SKIPPED) and not (isinstance(node, nodes.raw) and node.get("format") == "html"):
+        if isinstance(node, SKIPPED) or isinstance(node, nodes.raw) and node.get("format") != "html":
             return
         if isinstance(node, nodes.Element) and "no-search" in node["classes"]:
             return  # the run stamp: the build's date and time, page furniture
@@ -114,13 +115,10 @@ class Markdown:
         elif isinstance(node, nodes.Admonition):
             title = node.next_node(nodes.title)
             heading = self.inline(title) if title else str(admonitionlabels.get(node.tagname, node.tagname))
-            quoted = Markdown(self.page_url, self.srcdir)
-            quoted._images = self._images
-            quoted.blocks([c for c in node.children if not isinstance(c, nodes.title)], "")
-            body = "\n".join(quoted._lines).strip("\n")
-            self._emit(
-                "\n".join([f"> **{heading}**", ">"] + [f"> {line}".rstrip() for line in body.split("\n")]), indent
-            )
+            self._emit(f"**{heading}**", indent + "> ")
+            self.blocks([c for c in node.children if not isinstance(c, nodes.title)], indent + "> ")
+            if self._lines:  # (none: a code cell in the quote was its last block)
+                self._lines[-1] = indent.rstrip()  # the blank line after it ends the quote
         elif node.tagname == "dropdown_main":
             summary = html_inline(node.children[0]) if node.children else ""
             self._emit(f"<details><summary>{summary}</summary>", indent)
