@@ -34,9 +34,7 @@ from .words import words as ui
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
-# jupytext's options for the script: no header of the notebook's metadata; the magics are commented
-# out already (magics_commented: an expected-error cell is, before try/except wraps it)
-SCRIPT = {"notebook_metadata_filter": "-all", "comment_magics": False}
+JUPYTEXT = {"notebook_metadata_filter": "-all", "comment_magics": False}  # no header; magics commented out already
 SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message)
 
 
@@ -300,9 +298,8 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     cells[at:at] = first
     for number, cell in enumerate(cells, 1):
         cell.id = f"cell-{number}"
-    about: dict[str, Any] = {"kernelspec": dict(notebook.metadata.get("kernelspec", {}), language="python")}
-    if "language_info" in notebook.metadata:
-        about["language_info"] = dict(notebook.metadata["language_info"])
+    about = {key: dict(notebook.metadata[key]) for key in ("kernelspec", "language_info") if key in notebook.metadata}
+    about["kernelspec"] = dict(about.get("kernelspec", {}), language="python")
     out = nbformat.v4.new_notebook(cells=cells, metadata=about)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
@@ -352,12 +349,12 @@ def script_download(page: Markdown, notebook: Any, title: str, language: str) ->
     for index in (c for c in page.cells if isinstance(c, int)):
         cell, heading = notebook.cells[index], page.headings[index] or title
         if cell.source.strip():
-            code = magics_commented(cell.source.rstrip("\n"))
+            code = magics_commented(cell.source.rstrip("\n"))  # before try/except may wrap it: not by jupytext
             code = expected_error_block(code, language) if RAISES in tags(cell) else code
             titled = {"title": plain(heading)} if heading != section else {}
             cells.append(nbformat.v4.new_code_cell(code, metadata=titled))
             section = heading
-    script = jupytext.writes(nbformat.v4.new_notebook(cells=cells, metadata={"jupytext": SCRIPT}), fmt="py:percent")
+    script = jupytext.writes(nbformat.v4.new_notebook(cells=cells, metadata={"jupytext": JUPYTEXT}), fmt="py:percent")
     return "".join(f"# {line}\n" for line in header.split("\n")) + "\n\n" + script
 
 
