@@ -121,6 +121,15 @@ def test_admonitions_dropdowns_and_tabs_degrade_to_plain_markdown():
     ]
 
 
+def test_a_code_cell_inside_an_admonition_keeps_its_place_and_the_prose_around_it():
+    page = render(".. note::\n\n   Before.\n\n   CELL 3\n\n   More.\n\nAfter.")
+    assert [cell if cell == 3 else cell.rstrip(">\n") for cell in page.cells] == [
+        "> **Note**\n>\n> Before.",
+        3,
+        "> More.\n\nAfter.",
+    ]
+
+
 def test_figures_become_attachments_html_stays_and_the_stamp_goes(tmp_path):
     (tmp_path / "curve.png").write_bytes(b"png bytes")
     tree = doctree(

@@ -3,8 +3,8 @@ writes it, from the page as Sphinx resolved it: the notebook's Markdown cells ar
 Markdown (`Markdown`), cut where the page shows a code cell; its code cells are the executed
 notebook's, with this build's outputs and tags, without the book's hidden cells, glue records or
 run stamp, streams merged as the page shows them (MyST-NB's coalesce_streams) and cells numbered:
-two builds of one commit write the same bytes. The script runs an expected-error cell inside
-try/except. The repository files the code reads come first (read_files). Files:
+two builds of one commit write the same bytes. The script (jupytext's percent format) runs an
+expected-error cell inside try/except. The repository files the code reads come first (read_files). Files:
 <outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
 (published on a branch).
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+import jupytext
 import nbformat
 from docutils import nodes
 from jupyter_cache import get_cache
@@ -33,7 +34,8 @@ from .words import words as ui
 
 FOLDER = "_downloads"
 REMOVE_OUTPUT, RAISES = "remove-output", "raises-exception"
-SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message, nodes.raw)  # raw: see visit_raw
+JUPYTEXT = {"notebook_metadata_filter": "-all", "comment_magics": False}  # no header; magics commented out already
+SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message)
 
 
 class Markdown:
@@ -66,7 +68,8 @@ class Markdown:
         self._lines, self._images = [], {}
 
     def _emit(self, text: str, indent: str) -> None:
-        self._lines += [indent + line if line else line for line in text.split("\n")] + [""]
+        """text's lines under indent: a list item's spaces, or a quote's "> " (on a blank line too)."""
+        self._lines += [indent + line if line else indent.rstrip() for line in text.split("\n")] + [indent.rstrip()]
 
     # --- blocks
 
@@ -75,7 +78,7 @@ class Markdown:
             self.block(child, indent)
 
     def block(self, node: nodes.Node, indent: str) -> None:
-        if isinstance(node, SKIPPED) and not (isinstance(node, nodes.raw) and node.get("format") == "html"):
+        if isinstance(node, SKIPPED) or isinstance(node, nodes.raw) and node.get("format") != "html":
             return
         if isinstance(node, nodes.Element) and "no-search" in node["classes"]:
             return  # the run stamp: the build's date and time, page furniture
@@ -110,13 +113,10 @@ class Markdown:
         elif isinstance(node, nodes.Admonition):
             title = node.next_node(nodes.title)
             heading = self.inline(title) if title else str(admonitionlabels.get(node.tagname, node.tagname))
-            quoted = Markdown(self.page_url, self.srcdir)
-            quoted._images = self._images
-            quoted.blocks([c for c in node.children if not isinstance(c, nodes.title)], "")
-            body = "\n".join(quoted._lines).strip("\n")
-            self._emit(
-                "\n".join([f"> **{heading}**", ">"] + [f"> {line}".rstrip() for line in body.split("\n")]), indent
-            )
+            self._emit(f"**{heading}**", indent + "> ")
+            self.blocks([c for c in node.children if not isinstance(c, nodes.title)], indent + "> ")
+            if self._lines:  # (none: a code cell in the quote was its last block)
+                self._lines[-1] = indent.rstrip()  # the blank line after it ends the quote
         elif node.tagname == "dropdown_main":
             summary = html_inline(node.children[0]) if node.children else ""
             self._emit(f"<details><summary>{summary}</summary>", indent)
@@ -298,9 +298,8 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     cells[at:at] = first
     for number, cell in enumerate(cells, 1):
         cell.id = f"cell-{number}"
-    about: dict[str, Any] = {"kernelspec": dict(notebook.metadata.get("kernelspec", {}), language="python")}
-    if "language_info" in notebook.metadata:
-        about["language_info"] = dict(notebook.metadata["language_info"])
+    about = {key: dict(notebook.metadata[key]) for key in ("kernelspec", "language_info") if key in notebook.metadata}
+    about["kernelspec"] = dict(about.get("kernelspec", {}), language="python")
     out = nbformat.v4.new_notebook(cells=cells, metadata=about)
     nbformat.validate(out)
     return nbformat.writes(out) + "\n"
@@ -316,8 +315,8 @@ def _string_continuations(code: str) -> set[int]:
     return inside
 
 
-def expected_error_block(code: str, language: str) -> list[str]:
-    """A cell that raises on purpose, as script lines: it runs inside try/except, prints the error
+def expected_error_block(code: str, language: str) -> str:
+    """A cell that raises on purpose, as script code: it runs inside try/except, prints the error
     and goes on (and says so when it did not raise)."""
     words, keep = ui(language), _string_continuations(code)
     body = [
@@ -337,26 +336,26 @@ def expected_error_block(code: str, language: str) -> list[str]:
     assert isinstance(wrapped, ast.Try) and ast.dump(ast.parse(code)) == ast.dump(ast.Module(wrapped.body, [])), (
         "wrapping the cell in try/except changed its code"
     )
-    return block
+    return "\n".join(block)
 
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
-    """The page's code as one plain Python script (the text of a .py file)."""
+    """The page's code as one plain Python script (the text of a .py file), in jupytext's percent
+    format, the cell that starts a section titled with it."""
     header = ui(language)["script_header"].format(title=title, url=page.page_url, install=reader_links.pip_arguments())
-    out = ["# " + line for line in header.split("\n")]
     files = read_files(notebook)
-    if files:
-        out += ["", "", "# %%", files_code(files, language)]
+    cells = [nbformat.v4.new_code_cell(files_code(files, language))] if files else []
     section = None
     for index in (c for c in page.cells if isinstance(c, int)):
         cell, heading = notebook.cells[index], page.headings[index] or title
-        if not cell.source.strip():
-            continue
-        code = magics_commented(cell.source.rstrip("\n"))
-        lines = expected_error_block(code, language) if RAISES in tags(cell) else code.split("\n")
-        out += ["", "", f"# %% {plain(heading)}" if heading != section else "# %%", *lines]
-        section = heading
-    return "\n".join(out) + "\n"
+        if cell.source.strip():
+            code = magics_commented(cell.source.rstrip("\n"))  # before try/except may wrap it: not by jupytext
+            code = expected_error_block(code, language) if RAISES in tags(cell) else code
+            titled = {"title": plain(heading)} if heading != section else {}
+            cells.append(nbformat.v4.new_code_cell(code, metadata=titled))
+            section = heading
+    script = jupytext.writes(nbformat.v4.new_notebook(cells=cells, metadata={"jupytext": JUPYTEXT}), fmt="py:percent")
+    return "".join(f"# {line}\n" for line in header.split("\n")) + "\n\n" + script
 
 
 def plain(markdown: str) -> str:
