@@ -249,29 +249,16 @@ def main(argv: list[str] | None = None) -> int:
         if device == "cpu":
             rows.append(small_mlp(args.repeats))
         batch = (data_batch[0].to(device), data_batch[1].to(device))
-        rows.append(
-            measure(
-                f"mini-GPT (n_layer {default.n_layer}, n_embd {default.n_embd})", default, device, batch, args.repeats
-            )
-        )
-        rows.append(
-            measure(f"10x (n_layer {bigger.n_layer}, n_embd {bigger.n_embd})", bigger, device, batch, args.repeats)
-        )
+        for label, config in (("mini-GPT", default), ("10x", bigger)):
+            name = f"{label} (n_layer {config.n_layer}, n_embd {config.n_embd})"
+            rows.append(measure(name, config, device, batch, args.repeats))
         if device == "cuda":
             for label, sizes in (("GPT-2-small-sized", GPT2_SMALL), ("GPT-2-medium-sized", GPT2_MEDIUM)):
                 config = GPTConfig(**sizes)
-                rows.append(
-                    measure(
-                        f"{label} ({config.n_layer} x {config.n_embd}, {GPT2_BATCH} x {config.block_size} tokens)",
-                        config,
-                        device,
-                        batch_for(config, device, settings.seed, GPT2_BATCH),
-                        max(5, args.repeats // 2),
-                    )
-                )
+                name = f"{label} ({config.n_layer} x {config.n_embd}, {GPT2_BATCH} x {config.block_size} tokens)"
+                gpt2_batch = batch_for(config, device, settings.seed, GPT2_BATCH)
+                rows.append(measure(name, config, device, gpt2_batch, max(5, args.repeats // 2)))
                 torch.cuda.empty_cache()
-        if not rows:
-            break
 
     width = max((len(r.name) for r in rows), default=5)
     print(

@@ -666,6 +666,5 @@ def _accumulate_grad_check() -> tuple[bool, str]:
     exp_node = x.exp().grad_fn
     assert exp_node is not None
     node = exp_node.next_functions[0][0]
-    return accumulated_variable(
-        node
-    ) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
+    holds = accumulated_variable(node) is x
+    return holds, f"{type(node).__name__}.variable is the leaf: {holds}"
