@@ -206,10 +206,6 @@ def measure_loss(
     return Figures(name, device, sum(p.numel() for p in model.parameters()), plain_bytes, diagnosed_bytes, seconds)
 
 
-def verdict(ok: bool) -> str:
-    return "MET" if ok else "MISSED"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20, help="timed triples per row (default 20)")
@@ -275,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.median('anomaly') * 1e3:>6.1f} ms  {r.median('diagnosed') * 1e3:>6.1f} ms  "
             f"{r.ratio('anomaly'):>12.2f}x  {r.ratio('diagnosed'):>14.2f}x  "
             f"{r.median('diagnosed') / r.median('anomaly'):>16.2f}x  "
-            f"{verdict(r.time_met)}"
+            f"{'MET' if r.time_met else 'MISSED'}"
         )
     print(
         f"\nmemory: peak bytes of tensor memory, plain against diagnosed (CPU: a forward and its examination; "
@@ -286,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r.name:<{width}}  {r.device:>6}  {r.plain_bytes / 2**20:>7.2f} MiB  "
             f"{r.diagnosed_bytes / 2**20:>7.2f} MiB  {r.memory_ratio:>5.2f}x  "
-            f"{verdict(r.memory_ratio <= MEMORY_TARGET)}"
+            f"{'MET' if r.memory_ratio <= MEMORY_TARGET else 'MISSED'}"
         )
     print(f"(not counted: the digests' fixed weights, {CHUNK * 4 // 2**10} KiB allocated once per process and device)")
     if "cpu" in devices:

@@ -355,10 +355,6 @@ Check = Callable[[], tuple[bool, str]]
 PROBES: dict[str, tuple[str, Check]] = {}
 
 
-def _first_missing(names: Sequence[str]) -> str | None:
-    return next((name for name in names if _resolve(name) is None), None)
-
-
 def _not_applicable(what: str) -> tuple[bool, str]:
     return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
 
@@ -368,7 +364,7 @@ def probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[
 
     def register(check: Check) -> Check:
         def guarded() -> tuple[bool, str]:
-            missing = _first_missing(requires)
+            missing = next((name for name in requires if _resolve(name) is None), None)
             return _not_applicable(missing) if missing else check()
 
         PROBES[name] = (statement, guarded)
