@@ -206,10 +206,6 @@ def measure_loss(
     return Figures(name, device, sum(p.numel() for p in model.parameters()), plain_bytes, diagnosed_bytes, seconds)
 
 
-def verdict(ok: bool) -> str:
-    return "MET" if ok else "MISSED"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20, help="timed triples per row (default 20)")
@@ -249,29 +245,16 @@ def main(argv: list[str] | None = None) -> int:
         if device == "cpu":
             rows.append(small_mlp(args.repeats))
         batch = (data_batch[0].to(device), data_batch[1].to(device))
-        rows.append(
-            measure(
-                f"mini-GPT (n_layer {default.n_layer}, n_embd {default.n_embd})", default, device, batch, args.repeats
-            )
-        )
-        rows.append(
-            measure(f"10x (n_layer {bigger.n_layer}, n_embd {bigger.n_embd})", bigger, device, batch, args.repeats)
-        )
+        for label, config in (("mini-GPT", default), ("10x", bigger)):
+            name = f"{label} (n_layer {config.n_layer}, n_embd {config.n_embd})"
+            rows.append(measure(name, config, device, batch, args.repeats))
         if device == "cuda":
             for label, sizes in (("GPT-2-small-sized", GPT2_SMALL), ("GPT-2-medium-sized", GPT2_MEDIUM)):
                 config = GPTConfig(**sizes)
-                rows.append(
-                    measure(
-                        f"{label} ({config.n_layer} x {config.n_embd}, {GPT2_BATCH} x {config.block_size} tokens)",
-                        config,
-                        device,
-                        batch_for(config, device, settings.seed, GPT2_BATCH),
-                        max(5, args.repeats // 2),
-                    )
-                )
+                name = f"{label} ({config.n_layer} x {config.n_embd}, {GPT2_BATCH} x {config.block_size} tokens)"
+                gpt2_batch = batch_for(config, device, settings.seed, GPT2_BATCH)
+                rows.append(measure(name, config, device, gpt2_batch, max(5, args.repeats // 2)))
                 torch.cuda.empty_cache()
-        if not rows:
-            break
 
     width = max((len(r.name) for r in rows), default=5)
     print(
@@ -288,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{r.median('anomaly') * 1e3:>6.1f} ms  {r.median('diagnosed') * 1e3:>6.1f} ms  "
             f"{r.ratio('anomaly'):>12.2f}x  {r.ratio('diagnosed'):>14.2f}x  "
             f"{r.median('diagnosed') / r.median('anomaly'):>16.2f}x  "
-            f"{verdict(r.time_met)}"
+            f"{'MET' if r.time_met else 'MISSED'}"
         )
     print(
         f"\nmemory: peak bytes of tensor memory, plain against diagnosed (CPU: a forward and its examination; "
@@ -299,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r.name:<{width}}  {r.device:>6}  {r.plain_bytes / 2**20:>7.2f} MiB  "
             f"{r.diagnosed_bytes / 2**20:>7.2f} MiB  {r.memory_ratio:>5.2f}x  "
-            f"{verdict(r.memory_ratio <= MEMORY_TARGET)}"
+            f"{'MET' if r.memory_ratio <= MEMORY_TARGET else 'MISSED'}"
         )
     print(f"(not counted: the digests' fixed weights, {CHUNK * 4 // 2**10} KiB allocated once per process and device)")
     if "cpu" in devices:

@@ -85,12 +85,8 @@ def load():
     return f"load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "load unknown"
 
 
-def stats(values):
-    return statistics.median(values), min(values), max(values)
-
-
 def line(label, values, unit, digits):
-    med, lo, hi = stats(values)
+    med, lo, hi = statistics.median(values), min(values), max(values)
     return f"  {label:<22} median {med:.{digits}f} {unit}   min {lo:.{digits}f}   max {hi:.{digits}f}"
 
 

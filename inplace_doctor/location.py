@@ -120,9 +120,7 @@ def user_frame() -> Site:
     while frame is not None:
         filename = frame.f_code.co_filename
         internal = _INTERNAL.get(filename)
-        if internal is None:
-            internal = is_internal(filename)
-        if not internal:
+        if not (is_internal(filename) if internal is None else internal):
             break
         frame = frame.f_back
     return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)
@@ -157,9 +155,7 @@ def user_callers() -> tuple[Site, ...]:
     while frame is not None and len(found) <= MAX_CALLERS:
         filename = frame.f_code.co_filename
         internal = _INTERNAL.get(filename)
-        if internal is None:
-            internal = is_internal(filename)
-        if not internal:
+        if not (is_internal(filename) if internal is None else internal):
             found.append(Site(filename, frame.f_lineno))
         elif found and is_ours(filename):
             break  # the runner's exec, or diagnose() calling the target: below the program

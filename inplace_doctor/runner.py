@@ -275,14 +275,11 @@ def _note_how_it_ended(
 ) -> None:
     script = display_path(options.path)
     steps = _steps(report.passes)
-    if stopped:
-        why = (
-            "at the first backward with a finding"
-            if options.until_finding and report.findings
-            else f"after backward {len(steps)}"
-            + (" (the default cap; --steps N or --steps all runs on)" if options.until_finding else "")
-        )
-        report.notes.append(f"stopped {script} {why}")
+    if stopped and options.until_finding and report.findings:
+        report.notes.append(f"stopped {script} at the first backward with a finding")
+    elif stopped:
+        cap = " (the default cap; --steps N or --steps all runs on)" if options.until_finding else ""
+        report.notes.append(f"stopped {script} after backward {len(steps)}{cap}")
     elif not steps and ended_well:
         held = [
             name
@@ -405,15 +402,11 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
 
 def running(options: Options) -> str:
     """How long the program runs under the diagnoser, in words."""
-    return (
-        "to its end"
-        if options.steps is None
-        else f"until a backward raises or has a finding (at most {options.steps} backward passes)"
-        if options.until_finding
-        else "until its first backward"
-        if options.steps == 1
-        else f"for {options.steps} backward passes"
-    )
+    if options.steps is None:
+        return "to its end"
+    if options.until_finding:
+        return f"until a backward raises or has a finding (at most {options.steps} backward passes)"
+    return "until its first backward" if options.steps == 1 else f"for {options.steps} backward passes"
 
 
 def print_outcome(outcome: Outcome, short: str, long: str) -> int:
@@ -422,11 +415,8 @@ def print_outcome(outcome: Outcome, short: str, long: str) -> int:
     if outcome.internal is not None:
         print(f"{short}: error: {outcome.internal}", file=sys.stderr)
         return 2
-    if outcome.status == 2 and not outcome.report.passes:  # nothing to report but the failure
-        print_traceback(outcome.error)
-        print(f"{short}: error: {outcome.failure}", file=sys.stderr)
-        return 2
-    print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
+    if outcome.status != 2 or outcome.report.passes:  # else nothing to report but the failure
+        print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
     if outcome.failure:
         print_traceback(outcome.error)
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)

@@ -355,10 +355,6 @@ Check = Callable[[], tuple[bool, str]]
 PROBES: dict[str, tuple[str, Check]] = {}
 
 
-def _first_missing(names: Sequence[str]) -> str | None:
-    return next((name for name in names if _resolve(name) is None), None)
-
-
 def _not_applicable(what: str) -> tuple[bool, str]:
     return False, f"{NOT_APPLICABLE}{what} is missing from torch {torch.__version__}"
 
@@ -368,7 +364,7 @@ def probe(name: str, statement: str, requires: Sequence[str] = ()) -> Callable[[
 
     def register(check: Check) -> Check:
         def guarded() -> tuple[bool, str]:
-            missing = _first_missing(requires)
+            missing = next((name for name in requires if _resolve(name) is None), None)
             return _not_applicable(missing) if missing else check()
 
         PROBES[name] = (statement, guarded)
@@ -666,6 +662,5 @@ def _accumulate_grad_check() -> tuple[bool, str]:
     exp_node = x.exp().grad_fn
     assert exp_node is not None
     node = exp_node.next_functions[0][0]
-    return accumulated_variable(
-        node
-    ) is x, f"{type(node).__name__}.variable is the leaf: {accumulated_variable(node) is x}"
+    holds = accumulated_variable(node) is x
+    return holds, f"{type(node).__name__}.variable is the leaf: {holds}"

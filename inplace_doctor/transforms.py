@@ -17,8 +17,6 @@ import torch
 from . import torch_private
 from .memory import tensors_in
 
-TRANSFORMS = ("grad", "grad_and_value", "vjp", "jacrev")
-
 
 def _tracked(value: Any, leaves: list[torch.Tensor]) -> Any:
     """value with each tensor replaced by a copy that autograd tracks; the leaves appended."""

@@ -150,10 +150,6 @@ def configured(make: Callable[..., Made], *args: Any, **kwargs: Any) -> Made:
         raise UsageError(str(exc)) from None
 
 
-def switches_of(config: GPTConfig) -> dict[str, Any]:
-    return {name: getattr(config, name) for name in keys_of(GPTConfig)}
-
-
 def default_out(config: GPTConfig) -> str:
     name = "25-B" if config.inplace else "25-A"
     if config.bypass != "none":
@@ -267,7 +263,7 @@ def cmd_diagnose(args: list[str]) -> int:
     x, y = probe_batch(data)
     print(
         f"diagnosing one forward of the probe batch ({x.size(0)} sequences of {x.size(1)} tokens), "
-        f"seed {seed}, " + ", ".join(f"{name}={value}" for name, value in switches_of(config).items())
+        f"seed {seed}, " + ", ".join(f"{name}={getattr(config, name)}" for name in keys_of(GPTConfig))
     )
     print(diagnose(build_model(config, seed), x, y))
     return 0

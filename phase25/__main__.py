@@ -59,18 +59,9 @@ def measured(names: list[str] | None = None, compile: bool = True) -> tuple[reco
     """(record, outcomes) of the installed torch, printing each claim as it is checked."""
     outcomes = {}
     for name in names or claims.CLAIMS:
-        outcomes[name] = claims.evaluate(name)
-        outcome = outcomes[name]
-        verdict = (
-            "n/a   "
-            if not outcome.applicable
-            else "holds "
-            if outcome.holds
-            else "BROKEN"
-            if outcome.broken
-            else "no    "
-        )  # no: a claim recorded, not required
-        print(f"  {verdict}  {name}", flush=True)
+        outcome = outcomes[name] = claims.evaluate(name)
+        verdict = "holds" if outcome.holds else "BROKEN" if outcome.broken else "no"  # no: recorded, not required
+        print(f"  {verdict if outcome.applicable else 'n/a':<6}  {name}", flush=True)
     return record.measure(outcomes, compile=compile), outcomes
 
 

@@ -9,6 +9,7 @@ else is computed where it is first needed.
 """
 
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +45,8 @@ SHARED: list[tuple[Callable[..., Any], dict[str, Any]]] = [
 def compute_shared(index: int) -> None:
     """Compute SHARED[index] (in a worker process of precompute)."""
     function, arguments = SHARED[index]
-    try:
+    with suppress(BackwardRaised):  # kept in the store all the same: gradients of run B raise
         function(**arguments)
-    except BackwardRaised:  # kept in the store all the same: gradients of run B raise
-        pass
 
 
 def precompute(workers: int) -> None:
