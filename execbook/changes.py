@@ -3,8 +3,7 @@
 After every build, the values each page glued (its executed notebook, in the execution cache) go
 to docs/_build/glue-values.json; the build compares them with the previous build's and lists the
 ones that changed, old → new, in the console and in docs/_build/glue-changes.txt (beside the site).
-A figure or a table is compared whole and said to have changed; the run stamp is left out (its
-time changes on every run, on purpose).
+A figure or a table is compared whole and said to have changed.
 """
 
 import ast
@@ -21,7 +20,6 @@ from . import config
 
 VALUES = config.BUILD / "glue-values.json"
 CHANGES = config.BUILD / "glue-changes.txt"
-LEFT_OUT = {"book_stamp"}
 TAGS = re.compile(r"<[^>]+>")
 SHOWN = 70  # characters of a value the list shows
 
@@ -42,7 +40,7 @@ def glued(notebook: Any) -> dict[str, str]:
     found = {}
     for output in (o for cell in notebook.cells for o in cell.get("outputs", [])):
         key = scrapbook(output).get("name")
-        if not key or key in LEFT_OUT:
+        if not key:
             continue
         data = mimes(output)
         image = next((v for k, v in data.items() if k.startswith("image/")), None)

@@ -1,5 +1,5 @@
 """What the book's notebook kernel runs around the pages' cells. execbook.pages adds a hidden setup
-cell under each executed page's title (`stamp`) and a hidden guard after each cell that loads an
+cell first on each executed page (`begin`) and a hidden guard after each cell that loads an
 example (`check`: it judges the cell against examples/cases.toml, then runs the example's hidden
 checks). The build loads this module as an IPython extension (`install`): a cell's traceback keeps
 the reader's frames and folds those of torch, Python and Jupyter (execbook.tracebacks), with no
@@ -7,10 +7,8 @@ path of the build machine.
 """
 
 import builtins
-import datetime
 import faulthandler
 import os
-import platform
 import re
 import sys
 import threading
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
 _last: dict[str, BaseException | None] = {"error": None}
-_baseline: set[str] = set()  # the names of the page's namespace before its first example (stamp)
+_baseline: set[str] = set()  # the names of the page's namespace before its first example (begin)
 _outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
@@ -172,17 +170,7 @@ def outcomes() -> dict[str, cases.Outcome]:
     return dict(_outcomes)
 
 
-def stamp() -> None:
-    """Glue `book_stamp`: the releases that produced this page's outputs ([tool.book] `fingerprinted`,
-    Python) and when, language-neutral so that cells stay identical; the page shows it under its
-    title (execbook.pages)."""
-    from importlib.metadata import version
-
-    from IPython.display import HTML
-    from myst_nb import glue
-
+def begin() -> None:
+    """Note the names of the page's namespace before its first example, which each example's guard
+    keeps (forget_example); the page's hidden setup cell calls it (execbook.pages)."""
     _baseline.update(_namespace())
-    releases = [f"{name} {version(name)}" for name in config.FINGERPRINTED]
-    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    shown = " · ".join([*releases, f"Python {platform.python_version()}", sys.platform, when])
-    glue("book_stamp", HTML(f'<div class="book-stamp">⚙ {shown}</div>'), display=False)

@@ -50,8 +50,6 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
         elif kind == "error":
             yield kind, "\n".join([output.get("evalue", ""), *output.get("traceback", [])])
         elif kind in ("execute_result", "display_data"):
-            if changes.scrapbook(output).get("name") in changes.LEFT_OUT:
-                continue  # the run stamp: its time changes on purpose
             data = changes.mimes(output)
             for mime in TEXT_OUTPUTS:
                 value = data.get(mime)

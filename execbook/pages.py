@@ -3,10 +3,9 @@ of such a page (`file_format: mystnb`; it only names the examples it loads, `:lo
 executes its notebook and MyST-NB reads the same one (a custom format, execbook.sphinxext.config),
 so the execution cache serves both. To MyST-NB's reading it adds each example's shown code (its
 file above the hidden checks, comments made neutral) and name (`example` metadata), the
-raises-exception tag from the manifest, a hidden guard after it (execbook.kernel.check), and under
-the title a hidden setup cell that names the page's fingerprint (execbook.deps) and glues the run
-stamp. Each added cell takes the source line of the cell it belongs to (`source_map`), so Sphinx's
-warnings name the author's lines.
+raises-exception tag from the manifest, a hidden guard after it (execbook.kernel.check), and first
+a hidden setup cell that names the page's fingerprint (execbook.deps). Each added cell takes the
+source line of the cell it belongs to (`source_map`), so Sphinx's warnings name the author's lines.
 """
 
 import json
@@ -17,16 +16,14 @@ from pathlib import Path
 
 from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
 from nbformat import NotebookNode
-from nbformat.v4 import new_code_cell, new_markdown_cell
+from nbformat.v4 import new_code_cell
 
 from . import cases, check, comments, config, deps
 
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
 HIDDEN = {"tags": ["remove-cell"]}
-SETUP = "# this page's inputs: {fingerprint} (execbook.deps)\nimport execbook.kernel as _book\n_book.stamp()"
-# the stamp's time is left out of the search index (Sphinx skips class no-search)
-STAMP = "::::{container} no-search\n```{glue:} book_stamp\n```\n::::"
+SETUP = "# this page's inputs: {fingerprint} (execbook.deps)\nimport execbook.kernel as _book\n_book.begin()"
 LOAD = re.compile(r"^(\s*):load:\s*(\S+)\s*$", re.M)
 # Each page's fingerprint, computed once in a build: the build gives its Sphinx processes its own.
 KEYS: dict[str, str] = {}
@@ -94,24 +91,12 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), "raises-exception"]
         guard = new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})
         cells.append((start, guard))
-    markdown = [(at, c.source.split("\n")) for at, (_, c) in enumerate(cells) if c.cell_type == "markdown"]
-    titles = [(at, n) for at, texts in markdown for n, text in enumerate(texts) if text.startswith("# ")]
-    if not titles:
+    markdown = (c.source.split("\n") for _, c in cells if c.cell_type == "markdown")
+    if not any(text.startswith("# ") for texts in markdown for text in texts):
         raise PageError(f"{Path(path).name}: an executed page needs a # title")
-    at, line = titles[0]
-    start, heading = cells[at]
-    above, below = heading.source.split("\n")[: line + 1], heading.source.split("\n")[line + 1 :]
     key = " ".join(names)  # the build's key for these examples (in its Sphinx processes), else computed here
     KEYS[key] = json.loads(os.environ.get(KEYS_ENV) or "{}").get(key) or deps.page_fingerprint(names)
-    setup = new_code_cell(SETUP.format(fingerprint=KEYS[key]), metadata=HIDDEN)
-    title_line = start + 1 + line  # 0-based
-    added = [(start, new_markdown_cell("\n".join(above), metadata=heading.metadata)), (title_line, setup)]
-    added.append((title_line - 1, new_markdown_cell(STAMP)))
-    rest = "\n".join(below)
-    if rest.strip():
-        skipped = len(rest) - len(rest.lstrip("\n"))
-        added.append((title_line + skipped, new_markdown_cell(rest.strip("\n"))))
-    cells[at : at + 1] = added
+    cells.insert(0, (cells[0][0], new_code_cell(SETUP.format(fingerprint=KEYS[key]), metadata=HIDDEN)))
     notebook.cells = [cell for _, cell in cells]
     notebook.metadata["source_map"] = [start for start, _ in cells]
     return notebook

@@ -188,7 +188,7 @@ def glue_output(key, value):
 PRINTED = nbformat.v4.new_output("stream", name="stdout", text="4\n")
 BOOK_NOTEBOOK = [  # the page's notebook: its own Markdown cells are not used (the doctree is)
     ("markdown", "# The title", [], []),
-    ("code", "import execbook.kernel as _book\n_book.stamp()", ["remove-cell"], []),
+    ("code", "import execbook.kernel as _book\n_book.begin()", ["remove-cell"], []),
     ("code", "n = 4\nprint(n)", ["hide-input"], [PRINTED, glue_output("n", "4")]),
     ("code", '_book.check("example")', ["remove-cell"], [glue_output("n", "4")]),
     (

@@ -64,7 +64,7 @@ def test_both_languages_execute_the_same_cells(page):
 def test_cells_are_tagged_and_guarded_as_the_manifest_says(page):
     cells = code_cells("en", page)
     setup_metadata, setup = cells[0]
-    assert setup_metadata["tags"] == ["remove-cell"] and "_book.stamp()" in setup
+    assert setup_metadata["tags"] == ["remove-cell"] and "_book.begin()" in setup
     for (metadata, _), (guard_metadata, guard) in itertools.pairwise(cells):
         name = loaded(metadata)
         if name is None:

@@ -213,8 +213,8 @@ def test_no_visible_output_is_longer_than_a_screenful(site):
     long = []
     for page in every_page(site):
         article, _ = visible_text((site / page).read_text(encoding="utf-8"))
-        # an output block ends at its </pre>, never past the next cell's input (an HTML output,
-        # such as the run stamp, has no <pre>)
+        # an output block ends at its </pre>, never past the next cell's input (an HTML output
+        # has no <pre>)
         for block in re.findall(r'(?s)<div class="cell_output(?:(?!<div class="cell_input).)*?</pre>', article):
             lines = visible_text(block)[1].count("\n")
             if lines > OUTPUT_LINES:

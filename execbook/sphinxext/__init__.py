@@ -103,7 +103,7 @@ def link_images(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
 def setup(app: "Sphinx") -> "ExtensionMetadata":
     for part in (bilingual, downloads, links, status):
         part.setup(app)
-    app.add_config_value("book_fingerprinted", "", "env")  # sphinxext.config: the installed releases
+    app.add_config_value("book_fingerprinted", [], "env")  # sphinxext.config: the installed releases
     app.connect("source-read", note_dependencies)
     app.connect("env-get-outdated", executed_again)
     app.connect("doctree-read", comments_in_language)

@@ -4,9 +4,8 @@
   explicit labels (ids both languages share) so that book.js (execbook/sphinxext/static) keeps the section in view;
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
-- glossary ids shared across languages, the run stamp required on every executed page, code marked
-  English, MyST-NB's cell toggles in the page's language. (The mirror check is execbook.check's:
-  every build runs it before Sphinx.)
+- glossary ids shared across languages, code marked English, MyST-NB's cell toggles in the page's
+  language. (The mirror check is execbook.check's: every build runs it before Sphinx.)
 """
 
 import html
@@ -18,7 +17,6 @@ from xml.sax.saxutils import escape, quoteattr
 
 from docutils import nodes
 from markupsafe import Markup
-from sphinx.util import logging
 from sphinx.util.nodes import _make_id
 
 from .. import check, config
@@ -32,8 +30,6 @@ if TYPE_CHECKING:
     from sphinx.environment import BuildEnvironment
     from sphinx.writers.html5 import HTML5Translator
 
-logger = logging.getLogger(__name__)
-STAMP_CLASS = "book-stamp"
 # The pages a search engine is pointed at: the generated ones but the search page
 SITEMAP_GENERATED = ["genindex"]
 SITEMAP_HEADER = (
@@ -192,22 +188,6 @@ def visit_hidden_cell(self: "HTML5Translator", node: nodes.Element) -> None:
     )
 
 
-def check_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
-    from myst_nb.sphinx_ import NbMetadataCollector
-
-    if NbMetadataCollector.get_exec_data(app.env, docname) is None:
-        return  # not an executed page
-    stamped = any(STAMP_CLASS in node.astext() for node in doctree.findall(nodes.raw))
-    if not stamped:
-        logger.warning(
-            f"{docname} executes code but shows no run stamp: its setup cell (added by "
-            "execbook/pages.py under the title) did not run execbook.kernel.stamp()",
-            location=docname,
-            type="bilingual",
-            subtype="stamp",
-        )
-
-
 def setup(app: "Sphinx") -> None:
     from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 
@@ -215,6 +195,5 @@ def setup(app: "Sphinx") -> None:
     app.connect("html-page-context", add_switcher)
     app.connect("doctree-resolved", mark_code_language)
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
-    app.connect("doctree-resolved", check_stamp)
     app.connect("doctree-resolved", add_glossary_anchors)
     app.connect("build-finished", write_site_root)

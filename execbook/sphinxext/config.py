@@ -78,8 +78,8 @@ def configure(language: str) -> dict[str, Any]:
         nb_code_prompt_show=words["show"],
         nb_code_prompt_hide=words["hide"],
         # another release of a fingerprinted distribution (torch) re-reads every page (Sphinx re-reads
-        # on a changed config value)
-        book_fingerprinted=" ".join(f"{d} {version(d)}" for d in config.FINGERPRINTED),
+        # on a changed config value); each executed page's run stamp names them (sphinxext.status)
+        book_fingerprinted=[f"{d} {version(d)}" for d in config.FINGERPRINTED],
         today_fmt="%Y-%m-%d",
         # Sphinx strings its catalog of a language lacks, in the book's docs/locale/<lang>/LC_MESSAGES/
         # (sphinx.po, and sphinx.js for the JavaScript ones): absolute, as Sphinx looks for sphinx.js

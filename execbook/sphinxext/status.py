@@ -1,12 +1,14 @@
-"""The status page's execution table, and the pages read on every build (ALWAYS_READ: the status
-page shows the build date; the glossary's terms are index entries, which Sphinx keeps only for the
-pages it read). MyST-NB's ``{nb-exec-table}`` gets the book's table: when each executed page ran
-and whether it succeeded, in the page's language, and no run times, so that two builds of one
-commit publish the same site but for its dates.
+"""The status page's execution table, each executed page's run stamp, and the pages read on every
+build (ALWAYS_READ: the status page shows the build date; the glossary's terms are index entries,
+which Sphinx keeps only for the pages it read). MyST-NB's ``{nb-exec-table}`` gets the book's
+table: when each executed page ran and whether it succeeded, in the page's language, and no run
+times, so that two builds of one commit publish the same site but for its dates.
 """
 
 import datetime
+import html
 import posixpath
+import sys
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
@@ -35,6 +37,27 @@ def _row(*cells: str | nodes.paragraph) -> nodes.row:
     return row
 
 
+def ran_at(ran: dict[str, Any]) -> str:
+    """When MyST-NB's record of a page's execution (its execution cache's) says it ran, UTC."""
+    return datetime.datetime.fromtimestamp(ran["mtime"], datetime.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def add_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
+    """Under an executed page's title, the run stamp: when its outputs were computed, and with which
+    releases: those [tool.book] `fingerprinted` names (the page's fingerprint holds them, so its
+    cached execution is theirs; sphinxext.config) and the kernel's Python (the executed notebook's
+    language_info). Left out of the search index (class no-search)."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    ran, title = NbMetadataCollector.get_exec_data(app.env, docname), doctree.next_node(nodes.title)
+    if not ran or title is None:
+        return
+    python = app.env.metadata[docname]["language_info"]["version"]
+    shown = " · ".join([*app.config.book_fingerprinted, f"Python {python}", sys.platform, f"{ran_at(ran)} UTC"])
+    stamp = nodes.raw("", f'<div class="book-stamp">⚙ {html.escape(shown)}</div>', format="html")
+    title.parent.insert(title.parent.index(title) + 1, nodes.container("", stamp, classes=["no-search"]))
+
+
 def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.table:
     from myst_nb.sphinx_ import NbMetadataCollector
 
@@ -59,10 +82,9 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
             refwarn=True,
         )
         link += nodes.inline(text=env.titles[docname].astext())
-        when = datetime.datetime.fromtimestamp(ran["mtime"], datetime.UTC).strftime("%Y-%m-%d %H:%M")
         body += _row(
             nodes.paragraph("", "", link),
-            when,
+            ran_at(ran),
             words["status_succeeded" if ran["succeeded"] is True else "status_failed"],
         )
     return table
@@ -81,3 +103,4 @@ class FillExecutionTable(SphinxPostTransform):
 def setup(app: "Sphinx") -> None:
     app.connect("env-get-outdated", always_read)
     app.add_post_transform(FillExecutionTable)
+    app.connect("doctree-resolved", add_stamp)
