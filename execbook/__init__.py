@@ -23,16 +23,16 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 # The public API, name -> (module, its name there): imported when first used, so that importing
-# execbook needs no book (execbook.config finds one when it is first imported)
+# execbook needs no book (execbook.config finds one when it is first asked)
 _EXPORTS = {
     **{n: ("cases", n) for n in ("Case", "Outcome", "cases_with")},
     "ENTRY_KEYS": ("cases", "KEYS"),
     **{
         n: ("checks", n)
-        for n in ("FIGURE_WIDTH", "LANGUAGES", "glue", "glue_by_value", "glue_figure", "glue_html", "glue_number")
+        for n in ("FIGURE_WIDTH", "glue", "glue_by_value", "glue_figure", "glue_html", "glue_number")
         + ("glue_words", "number", "raised")
     },
-    **{n: ("config", n) for n in ("EXAMPLES", "REPO", "STORE")},
+    **{n: ("config", n) for n in ("EXAMPLES", "LANGUAGES", "REPO", "STORE")},
     "excerpt": ("changes", "excerpt"),
     "store_folder": ("store", "folder"),
     "memoized": ("store", "memoized"),

@@ -15,6 +15,8 @@ pyproject.toml); --root DIR, before the command, names another: python -m execbo
 import os
 import sys
 
+from .config import NoBook
+
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--root"] and len(argv) > 1:
@@ -45,13 +47,12 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    except LookupError as missing:  # execbook.config.NoBook: no book in this folder or above it
-        if type(missing).__module__ != "execbook.config":
-            raise
+    alone = argv[0] in ("build", "check", "sizes", "new-book")  # the others: one module, two commands
+    try:
+        return module.main(argv[1:]) if alone else module.main(argv[0], argv[1:])
+    except NoBook as missing:  # the book is found when first needed
         print(f"execbook: error: {missing}", file=sys.stderr)
         return 2
-    alone = argv[0] in ("build", "check", "sizes", "new-book")  # the others: one module, two commands
-    return module.main(argv[1:]) if alone else module.main(argv[0], argv[1:])
 
 
 if __name__ == "__main__":

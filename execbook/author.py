@@ -34,7 +34,7 @@ def run(name: str) -> int:
     if problem := check.unreadable(cases.manifest()[name].path, python=True):
         print(problem, file=sys.stderr)
         return 1
-    for note in check.flipped():
+    for note in check.flipped(config.MANIFEST):
         print(note, file=sys.stderr)
     tree = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
     loading = [d for d, p in tree.items() if f"/{name}.py" in p.read_text("utf-8", "replace")]

@@ -57,7 +57,7 @@ def check_sources() -> dict[str, dict[str, NotebookNode]]:
             f"{len(found)} problem(s) in the sources (python -m execbook "
             "check lists them in seconds); the site was not updated",
         )
-    for note in check.flipped():  # an entry that no longer raises: the sentences that quoted its error
+    for note in check.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
     problems = []
     notebooks: dict[str, dict[str, NotebookNode]] = {}
@@ -438,18 +438,15 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
         raise BuildFailed(problems)
 
 
-# What a cold build (--cold) starts without: what pages executed, computed and Sphinx read.
-WARM = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
-SITES = config.BUILD / "sites"  # each build's site: docs/_build/html links to the last good one (publish)
-
-
-def build(languages: tuple[str, ...] = tuple(config.LANGUAGES), cold: bool = False) -> None:
+def build(languages: tuple[str, ...], cold: bool = False) -> None:
     """Check, execute, then Sphinx (a process per language, side by side), which reads every
     executed page from the cache; one build per checkout at a time, nothing left running when it
     ends, however it ends (execbook.lifetime). cold: every page executes, everything is computed."""
     with lifetime.held(config.BUILD, say):
         if cold:
-            for folder in WARM:
+            # what a cold build starts without: what pages executed, computed and Sphinx read
+            warm = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
+            for folder in warm:
                 shutil.rmtree(folder, ignore_errors=True)
         _build(languages)
 
@@ -502,8 +499,8 @@ def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40)
             values[docname] = changes.glued(cache.merge_match_into_notebook(next(iter(by_language.values())))[1])
         except KeyError:
             continue
-    lines = changes.record(values)
-    where = changes.CHANGES.relative_to(config.REPO)
+    lines = changes.record(values, config.GLUE_VALUES, config.GLUE_CHANGES)
+    where = config.GLUE_CHANGES.relative_to(config.REPO)
     if not lines:
         say(f"no glued value changed ({where})")
         return
@@ -517,13 +514,13 @@ def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40)
 def new_site() -> Path:
     """A folder for this build's site, after removing the sites no longer published (those of
     earlier builds, or what a killed build left)."""
-    SITES.mkdir(parents=True, exist_ok=True)
-    if not os.path.lexists(config.SITE) and (SITES / "before-links").is_dir():  # killed while changing layout
-        config.SITE.symlink_to(Path(SITES.name, "before-links"))
-    for old in SITES.iterdir():
+    config.SITES.mkdir(parents=True, exist_ok=True)
+    if not os.path.lexists(config.SITE) and (config.SITES / "before-links").is_dir():  # killed while changing layout
+        config.SITE.symlink_to(Path(config.SITES.name, "before-links"))
+    for old in config.SITES.iterdir():
         if old != config.SITE.resolve():
             shutil.rmtree(old)
-    return SITES / str(time.time_ns())
+    return config.SITES / str(time.time_ns())
 
 
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:
@@ -540,7 +537,7 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
     link.unlink(missing_ok=True)
     link.symlink_to(fresh.relative_to(config.BUILD))
     if config.SITE.is_dir() and not config.SITE.is_symlink():  # a site published before the links, once
-        config.SITE.rename(SITES / "before-links")
+        config.SITE.rename(config.SITES / "before-links")
     os.replace(link, config.SITE)
     new_site()  # the earlier sites go
 
@@ -549,11 +546,11 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
 NOT_COPIED = (".git", ".nox", ".venv", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
 
 
-def copy_repository(destination: Path, keep_build: bool = True, repository: Path = config.REPO) -> Path:
+def copy_repository(destination: Path, keep_build: bool = True, repository: Path | None = None) -> Path:
     """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
     is False)."""
     ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
-    shutil.copytree(repository, destination, ignore=ignore, symlinks=True)  # docs/_build/html: a link
+    shutil.copytree(repository or config.REPO, destination, ignore=ignore, symlinks=True)  # docs/_build/html: a link
     return Path(destination)
 
 

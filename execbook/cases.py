@@ -68,7 +68,7 @@ def _problem(name: str, entry: dict[str, Any]) -> str | None:
     return found or (own(name, entry) if own is not None else None)
 
 
-def load(path: Path = config.MANIFEST) -> dict[str, Case]:
+def load(path: Path) -> dict[str, Case]:
     """name -> Case, in the manifest's order."""
     try:
         entries = tomllib.loads(Path(path).read_text("utf-8"))
@@ -90,7 +90,7 @@ def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.tom
 
 @cache
 def manifest() -> dict[str, Case]:
-    return load()
+    return load(config.MANIFEST)
 
 
 @cache

@@ -18,8 +18,6 @@ from typing import Any
 
 from . import config
 
-VALUES = config.BUILD / "glue-values.json"
-CHANGES = config.BUILD / "glue-changes.txt"
 TAGS = re.compile(r"<[^>]+>")
 SHOWN = 70  # characters of a value the list shows
 
@@ -122,7 +120,7 @@ def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> l
     return out
 
 
-def record(values: dict[str, dict[str, str]], values_file: Path = VALUES, changes_file: Path = CHANGES) -> list[str]:
+def record(values: dict[str, dict[str, str]], values_file: Path, changes_file: Path) -> list[str]:
     """Save this build's glued values, compare them with the last build's, write the changes file;
     the lines of what changed (empty when nothing did, or on the first build)."""
     old = json.loads(values_file.read_text("utf-8")) if values_file.is_file() else None

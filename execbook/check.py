@@ -454,7 +454,7 @@ def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
     return found
 
 
-def flipped(manifest: Path = config.MANIFEST) -> list[str]:
+def flipped(manifest: Path) -> list[str]:
     """A note per entry that said `raises` at the last commit (git) and now says `completes`, with the
     sentences that quote what its example glues: they may describe an error that no longer happens."""
     git = ["git", "show", f"HEAD:./{manifest.name}"]
@@ -541,9 +541,9 @@ def _pairs(kind: str, mine: Source, theirs: Source, todo: str) -> list[Problem]:
 # --- all of it
 
 
-def problems(docs: str | Path = config.DOCS, languages: Collection[str] = tuple(config.LANGUAGES)) -> list[Problem]:
+def problems(docs: str | Path | None = None, languages: Collection[str] | None = None) -> list[Problem]:
     """Everything wrong with the sources, in file and line order (empty when the book may build)."""
-    docs = Path(docs)
+    docs, languages = Path(docs or config.DOCS), languages or tuple(config.LANGUAGES)
     if bad := unreadable(config.MANIFEST):
         return [bad]
     try:
@@ -584,7 +584,7 @@ def main(arguments: list[str]) -> int:
         print(*found, sep="\n")
         print(f"execbook: check: {len(found)} problem(s) in the sources ({seconds})", file=sys.stderr)
         return 1
-    for note in flipped():
+    for note in flipped(config.MANIFEST):
         print(note, file=sys.stderr)
     pages = sum(len(page_sources(config.DOCS / lang)) for lang in config.LANGUAGES)
     print(f"execbook: check: ok, {pages} pages in {len(config.LANGUAGES)} languages ({seconds})")

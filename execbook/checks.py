@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from .config import LANGUAGES  # noqa: F401 - the hidden checks' languages, in build order
+from . import config
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -55,15 +55,15 @@ def number(value: float, language: str, spec: str = "") -> str:
 
 def glue_number(key: str, value: float, spec: str = "") -> None:
     """Glue value as `<key>_<language>` for each language, written as its readers write numbers."""
-    for language in LANGUAGES:
+    for language in config.LANGUAGES:
         glue(f"{key}_{language}", number(value, language, spec))
 
 
 def glue_words(key: str, words: dict[str, str]) -> None:
     """Glue words[language] as `<key>_<language>` (words: one text per language of the book)."""
-    if set(words) != set(LANGUAGES):
-        raise ValueError(f"{key}: words for {sorted(words)}, need {list(LANGUAGES)}")
-    for language in LANGUAGES:
+    if set(words) != set(config.LANGUAGES):
+        raise ValueError(f"{key}: words for {sorted(words)}, need {list(config.LANGUAGES)}")
+    for language in config.LANGUAGES:
         glue(f"{key}_{language}", words[language])
 
 
@@ -92,7 +92,7 @@ def glue_figure(key: str, draw: Callable[[str], "Figure"]) -> None:
     import PIL.Image
     from IPython.display import Image
 
-    for language in LANGUAGES:
+    for language in config.LANGUAGES:
         figure = draw(language)
         drawn, buffer = io.BytesIO(), io.BytesIO()
         figure.savefig(drawn, format="png", dpi=FIGURE_DPI, metadata={"Software": None})
@@ -107,5 +107,5 @@ def glue_html(key: str, render: Callable[[str], str]) -> None:
     """Glue render(language) (an HTML string) as `<key>_<language>`."""
     from IPython.display import HTML
 
-    for language in LANGUAGES:
+    for language in config.LANGUAGES:
         glue(f"{key}_{language}", HTML(render(language)))

@@ -13,7 +13,6 @@ from importlib.util import resolve_name
 from pathlib import Path
 
 from . import cases, comments, config, store
-from .config import REPO
 
 
 @cache
@@ -21,7 +20,7 @@ def module_file(name: str) -> Path | None:
     """This repository's file of the module `a.b.c` (a/b/c.py or a/b/c/__init__.py), or None."""
     if name.split(".")[0] not in config.PACKAGES:
         return None
-    base = REPO.joinpath(*name.split("."))
+    base = config.REPO.joinpath(*name.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             return path
@@ -29,7 +28,7 @@ def module_file(name: str) -> Path | None:
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(REPO).with_suffix("").parts
+    parts = path.relative_to(config.REPO).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -58,22 +57,22 @@ def closure(paths: set[Path]) -> set[Path]:
         if path in seen:
             continue
         seen.add(path)
-        if not path.is_relative_to(REPO):  # an engine installed apart: its file alone
+        if not path.is_relative_to(config.REPO):  # an engine installed apart: its file alone
             continue
         for name in _imports(path, path.stat().st_mtime_ns):
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
-    if REPO / "execbook" / "config.py" in seen:  # the one module that reads data files at import
-        seen |= {REPO / source for source in config.SOURCES if (REPO / source).is_file()}
+    if config.REPO / "execbook" / "config.py" in seen:  # the one module that reads data files (pyproject.toml)
+        seen |= {config.REPO / source for source in config.SOURCES if (config.REPO / source).is_file()}
     return seen
 
 
 def _read_paths(entry: str) -> set[Path]:
     if entry.startswith(cases.WITH):
         return {p for case in cases.cases_with(entry.removeprefix(cases.WITH)) for p in example_dependencies(case.name)}
-    path = REPO / entry
+    path = config.REPO / entry
     if path.is_dir():  # what git tracks there, not an install's copies (store.project_files)
-        return {p for p in store.project_files(REPO) if p.is_relative_to(path)}
+        return {p for p in store.project_files(config.REPO) if p.is_relative_to(path)}
     return {path}
 
 
@@ -102,7 +101,7 @@ def fingerprint(paths: Iterable[Path], *extra: str) -> str:
     """The fingerprint of these repository files, of extra strings and of the installed releases of
     the distributions [tool.book] `fingerprinted` names (torch, for phase 25)."""
     releases = (f"{d} {version(d)}" for d in config.FINGERPRINTED)
-    return store.fingerprint(paths, REPO, *releases, *extra, read=comments.fingerprinted)  # comments run nothing
+    return store.fingerprint(paths, config.REPO, *releases, *extra, read=comments.fingerprinted)  # comments run nothing
 
 
 def example_entries(name: str) -> list[str]:

@@ -21,24 +21,25 @@ from . import cases, changes, check, config, pages
 TEXT_OUTPUTS = ("text/plain", "text/html", "text/markdown", "text/latex")
 
 
-# (pattern, what, what to do) of what no published output may hold (the checkout's path is this machine's)
-UNSTABLE = [
-    (
-        re.compile(r"\b0x[0-9a-fA-F]{6,}\b"),
-        "a memory address",
-        "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), not the object",
-    ),
-    (
-        re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"),
-        "a path of the build machine",
-        "print a path relative to the repository (path.relative_to(...)) or only its name",
-    ),
-    (
-        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
-        "a random id",
-        "print something that is the same on every run",
-    ),
-]
+def unstable() -> list[tuple[re.Pattern[str], str, str]]:
+    """(pattern, what, what to do) of what no published output may hold (the checkout's path is this machine's)"""
+    return [
+        (
+            re.compile(r"\b0x[0-9a-fA-F]{6,}\b"),
+            "a memory address",
+            "it changes on every run: print what the object is (type(x).__name__, x.name(), a shape), not the object",
+        ),
+        (
+            re.compile(re.escape(str(config.REPO)) + r"|(?<![\w.])/tmp/[\w./-]*"),
+            "a path of the build machine",
+            "print a path relative to the repository (path.relative_to(...)) or only its name",
+        ),
+        (
+            re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+            "a random id",
+            "print something that is the same on every run",
+        ),
+    ]
 
 
 def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
@@ -89,7 +90,7 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
         if cell.cell_type != "code":
             continue
         for kind, text in _texts(cell):
-            for pattern, what, todo in UNSTABLE:
+            for pattern, what, todo in unstable():
                 hit = pattern.search(text)
                 if not hit:
                     continue

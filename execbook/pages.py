@@ -62,7 +62,7 @@ def executed(language: str) -> dict[str, Path]:
 def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     """The page as the book executes and shows it: MyST-NB's notebook of the author's text, each
     `:load:` made `:example: <name>` (a line for a line), and the manifest's additions."""
-    path = config.REPO / path  # relative: to the repository's root (an absolute one stays)
+    path = Path(config.REPO, path)  # relative: to the repository's root (an absolute one stays)
     source = check.parse(text, path, check.shown_path(path))
     problem = next(chain(check.fence_problems(source), check.cell_problems(source)), None)
     if problem is not None:

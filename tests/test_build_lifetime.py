@@ -164,7 +164,7 @@ def test_publishing_leaves_the_last_good_site_or_the_new_one_at_every_step(tmp_p
     the old site or the new one, whole; the next build's start tidies what was left."""
     monkeypatch.setattr(config, "BUILD", tmp_path)
     monkeypatch.setattr(config, "SITE", tmp_path / "html")
-    monkeypatch.setattr(build, "SITES", tmp_path / "sites")
+    monkeypatch.setattr(config, "SITES", tmp_path / "sites")
 
     def site(text, languages=("en", "es")):
         fresh = build.new_site()

@@ -45,7 +45,7 @@ def test_a_line_of_the_shown_code_is_named_at_its_line_of_the_file():
 
 def test_editing_a_comment_changes_no_fingerprint_adding_one_does(tmp_path, monkeypatch):
     monkeypatch.setattr(config, "EXAMPLES", tmp_path)
-    monkeypatch.setattr(deps, "REPO", tmp_path)
+    monkeypatch.setattr(config, "REPO", tmp_path)
     example = tmp_path / "x.py"
     example.write_text(EXAMPLE, encoding="utf-8")
     before = deps.fingerprint([example])

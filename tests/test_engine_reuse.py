@@ -8,6 +8,7 @@ names none.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -272,6 +273,29 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
     )
     assert elsewhere.returncode != 0 and elsewhere.stderr.startswith("execbook: error: no book in "), elsewhere.stderr
     assert "Traceback" not in elsewhere.stderr
+
+
+def test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder(tmp_path):
+    """Importing the engine needs no book (Sphinx, MyST-NB or a tool may import it anywhere): the book
+    is found when first needed, and its absence is then a NoBook that names the folder searched."""
+    engine = config.REPO / "execbook"
+    modules = sorted(".".join(p.relative_to(config.REPO).with_suffix("").parts) for p in engine.rglob("*.py"))
+    code = f"""
+import importlib
+for name in {[m.removesuffix(".__init__") for m in modules]!r}:
+    importlib.import_module(name)
+from execbook import config
+try:
+    config.LANGUAGES
+except config.NoBook as missing:
+    print(missing.searched, missing, sep="\\n")
+"""
+    env = {name: value for name, value in os.environ.items() if name != config.ROOT_ENV}
+    env["PYTHONPATH"] = os.pathsep.join([str(config.REPO), env.get("PYTHONPATH", "")])  # this checkout's engine
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    searched, message = done.stdout.splitlines()
+    assert Path(searched) == tmp_path.resolve() and message.startswith(f"no book in {searched} or above it"), message
 
 
 def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):

@@ -46,7 +46,7 @@ SMALL_PAGE = "theory/02-autograd-engine"  # a few seconds in a fresh kernel
 
 
 def test_the_addresses_come_from_the_declared_repository_and_branches():
-    owner, name = links.github_repository()
+    owner, name = links.github_repository(config.REPOSITORY)
     assert config.REPOSITORY == f"https://github.com/{owner}/{name}"
     assert links.source_url("es", "breaks/25-inplace-autograd.md") == (
         f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/docs/es/breaks/25-inplace-autograd.md"
@@ -82,7 +82,7 @@ def test_installing_the_project_installs_minigpt_and_the_packages_pages_import(i
     run = dict(cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)  # cwd: not the repository
     done = subprocess.run([sys.executable, "-c", code], **run)
     assert done.returncode == 0 and done.stdout.startswith(str(installed_project)), done.stderr
-    done = subprocess.run([sys.executable, "-c", "import execbook.config"], **run)
+    done = subprocess.run([sys.executable, "-c", "import execbook.config as c; c.REPO"], **run)
     assert done.returncode == 1 and "pyproject.toml" in done.stderr
 
 

@@ -18,7 +18,7 @@ from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
 from .. import cases, comments, deps, pages
-from ..config import EXECUTION_CACHE, LANGUAGES, MANIFEST  # not `config`: sphinxext.config's name
+from .. import config as book  # not `config`: sphinxext.config's name
 from . import bilingual, downloads, links, status
 from .words import words as ui
 
@@ -33,7 +33,7 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
         return
     names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
     made_by = {Path(__file__), Path(downloads.__file__), Path(links.__file__)}  # its comments, its downloads
-    for dependency in sorted(deps.page_dependencies(names) | made_by | {MANIFEST}):
+    for dependency in sorted(deps.page_dependencies(names) | made_by | {book.MANIFEST}):
         app.env.note_dependency(str(dependency))
 
 
@@ -43,11 +43,11 @@ def executed_again(app: "Sphinx", env: Any, added: set[str], changed: set[str], 
     from jupyter_cache import get_cache
     from myst_nb.sphinx_ import NbMetadataCollector
 
-    records = get_cache(str(EXECUTION_CACHE)).list_cache_records()
+    records = get_cache(str(book.EXECUTION_CACHE)).list_cache_records()
     again = []
     for docname in env.all_docs:
         read = NbMetadataCollector.get_exec_data(env, docname)
-        ends = tuple(f"/{language}/{docname}.md" for language in LANGUAGES)
+        ends = tuple(f"/{language}/{docname}.md" for language in book.LANGUAGES)
         if read and {r.created.timestamp() for r in records if r.uri.endswith(ends)} != {read.get("mtime")}:
             again.append(docname)
     return again

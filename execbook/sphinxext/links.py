@@ -39,7 +39,7 @@ except ModuleNotFoundError:
 """
 
 
-def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
+def github_repository(repository: str) -> tuple[str, str]:
     """'https://github.com/owner/name' -> ('owner', 'name'): Colab opens notebooks from GitHub only."""
     parts = urlsplit(repository)
     path = parts.path.strip("/").removesuffix(".git").split("/")
@@ -50,26 +50,25 @@ def github_repository(repository: str = config.REPOSITORY) -> tuple[str, str]:
     return path[0], path[1]
 
 
-# The module whose import says "this project is installed"; none for a book without a package of its own
-PROJECT = config.PROJECT_MODULE or next(iter(config.PACKAGES), "")
-
-
 def install_cell() -> str:
     """The code of a Colab notebook's first code cell."""
     return INSTALL.format(
         branch=config.SOURCE_BRANCH,
         repository=config.REPOSITORY,
         just=config.JUST_REQUIREMENT,
-        module=PROJECT,
+        module=config.PROJECT_MODULE,
         subprojects=list(config.SUBPROJECTS),
     ).rstrip("\n")
 
 
-def pip_arguments(repository: str = config.REPOSITORY) -> str:
+def pip_arguments() -> str:
     """What `pip install` takes to install the project from its address: its folders that are
     distributions of their own first (it depends on them), then the project."""
     return " ".join(
-        [*(f'"git+{repository}#subdirectory={part}"' for part in config.SUBPROJECTS), f'"git+{repository}"']
+        [
+            *(f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS),
+            f'"git+{config.REPOSITORY}"',
+        ]
     )
 
 
@@ -84,7 +83,7 @@ def notebook_path(language: str, pagename: str) -> str:
 
 
 def colab_url(language: str, pagename: str) -> str:
-    owner, name = github_repository()
+    owner, name = github_repository(config.REPOSITORY)
     return f"{COLAB_URL}{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/{notebook_path(language, pagename)}"
 
 
@@ -101,5 +100,5 @@ def clear_colab_notebooks(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> None:
-    github_repository()  # a repository Colab cannot open fails the build, not the reader's click
+    github_repository(config.REPOSITORY)  # a repository Colab cannot open fails the build, not the reader's click
     app.connect("builder-inited", clear_colab_notebooks)
