@@ -172,20 +172,20 @@ CELL_PARTS = ("source", "output", "outputs", "content")
 
 
 def visit_hidden_cell(self: "HTML5Translator", node: nodes.Element) -> None:
-    """MyST-NB's summary of a collapsed cell (myst_nb.sphinx_.visit_HideCellInput) in the page's language."""
+    """MyST-NB's summary of a collapsed cell (its own visitor, visit_HideCellInput), with what the cell
+    hides and its toggle's label in the page's language."""
+    from myst_nb.sphinx_ import visit_HideCellInput
+
     words, cell = ui(self.config.language), node.parent  # the cell's prompts still hold "{type}"
     shown = cell.get("prompt_show", "")
     part = next((p for p in CELL_PARTS if node["prompt_show"] == shown.replace("{type}", p)), None)
-    show, hide = (
-        html.escape(cell[prompt].replace("{type}", words[f"cell_{part}"]) if part else node[prompt])
-        for prompt in ("prompt_show", "prompt_hide")
-    )
-    self.body.append(
-        f'<details class="admonition hide {" ".join(node["classes"])}">\n'
-        f'<summary aria-label="{html.escape(words["cell_toggle"])}">\n'
-        f'<p class="collapsed admonition-title">{show}</p>\n<p class="expanded admonition-title">{hide}</p>\n'
-        "</summary>\n"
-    )
+    if part:
+        for prompt in ("prompt_show", "prompt_hide"):
+            node[prompt] = cell[prompt].replace("{type}", words[f"cell_{part}"])
+    start = len(self.body)
+    visit_HideCellInput(self, node)
+    toggle = self.body.index('<summary aria-label="Toggle hidden content">\n', start)  # MyST-NB's, in English
+    self.body[toggle] = f'<summary aria-label="{html.escape(words["cell_toggle"])}">\n'
 
 
 def setup(app: "Sphinx") -> None:
