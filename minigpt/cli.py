@@ -248,7 +248,7 @@ def cmd_diagnose(args: list[str]) -> int:
     """One forward of the probe batch under inplace_doctor: which in-place write overwrote what.
 
     Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
-    that script under the diagnoser (inplace_doctor/runner.py).
+    that script under the diagnoser (inplace_doctor/src/inplace_doctor/runner.py).
     """
     if args and (args[0].startswith("-") or "=" not in args[0]):
         from inplace_doctor.runner import main as diagnose_script  # only this form needs it

@@ -34,7 +34,10 @@ def source(path):
 
 
 NOT_SOURCES = (".nox", ".git")  # the virtual environments nox keeps inside the repository
-RUNNER = {Path(__file__), REPO / "execbook" / "cases.py"}  # this runner's own code (linecache reads it)
+RUNNER = {
+    Path(__file__),
+    REPO / "execbook" / "src" / "execbook" / "cases.py",
+}  # this runner's own code (linecache reads it)
 
 
 def note(path):

@@ -61,9 +61,9 @@ def page_dependencies():
         ("tapegrad/engine.py", {"theory/02-autograd-engine"}),
         ("phase25/claims.py", {"compatibility"}),
         ("minigpt/model.py", EXECUTED),
-        ("execbook/kernel.py", EXECUTED),
-        ("execbook/build.py", set()),  # the build's own code runs no cell
-        ("execbook/sphinxext/downloads.py", set()),
+        ("execbook/src/execbook/kernel.py", EXECUTED),
+        ("execbook/src/execbook/build.py", set()),  # the build's own code runs no cell
+        ("execbook/src/execbook/sphinxext/downloads.py", set()),
         ("examples/cases.toml", set()),  # a page depends on its examples' entries only (next test)
         ("docs/en/breaks/25-inplace-safe.md", set()),
         ("README.md", set()),
@@ -75,7 +75,7 @@ def test_a_change_re_executes_exactly_the_pages_that_use_it(page_dependencies, c
 
 def test_an_engine_installed_apart_fingerprints_its_own_kernel(monkeypatch, tmp_path):
     """The kernel's code counts in every page's fingerprint when the engine is installed outside the
-    book too: its own file (execbook.kernel's), not the book's execbook/kernel.py."""
+    book too: its own file (execbook.kernel's), not the book's execbook/src/execbook/kernel.py."""
     installed = tmp_path / "site-packages" / "execbook" / "kernel.py"
     installed.parent.mkdir(parents=True)
     installed.write_text(deps.KERNEL.read_text())
@@ -146,5 +146,5 @@ def test_a_folder_an_example_reads_is_what_git_tracks_there():
     """reads = ["inplace_doctor"]: not its *.egg-info/ (every `nox -s docs` rewrites it) nor the
     build/ copies `pip install ./inplace_doctor` leaves, or the diagnose page re-executes."""
     read = deps._read_paths("inplace_doctor")
-    assert REPO / "inplace_doctor" / "diagnoser.py" in read
+    assert REPO / "inplace_doctor" / "src" / "inplace_doctor" / "diagnoser.py" in read
     assert not [p for p in read if {"build", "__pycache__"} & set(p.parts) or p.parent.name.endswith(".egg-info")]

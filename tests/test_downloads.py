@@ -1,4 +1,4 @@
-"""The downloads of the executed pages (execbook/sphinxext/downloads.py).
+"""The downloads of the executed pages (execbook/src/execbook/sphinxext/downloads.py).
 
 - The Markdown rules and the notebook and script transformations, on small resolved pages (no build).
 - On the built site (the `site` fixture: nox -s e2e): every executed page offers its notebook and

@@ -77,7 +77,9 @@ sys.exit(status)
 def write_book(root: Path, engine: bool = True) -> None:
     """The tiny book in root; engine: with a copy of the engine's package beside it."""
     if engine:
-        shutil.copytree(config.REPO / "execbook", root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            config.PACKAGE_DIRS["execbook"], root / "execbook", ignore=shutil.ignore_patterns("__pycache__")
+        )
     (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (root / "examples").mkdir()
     (root / "examples" / "tiny.py").write_text(EXAMPLE, encoding="utf-8")
@@ -278,8 +280,8 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
 def test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder(tmp_path):
     """Importing the engine needs no book (Sphinx, MyST-NB or a tool may import it anywhere): the book
     is found when first needed, and its absence is then a NoBook that names the folder searched."""
-    engine = config.REPO / "execbook"
-    modules = sorted(".".join(p.relative_to(config.REPO).with_suffix("").parts) for p in engine.rglob("*.py"))
+    engine = config.PACKAGE_DIRS["execbook"]
+    modules = sorted(".".join(p.relative_to(engine.parent).with_suffix("").parts) for p in engine.rglob("*.py"))
     code = f"""
 import importlib
 for name in {[m.removesuffix(".__init__") for m in modules]!r}:
@@ -299,7 +301,7 @@ except config.NoBook as missing:
 
 
 def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):
-    """The engine's words on a page come from one table per language (execbook/sphinxext/words.py);
+    """The engine's words on a page come from one table per language (execbook/src/execbook/sphinxext/words.py);
     [tool.book.words.<language>] changes one, or starts a language from the English table; a word
     the engine does not have is refused."""
     from execbook.sphinxext import words

@@ -1,4 +1,4 @@
-"""Where a reader finds a page's source and runs it in Colab (execbook/sphinxext/links.py, downloads.py).
+"""Where a reader finds a page's source and runs it in Colab (execbook/src/execbook/sphinxext/links.py, downloads.py).
 
 - The addresses, from pyproject.toml's [tool.book] (the repository, its source branch and the
   notebooks branch, each declared once); `pip install` of the project installs `minigpt` and what
@@ -9,7 +9,7 @@
   cell itself: what it installs (the repository's address, no clone), within 80 columns.
 - The menu's template: downloads name their file, links that leave the site do not.
 - The workflow publishes the build's Colab notebooks on the notebooks branch read from
-  execbook/config.py, after the tests, from main only, with `contents: write` in that job alone.
+  execbook/src/execbook/config.py, after the tests, from main only, with `contents: write` in that job alone.
 - A real page's Colab notebook (theory/02, seconds) runs in a fresh kernel outside the repository,
   with the project installed as pip installs it (no clone): the install cell does nothing, each cell
   that must raise raises.
@@ -64,7 +64,7 @@ def test_the_addresses_come_from_the_declared_repository_and_branches():
 
 def test_config_answers_the_notebooks_branch_to_a_bare_python():
     done = subprocess.run(
-        [sys.executable, "-I", str(REPO / "execbook" / "config.py"), "notebooks-branch"],
+        [sys.executable, "-I", str(REPO / "execbook" / "src" / "execbook" / "config.py"), "notebooks-branch"],
         capture_output=True,
         text=True,
         check=True,
@@ -143,7 +143,9 @@ def test_the_install_cell_installs_the_project_from_its_address_without_its_depe
 def menu(**downloads_context):
     from jinja2 import Environment, FileSystemLoader
 
-    environment = Environment(loader=FileSystemLoader(str(REPO / "execbook" / "sphinxext" / "templates")))
+    environment = Environment(
+        loader=FileSystemLoader(str(REPO / "execbook" / "src" / "execbook" / "sphinxext" / "templates"))
+    )
     return environment.get_template("download-menu.html").render(book_downloads=downloads_context)
 
 
@@ -187,7 +189,7 @@ def test_the_workflow_publishes_the_build_s_colab_notebooks_on_their_branch():
     flow = workflow()
     jobs = flow["jobs"]
     read = " ".join(step.get("run", "") for step in jobs["releases"]["steps"])
-    assert "notebooks-branch=$(python3 execbook/config.py notebooks-branch)" in read
+    assert "notebooks-branch=$(python3 execbook/src/execbook/config.py notebooks-branch)" in read
     assert jobs["releases"]["outputs"]["notebooks-branch"] == "${{ steps.read.outputs.notebooks-branch }}"
     upload = next(step for step in jobs["book"]["steps"] if step.get("name") == "Upload the Colab notebooks")
     assert upload["uses"].startswith("actions/upload-artifact@")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from execbook import sizes
+from execbook import config, sizes
 
 REPO = Path(__file__).resolve().parent.parent
 LIMIT = 50 * 1024
@@ -133,7 +133,7 @@ def missing_references(text: str) -> list[str]:
     for match in MODULE.finditer(text):
         parts = match.group(1).split(".")
         for k in range(len(parts), 0, -1):  # the longest module, then one attribute of it at most
-            base = REPO.joinpath(*parts[:k])
+            base = config.PACKAGE_DIRS[parts[0]].joinpath(*parts[1:k])
             source = base.with_suffix(".py") if base.with_suffix(".py").is_file() else base / "__init__.py"
             if source.is_file():
                 rest = parts[k:]
@@ -167,7 +167,8 @@ def test_the_reference_check_sees_a_stale_one():
     ]
     assert (
         missing_references(
-            "see execbook/sphinxext/downloads.py, execbook.config.REPO, records/torch-<r>.json, examples/theory02_*"
+            "see execbook/src/execbook/sphinxext/downloads.py, execbook.config.REPO, "
+            " records/torch-<r>.json, examples/theory02_*"
         )
         == []
     )
@@ -180,7 +181,7 @@ def test_the_reference_check_sees_a_stale_one():
 # torch moves is torch_private (its docstring), do not even name a private API (the diagnoser's own
 # test, which moves with it). A package's own tests/ are pytest's, not the package.
 PRIVATE_TORCH = re.compile(r"^_(saved_|raw_saved_|version$|sequence_nr$)|^variable$")
-TORCH_PRIVATE = REPO / "inplace_doctor" / "torch_private.py"
+TORCH_PRIVATE = REPO / "inplace_doctor" / "src" / "inplace_doctor" / "torch_private.py"
 
 
 def private_torch_uses(path, root=REPO):
@@ -207,7 +208,9 @@ def test_only_the_diagnoser_s_torch_private_uses_torch_s_private_apis():
         for path in sizes.python_files(REPO / package)  # what git tracks: not an install's build/ copies
         if path != TORCH_PRIVATE and "tests" not in path.relative_to(REPO).parts
     ]
-    assert {"inplace_doctor/scan.py", "minigpt/graph.py"} <= {p.relative_to(REPO).as_posix() for p in modules}
+    assert {"inplace_doctor/src/inplace_doctor/scan.py", "minigpt/graph.py"} <= {
+        p.relative_to(REPO).as_posix() for p in modules
+    }
     found = [use for path in modules for use in private_torch_uses(path)]
     assert found == []
 

@@ -69,7 +69,9 @@ def test_figures_are_drawn_for_a_phone_width(site):
         width, height = struct.unpack(">II", image.read_bytes()[16:24])
         if width > widest:
             wide[str(image.relative_to(site))] = (width, height)
-    assert wide == {}, f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (execbook/checks.py)"
+    assert wide == {}, (
+        f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (execbook/src/execbook/checks.py)"
+    )
 
 
 def test_published_tree_has_both_languages_and_only_the_downloads_as_notebooks(site):
@@ -248,7 +250,7 @@ def test_every_image_opens_full_size(site):
 @pytest.mark.parametrize("language", ["es", "en"])
 def test_pages_link_no_script_they_do_not_use(site, language):
     """Font Awesome's script is linked nowhere and not published; the search scripts only on the
-    search page (execbook/sphinxext/templates)."""
+    search page (execbook/src/execbook/sphinxext/templates)."""
     assert not list((site / language / "_static" / "scripts").glob("fontawesome.js*"))
     for page in html_pages(site, language):
         scripts = set(re.findall(r'<script\b[^>]*\bsrc="(?:\.\./)*([^"?]+)', page.read_text(encoding="utf-8")))
@@ -459,7 +461,7 @@ OVERFLOWING_CODE = """() => {
 @pytest.mark.parametrize("width", [1280, 390])
 def test_no_output_runs_past_its_box(server, browser, site, width):
     """An output's verdict is often at the end of its line: every output wraps to its box, on a
-    desktop and on a phone (execbook/sphinxext/static/outputs.css). Code (80 columns) fits its box on a
+    desktop and on a phone (execbook/src/execbook/sphinxext/static/outputs.css). Code (80 columns) fits its box on a
     desktop with both sidebars shown; on a phone it scrolls sideways."""
     page = browser.new_page(viewport={"width": width, "height": 800})
     found, code, outputs = {}, {}, 0
@@ -681,7 +683,9 @@ def test_the_colour_mode_menu_reads_at_4_5_to_1_with_its_active_item(server, bro
     context.close()
     assert [active_mode for active_mode, active, *_ in items if active] == [mode], items
     low = [(item_mode, fg, bg, round(contrast(fg, bg), 2)) for item_mode, _, fg, bg in items if contrast(fg, bg) < 4.5]
-    assert low == [], f"colour-mode menu items under 4.5:1 in {mode} mode (execbook/sphinxext/static/book.css): {low}"
+    assert low == [], (
+        f"colour-mode menu items under 4.5:1 in {mode} mode (execbook/src/execbook/sphinxext/static/book.css): {low}"
+    )
 
 
 @pytest.mark.parametrize("language", ["es", "en"])
@@ -729,7 +733,7 @@ def test_axe_finds_no_serious_violations_in_light_and_dark_mode(server, browser,
     new = [[*v, summary] for v, summary in sorted(found.items()) if v not in KNOWN_VIOLATIONS]
     assert new == [], (
         "axe-core found serious or critical violations on the settled pages ([mode, page, rule, element, "
-        "what is wrong]): fix each in the page or in execbook/sphinxext/static/book.css (a colour must reach 4.5:1 in "
+        "what is wrong]): fix each in the page or in sphinxext/static/book.css (a colour must reach 4.5:1 in "
         "every state a reader sees: at rest, hovered, focused) or, if it is the theme's markup and cannot "
         "be fixed here, add (mode, page, rule, element) to KNOWN_VIOLATIONS with the reason:\n"
         + json.dumps(new, indent=1, ensure_ascii=False)
@@ -898,7 +902,7 @@ def test_root_page_without_javascript_shows_both_links(server, browser):
     context.close()
 
 
-# What a printed page leaves out (execbook/sphinxext/static/print.css): the site's furniture
+# What a printed page leaves out (execbook/src/execbook/sphinxext/static/print.css): the site's furniture
 PRINT_HIDDEN = (
     ".bd-header",
     ".bd-header-article",

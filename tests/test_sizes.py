@@ -12,7 +12,7 @@ def test_every_python_line_is_counted_once():
     assert set(found) == {*config.PACKAGES, "other", "tests", "examples"}
     every = sizes.python_files(config.REPO)
     assert sum(found.values()) == sizes.lines(every)
-    assert found["execbook"] == sizes.lines(sizes.python_files(config.REPO / "execbook"))
+    assert found["execbook"] == sizes.lines(sizes.python_files(config.PACKAGE_DIRS["execbook"]))
     assert found["examples"] == sizes.lines(sizes.python_files(config.EXAMPLES))
 
 

@@ -246,7 +246,7 @@ def test_a_guard_that_fails_fails_its_cell_with_a_brief_traceback(shell, monkeyp
     guard = shell.run_cell(GUARD, store_history=True)
     assert isinstance(guard.error_in_exec, AssertionError)
     text = "\n".join(shell.errors[-1])
-    assert "File execbook/kernel.py:" in text and not MACHINE_PATH.search(text) and str(REPO) not in text
+    assert "File execbook/src/execbook/kernel.py:" in text and not MACHINE_PATH.search(text) and str(REPO) not in text
 
 
 def test_warnings_in_the_kernel_name_the_cell_and_no_machine_path(shell, capsys):

@@ -2,7 +2,7 @@
 the static scanner, the `python -m inplace_doctor` command on any script, watch()
 and diagnose(fn), what PyTorch does with checkpoints, optimizer steps and in-place metadata ops
 (the diagnoser must say the same), CUDA, the cost (digests, not copies), and the probes of the
-private PyTorch APIs the diagnosis relies on (inplace_doctor/torch_private.py). The bugs as
+private PyTorch APIs the diagnosis relies on (inplace_doctor/src/inplace_doctor/torch_private.py). The bugs as
 people write them are in inplace_doctor/tests/diagnose_battery/ (test_diagnose_battery.py).
 
 Expected lines are never written down: each battery model marks its lines with comments

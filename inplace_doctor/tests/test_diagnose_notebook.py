@@ -66,7 +66,10 @@ def test_a_cell_whose_backward_raises_fails_after_its_report_with_its_traceback(
     assert error.ename == "RuntimeError" and "modified by an inplace operation" in error.evalue
     shown = plain(error.traceback)
     assert "loss.backward()" in shown and "Cell In[2], line 7" in shown, shown  # the cell's own frame
-    assert "inplace_doctor/notebook.py" not in shown and "inplace_doctor/runner.py" not in shown, shown
+    assert (
+        "inplace_doctor/src/inplace_doctor/notebook.py" not in shown
+        and "inplace_doctor/src/inplace_doctor/runner.py" not in shown
+    ), shown
 
 
 def test_a_cell_s_own_error_fails_it_with_its_traceback_after_the_report(notebook):

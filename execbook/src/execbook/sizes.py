@@ -26,8 +26,8 @@ def sizes() -> dict[str, int]:
     tests = [p for p in every if TESTS in p.relative_to(config.REPO).parts]  # tests/, and a package's own tests/
     examples = [p for p in every if p.is_relative_to(config.EXAMPLES) and p not in tests]
     every = [p for p in every if p not in tests and p not in examples]
-    found = {pkg: lines([p for p in every if p.relative_to(config.REPO).parts[0] == pkg]) for pkg in config.PACKAGES}
-    found["other"] = lines([p for p in every if p.relative_to(config.REPO).parts[0] not in config.PACKAGES])
+    found = {pkg: lines([p for p in every if p.is_relative_to(d)]) for pkg, d in config.PACKAGE_DIRS.items()}
+    found["other"] = lines([p for p in every if not any(map(p.is_relative_to, config.PACKAGE_DIRS.values()))])
     return found | {TESTS: lines(tests), config.EXAMPLES.name: lines(examples)}
 
 

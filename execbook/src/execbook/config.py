@@ -5,7 +5,7 @@ directory up (or BOOK_ROOT: `python -m execbook --root DIR`), not this file's. R
 [tool.book] table (languages, titles, URLs, hooks). Everything else derives from here. This file
 imports only the standard library, so that a bare Python can run it:
 
-    python3 execbook/config.py notebooks-branch  # where the workflow publishes the notebooks Colab opens
+    python3 execbook/src/execbook/config.py notebooks-branch  # where the workflow publishes the notebooks Colab opens
 """
 
 import os
@@ -79,7 +79,7 @@ def _book() -> dict[str, Any]:
     # The distributions whose installed versions the status page names ({{ numpy }}), beside Python's,
     # the engine's and the fingerprinted ones.
     VERSIONS: list[str] = list(_BOOK.get("versions", []))
-    # The engine's words on a page that the book changes or adds, per language (execbook/sphinxext/words.py).
+    # The engine's words on a page that the book changes or adds, per language (execbook.sphinxext.words).
     BOOK_WORDS: dict[str, dict[str, str]] = {k: dict(v) for k, v in _BOOK.get("words", {}).items()}
     # Lines of Python each part may have at most (python -m execbook sizes): a package's name, or "total".
     SIZE_TARGETS: dict[str, int] = dict(_BOOK.get("sizes", {}))
@@ -87,8 +87,12 @@ def _book() -> dict[str, Any]:
     # `just`, which runs the reproducer's commands (the docs extra installs it; so does a Colab notebook)
     _docs_extra = _PYPROJECT["project"].get("optional-dependencies", {}).get("docs", [])
     JUST_REQUIREMENT: str = next((d for d in _docs_extra if re.match(r"rust-just\b", d)), "")
-    # This repository's importable packages: its top-level folders with an __init__.py.
-    PACKAGES: tuple[str, ...] = tuple(sorted(p.parent.name for p in REPO.glob("*/__init__.py")))
+    # This repository's importable packages, name -> folder: its top-level folders with an __init__.py,
+    # and those of its distributions in the src layout (<distribution>/src/<package>/).
+    PACKAGE_DIRS: dict[str, Path] = {p.parent.name: p.parent for p in sorted(REPO.glob("*/__init__.py"))} | {
+        p.parent.name: p.parent for p in sorted(REPO.glob("*/src/*/__init__.py"))
+    }
+    PACKAGES: tuple[str, ...] = tuple(sorted(PACKAGE_DIRS))
     # Its top-level folders that are distributions of their own (a pyproject.toml there), which the
     # project depends on: a reader installs them beside it (pip's #subdirectory=).
     SUBPROJECTS: tuple[str, ...] = tuple(sorted(p.parent.name for p in REPO.glob("*/pyproject.toml")))
@@ -131,5 +135,5 @@ def environment(store: Path) -> dict[str, str]:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["notebooks-branch"]:
-        sys.exit("usage: python3 execbook/config.py notebooks-branch")
+        sys.exit("usage: python3 execbook/src/execbook/config.py notebooks-branch")
     print(_book()["NOTEBOOKS_BRANCH"])

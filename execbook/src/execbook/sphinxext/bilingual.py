@@ -1,7 +1,7 @@
 """The mirrored language trees (one or more, [tool.book] languages).
 
 - a language switcher on every page, to the same page in each other language, naming the page's
-  explicit labels (ids both languages share) so that book.js (execbook/sphinxext/static) keeps the section in view;
+  explicit labels (ids both languages share) so that static/book.js keeps the section in view;
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
 - glossary ids shared across languages, code marked English, MyST-NB's cell toggles in the page's

@@ -550,7 +550,11 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         cases.manifest.cache_clear()
         cases.manifest()
     except cases.ManifestError as exc:
-        return [Problem("examples/cases.toml", 1, str(exc), "fix that entry (execbook/cases.py lists the keys)")]
+        return [
+            Problem(
+                "examples/cases.toml", 1, str(exc), "fix that entry (execbook/src/execbook/cases.py lists the keys)"
+            )
+        ]
     sources = {lang: tree_sources(docs, lang) for lang in languages}
     found: list[Problem] = []
     broken: set[str] = set()

@@ -26,7 +26,7 @@ numbers = [1, 2, 3]
 numbers[3]  # raises
 
 # %% hidden checks: run after the cell, out of sight; they glue what the prose quotes and assert
-# what it states (execbook/checks.py). Nothing below this line is shown on the page.
+# what it states (execbook/src/execbook/checks.py). Nothing below this line is shown on the page.
 from execbook.checks import glue_number
 
 glue_number("${name}_length", len(numbers))  # quoted as {glue:text}`${name}_length_en`

@@ -18,9 +18,10 @@ from . import cases, comments, config, store
 @cache
 def module_file(name: str) -> Path | None:
     """This repository's file of the module `a.b.c` (a/b/c.py or a/b/c/__init__.py), or None."""
-    if name.split(".")[0] not in config.PACKAGES:
+    package, *inner = name.split(".")
+    if package not in config.PACKAGE_DIRS:
         return None
-    base = config.REPO.joinpath(*name.split("."))
+    base = config.PACKAGE_DIRS[package].joinpath(*inner)
     for path in (base.with_suffix(".py"), base / "__init__.py"):
         if path.is_file():
             return path
@@ -28,7 +29,8 @@ def module_file(name: str) -> Path | None:
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(config.REPO).with_suffix("").parts
+    roots = [folder.parent for folder in config.PACKAGE_DIRS.values() if path.is_relative_to(folder)]
+    parts = path.relative_to(roots[0] if roots else config.REPO).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -62,7 +64,7 @@ def closure(paths: set[Path]) -> set[Path]:
         for name in _imports(path, path.stat().st_mtime_ns):
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
-    if config.REPO / "execbook" / "config.py" in seen:  # the one module that reads data files (pyproject.toml)
+    if Path(config.__file__).resolve() in seen:  # the one module that reads data files (pyproject.toml)
         seen |= {config.REPO / source for source in config.SOURCES if (config.REPO / source).is_file()}
     return seen
 

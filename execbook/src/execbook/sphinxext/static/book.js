@@ -20,7 +20,7 @@ document.querySelectorAll("#pst-primary-sidebar-modal, #pst-secondary-sidebar-mo
 
 // The language switcher keeps the reader's place: each of its links (one per other language) points
 // at the section in view, by an id all languages share (the page's explicit labels, listed by
-// execbook/sphinxext/bilingual.py).
+// execbook/src/execbook/sphinxext/bilingual.py).
 function keepPlaceAcrossLanguages() {
   const links = [...document.querySelectorAll(".book-language-switch")];
   if (!links.length) return;
@@ -58,7 +58,7 @@ function rememberLanguageChoice() {
 }
 
 // A printed page shows its dropdowns (hints, hidden outputs) open, which CSS cannot do for
-// <details> (execbook/sphinxext/static/print.css hides the rest); after printing they close again.
+// <details> (execbook/src/execbook/sphinxext/static/print.css hides the rest); after printing they close again.
 function openDropdownsForPrint() {
   const opened = new Set();  // (a second beforeprint before the afterprint adds none)
   window.addEventListener("beforeprint", () => {

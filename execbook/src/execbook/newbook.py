@@ -19,7 +19,7 @@ version = "0.1.0"
 requires-python = ">=3.11"
 dependencies = ["execbook"]
 
-# The book (execbook/config.py reads it): change the addresses to yours
+# The book (execbook/src/execbook/config.py reads it): change the addresses to yours
 [tool.book]
 languages = {{ {languages} }}  # the build order too
 titles = {{ {titles} }}

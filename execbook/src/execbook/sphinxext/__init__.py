@@ -72,7 +72,7 @@ def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
             block.rawsource = shown
 
 
-# Font Awesome's script, which the theme links on every page (execbook/sphinxext/templates/static/
+# Font Awesome's script, which the theme links on every page (execbook/src/execbook/sphinxext/templates/static/
 # webpack-macros.html leaves it out, and templates/layout.html the search scripts): not published
 UNPUBLISHED = "_static/scripts/fontawesome.js"
 
