@@ -31,10 +31,12 @@ def running(glue: Callable[[str, Any], object], error: BaseException | None) -> 
 
 
 def glue(key: str, value: Any) -> None:
+    """Glue value as key, as it is (MyST-NB's glue): the language's own key, `<key>_<language>`, is the caller's."""
     _running["glue"](key, value)
 
 
 def raised() -> BaseException | None:
+    """What the example raised, as its manifest entry expects; None if it completed."""
     return _running["error"]
 
 
