@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .cases import Outcome
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # The public API, name -> (module, its name there): imported when first used, so that importing
 # execbook needs no book (execbook.config finds one when it is first asked)

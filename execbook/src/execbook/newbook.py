@@ -2,12 +2,14 @@
 (`python -m execbook build`, run in DIR, writes DIR/docs/_build/html/<language>/): its pyproject.toml
 ([tool.book]), in each language an index and a glossary of one term, then `new-page first-page`
 (execbook.scaffold): a page with an example that runs, raises on purpose and glues a number. The
-words are English in every language, to translate.
+words are English in every language, to translate. What it writes and prints points at the engine's
+documentation (its distribution's Documentation address), whose tutorial starts here.
 """
 
 import re
 import subprocess
 import sys
+from importlib.metadata import metadata
 from pathlib import Path
 
 # what makes a Markdown page one that executes (MyST-NB); this module reads no book (it writes one)
@@ -19,7 +21,7 @@ version = "0.1.0"
 requires-python = ">=3.11"
 dependencies = ["execbook"]
 
-# The book (execbook/src/execbook/config.py reads it): change the addresses to yours
+# The book's settings (each one: {documentation}en/reference/settings.html): change the addresses to yours
 [tool.book]
 languages = {{ {languages} }}  # the build order too
 titles = {{ {titles} }}
@@ -33,6 +35,12 @@ FILES = {
     "```{{toctree}}\n:maxdepth: 2\n\nglossary\n```\n",
     "glossary.md": "(book-glossary)=\n# Glossary\n\n```{{glossary}}\nlist\n  A sequence of values.\n```\n",
 }
+
+
+def documentation() -> str:
+    """The address of the engine's documentation (execbook/pyproject.toml's [project.urls] Documentation)."""
+    urls = dict(url.split(", ", 1) for url in metadata("execbook").get_all("Project-URL") or [])
+    return urls["Documentation"]
 
 
 def main(arguments: list[str]) -> int:
@@ -55,10 +63,12 @@ def main(arguments: list[str]) -> int:
     files = {
         "pyproject.toml": PYPROJECT.format(
             name=name,
+            documentation=documentation(),
             languages=", ".join(f'{code} = "{spoken}"' for code, spoken in names.items()),
             titles=", ".join(f'{code} = "{title}"' for code in names),
         ),
-        "examples/cases.toml": "# Each example's entry: what it must do (AUTHORING.md)\n",
+        "examples/cases.toml": f"# What each example must do: {documentation()}en/reference/manifest.html\n",
+        ".gitignore": "docs/_build/\n",  # what a build writes
         **{f"docs/{c}/{file}": text.format(language=c, title=title) for c in names for file, text in FILES.items()},
     }
     for path, text in files.items():
@@ -71,6 +81,7 @@ def main(arguments: list[str]) -> int:
         return 1
     print(
         f"execbook: wrote a book in {root} ({', '.join(names)}); translate its English words.\n"
-        f"  Next: cd {root} && python -m execbook build    (the site: docs/_build/html/<language>/)"
+        f"  Next: cd {root} && python -m execbook build    (the site: docs/_build/html/<language>/)\n"
+        f"  The tutorial goes on from here: {documentation()}en/tutorial/index.html"
     )
     return 0

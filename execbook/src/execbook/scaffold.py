@@ -26,8 +26,8 @@ numbers = [1, 2, 3]
 numbers[3]  # raises
 
 # %% hidden checks: run after the cell, out of sight; they glue what the prose quotes and assert
-# what it states (execbook/src/execbook/checks.py). Nothing below this line is shown on the page.
-from execbook.checks import glue_number
+# what it states (execbook's public API). Nothing below this line is shown on the page.
+from execbook import glue_number
 
 glue_number("${name}_length", len(numbers))  # quoted as {glue:text}`${name}_length_en`
 assert len(numbers) == 3, "the page says the list holds three numbers"
@@ -62,7 +62,7 @@ $intro
 
 $after
 
-% What to do next (delete this comment when done; AUTHORING.md says more):
+% What to do next (delete this comment when done; the engine's tutorial says more):
 % 1. Write the prose in both languages (docs/<language>/$slug.md): same labels, sections and
 %    cells; python -m execbook check names any difference, at its line, in seconds.
 % 2. Change examples/$name.py: what a learner types above `# %% hidden checks`, the glued
@@ -70,7 +70,7 @@ $after
 % 3. If it no longer raises, change its entry [$name] in examples/cases.toml.
 % 4. Move the page in every table of contents (docs/<language>/index.md) if it belongs
 %    elsewhere, and link to it from other pages with {ref}`$label`.
-% 5. nox -s docs builds it; the last lines say what failed, where and what to do.
+% 5. python -m execbook build builds it; the last lines say what failed, where and what to do.
 """
 )
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*(/[a-z0-9][a-z0-9-]*)*")
@@ -110,7 +110,8 @@ def add_to_toctree(index: Path, slug: str) -> str:
 
 
 def default_label(slug: str) -> str:
-    return "page-" + slug.replace("/", "-")
+    """The label convention the engine's documentation teaches: book-, then the page's path, - for /."""
+    return "book-" + slug.replace("/", "-")
 
 
 def glossary_term(language: str, first_language_term: str | None) -> str | None:
@@ -174,6 +175,6 @@ def main(command: str, arguments: list[str]) -> int:
         f"  1. python -m execbook run {name}    what the example prints and glues, in seconds\n"
         "  2. write the prose in both languages; python -m execbook check    names what differs, in seconds\n"
         f"  3. change examples/{name}.py (and its entry, if it stops raising)\n"
-        "  4. nox -s docs    builds the book (AUTHORING.md: when the build fails)"
+        "  4. python -m execbook build    builds the book; its last lines say what failed, where, and what to do"
     )
     return 0
