@@ -1,4 +1,4 @@
-"""nox -s tests | nox -s e2e | nox -s docs | nox -s check | nox -s new-page -- SLUG | nox -s bench
+"""nox -s tests | nox -s e2e | nox -s docs | nox -s check | nox -s new-page -- SLUG | nox -s bench | nox -s engine-docs
 nox -s "drift(torch='2.12.1')" | nox -s ci-container (root; .ci/run in a clean Debian root, not part of CI)
 
 BOOK_TORCH=2.12.1 nox -s docs builds the book on another release of the book's range (the docs
@@ -102,6 +102,14 @@ def in_book_environment(session, program, *arguments, fresh=True):
 def new_page(session):
     """Write a new page in both languages with one example: nox -s new-page -- <slug> (docs environment)."""
     in_book_environment(session, "python", "-m", "execbook", "new-page", *session.posargs, fresh=False)
+
+
+@nox.session(name="engine-docs", venv_backend="none")
+def engine_docs(session):
+    """Build the engine's own documentation, execbook/docs (an execbook book; no torch), in the docs
+    environment: nox -s engine-docs [-- es|en]. Its site: execbook/docs/docs/_build/html/."""
+    session.chdir("execbook/docs")
+    in_book_environment(session, "python", "-m", "execbook", "build", *session.posargs, fresh=False)
 
 
 @nox.session(venv_backend="none")

@@ -10,6 +10,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 
 from execbook import config
@@ -92,31 +93,55 @@ def tool(name):
     return found
 
 
+# The releases to PyPI, each distribution's on its own tag: workflow -> (tag, the distribution's folder)
+RELEASES = {
+    REPO / ".github" / "workflows" / "inplace-doctor-release.yml": ("inplace-doctor-v*", "inplace_doctor"),
+    REPO / ".github" / "workflows" / "execbook-release.yml": ("execbook-v*", "execbook"),
+}
+BOOK_WORKFLOW = REPO / "execbook" / "docs" / "ci" / "book.yml"  # the one the engine's documentation offers a book
+
+
 def test_actionlint_finds_nothing():
-    done = subprocess.run([tool("actionlint"), str(WORKFLOW), str(RELEASE)], capture_output=True, text=True)
+    linted = [str(WORKFLOW), *map(str, RELEASES), str(BOOK_WORKFLOW)]
+    done = subprocess.run([tool("actionlint"), *linted], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-RELEASE = REPO / ".github" / "workflows" / "inplace-doctor-release.yml"  # the diagnoser's release to PyPI
-
-
-def test_the_diagnoser_is_released_on_its_tag_tested_checked_and_published_by_trusted_publishing():
-    flow = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
-    assert flow[True] == {"push": {"tags": ["inplace-doctor-v*"]}} and flow["permissions"] == {}
+@pytest.mark.parametrize("release", RELEASES, ids=lambda path: path.stem)
+def test_each_distribution_is_released_on_its_tag_tested_checked_and_published_by_trusted_publishing(release):
+    tag, folder = RELEASES[release]
+    flow = yaml.safe_load(release.read_text(encoding="utf-8"))
+    assert flow[True] == {"push": {"tags": [tag]}} and flow["permissions"] == {}
     jobs = flow["jobs"]
     runs = " ".join(step.get("run", "") for job in jobs.values() for step in job["steps"])
-    assert "python -m pytest tests" in runs and "twine check --strict" in runs and "python -m build" in runs
+    assert (
+        "python -m pytest tests" in runs
+        and "twine check --strict" in runs
+        and f"python -m build --outdir dist {folder}" in runs
+    )
+    assert f'"{tag.removesuffix("*")}$version"' in runs, "the tag must name the version being built"
     assert jobs["build"]["needs"] == "test" and jobs["publish"]["needs"] == "build"
     assert jobs["publish"]["permissions"] == {"id-token": "write"}  # and no token: trusted publishing
     assert jobs["publish"]["steps"][-1]["uses"].startswith("pypa/gh-action-pypi-publish@")
     assert "with" not in jobs["publish"]["steps"][-1]
     used = [step["uses"] for job in jobs.values() for step in job["steps"] if "uses" in step]
     assert all(len(u.split("@")[1]) == 40 for u in used), used
-    classifiers = tomllib.loads((REPO / "inplace_doctor" / "pyproject.toml").read_text(encoding="utf-8"))
+    classifiers = tomllib.loads((REPO / folder / "pyproject.toml").read_text(encoding="utf-8"))
     named = {c.rsplit(" :: ", 1)[1] for c in classifiers["project"]["classifiers"] if c.count(" :: ") == 2}
     assert set(jobs["test"]["strategy"]["matrix"]["python"]) == {v for v in named if v[:1] == "3" and "." in v}
 
 
 def test_zizmor_finds_nothing():
-    done = subprocess.run([tool("zizmor"), "--offline", str(REPO / ".github")], capture_output=True, text=True)
+    linted = [str(REPO / ".github"), str(BOOK_WORKFLOW)]
+    done = subprocess.run([tool("zizmor"), "--offline", *linted], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_engine_s_documentation_is_built_by_ci_and_published_beside_the_book():
+    """execbook/docs builds in CI (.ci/run: a broken engine page fails it) and in the `book` job, which
+    puts its site in the artifact's folder execbook/, where its [tool.book] site-url says it lives."""
+    assert ".venv/bin/nox -s engine-docs" in (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    book = " ".join(step.get("run", "") for step in workflow()["jobs"]["book"]["steps"])
+    assert "nox -s engine-docs" in book and "cp -rL execbook/docs/docs/_build/html docs/_build/html/execbook" in book
+    engine = tomllib.loads((REPO / "execbook" / "docs" / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["book"]
+    assert engine["site-url"] == config.SITE_URL + "execbook/"
