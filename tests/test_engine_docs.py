@@ -76,3 +76,15 @@ def test_the_copies_of_phase_25_s_inventories_hold_its_labels():
 
 def test_new_books_point_at_it_where_it_is_published():
     assert newbook.documentation() == SETTINGS["site-url"]
+
+
+def test_its_spanish_follows_the_book_s_style_sheet():
+    """docs/style-es.md: one Spanish word per concept, on the engine's Spanish pages too."""
+    from test_glossary import banned_variants
+
+    found = [
+        f"{path.relative_to(ENGINE_DOCS)}:{line}: «{variant}» -> {use}"
+        for path in sorted(check.page_sources(ENGINE_DOCS / "docs" / "es").values())
+        for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), "es")
+    ]
+    assert not found, "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)
