@@ -88,3 +88,10 @@ def test_its_spanish_follows_the_book_s_style_sheet():
         for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), "es")
     ]
     assert not found, "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)
+
+
+def test_its_pages_link_to_their_sources_in_its_folder_of_the_repository():
+    """A book in a folder of its repository (this one, execbook/docs/) links each page to its file there."""
+    source = "from execbook.sphinxext import links; print(links.source_url('en', 'index.md'))"
+    done = subprocess.run([sys.executable, "-c", source], cwd=ENGINE_DOCS, capture_output=True, text=True)
+    assert done.stdout.strip() == f"{SETTINGS['repository']}/blob/main/execbook/docs/docs/en/index.md", done.stderr

@@ -201,10 +201,13 @@ def test_the_workflow_publishes_the_build_s_colab_notebooks_on_their_branch():
         config.SOURCE_BRANCH
     ]
     assert job["permissions"] == {"contents": "write"}
-    assert job["env"]["BRANCH"] == "${{ needs.releases.outputs.notebooks-branch }}"
+    # one branch per book: this one's, and the engine's documentation's (execbook/docs)
+    book = {"artifact": upload["with"]["name"], "branch": "${{ needs.releases.outputs.notebooks-branch }}"}
+    assert book in job["strategy"]["matrix"]["include"] and job["env"]["BRANCH"] == "${{ matrix.branch }}"
     download = job["steps"][0]
     assert (
-        download["uses"].startswith("actions/download-artifact@") and download["with"]["name"] == upload["with"]["name"]
+        download["uses"].startswith("actions/download-artifact@")
+        and download["with"]["name"] == "${{ matrix.artifact }}"
     )
     push = job["steps"][1]["run"]
     assert "HEAD:refs/heads/$BRANCH" in push and "--force" in push and "$TOKEN" in push

@@ -1,4 +1,4 @@
-"""Where a reader finds a page's source (<repository>/blob/<source-branch>/docs/<lang>/<page>.md) and
+"""Where a reader finds a page's source (<repository>/blob/<source-branch>/<book's folder>docs/<lang>/<page>.md) and
 runs its notebook in Colab (https://colab.research.google.com/github/<owner>/<name>/blob/
 <notebooks-branch>/<lang>/<page>.ipynb: Colab opens notebooks from GitHub only, so the deploy
 workflow publishes docs/_build/colab/ there). The Colab notebook's first code cell, INSTALL,
@@ -7,6 +7,8 @@ dependencies, so that pip keeps Colab's torch instead of a CUDA build of gigabyt
 """
 
 import shutil
+import subprocess
+from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -72,9 +74,17 @@ def pip_arguments() -> str:
     )
 
 
+@cache
+def book_folder() -> str:
+    """The book's folder inside its repository, as git names it: "" at its root, "execbook/docs/" for
+    the engine's documentation; "" outside a git checkout (a copy of a book is its own root)."""
+    done = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=config.REPO, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def source_url(language: str, source: str) -> str:
     """The page's source file in the repository; source: its path inside docs/<language>/."""
-    return f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/docs/{language}/{source}"
+    return f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/{book_folder()}docs/{language}/{source}"
 
 
 def notebook_path(language: str, pagename: str) -> str:
