@@ -39,8 +39,7 @@ FILES = {
 
 def documentation() -> str:
     """The address of the engine's documentation (execbook/pyproject.toml's [project.urls] Documentation)."""
-    urls = dict(url.split(", ", 1) for url in metadata("execbook").get_all("Project-URL") or [])
-    return urls["Documentation"]
+    return dict(url.split(", ", 1) for url in metadata("execbook").get_all("Project-URL") or [])["Documentation"]
 
 
 def main(arguments: list[str]) -> int:

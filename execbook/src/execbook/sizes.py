@@ -24,7 +24,8 @@ def sizes() -> dict[str, int]:
     """part -> lines: each package, then "other" (benchmarks, scripts), then "tests", then "examples"."""
     every = python_files(config.REPO)
     tests = [p for p in every if TESTS in p.relative_to(config.REPO).parts]  # tests/, and a package's own tests/
-    examples = [p for p in every if p.is_relative_to(config.EXAMPLES) and p not in tests]
+    # examples/, and a book's of its own (the engine's documentation's, execbook/docs/examples/)
+    examples = [p for p in every if config.EXAMPLES.name in p.relative_to(config.REPO).parts and p not in tests]
     every = [p for p in every if p not in tests and p not in examples]
     found = {pkg: lines([p for p in every if p.is_relative_to(d)]) for pkg, d in config.PACKAGE_DIRS.items()}
     found["other"] = lines([p for p in every if not any(map(p.is_relative_to, config.PACKAGE_DIRS.values()))])

@@ -76,8 +76,7 @@ def pip_arguments() -> str:
 
 @cache
 def book_folder() -> str:
-    """The book's folder inside its repository, as git names it: "" at its root, "execbook/docs/" for
-    the engine's documentation; "" outside a git checkout (a copy of a book is its own root)."""
+    """The book's folder in its repository, as git names it ("execbook/docs/"); "" at its root, or outside one."""
     done = subprocess.run(["git", "rev-parse", "--show-prefix"], cwd=config.REPO, capture_output=True, text=True)
     return done.stdout.strip() if done.returncode == 0 else ""
 
