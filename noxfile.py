@@ -107,9 +107,10 @@ def new_page(session):
 @nox.session(name="engine-docs", venv_backend="none")
 def engine_docs(session):
     """Build the engine's own documentation, execbook/docs (an execbook book; no torch), in the docs
-    environment: nox -s engine-docs [-- es|en]. Its site: execbook/docs/docs/_build/html/."""
+    environment: nox -s engine-docs [-- es|en]. Its site: execbook/docs/docs/_build/html/. Cold (about
+    a minute): its pages run the engine, whose edits in this checkout no fingerprint of that book sees."""
     session.chdir("execbook/docs")
-    in_book_environment(session, "python", "-m", "execbook", "build", *session.posargs, fresh=False)
+    in_book_environment(session, "python", "-m", "execbook", "build", "--cold", *session.posargs, fresh=False)
 
 
 @nox.session(venv_backend="none")
