@@ -7,6 +7,7 @@ for key, setting in schema()["properties"].items():
 
 # %% hidden checks: one row per setting, in each language; a setting without its Spanish words fails
 import json
+import re
 
 from IPython.display import Markdown
 
@@ -44,6 +45,13 @@ SPANISH = {  # the English words are the schema's own descriptions
     "intersphinx": "Los otros libros cuyas páginas se citan, por nombre ({ref}`book-howto-other-books`).",
     "intersphinx.<name>.url": "Dónde se publica el otro libro; `{language}` es el idioma de la página.",
     "intersphinx.<name>.inventory": "Una copia local de su `objects.inv`, que se lee en lugar de la publicada.",
+    "colab-install": "Las distribuciones que instala también un cuaderno de Colab, con el requisito del proyecto.",
+    "native-sources": "Las carpetas de código compilado que un mensaje nombra por su ruta absoluta (`torch/csrc`).",
+    "hooks.precompute": "`precompute(workers)`: calcula lo que comparten varias páginas, antes de ejecutar ninguna.",
+    "hooks.check-entry": "`check_entry(name, entry)` → un problema o `None`: juzga las claves propias de una entrada.",
+    "hooks.judge": "`judge(case, outcome)` → el resultado: afina el veredicto del motor sobre una ejecución.",
+    "hooks.scaffold": "`template()` → un dict: lo que escribe `new-page`.",
+    "hooks.report": "`report()` → las líneas que escribe una construcción que ejecutó páginas.",
 }
 found = dict(rows(schema()["properties"]))
 missing, unknown = set(found) - set(SPANISH), set(SPANISH) - set(found)
@@ -56,7 +64,9 @@ def row(key, setting, language):
     kind = setting.get("type", "")
     kind = " or ".join(kind) if isinstance(kind, list) else kind
     default = f"`{json.dumps(setting['default'])}`" if "default" in setting else NONE[language]
-    words = SPANISH[key] if language == "es" else setting.get("description", "")
+    # the schema's words are plain text: what Markdown would read as markup is escaped
+    plain = re.sub(r"([\\`*_{}\[\]<>|#])", r"\\\1", setting.get("description", ""))
+    words = SPANISH[key] if language == "es" else plain
     return f"| `{key}` | {kind} | {default} | {words} |"
 
 
