@@ -29,7 +29,7 @@ SPANISH = {  # the English words are the schema's own descriptions
     "titles": "El título del libro en cada idioma.",
     "site-url": "La dirección donde se publica el sitio: la carpeta de la página raíz y de cada idioma.",
     "repository": "El repositorio de GitHub del libro: cada página enlaza con su fuente allí.",
-    "course-url": "La dirección de las otras fases del curso, para {phase}`8`; `{language}` es el idioma.",
+    "course-url": "La dirección de las otras fases del curso, para el rol `{phase}`; `{language}` es el idioma.",
     "authors": "El autor de las páginas, en cada idioma.",
     "course-link": "Las palabras de un enlace a otra fase, en cada idioma (`%s`: su número).",
     "toctree-tail": "Las páginas que cierran el índice: `new-page` pone una página nueva antes que ellas.",
