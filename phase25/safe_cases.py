@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from execbook import ENTRY_KEYS, LANGUAGES, Case, Outcome, cases_with
+from minigpt.message import before_hint
 
 VERDICTS = ("safe", "unsafe")
 RAISED_AT = ("backward", "op")
@@ -54,7 +55,9 @@ def raised_at(outcome: Outcome) -> str | None:
 
 
 def judge(case: Case, outcome: Outcome) -> Outcome:
-    """A raising case must raise where its entry says (raised_at); the outcome says where it did."""
+    """A raising case must raise where its entry says (raised_at); the outcome says where it did, and what
+    it raised up to torch's closing Hint (its wording changes between releases; the lesson tells it apart)."""
+    outcome = replace(outcome, raised=before_hint(outcome.raised)) if outcome.raised else outcome
     where = raised_at(outcome)
     if not outcome.ok or where is None:
         return outcome

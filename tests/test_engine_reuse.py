@@ -306,13 +306,13 @@ def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch)
     the engine does not have is refused."""
     from execbook.sphinxext import words
 
-    monkeypatch.setattr(config, "BOOK_WORDS", {"en": {"menu": "Sources"}, "fr": {"full_size": "Agrandir"}})
+    monkeypatch.setattr(config, "WORDS", {"en": {"menu": "Sources"}, "fr": {"full_size": "Agrandir"}})
     words.words.cache_clear()
     try:
         assert words.words("en")["menu"] == "Sources" and words.words("en")["colab"] == words.WORDS["en"]["colab"]
         assert words.words("fr")["full_size"] == "Agrandir" and words.words("fr")["menu"] == words.WORDS["en"]["menu"]
         assert set(words.WORDS["es"]) == set(words.WORDS["en"]), "every word in each language of the engine"
-        monkeypatch.setattr(config, "BOOK_WORDS", {"es": {"manu": "Fuentes"}})
+        monkeypatch.setattr(config, "WORDS", {"es": {"manu": "Fuentes"}})
         words.words.cache_clear()
         with pytest.raises(ValueError, match=r"\[tool.book.words.es\]: no such word manu"):
             words.words("es")
@@ -382,3 +382,42 @@ def test_a_copy_an_install_leaves_in_an_ignored_folder_executes_nothing(tiny, tm
     stray.write_text("VALUE = 2\n", encoding="utf-8")
     again = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True)
     assert again.returncode == 0 and "0 page(s) executed" in again.stdout, again.stderr
+
+
+@pytest.mark.e2e
+def test_a_cell_runs_as_long_as_the_book_s_cell_timeout_setting_says(tiny, tmp_path):
+    copy = copy_of(tiny, tmp_path)
+    with (copy / "pyproject.toml").open("a", encoding="utf-8") as pyproject:
+        pyproject.write("cell-timeout = 2\n")
+    example = copy / "examples" / "tiny.py"
+    example.write_text("import time\n\ntime.sleep(60)\n" + example.read_text(encoding="utf-8"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 1 and "examples/tiny.py:3" in done.stderr, done.stderr
+    assert "still ran after 2 s ([tool.book] cell-timeout)" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.e2e
+def test_a_page_links_into_another_book_by_its_local_inventory_and_check_names_a_label_it_lacks(tiny, tmp_path):
+    """[tool.book.intersphinx.<name>]: Sphinx reads the other book's objects.inv offline (here the tiny
+    book's own, as its build wrote it), and `check` names a label that inventory lacks at its line."""
+    copy = copy_of(tiny, tmp_path)
+    with (copy / "pyproject.toml").open("a", encoding="utf-8") as pyproject:
+        pyproject.write('\n[tool.book.intersphinx.twin]\nurl = "https://example.org/twin/{language}/"\n')
+        pyproject.write('inventory = "twin/{language}/objects.inv"\n')
+    for language in ("en", "es"):
+        (copy / "twin" / language).mkdir(parents=True)
+        shutil.copy(copy / f"docs/_build/html/{language}/objects.inv", copy / "twin" / language)
+        with (copy / "docs" / language / "index.md").open("a", encoding="utf-8") as index:
+            index.write("\nSee {ref}`twin:tiny-page`.\n")
+    done = subprocess.run([sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    index = (copy / "docs/_build/html/en/index.html").read_text(encoding="utf-8")
+    assert 'href="https://example.org/twin/en/page.html#tiny-page"' in index
+    page = copy / "docs" / "en" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("twin:tiny-page", "twin:tiny-pag"), encoding="utf-8")
+    line = page.read_text(encoding="utf-8").splitlines().index("See {ref}`twin:tiny-pag`.") + 1
+    done = subprocess.run([sys.executable, "-m", "execbook", "check"], cwd=copy, capture_output=True, text=True)
+    assert done.returncode == 1 and done.stdout == (
+        f"docs/en/index.md:{line}: {{ref}}`twin:tiny-pag` names no label 'tiny-pag' in twin/en/objects.inv"
+        " → did you mean `twin:tiny-page`?\n"
+    ), done.stdout

@@ -52,7 +52,7 @@ def test_the_kernel_loads_the_engine_and_leaves_the_namespace_and_the_counts_alo
 
 
 def test_a_cell_that_runs_past_its_time_fails_its_page(monkeypatch):
-    monkeypatch.setattr(build, "CELL_TIMEOUT_S", 2)
+    monkeypatch.setattr(config, "CELL_TIMEOUT", 2)  # [tool.book] cell-timeout
     notebook, (seconds, error) = run("import time\ntime.sleep(60)", "print('never')")
     assert error is not None and "timed out" in error
     assert seconds < 30 and notebook.cells[1].outputs == []
@@ -65,7 +65,7 @@ def test_an_untagged_error_stops_the_page_and_is_explained():
 
 
 def test_a_cell_that_times_out_names_the_statement_it_was_running(monkeypatch):
-    monkeypatch.setattr(build, "CELL_TIMEOUT_S", 3)
+    monkeypatch.setattr(config, "CELL_TIMEOUT", 3)  # [tool.book] cell-timeout
     notebook, (_, error) = run("x = 1", "import time\nfor _ in range(100):\n    time.sleep(1)")
     assert error is not None and "still ran after 3 s" in error, error
     assert error.startswith("p (es, en) · docs/es/p.md:14\n"), error  # its fence is line 11 (source_map: 10)

@@ -134,7 +134,7 @@ def test_the_install_cell_installs_the_project_from_its_address_without_its_depe
     assert '"pip", "install"' in install and '"--no-deps"' in install and "sys.executable" in install
     assert "clone" not in code and "--editable" not in code and "sys.path" not in code
     assert f'project = "git+{config.REPOSITORY}@{config.SOURCE_BRANCH}"' in code
-    assert f'just = "{config.JUST_REQUIREMENT}"' in code
+    assert f"also = {config.COLAB_INSTALL!r}" in code
 
 
 # ---------------------------------------------------------------- the menu

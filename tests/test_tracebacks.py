@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execbook import kernel, store, tracebacks
+from execbook import config, kernel, store, tracebacks
 from execbook.tracebacks import Places
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,7 +23,7 @@ def cell_label(path):
     return "Cell In[6]" if path == CELL else None
 
 
-PLACES = Places(repo=ROOT, cell_label=cell_label, stdlib=(STDLIB,))
+PLACES = Places(repo=ROOT, cell_label=cell_label, stdlib=(STDLIB,), native=tuple(config.NATIVE_SOURCES))
 
 RULE = "-" * 75
 TORCH_FRAMES = [  # as IPython's structured traceback has them: a frame an entry

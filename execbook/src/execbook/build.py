@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from jupyter_client.manager import AsyncKernelManager
 
 WORKERS = 2
-CELL_TIMEOUT_S = 600  # a cell still running after this long fails its page
 PROGRESS_S = 30  # a cell running longer says which statement runs, this often
 KERNEL_START_S = 120
 KERNEL_NUMBERS = itertools.count()  # each kernel's sockets in a folder of its own
@@ -159,7 +158,7 @@ async def run_page(
     client = NotebookClient(
         notebook,
         km=manager,
-        timeout=CELL_TIMEOUT_S,
+        timeout=config.CELL_TIMEOUT,
         startup_timeout=KERNEL_START_S,
         record_timing=False,
         coalesce_streams=True,
@@ -176,7 +175,7 @@ async def run_page(
                 await client.async_execute_cell(notebook.cells[index + 1], index + 1)
         error = explain(docname, notebook, failed)
     except (CellTimeoutError, DeadKernelError) as failed:
-        reason = f"timed out: this statement still ran after {CELL_TIMEOUT_S} s, the most a cell may run"
+        reason = f"timed out: this statement still ran after {config.CELL_TIMEOUT} s ([tool.book] cell-timeout)"
         if isinstance(failed, DeadKernelError):
             status = await manager.provisioner.poll()  # type: ignore[union-attr]
             reason = f"the kernel ended while this statement ran: {ended(status)}"
@@ -206,7 +205,7 @@ def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> s
     innermost line of the book's own modules below it."""
     frames = kernel.running(where)
     inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
-    places = tracebacks.Places(repo=str(config.REPO))
+    places = tracebacks.Places(repo=str(config.REPO), native=tuple(config.NATIVE_SOURCES))
     ours = [(Path(p), n) for p, n, _ in inner[:-1] if places.origin(p) == "project"]
     metadata = notebook.cells[index].metadata if 0 <= index < len(notebook.cells) else {}
     name = metadata.get(pages.EXAMPLE) or metadata.get(pages.GUARDS)

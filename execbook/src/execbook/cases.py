@@ -111,7 +111,7 @@ def cases_with(key: str) -> list[Case]:
 class Outcome:
     name: str
     ok: bool  # it did what the manifest says
-    raised: str | None = None  # "RuntimeError: ..." (the message before its Hint), or None
+    raised: str | None = None  # "RuntimeError: ...", or None
     line: str | None = None  # the example's line that raised
     seen: str = ""  # what happened, in one line
     lineno: int | None = None  # that line's number in the example
@@ -242,7 +242,7 @@ def raised_todo(case: Case) -> str:
 
 def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
     if error is not None:
-        text = f"{type(error).__name__}: {str(error).split(' Hint: ')[0]}"
+        text = f"{type(error).__name__}: {error}"
         lineno = line_in(case, frames_of(error))
         line = (source_line(case, lineno) or "").split("#")[0].strip() or None
         kind = getattr(builtins, case.error or "", Exception)

@@ -12,6 +12,7 @@ tree (Sphinx's `-n -W` still checks what is left: an unknown role). An example's
 import ast
 import builtins
 import difflib
+import posixpath
 import re
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import tomllib
 from ast import PyCF_ALLOW_TOP_LEVEL_AWAIT
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import permutations
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from myst_parser.config.main import MdParserConfig
 from myst_parser.parsers.directives import is_option_line
 from myst_parser.parsers.mdit import create_md_parser
 from sphinx.util import docname_join
+from sphinx.util.inventory import InventoryFile
 from sphinx.util.nodes import split_explicit_title
 
 from . import cases, comments, config
@@ -392,6 +395,32 @@ def xref_problems(docs: Path, language: str, sources: dict[str, Source]) -> Iter
                 yield source.problem(line, what, (close or [f"correct it, or write that {kind}"])[0])
 
 
+@cache
+def inventory(path: Path) -> dict[str, dict[str, Any]]:
+    """What another book's objects.inv names (Sphinx's reading): "std:label" -> label -> its place, "std:doc"..."""
+    with path.open("rb") as stream:
+        return dict(InventoryFile.load(stream, "", posixpath.join))
+
+
+def intersphinx_problems(language: str, sources: dict[str, Source]) -> Iterator[Problem]:
+    """Each {ref}`book:label` or {doc}`book:page` into another book ([tool.book.intersphinx]) that its
+    local inventory lacks, with the closest it has (a book without a local inventory goes unchecked)."""
+    kinds = {"ref": "std:label", "doc": "std:doc"}
+    for source in sources.values():
+        for line, role, content, _ in (r for r in source.roles if r[1] in kinds):
+            name, _, target = split_explicit_title(content)[2].partition(":")
+            book = config.INTERSPHINX.get(name)
+            path = book and book.inventory and config.REPO / book.inventory.format(language=language)
+            if not target or not path or not path.is_file():
+                continue
+            known = inventory(path).get(kinds[role], {})
+            target = " ".join(target.lower().split()) if role == "ref" else target
+            if target not in known:
+                close = [f"did you mean `{name}:{c}`?" for c in difflib.get_close_matches(target, known, n=1)]
+                what = f"{{{role}}}`{content}` names no {XREFS[role]} {target!r} in {path.relative_to(config.REPO)}"
+                yield source.problem(line, what, (close or [f"correct it, or write that {XREFS[role]} in {name}"])[0])
+
+
 def glue_quotes(source: Source) -> list[tuple[int, str, str]]:
     """(line, key, its paragraph) of each glued value a page quotes: a {glue} role, a {glue:...} block."""
     blocks = [(b.opening, b.info.partition("}")[2].strip(), b.info, b.directive or "") for b in source.blocks]
@@ -567,6 +596,7 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
             examples = {example_of(source, c) for c in source.cells if "load" in c.options}
             loaded |= {e for e in examples if e.is_file() and e.parent == config.EXAMPLES.resolve()}
         found += xref_problems(docs, lang, sources[lang])
+        found += intersphinx_problems(lang, sources[lang])
     loaded = {example for example in loaded if unreadable(example, python=True) is None}
     found += width_problems(loaded)
     for example in sorted(loaded):
@@ -577,10 +607,7 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
     return sorted(set(found))
 
 
-def main(arguments: list[str]) -> int:
-    if arguments:
-        print("usage: python -m execbook check   (reads the sources; executes nothing)", file=sys.stderr)
-        return 2
+def main(arguments: list[str]) -> int:  # none: execbook.cli checked them
     start = time.perf_counter()
     found = problems()
     seconds = f"{time.perf_counter() - start:.1f} s"

@@ -54,7 +54,9 @@ def install(shell: "InteractiveShell") -> None:
     IPython extension): after every cell, remember what it raised (for check); show a cell's error
     as IPython formats it, without colours, folded by execbook.tracebacks, and warnings briefly."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
-    places = tracebacks.Places(repo=str(config.REPO), cell_label=lambda path: _cell_label(shell, path))
+    places = tracebacks.Places(
+        str(config.REPO), native=tuple(config.NATIVE_SOURCES), cell_label=lambda path: _cell_label(shell, path)
+    )
     shell.InteractiveTB.set_theme_name("nocolor")
 
     def show(

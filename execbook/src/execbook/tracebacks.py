@@ -35,9 +35,6 @@ JUPYTER = {
 }  # as "Jupyter"
 VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
 PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
-# A C++ source named in torch's messages ("Triggered internally at /__w/pytorch/pytorch/torch/
-# csrc/..."): named from the first of these folders on.
-CPP_SOURCE = re.compile(r"[/\\]((?:torch[/\\]csrc|aten[/\\]src|c10|caffe2)[/\\])")
 # An absolute path inside a text: not part of a URL, a ratio or a date.
 ABSOLUTE = re.compile(r"(?<![\w.:/\\])/[^\s\"'<>:,()\[\]]+")
 # One frame of a Python traceback as text ("  File "x.py", line 3, in f"), or as faulthandler writes it (no comma).
@@ -62,11 +59,14 @@ class Places:
     """Where code lives: which files are the project's own and how the reader names a file.
 
     repo: the repository root; cell_label: a notebook cell's file name -> its label
-    ("Cell In[6]"), None for any other file (IPython's `shell.compile.format_code_name`)."""
+    ("Cell In[6]"), None for any other file (IPython's `shell.compile.format_code_name`); native: folders
+    of compiled code that messages name by their build machine's path ("Triggered internally at
+    /__w/pytorch/pytorch/torch/csrc/..."), named from the first of them on ([tool.book] native-sources)."""
 
     repo: str
     cell_label: Callable[[str], str | None] = lambda path: None
     stdlib: tuple[str, ...] = _stdlib_dirs()
+    native: tuple[str, ...] = ()
 
     def origin(self, path: str) -> str:
         """ "cell", "project", or what the code belongs to: "torch", "Python", "Jupyter", a package."""
@@ -95,9 +95,10 @@ class Places:
         label = self.cell_label(path)
         if label is not None:
             return label
-        cpp = CPP_SOURCE.search(path)
-        if cpp and path.startswith(("/", "\\")):
-            return path[cpp.start(1) :]
+        folders = "|".join(re.escape(folder).replace("/", r"[/\\]") for folder in self.native)
+        native = re.search(rf"[/\\]((?:{folders})[/\\])", path) if folders else None
+        if native and path.startswith(("/", "\\")):
+            return path[native.start(1) :]
         packages = PACKAGES_DIR.search(path)
         if packages:
             return path[packages.end() :]

@@ -39,6 +39,13 @@ def configure(language: str) -> dict[str, Any]:
         return [os.path.relpath(folder, here) for folder in folders if folder.is_dir()]
 
     favicon = config.DOCS / "_static" / "favicon.svg"
+
+    def other(url: str, inventory: str) -> tuple[str, str | None]:
+        """Another book a page links into ([tool.book.intersphinx]), read from its local inventory if named."""
+        url, inventory = url.format(language=language), inventory.format(language=language)
+        return url, os.path.relpath(config.REPO / inventory, here) if inventory else None
+
+    books = {name: other(book.url, book.inventory) for name, book in config.INTERSPHINX.items()}
     return dict(
         project=config.TITLES[language],
         author=config.AUTHORS.get(language, ""),
@@ -51,7 +58,9 @@ def configure(language: str) -> dict[str, Any]:
             "sphinx_copybutton",
             "sphinx.ext.extlinks",
             "execbook.sphinxext",
+            *(["sphinx.ext.intersphinx"] if books else []),
         ],
+        intersphinx_mapping=books,
         extlinks={"phase": (config.COURSE_URL.format(language=language) + "%s/", config.COURSE_LINK.get(language))}
         if config.COURSE_URL
         else {},
@@ -73,7 +82,7 @@ def configure(language: str) -> dict[str, Any]:
         nb_execution_cache_path=str(config.EXECUTION_CACHE),
         nb_execution_raise_on_error=True,
         nb_execution_show_tb=True,
-        nb_execution_timeout=600,
+        nb_execution_timeout=config.CELL_TIMEOUT,
         nb_merge_streams=True,
         nb_code_prompt_show=words["show"],
         nb_code_prompt_hide=words["hide"],

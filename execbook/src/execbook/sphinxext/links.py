@@ -34,9 +34,9 @@ except ModuleNotFoundError:
     # the repository's folders that are distributions of their own, needed too
     parts = {subprojects}
     parts = [f"{{project}}#subdirectory={{part}}" for part in parts]
-    just = "{just}"  # `just`, which runs the reproducer's commands
+    also = {also}  # what the book installs beside it
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
-                    "--no-deps", project, *parts, just], check=True)
+                    "--no-deps", project, *parts, *also], check=True)
     importlib.invalidate_caches()  # this kernel imports what pip installed
 """
 
@@ -57,7 +57,7 @@ def install_cell() -> str:
     return INSTALL.format(
         branch=config.SOURCE_BRANCH,
         repository=config.REPOSITORY,
-        just=config.JUST_REQUIREMENT,
+        also=config.COLAB_INSTALL,
         module=config.PROJECT_MODULE,
         subprojects=list(config.SUBPROJECTS),
     ).rstrip("\n")

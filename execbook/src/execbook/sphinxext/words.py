@@ -115,7 +115,7 @@ WORDS: dict[str, dict[str, str]] = {
 @cache
 def words(language: str) -> dict[str, str]:
     """The engine's words in this language, with the book's own ([tool.book.words]) over them."""
-    book = config.BOOK_WORDS.get(language, {})
+    book = config.WORDS.get(language, {})
     unknown = set(book) - set(WORDS["en"])
     if unknown:
         raise ValueError(f"pyproject.toml [tool.book.words.{language}]: no such word {', '.join(sorted(unknown))}")
@@ -132,4 +132,4 @@ def words(language: str) -> dict[str, str]:
 
 def speaks(language: str) -> str:
     """The language of the engine's words on a page in this one: its own, else English."""
-    return language if language in WORDS or "switch" in config.BOOK_WORDS.get(language, {}) else "en"
+    return language if language in WORDS or "switch" in config.WORDS.get(language, {}) else "en"
