@@ -17,7 +17,7 @@ from execbook import check, config, newbook
 
 ENGINE_DOCS = config.REPO / "execbook" / "docs"
 SETTINGS = tomllib.loads((ENGINE_DOCS / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["book"]
-REFERENCES = ["ref_settings", "ref_commands", "ref_manifest", "ref_api", "howto_timeout"]
+REFERENCES = ["ref_settings", "ref_settings_wrong", "ref_commands", "ref_manifest", "ref_api", "howto_timeout"]
 
 
 def engine(*arguments):
