@@ -6,7 +6,6 @@ python -m execbook run EXAMPLE        run one example as its page's cell and gua
 python -m execbook page PAGE          run one page's cells in this process (PAGE: a docname or a path)
 python -m execbook new-page SLUG      write a new page in every language, with one example that raises
 python -m execbook new-book DIR --languages fr,en   write a minimal book in DIR that builds as written
-python -m execbook sizes              lines of Python per package (tests apart), against their targets
 
 The book is the current directory's (or the nearest above it with a [tool.book] table in its
 pyproject.toml); --root DIR, before the command, names another: python -m execbook --root DIR build
@@ -25,13 +24,12 @@ def main(argv: list[str]) -> int:
         os.environ["BOOK_ROOT"] = str(Path(argv[1]).resolve())  # execbook.config.ROOT_ENV; the pages inherit it
         argv = argv[2:]
     commands = {
-        "check": "check",
+        "check": "lint",
         "build": "build",
         "run": "author",
         "page": "author",
         "new-page": "scaffold",
         "new-book": "newbook",
-        "sizes": "sizes",
     }
     if not argv or argv[0] not in commands:
         print(f"usage: python -m execbook [--root DIR] {{{','.join(commands)}}} ...", file=sys.stderr)
@@ -47,7 +45,7 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    alone = argv[0] in ("build", "check", "sizes", "new-book")  # the others: one module, two commands
+    alone = argv[0] in ("build", "check", "new-book")  # the others: one module, two commands
     try:
         return module.main(argv[1:]) if alone else module.main(argv[0], argv[1:])
     except NoBook as missing:  # the book is found when first needed

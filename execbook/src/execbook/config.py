@@ -81,8 +81,6 @@ def _book() -> dict[str, Any]:
     VERSIONS: list[str] = list(_BOOK.get("versions", []))
     # The engine's words on a page that the book changes or adds, per language (execbook.sphinxext.words).
     BOOK_WORDS: dict[str, dict[str, str]] = {k: dict(v) for k, v in _BOOK.get("words", {}).items()}
-    # Lines of Python each part may have at most (python -m execbook sizes): a package's name, or "total".
-    SIZE_TARGETS: dict[str, int] = dict(_BOOK.get("sizes", {}))
 
     # `just`, which runs the reproducer's commands (the docs extra installs it; so does a Colab notebook)
     _docs_extra = _PYPROJECT["project"].get("optional-dependencies", {}).get("docs", [])
@@ -109,7 +107,7 @@ def _book() -> dict[str, Any]:
     EXECUTION_CACHE = BUILD / ".jupyter_cache"
     EXECUTION_REPORT = BUILD / "execution.json"
     SITES = BUILD / "sites"  # each build's site: docs/_build/html links to the last good one (publish)
-    GLUE_VALUES, GLUE_CHANGES = BUILD / "glue-values.json", BUILD / "glue-changes.txt"  # execbook.changes
+    GLUE_VALUES, GLUE_CHANGES = BUILD / "glue-values.json", BUILD / "glue-changes.txt"  # execbook.gluereport
     COLAB = BUILD / "colab"  # the notebooks Colab opens, <language>/<page>.ipynb (the workflow publishes them)
     return locals()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
-from ..check import MYST_EXTENSIONS
+from ..source import MYST_EXTENSIONS
 from ..pages import executed
 from .words import words as ui
 
