@@ -64,7 +64,8 @@ def test_a_safe_case_made_unsafe_names_the_page_the_example_and_its_entry(broken
     report = paragraph(last, "breaks/25-inplace-safe")
     line = len((repo / "examples" / "safe_relu_linear.py").read_text("utf-8").rstrip("\n").split("\n"))
     assert f"examples/safe_relu_linear.py:{line}" in report, "the line that made the case false"
-    assert "must complete with same true (examples/cases.toml), but same is False" in report
+    entry = (repo / "examples" / "cases.toml").read_text("utf-8").split("\n").index("[safe_relu_linear]") + 1
+    assert f"must complete with same true (examples/cases.toml:{entry}), but same is False" in report
     assert "→ the example no longer does what its entry declares" in report
 
 

@@ -1,7 +1,7 @@
 """The author's fast loop (AUTHORING.md):
 
     python -m execbook run EXAMPLE   examples/EXAMPLE.py as its page's cell and hidden guard run it, in
-                                 this process: what it prints, what it glues, and the verdict
+                                 a process of its own: what it prints, what it glues, and the verdict
     python -m execbook page PAGE     one page's cells in a kernel, as the build runs them (PAGE: a
                                  docname such as breaks/25-inplace-safe, or a path to its .md);
                                  the execution is kept, so the next build does not run it again
@@ -66,6 +66,8 @@ def watched(name: str) -> int:
     group of its own, watched by execbook.kernel.watch): a statement that runs long is named every
     build.PROGRESS_S, and one that ends the process (a crash in native code, os._exit, the system
     killing it) at its line, as the build names them."""
+    if name not in cases.manifest():
+        return run(name)  # which names the examples it may be
     place = f"examples/{name}.py"
     print(f"execbook: running {place} in a process of its own ...", flush=True)
     with TemporaryDirectory() as folder:

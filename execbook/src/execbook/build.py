@@ -288,9 +288,7 @@ def execute(notebooks: dict[str, NotebookNode], stale: list[str]) -> None:
             raise failed[0]
 
 
-async def _execute(
-    notebooks: dict[str, NotebookNode], stale: list[str], folder: str, groups: list[int]
-) -> None:
+async def _execute(notebooks: dict[str, NotebookNode], stale: list[str], folder: str, groups: list[int]) -> None:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 

@@ -77,7 +77,11 @@ def front_matter_problems(source: Source) -> Iterator[Problem]:
                 opened = start and ("scanning" in context or "flow" in context)
                 mark = start if opened else getattr(exc, "problem_mark", None)
                 what = f"its front matter is not YAML: {problem}"
-                what += f" ({context}" + ("" if opened else f" from line {first + start.line}") + ")" if start and context else ""
+                what += (
+                    f" ({context}" + ("" if opened else f" from line {first + start.line}") + ")"
+                    if start and context
+                    else ""
+                )
                 yield source.problem(first + (mark.line if mark else 0), what, "correct that line")
         elif token.type == "hr" and token.map == [0, 1] and token.markup.startswith("---"):
             yield source.problem(1, "the front matter opened here is never closed", "close it with a --- line")

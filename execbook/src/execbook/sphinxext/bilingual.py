@@ -37,14 +37,15 @@ SITEMAP_HEADER = (
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
     'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
 )
-GLOSSARY = source.GLOSSARY  # the page whose terms pair up across languages, entry by entry
 
 
 def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
     """For each term position (entry by entry, in source order, the same in every language), the
     ids of that term in every language: each glossary page carries them all, so a term's anchor is
     the same in both languages."""
-    entries = [source.glossary_entries(source.read(Path(docs_dir) / lang / f"{GLOSSARY}.md")) for lang in languages]
+    entries = [
+        source.glossary_entries(source.read(Path(docs_dir) / lang / f"{source.GLOSSARY}.md")) for lang in languages
+    ]
     return [
         {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term (private: __init__.py)
         for pairs in zip(*entries, strict=False)
@@ -54,7 +55,7 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
 
 def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     """Give each glossary term the ids of its counterparts in the other languages too."""
-    if docname != GLOSSARY:
+    if docname != source.GLOSSARY:
         return
     pairs = {anchor: ids for ids in glossary_anchors(config.DOCS, config.LANGUAGES) for anchor in ids}
     for term in doctree.findall(nodes.term):
@@ -75,7 +76,7 @@ def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
     languages, unlike the ids made from a heading's words."""
     std = cast("StandardDomain", env.get_domain("std"))
     anchors = {labelid for docname, labelid in std.anonlabels.values() if docname == pagename and labelid}
-    if pagename == GLOSSARY:
+    if pagename == source.GLOSSARY:
         anchors.update(*glossary_anchors(config.DOCS, config.LANGUAGES))
     return " ".join(sorted(anchors))
 
