@@ -39,7 +39,9 @@ from pathlib import Path
 
 from execbook import build as book
 from execbook import config, pages
-from execbook.build import copy_repository
+
+sys.path.insert(0, str(config.REPO / "tests"))
+from conftest import copy_repository  # noqa: E402 - the tests' scratch copies, made the same way
 
 PROSE_EDIT = "\nA sentence added by the benchmark: prose only.\n"
 CODE_EDIT = "\n# a comment added by the benchmark\n"
@@ -78,9 +80,8 @@ for name in sys.argv[1:]:
 
 def floor(repo, store):
     """(seconds, pages, examples) of the floor (the module's docstring) in repo, a copy of this checkout."""
-    notebooks = book.check_sources()  # this checkout's pages, which the copy holds
-    first = {docname: next(iter(by_language.values())) for docname, by_language in notebooks.items()}
-    needs = book.waits_for(notebooks, list(notebooks))
+    first = book.check_sources()  # this checkout's pages, which the copy holds
+    needs = book.waits_for(first, list(first))
     cells = {d: sum(c.cell_type == "code" for c in nb.cells) for d, nb in first.items()}
     env = dict(os.environ, PYTHONPATH=str(repo), MPLBACKEND="Agg", OMP_NUM_THREADS="1")
     env.update(config.environment(store))

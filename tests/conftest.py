@@ -26,10 +26,7 @@ from unittest import mock
 import pytest
 
 from execbook import config
-from execbook.build import (
-    copy_repository,  # noqa: F401 - the tests build in copies
-    kernel_environment,
-)
+from execbook.build import kernel_environment
 from minigpt.data import build_dataset
 from minigpt.train import TrainConfig, model_config, train
 
@@ -39,6 +36,16 @@ SUBPROCESS_TIMEOUT_S = 300
 SITE = config.SITE
 BUILD = [sys.executable, "-m", "execbook", "build"]  # run in the repository (or copy) to build
 CHROMIUM = "/usr/bin/chromium"  # Debian's (apt-get install -y chromium), driven by Playwright
+# What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
+NOT_COPIED = (".git", ".nox", ".venv", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
+
+
+def copy_repository(destination, keep_build=True, repository=None):
+    """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
+    is False)."""
+    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
+    shutil.copytree(repository or REPO, destination, ignore=ignore, symlinks=True)  # docs/_build/html: a link
+    return Path(destination)
 
 
 def needs(reason):

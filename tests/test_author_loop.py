@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from execbook import author, cases, check, config
+from execbook import author, cases, config, quotes, source
 
 
 @pytest.fixture
@@ -40,6 +40,24 @@ def test_run_names_the_line_of_an_error_as_the_build_does(example, capsys):
     )
 
 
+def test_an_expected_error_that_no_longer_raises_is_named_at_its_entry_and_its_last_statement(
+    example, capsys, tmp_path, monkeypatch
+):
+    manifest = tmp_path / "cases.toml"
+    manifest.write_text('[other]\nexpect = "completes"\n\n[stopped]\nexpect = "raises"\n', "utf-8")
+    monkeypatch.setattr(config, "MANIFEST", manifest)
+    example("stopped", "numbers = [1, 2, 3]\nnumbers[2]  # raised IndexError at [3]\n")
+    cases.manifest()["stopped"] = cases.Case("stopped", "raises", "IndexError", "out of range")
+    assert author.run("stopped") == 1
+    assert capsys.readouterr().err == (
+        f"no page ({', '.join(config.LANGUAGES)}) · examples/stopped.py:2\n"
+        "  examples/stopped.py must raise IndexError containing 'out of range' (examples/cases.toml:4), but it "
+        "completed without raising\n"
+        "  → the example no longer does what its entry declares: fix the example, or its entry [stopped] in "
+        "examples/cases.toml\n"
+    )
+
+
 def test_a_bare_assert_is_named_by_its_own_source(example, capsys):
     example("checked", "value = 2\n\n# %% hidden checks\nassert value == 3\n")
     assert author.run("checked") == 1
@@ -62,7 +80,7 @@ def test_a_glued_none_fails_naming_its_key_and_the_sentences_that_quote_it(examp
 
 
 def test_a_check_that_glues_nothing_guards_the_sentence_after_its_cell():
-    found = check.guarded("theory02_version_counter", None)
+    found = quotes.guarded("theory02_version_counter", None)
     assert [s.split(":")[0] for s in found] == [
         f"docs/{lang}/theory/02-autograd-engine.md" for lang in config.LANGUAGES
     ]
@@ -78,27 +96,27 @@ def test_an_entry_that_no_longer_raises_lists_the_sentences_that_quote_its_glued
     git = ["git", "-c", "user.name=a", "-c", "user.email=a@b", "-C", str(tmp_path)]
     for command in (["init", "-q"], ["add", "cases.toml"], ["commit", "-qm", "entry"]):
         subprocess.run([*git, *command], check=True, capture_output=True)
-    assert check.flipped(manifest) == []
+    assert quotes.flipped(manifest) == []
     manifest.write_text('[symptom_backward]\nexpect = "completes"\n', "utf-8")
-    [note] = check.flipped(manifest)
+    [note] = quotes.flipped(manifest)
     assert note.startswith("note: examples/cases.toml [symptom_backward] now says completes (it said raises)")
     page = "en/breaks/25-inplace-autograd.md"
     assert f"\n  docs/{page}:{line_of(page, '`error_core`')}: «" in note, note
     monkeypatch.setenv("PATH", str(tmp_path))  # no git here: nothing to compare, no traceback
-    assert check.flipped(manifest) == []
+    assert quotes.flipped(manifest) == []
 
 
 def test_a_check_guards_the_values_it_glues_from_what_it_reads(example):
     checks = "assert a == 1\nassert b == 2\nassert True\nglue('k_a', a)\nglue('k_b', b + 1)\nglue('k_c', 3)\n"
     example("glues", "a, b = 1, 2\n# %% hidden checks\nfrom execbook import glue\n" + checks)
-    assert [check.glued("glues", line) for line in (4, 5, 6)] == [["k_a"], ["k_b"], ["k_a"]]
-    assert check.glued("glues") == ["k_a", "k_b", "k_c"]
+    assert [quotes.glued("glues", line) for line in (4, 5, 6)] == [["k_a"], ["k_b"], ["k_a"]]
+    assert quotes.glued("glues") == ["k_a", "k_b", "k_c"]
 
 
 def test_run_names_an_example_python_cannot_compile_at_its_line(example, capsys):
     example("early", "x = 1\nreturn x\n")
     assert author.run("early") == 1
     assert capsys.readouterr().err == (
-        f"{check.shown_path(config.EXAMPLES / 'early.py')}:2: Python cannot compile it: 'return' outside function "
+        f"{source.shown_path(config.EXAMPLES / 'early.py')}:2: Python cannot compile it: 'return' outside function "
         "(column 1) → correct the code at that line\n"
     )

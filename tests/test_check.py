@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from execbook import check, config
+from execbook import config, lint, source
 
 GLOSSARY = {
     "es": "(glossary)=\n# Glosario\n\n```{glossary}\ntensor guardado\n  Un tensor.\n```\n",
@@ -52,7 +52,7 @@ def book(tmp_path):
         write(lang, "glossary", GLOSSARY[lang])
         write(lang, "p", PAGE.replace("TERM", term).replace("{title}", "P"))
     write.docs = docs  # type: ignore[attr-defined]
-    write.problems = lambda: [str(p) for p in check.problems(docs)]  # type: ignore[attr-defined]
+    write.problems = lambda: [str(p) for p in lint.problems(docs)]  # type: ignore[attr-defined]
     return write
 
 
@@ -68,7 +68,7 @@ def test_a_good_book_has_no_problem(book):
 
 
 def test_the_book_itself_has_no_problem():
-    assert [str(p) for p in check.problems()] == []
+    assert [str(p) for p in lint.problems()] == []
 
 
 def unclosed_load(text):
@@ -107,9 +107,11 @@ def test_a_code_cell_written_on_the_page(book):
     for lang in ("es", "en"):
         book(lang, "p", page(lang, lambda t: t + "\n```{code-cell} ipython3\nprint(1)\n```\n"))
     found = book.problems()
-    assert any(
-        p.startswith("docs/es/p.md:21: a code cell written on the page") and "examples/<name>.py" in p for p in found
-    )
+    load = os.path.relpath(config.EXAMPLES / "p.py", book.docs / "es")
+    assert (
+        "docs/es/p.md:21: a code cell written on the page (a page holds no code of its own) → put the code in "
+        f"examples/p.py, give it an entry [p] in examples/cases.toml and load it: :load: {load}" in found
+    ), found
 
 
 def test_a_load_of_an_undeclared_or_missing_example(book):
@@ -174,8 +176,8 @@ def test_glossaries_that_do_not_pair_up(book):
 def test_shown_code_too_wide_or_too_long(tmp_path, monkeypatch):
     wide = tmp_path / "wide.py"
     wide.write_text("x = 1\n" + "y = '" + "a" * 80 + "'\n# %% hidden checks\n" + "z = '" + "b" * 90 + "'\n")
-    assert [str(p) for p in check.width_problems([wide])] == [
-        f"{check.shown_path(wide)}:2: a line the page shows is 86 columns wide (at most 80) → break it, or "
+    assert [str(p) for p in lint.width_problems([wide])] == [
+        f"{source.shown_path(wide)}:2: a line the page shows is 86 columns wide (at most 80) → break it, or "
         "shorten its names"
     ]
 
@@ -189,9 +191,9 @@ def test_included_code_too_wide_is_named_at_its_line_in_the_included_file(tmp_pa
     page = tmp_path / "p.md"
     include = "```{literalinclude} mod.py\n:pyobject: A.f\n:start-after: if a:\n:end-before: return\n:dedent:\n```\n"
     page.write_text("# T\n\n" + include + "\n```{literalinclude} missing.py\n```\n")
-    found = [str(p) for p in check.include_problems(check.read(page, "p.md"))]
+    found = [str(p) for p in lint.include_problems(source.read(page, "p.md"))]
     assert found == [
-        f"{check.shown_path(module)}:5: a line p.md:3 includes is {len(wide)} columns wide (at most 80) → break it",
+        f"{source.shown_path(module)}:5: a line p.md:3 includes is {len(wide)} columns wide (at most 80) → break it",
         "p.md:10: it includes missing.py, which does not exist → correct the path",
     ]
 
@@ -203,8 +205,8 @@ def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from execbook import check; "
-            f"found = check.problems(Path({str(book.docs)!r})); print(*found, sep='\\n')",
+            "import sys; from pathlib import Path; from execbook import lint; "
+            f"found = lint.problems(Path({str(book.docs)!r})); print(*found, sep='\\n')",
         ],
         capture_output=True,
         text=True,
@@ -221,7 +223,7 @@ def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
 def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_nothing(tmp_path):
     """The issue's first mistake, in a whole (cold) copy: an unclosed :load: cell in both languages.
     The build stops at the check, before executing anything."""
-    from execbook.build import copy_repository
+    from conftest import copy_repository
 
     repo = copy_repository(tmp_path / "repo", keep_build=False)
     lines = {}
@@ -276,6 +278,19 @@ def test_front_matter_that_yaml_cannot_read_is_named_at_its_line(book):
         "docs/es/p.md:5: its front matter is not YAML: expected <block end>, but found '<block mapping start>' "
         "(while parsing a block mapping from line 2) → correct that line"
     ]
+    # what is left open (a key without its colon, a quote, a [ list) is named where it opened, not below
+    for wrong, what in (
+        ("kernelspec\n  name: python3\n", "could not find expected ':' (while scanning a simple key)"),
+        ('title: "A page\nkernelspec: {}\n', "found unexpected end of stream (while scanning a quoted scalar)"),
+        ("tags: [a, b\nkernelspec: {}\n", "expected ',' or ']', but got ':' (while parsing a flow sequence)"),
+    ):
+        book(
+            "es",
+            "p",
+            page("es", lambda t, wrong=wrong: "---\nfile_format: mystnb\n" + wrong + "---\n" + t.split("---\n", 2)[2]),
+        )
+        found = [p for p in book.problems() if "front matter" in p]
+        assert found == [f"docs/es/p.md:3: its front matter is not YAML: {what} → correct that line"], found
     book("es", "p", page("es", lambda t: t.replace("---\n(phase", "(phase", 1)))
     assert "docs/es/p.md:1: the front matter opened here is never closed → close it with a --- line" in book.problems()
 
@@ -301,16 +316,16 @@ def test_a_page_that_is_not_utf8_is_named_at_its_line_and_byte(book):
 def test_an_example_that_python_cannot_compile_is_named_at_its_line(tmp_path, code, line, what):
     example = tmp_path / "example.py"
     example.write_text(code + "# %% hidden checks\nassert x == 1\n", "utf-8")
-    found = check.unreadable(example, python=True)
-    expected = f"{check.shown_path(example)}:{line}: Python cannot compile it: {what} → correct the code at that line"
+    found = source.unreadable(example, python=True)
+    expected = f"{source.shown_path(example)}:{line}: Python cannot compile it: {what} → correct the code at that line"
     assert (str(found) if found else None) == (expected if line else None)
 
 
 def test_an_example_that_is_not_utf8_is_named_at_its_line(tmp_path):
     example = tmp_path / "example.py"
     example.write_bytes(b"x = 1\ny = '\xff'\n")
-    assert str(check.unreadable(example, python=True)) == (
-        f"{check.shown_path(example)}:2: byte 0xff (column 6, byte 11 of the file) is not UTF-8 → save the file "
+    assert str(source.unreadable(example, python=True)) == (
+        f"{source.shown_path(example)}:2: byte 0xff (column 6, byte 11 of the file) is not UTF-8 → save the file "
         "as UTF-8"
     )
 
@@ -319,5 +334,5 @@ def test_authoring_lists_each_page_with_its_own_label():
     rows = re.findall(r"^\| `([\w/-]+)` \| `([\w-]+)` \|$", (config.REPO / "AUTHORING.md").read_text("utf-8"), re.M)
     assert len(rows) >= 10, "AUTHORING.md lists the pages and their labels"
     for language in config.LANGUAGES:
-        sources = check.tree_sources(config.DOCS, language)
+        sources = source.tree_sources(config.DOCS, language)
         assert [(page, sources[page].labels[0][1]) for page, _ in rows] == rows, f"docs/{language}"

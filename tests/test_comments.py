@@ -5,7 +5,9 @@ problem named at its file and line."""
 import subprocess
 import sys
 
-from execbook import build, comments, config, deps
+from conftest import copy_repository
+
+from execbook import comments, config, deps
 
 EXAMPLE = """\
 import torch
@@ -70,7 +72,7 @@ def test_an_unpaired_tag_is_named_at_its_line():
 
 
 def test_python_m_execbook_check_names_an_unpaired_tag_at_its_file_and_line(tmp_path):
-    repo = build.copy_repository(tmp_path / "repo", keep_build=False)
+    repo = copy_repository(tmp_path / "repo", keep_build=False)
     example = repo / "examples" / "safe_relu_linear.py"
     lines = example.read_text(encoding="utf-8").split("\n")
     at = next(n for n, line in enumerate(lines) if line.startswith("# es:"))

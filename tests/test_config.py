@@ -16,7 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from execbook import __version__, check, cli, config
+from execbook import __version__, cli, config, lint
+from execbook import source as page_model
 from execbook.sphinxext.config import configure
 
 BOOK = """\
@@ -159,8 +160,8 @@ def test_intersphinx_is_a_setting_read_offline_by_sphinx_and_check(tmp_path, mon
     page = (
         "# Page\n\nSee {ref}`other:intro`, {doc}`the index <other:index>`,\n{ref}`other:intor` and {doc}`other:indx`.\n"
     )
-    source = check.parse(page, tmp_path / "page.md", "docs/en/page.md")
-    found = [str(p) for p in check.intersphinx_problems("en", {"page": source})]
+    source = page_model.parse(page, tmp_path / "page.md", "docs/en/page.md")
+    found = [str(p) for p in lint.intersphinx_problems("en", {"page": source})]
     assert found == [
         "docs/en/page.md:4: {ref}`other:intor` names no label 'intor' in inv/en/objects.inv"
         " → did you mean `other:intro`?",

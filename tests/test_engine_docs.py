@@ -13,7 +13,7 @@ import tomllib
 import pytest
 from sphinx.util.inventory import InventoryFile
 
-from execbook import check, config, newbook
+from execbook import config, newbook, source
 
 ENGINE_DOCS = config.REPO / "execbook" / "docs"
 SETTINGS = tomllib.loads((ENGINE_DOCS / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["book"]
@@ -54,8 +54,8 @@ def test_the_tutorial_names_at_most_fifteen_concepts_each_a_glossary_term():
     for language in SETTINGS["languages"]:
         page = (ENGINE_DOCS / "docs" / language / "tutorial" / "index.md").read_text(encoding="utf-8")
         concepts = re.findall(r"^\d+\. .*\{term\}`([^`]+)`", page, flags=re.MULTILINE)
-        glossary = check.read(ENGINE_DOCS / "docs" / language / "glossary.md")
-        terms = {term for entry in check.glossary_entries(glossary) for _, term in entry}
+        glossary = source.read(ENGINE_DOCS / "docs" / language / "glossary.md")
+        terms = {term for entry in source.glossary_entries(glossary) for _, term in entry}
         named = {re.sub(r".*<(.+)>$", r"\1", concept) for concept in concepts}
         assert 0 < len(concepts) <= 15 and named <= terms, (language, len(concepts), named - terms)
 
@@ -67,8 +67,8 @@ def test_the_copies_of_phase_25_s_inventories_hold_its_labels():
         inventory = SETTINGS["intersphinx"]["phase25"]["inventory"].format(language=language)
         with open(ENGINE_DOCS / inventory, "rb") as copy:
             labels = set(InventoryFile.load(copy, "", lambda base, uri: uri).get("std:label", {}))
-        pages = check.page_sources(config.DOCS / language).values()
-        sources = {label for page in pages for _, label in check.read(page).labels}
+        pages = source.page_sources(config.DOCS / language).values()
+        sources = {label for page in pages for _, label in source.read(page).labels}
         assert labels - {"genindex", "modindex", "py-modindex", "search"} == sources, (
             f"{inventory} is stale: after nox -s docs, copy docs/_build/html/{language}/objects.inv there"
         )
@@ -84,7 +84,7 @@ def test_its_spanish_follows_the_book_s_style_sheet():
 
     found = [
         f"{path.relative_to(ENGINE_DOCS)}:{line}: «{variant}» -> {use}"
-        for path in sorted(check.page_sources(ENGINE_DOCS / "docs" / "es").values())
+        for path in sorted(source.page_sources(ENGINE_DOCS / "docs" / "es").values())
         for line, variant, use in banned_variants(path.read_text(encoding="utf-8"), "es")
     ]
     assert not found, "forms the style sheet rejects (docs/style-es.md):\n" + "\n".join(found)

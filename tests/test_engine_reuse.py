@@ -43,7 +43,7 @@ numbers[3]  # raises
 
 import sys
 
-from execbook.checks import glue_number
+from execbook import glue_number
 
 outside = sorted({m.split(".")[0] for m in sys.modules} & {NOT_THE_ENGINE})
 assert not outside, f"the page's kernel imported {outside}"
@@ -156,7 +156,11 @@ def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
         timeout=900,
     )
     assert done.returncode == 1
-    assert "examples/tiny.py must raise IndexError containing 'list index out of range'" in done.stderr
+    # named at the example's last statement and at its manifest entry's line
+    assert "· examples/tiny.py:3\n" in done.stderr, done.stderr
+    assert "examples/tiny.py must raise IndexError containing 'list index out of range' (examples/cases.toml:1)" in (
+        done.stderr
+    )
     assert "but it completed without raising" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -170,14 +174,17 @@ def copy_of(tiny, tmp_path):
 # What the source check leaves to Sphinx (-n -W): each line added to a page, and Sphinx's warning
 # (a {ref}, {numref}, {doc} or {term} that names nothing, the check names: tests/test_check.py).
 WRONG = {
-    "page.md": {"A {nosuchrole}`word`.": "Unknown interpreted text role"},  # an executed page
+    "page.md": {  # an executed page: a glued value no example glues fails too (MyST-NB's warning)
+        "A {nosuchrole}`word`.": "Unknown interpreted text role",
+        "Quoted: {glue:}`no_such_key`.": "No key 'no_such_key' found in glue data for this document.",
+    },
     "index.md": {"An {nosuchrole}`word`.": "Unknown interpreted text role"},  # a plain one
 }
 
 
 def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
-    """An unknown role: the build fails naming it at the line the author wrote, on an executed page
-    and on a plain one."""
+    """An unknown role, a glued value no example glues: the build fails naming it at the line the
+    author wrote, on an executed page and on a plain one."""
     copy = copy_of(tiny, tmp_path)
     for language in ("en", "es"):
         for name, wrong in WRONG.items():
@@ -192,6 +199,44 @@ def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
         for text, warning in wrong.items():
             expected = rf"^  docs/en/{re.escape(name)}:{lines.index(text) + 1}: WARNING: {re.escape(warning)}"
             assert re.search(expected, done.stderr, re.M), (expected, done.stderr)
+
+
+def test_a_fence_that_swallows_a_cell_and_a_figure_fails_the_build_at_that_fence(tiny, tmp_path):
+    """What MyST-NB's reading would lose of a page, when a fence left open swallows them (the cell
+    that loads an example, a figure): the build stops at its check, naming the fence, before anything
+    executes."""
+    copy = copy_of(tiny, tmp_path)
+    for language in ("en", "es"):
+        page = copy / "docs" / language / "page.md"
+        text = page.read_text(encoding="utf-8").replace("```{code-cell}", "````text\n```{code-cell}")
+        page.write_text(text + "\n```{figure} figure.png\n```\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "execbook", "build"], cwd=copy, capture_output=True, text=True, timeout=300
+    )
+    lines = (copy / "docs" / "en" / "page.md").read_text(encoding="utf-8").split("\n")
+    at = lines.index("````text") + 1
+    assert done.returncode == 1 and "executing" not in done.stdout, done.stdout
+    assert re.search(
+        rf"^docs/en/page\.md:{at}: the ```` fence opened here \(text\) is never closed", done.stderr, re.M
+    ), done.stderr
+
+
+def test_run_says_what_it_runs_and_which_statement_runs_long_from_a_process_group_of_its_own(tiny, tmp_path):
+    """`python -m execbook run` starts its example in a child process leading a group of its own (as
+    the build starts a page's kernel, not a fork), says so, and names the statement that runs long."""
+    copy = copy_of(tiny, tmp_path)
+    example = copy / "examples" / "tiny.py"
+    started = "import os, sys, time\nprint('alone', os.getpgrp() == os.getpid(), sys.argv)\ntime.sleep(2.5)\n"
+    example.write_text(started + example.read_text(encoding="utf-8"), encoding="utf-8")
+    code = (
+        "import sys; from execbook import author, build; build.PROGRESS_S = 1; sys.exit(author.main('run', ['tiny']))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=copy, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "execbook: running examples/tiny.py in a process of its own ...", lines
+    assert "alone True ['-c']" in lines, lines  # a process of its own, started afresh
+    assert any(re.fullmatch(r"execbook: examples/tiny\.py:3 still running after \d+ s", line) for line in lines), lines
 
 
 def processes_in(folder: Path) -> list[str]:
@@ -298,6 +343,9 @@ except config.NoBook as missing:
     assert done.returncode == 0, done.stderr[-3000:]
     searched, message = done.stdout.splitlines()
     assert Path(searched) == tmp_path.resolve() and message.startswith(f"no book in {searched} or above it"), message
+    import execbook  # a module named as a public name would replace it once imported (execbook.gluing)
+
+    assert {m.split(".")[1] for m in modules} & set(execbook.__all__) == set()
 
 
 def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from execbook import cases, check, config, kernel, newbook, pages
+from execbook import cases, config, kernel, lint, newbook, pages, source
 from phase25 import safe_cases
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,19 +94,19 @@ def test_the_code_a_page_shows_fits_in_80_columns():
     """Readers on a phone see an example's code in a narrow box: a line longer than 80 characters
     scrolls sideways, and its end (often the point of the line) goes out of sight. Only what the
     page shows counts, the part above the hidden checks (book.check, which every build runs)."""
-    assert [str(p) for p in check.width_problems(list((REPO / "examples").glob("*.py")))] == []
+    assert [str(p) for p in lint.width_problems(list((REPO / "examples").glob("*.py")))] == []
 
 
 def test_every_cell_a_page_shows_is_short():
-    """A cell whose code the page shows (not collapsed or removed) is at most check.SHOWN_LINES
+    """A cell whose code the page shows (not collapsed or removed) is at most lint.SHOWN_LINES
     lines above its example's hidden checks: what a learner would type, not the book's machinery."""
-    from execbook.check import page_sources
+    from execbook.source import page_sources
 
     found = [
         str(p)
         for language in config.LANGUAGES
         for path in page_sources(config.DOCS / language).values()
-        for p in check.cell_problems(check.read(path))
+        for p in lint.cell_problems(source.read(path))
     ]
     assert not found, found
 
@@ -203,7 +203,7 @@ def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch)
     with pytest.raises(
         kernel.CheckFailed,
         match=r"^examples/safe_counter_leaf.py must raise RuntimeError .*"
-        r"\(examples/cases.toml\), but it completed",
+        r"\(examples/cases.toml:\d+\), but it completed",
     ):
         kernel.check("safe_counter_leaf", namespace={})
 
@@ -224,7 +224,7 @@ def test_a_hidden_check_that_fails_names_its_line_and_example(monkeypatch):
         kernel.check("symptom_forward", namespace=namespace)
 
 
-# --- the pages: what expand adds, and what it refuses (as execbook.check names it)
+# --- the pages: what expand adds, and what it refuses (as execbook.lint names it)
 
 
 PAGE = (

@@ -38,7 +38,7 @@ def broken(cold_build, tmp_path_factory):
     repo, _ = cold_build
     repo = copy_repository(tmp_path_factory.mktemp("broken") / "repo", repository=repo)
     insert_before_checks(repo / "examples" / "safe_relu_linear.py", "same = False  # the case no longer holds")
-    # at the top of its hidden checks: its shown cell is already as long as a shown cell may be (execbook.check)
+    # at the top of its hidden checks: its shown cell is already as long as a shown cell may be (execbook.lint)
     walk = repo / "examples" / "theory04_walk.py"
     insert_after_checks(walk, "accumulate = accumulate[1:]  # the prose no longer holds")
     manifest = repo / "examples" / "cases.toml"
@@ -64,7 +64,8 @@ def test_a_safe_case_made_unsafe_names_the_page_the_example_and_its_entry(broken
     report = paragraph(last, "breaks/25-inplace-safe")
     line = len((repo / "examples" / "safe_relu_linear.py").read_text("utf-8").rstrip("\n").split("\n"))
     assert f"examples/safe_relu_linear.py:{line}" in report, "the line that made the case false"
-    assert "must complete with same true (examples/cases.toml), but same is False" in report
+    entry = (repo / "examples" / "cases.toml").read_text("utf-8").split("\n").index("[safe_relu_linear]") + 1
+    assert f"must complete with same true (examples/cases.toml:{entry}), but same is False" in report
     assert "→ the example no longer does what its entry declares" in report
 
 
@@ -87,10 +88,11 @@ def test_a_wrong_expected_error_says_what_was_declared_and_what_was_raised(broke
     _, last, _ = broken
     report = paragraph(last, "theory/02-autograd-engine")
     assert re.search(r"examples/phase08_caught\.py:\d+", report), report
-    assert (
-        "examples/phase08_caught.py must raise ValueError containing 'modified by an inplace operation' "
-        "(examples/cases.toml), but it raised RuntimeError: one of the variables needed" in report
-    )
+    assert re.search(
+        r"examples/phase08_caught\.py must raise ValueError containing 'modified by an inplace operation' "
+        r"\(examples/cases\.toml:\d+\), but it raised RuntimeError: one of the variables needed",
+        report,
+    ), report
     assert (
         "→ the example no longer does what its entry declares: fix the example, or its entry "
         "[phase08_caught] in examples/cases.toml" in report

@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from execbook.check import MARKDOWN, PROSE_DIRECTIVES, glossary_entries, page_sources, parse
 from execbook.config import DOCS, LANGUAGES
+from execbook.source import MARKDOWN, PROSE_DIRECTIVES, glossary_entries, page_sources, parse
 
 AUTOLINK = re.compile(r"https?://\S+")
 MENTION = re.compile(r"«[^»]*»")  # a form quoted in «» is mentioned, not used

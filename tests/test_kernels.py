@@ -10,13 +10,15 @@ import tempfile
 import nbformat
 import pytest
 
-from execbook import build, config, pages
+from execbook import build, cases, config, pages
 
 
-def run(*sources):
-    """The notebook of these code cells, run in a kernel started as the build starts one, and
-    (seconds, the build's explanation of a failure or None)."""
+def run(*sources, example=None):
+    """The notebook of these code cells (the last one loading `example`, if given), run in a kernel
+    started as the build starts one, and (seconds, the build's explanation of a failure or None)."""
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    if example:
+        notebook.cells[-1].metadata[pages.EXAMPLE] = example
     notebook.metadata["source_map"] = [0, 10, 20][: len(sources)]  # each cell's fence, 0-based
 
     async def go():
@@ -69,6 +71,14 @@ def test_a_cell_that_times_out_names_the_statement_it_was_running(monkeypatch):
     notebook, (_, error) = run("x = 1", "import time\nfor _ in range(100):\n    time.sleep(1)")
     assert error is not None and "still ran after 3 s" in error, error
     assert error.startswith("p (es, en) · docs/es/p.md:14\n"), error  # its fence is line 11 (source_map: 10)
+    assert error.endswith("→ make it faster, or run the page alone: python -m execbook page p"), error
+
+
+def test_an_example_that_times_out_is_named_in_the_advice(monkeypatch):
+    name = next(iter(cases.manifest()))
+    monkeypatch.setattr(build, "CELL_TIMEOUT_S", 2)
+    _, (_, error) = run("import time\ntime.sleep(60)", example=name)
+    assert error is not None and error.endswith(f"→ make it faster, or run it alone: python -m execbook run {name}")
 
 
 def test_a_long_cell_says_which_statement_runs(monkeypatch, capsys):

@@ -2,12 +2,14 @@
 build leave in a checkout (build/, *.egg-info/, dist/) is never imported, walked or counted as the
 project's code, so the tests that walk files pass after `pip install ./execbook`."""
 
+import os
 import shutil
 import subprocess
 import sys
 
 import pytest
 
+import execbook
 from execbook import config
 
 pytestmark = pytest.mark.e2e  # builds three distributions and runs a part of the suite again
@@ -44,6 +46,11 @@ def test_the_tests_that_walk_files_pass_after_pip_and_build_ran_in_the_checkout(
         p.relative_to(copy).as_posix() for p in copy.glob("*/src/*.egg-info")
     }
     assert "execbook/build" in left, f"the check needs what pip leaves in the checkout: {sorted(left)}"
+    # pip installs the engine's console script (execbook/pyproject.toml [project.scripts]) beside it
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "target"))
+    script = tmp_path / "target" / "bin" / "execbook"  # a Python script: run by this Python
+    done = subprocess.run([sys.executable, script, "--version"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == f"execbook {execbook.__version__}\n", done.stderr
     walked = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "", *WALKERS],
         cwd=copy,

@@ -6,7 +6,7 @@ import os
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from execbook import build, cases, config, kernel, outputs, pages
 
@@ -82,34 +82,6 @@ Quoted: {glue:text}`median_en`, a {term}`saved tensor`.
 """
 
 
-def test_a_page_that_lost_content_on_the_way_is_named(tmp_path):
-    source = tmp_path / "docs" / "en" / "p.md"
-    source.parent.mkdir(parents=True)
-    source.write_text(PAGE.replace("EXAMPLES", os.path.relpath(config.EXAMPLES, source.parent)), "utf-8")
-    read = new_notebook(cells=[new_markdown_cell("# T\n\nQuoted: {glue:text}`median_en`.")])
-    executed = new_notebook(
-        cells=[
-            new_code_cell(
-                "x",
-                outputs=[
-                    new_output("display_data", data={"text/plain": "1"}, metadata={"scrapbook": {"name": "other_en"}})
-                ],
-            )
-        ]
-    )
-    found = outputs.lost_content("p", {"en": source}, {"en": read}, executed)
-    assert found == [
-        "docs/en/p.md:8: the cell that loads examples/symptom_backward.py is not in the executed page → python -m "
-        "execbook check names the fence that swallowed it",
-        "docs/en/p.md:12: the page quotes the glued value curve_en, which no example glued → glue it in an example's "
-        "hidden checks (glue_number, glue_by_value), or correct the key",
-        "docs/en/p.md:6: the page quotes the glued value median_en, which no example glued → glue it in an example's "
-        "hidden checks (glue_number, glue_by_value), or correct the key",
-        "docs/en/p.md:12: 1 figure(s) in the source, 0 in the page → python -m execbook check names the fence that "
-        "swallowed the others",
-    ]
-
-
 def test_every_line_the_author_wrote_keeps_its_number_in_the_notebook_myst_nb_reads(tmp_path):
     page = tmp_path / "p.md"
     text = PAGE.replace("EXAMPLES", os.path.relpath(config.EXAMPLES, tmp_path)) + "\nSee {ref}`nowhere`.\n"
@@ -166,7 +138,7 @@ def test_a_glued_value_that_holds_an_address_is_refused_too(scratch):
 
 
 def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
-    from execbook import changes
+    from execbook import gluereport
 
     def built(median_es, median_en, extra=()):
         notebook = new_notebook(
@@ -181,13 +153,13 @@ def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
                 )
             ]
         )
-        return {"breaks/p": changes.glued(notebook)}
+        return {"breaks/p": gluereport.glued(notebook)}
 
     values, text = tmp_path / "values.json", tmp_path / "changes.txt"
-    assert changes.record(built("97,3 %", "97.3%"), values, text) == []
+    assert gluereport.record(built("97,3 %", "97.3%"), values, text) == []
     assert text.read_text("utf-8").startswith("the first build")
-    assert changes.record(built("97,3 %", "97.3%"), values, text) == []
-    lines = changes.record(built("96,1 %", "96.1%", [glue_output("steps", "12")]), values, text)
+    assert gluereport.record(built("97,3 %", "97.3%"), values, text) == []
+    lines = gluereport.record(built("96,1 %", "96.1%", [glue_output("steps", "12")]), values, text)
     assert lines == [
         "Español (es):",
         "  breaks/p · median_es: 97,3 % → 96,1 %",
@@ -202,7 +174,7 @@ def test_the_glued_values_that_changed_are_listed_per_language(tmp_path):
 def test_a_long_glued_value_that_changed_shows_the_part_that_differs_on_both_sides_unescaped(tmp_path):
     """Two long sentences that differ in one word: each side shows that word with a little context,
     at whole words, and HTML's entities read as text (&#x27; is ')."""
-    from execbook import changes
+    from execbook import gluereport
 
     head, tail = "The message names the tensor " * 3, " and its version, as torch prints it today."
     old = {"p": {"says_en": head + "'weight'" + tail}}
@@ -214,8 +186,8 @@ def test_a_long_glued_value_that_changed_shows_the_part_that_differs_on_both_sid
         metadata={"scrapbook": {"name": "says_en", "mime_prefix": prefix}},
     )
     notebook = new_notebook(cells=[new_code_cell("x", outputs=[glued])])
-    new = {"p": changes.glued(notebook)}
-    (line,) = changes.compare(old, new)[1:]
+    new = {"p": gluereport.glued(notebook)}
+    (line,) = gluereport.compare(old, new)[1:]
     before, after = line.split(": ", 1)[1].split(" → ")
     assert "'weight'" in before and "'bias'" in after and "&#x27;" not in line, line
     assert before != after and before.startswith("…") and after.endswith("…"), line

@@ -10,8 +10,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import sizes
 
-from execbook import config, sizes
+from execbook import config
 
 REPO = Path(__file__).resolve().parent.parent
 LIMIT = 50 * 1024

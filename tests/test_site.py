@@ -55,11 +55,11 @@ def test_glossary_term_anchors_are_the_same_in_both_languages(site):
 
 
 def test_figures_are_drawn_for_a_phone_width(site):
-    """Every figure is drawn narrow (execbook.checks.FIGURE_WIDTH inches, at FIGURE_DPI): a phone 390 px
+    """Every figure is drawn narrow (execbook.gluing.FIGURE_WIDTH inches, at FIGURE_DPI): a phone 390 px
     wide shows it at half its pixel width or more, so its 8-point text stays about 9 px high."""
     import struct
 
-    from execbook.checks import FIGURE_DPI, FIGURE_WIDTH
+    from execbook.gluing import FIGURE_DPI, FIGURE_WIDTH
 
     widest = (FIGURE_WIDTH + 0.5) * FIGURE_DPI
     images = sorted(site.glob("*/_images/*.png"))
@@ -70,7 +70,7 @@ def test_figures_are_drawn_for_a_phone_width(site):
         if width > widest:
             wide[str(image.relative_to(site))] = (width, height)
     assert wide == {}, (
-        f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (execbook/src/execbook/checks.py)"
+        f"figures wider than {widest:.0f} px: draw them with FIGURE_WIDTH (execbook/src/execbook/gluing.py)"
     )
 
 

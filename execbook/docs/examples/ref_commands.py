@@ -45,7 +45,6 @@ SPANISH = {
     "new-book": "Escribe en una carpeta nueva un libro mínimo que se construye tal como está.",
     "new-book DIR": "La carpeta nueva.",
     "new-book --languages": "Los códigos de sus idiomas, en el orden de construcción: `es,en`.",
-    "sizes": "Las líneas de Python de cada paquete (sin las pruebas), frente a sus objetivos.",
     "schema": "Escribe el esquema JSON de `[tool.book]`, para los editores.",
 }
 missing, unknown = set(found) - set(SPANISH), set(SPANISH) - set(found)

@@ -28,12 +28,12 @@ _EXPORTS = {
     **{n: ("cases", n) for n in ("Case", "Outcome", "cases_with")},
     "ENTRY_KEYS": ("cases", "KEYS"),
     **{
-        n: ("checks", n)
+        n: ("gluing", n)
         for n in ("FIGURE_WIDTH", "glue", "glue_by_value", "glue_figure", "glue_html", "glue_number")
         + ("glue_words", "number", "raised")
     },
     **{n: ("config", n) for n in ("EXAMPLES", "LANGUAGES", "REPO", "STORE")},
-    "excerpt": ("changes", "excerpt"),
+    "excerpt": ("tracebacks", "excerpt"),
     "store_folder": ("store", "folder"),
     "memoized": ("store", "memoized"),
     "ABSOLUTE_PATH": ("tracebacks", "ABSOLUTE"),

@@ -1,7 +1,7 @@
 """The author's fast loop (AUTHORING.md):
 
     python -m execbook run EXAMPLE   examples/EXAMPLE.py as its page's cell and hidden guard run it, in
-                                 this process: what it prints, what it glues, and the verdict
+                                 a process of its own: what it prints, what it glues, and the verdict
     python -m execbook page PAGE     one page's cells in a kernel, as the build runs them (PAGE: a
                                  docname such as breaks/25-inplace-safe, or a path to its .md);
                                  the execution is kept, so the next build does not run it again
@@ -13,12 +13,14 @@ last build, so nothing slow runs again), and exit 1 with the build's explanation
 import difflib
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import NoReturn
 
-from . import build, cases, check, config, kernel, lifetime, pages
+from . import build, cases, config, kernel, lifetime, pages, quotes, source
 
 
 def run(name: str) -> int:
@@ -31,18 +33,18 @@ def run(name: str) -> int:
         )
         return 2
     start = time.perf_counter()
-    if problem := check.unreadable(cases.manifest()[name].path, python=True):
+    if problem := source.unreadable(cases.manifest()[name].path, python=True):
         print(problem, file=sys.stderr)
         return 1
-    for note in check.flipped(config.MANIFEST):
+    for note in quotes.flipped(config.MANIFEST):
         print(note, file=sys.stderr)
-    tree = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
+    tree = source.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
     loading = [d for d, p in tree.items() if f"/{name}.py" in p.read_text("utf-8", "replace")]
     where = f"{', '.join(loading) or 'no page'} ({', '.join(config.LANGUAGES)})"  # as the build names it
     try:
         done = cases.execute(name)
     except Exception as failed:  # noqa: BLE001 - a hidden check failed: say where
-        print(cases.check_failure(cases.manifest()[name], failed, check.guarded).render(where), file=sys.stderr)
+        print(cases.check_failure(cases.manifest()[name], failed, quotes.guarded).render(where), file=sys.stderr)
         return 1
     outcome = done.outcome
     assert outcome is not None, "cases.execute judges every run"
@@ -60,27 +62,51 @@ def run(name: str) -> int:
 
 
 def watched(name: str) -> int:
-    """run(name) in a child process: an example that ends its process (a crash in native code,
-    os._exit, the system killing it) is named at its line, as the build names it."""
+    """run(name) in a child process of its own, started as the build starts a page's kernel (a process
+    group of its own, watched by execbook.kernel.watch): a statement that runs long is named every
+    build.PROGRESS_S, and one that ends the process (a crash in native code, os._exit, the system
+    killing it) at its line, as the build names them."""
+    if name not in cases.manifest():
+        return run(name)  # which names the examples it may be
+    place = f"examples/{name}.py"
+    print(f"execbook: running {place} in a process of its own ...", flush=True)
     with TemporaryDirectory() as folder:
         where, done = Path(folder, "run.where"), Path(folder, "done")
-        sys.stdout.flush()
-        pid = os.fork()
-        if pid == 0:  # the child runs it, watched as a page's kernel is (execbook.kernel.watch)
-            kernel.watch(str(where))
-            status = run(name)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            done.touch()
-            os._exit(status)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the child, which says so
-        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        code = f"from {__package__} import author; author.child({name!r}, {str(where)!r}, {str(done)!r})"
+        start, process = time.perf_counter(), subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+
+        def statement() -> str:
+            line = cases.line_in(cases.manifest()[name], kernel.running(where))
+            return place + (f":{line}" if line else "")
+
+        try:
+            while True:
+                try:
+                    status = process.wait(build.PROGRESS_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    seconds = time.perf_counter() - start
+                    print(f"execbook: {statement()} still running after {seconds:.0f} s", flush=True)
+        except KeyboardInterrupt:
+            print(f"execbook: interrupted while {statement()} ran", file=sys.stderr)
+            return 128 + signal.SIGINT
+        finally:
+            lifetime.end(process.pid)  # and whatever the example started
         if done.exists():
             return status
-        line = cases.line_in(cases.manifest()[name], kernel.running(where))
-        place = f"examples/{name}.py" + (f":{line}" if line else "")
-        print(f"execbook: {place}, the process ended while this statement ran: {build.ended(status)}", file=sys.stderr)
+        ended = build.ended(status)
+        print(f"execbook: {statement()}, the process ended while this statement ran: {ended}", file=sys.stderr)
         return 1
+
+
+def child(name: str, where: str, done: str) -> NoReturn:
+    """The child process of `watched`: run(name), watched as a page's kernel is; `done` once it ends."""
+    kernel.watch(where)
+    status = run(name)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    Path(done).touch()
+    sys.exit(status)
 
 
 def page(target: str) -> int:

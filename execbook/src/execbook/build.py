@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from nbformat import NotebookNode
 
-from . import cases, changes, check, config, deps, kernel, lifetime, pages, store, tracebacks
+from . import cases, config, deps, gluereport, kernel, lifetime, lint, pages, quotes, source, store, tracebacks
 
 if TYPE_CHECKING:
     from jupyter_cache.cache.main import JupyterCacheBase
@@ -47,32 +47,26 @@ def say(line: str) -> None:
     print(f"docs: {line}", flush=True)
 
 
-def check_sources() -> dict[str, dict[str, NotebookNode]]:
-    """docname -> {language: notebook} of every executed page, or BuildFailed."""
-    found = check.problems()  # the sources as written, executing nothing (python -m execbook check)
+def check_sources() -> dict[str, NotebookNode]:
+    """docname -> the notebook of every executed page (one execution serves every language: the
+    mirror check holds their code cells identical), or BuildFailed."""
+    found = lint.problems()  # the sources as written, executing nothing (python -m execbook check)
     if found:
         raise BuildFailed(
             "\n".join(map(str, found)),
             f"{len(found)} problem(s) in the sources (python -m execbook "
             "check lists them in seconds); the site was not updated",
         )
-    for note in check.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
+    for note in quotes.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
     problems = []
-    notebooks: dict[str, dict[str, NotebookNode]] = {}
+    notebooks: dict[str, NotebookNode] = {}
     for language in config.LANGUAGES:
         for docname, path in pages.executed(language).items():
             try:
-                notebooks.setdefault(docname, {})[language] = pages.notebook(path)
+                notebooks.setdefault(docname, pages.notebook(path))
             except pages.PageError as exc:
                 problems.append(f"docs/{language}/{docname}.md: {exc}")
-    for docname, by_language in notebooks.items():
-        code = {lang: [c.source for c in nb.cells if c.cell_type == "code"] for lang, nb in by_language.items()}
-        if len({json.dumps(c) for c in code.values()}) > 1:
-            problems.append(
-                f"{docname}: its pages in {', '.join(by_language)} run different code; keep their code cells identical "
-                "(one execution serves both; a comment in each language is a pair in the example, execbook.comments)"
-            )
     if problems:
         raise BuildFailed("\n".join(problems))
     return notebooks
@@ -96,13 +90,13 @@ def _cache() -> "JupyterCacheBase":
     return get_cache(str(config.EXECUTION_CACHE))
 
 
-def stale_pages(notebooks: dict[str, dict[str, NotebookNode]]) -> list[str]:
+def stale_pages(notebooks: dict[str, NotebookNode]) -> list[str]:
     """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
     cache = _cache()
     stale: list[str] = []
-    for docname, by_language in notebooks.items():
+    for docname, notebook in notebooks.items():
         try:
-            cache.match_cache_notebook(next(iter(by_language.values())))
+            cache.match_cache_notebook(notebook)
         except KeyError:
             stale.append(docname)
     return stale
@@ -179,7 +173,11 @@ async def run_page(
         if isinstance(failed, DeadKernelError):
             status = await manager.provisioner.poll()  # type: ignore[union-attr]
             reason = f"the kernel ended while this statement ran: {ended(status)}"
-        todo = "make it faster, or run it alone: python -m execbook run NAME"
+        name = pages.example_of(notebook, int(cell["index"]))
+        alone = (
+            f"it alone: python -m execbook run {name}" if name else f"the page alone: python -m execbook page {docname}"
+        )
+        todo = f"make it faster, or run {alone}"
         error = cases.Failure(place(), None, "stopped", reason, todo).render(
             f"{docname} ({', '.join(config.LANGUAGES)})"
         )
@@ -207,24 +205,25 @@ def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> s
     inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
     places = tracebacks.Places(repo=str(config.REPO), native=tuple(config.NATIVE_SOURCES))
     ours = [(Path(p), n) for p, n, _ in inner[:-1] if places.origin(p) == "project"]
-    metadata = notebook.cells[index].metadata if 0 <= index < len(notebook.cells) else {}
-    name = metadata.get(pages.EXAMPLE) or metadata.get(pages.GUARDS)
+    name = pages.example_of(notebook, index)
     if name is None:  # a cell the page writes itself
         language = next(iter(config.LANGUAGES))
         starts = notebook.metadata.get("source_map", [])  # each cell's line in the page, 0-based
         line = starts[index] + 1 + inner[-1][1] if inner and 0 <= index < len(starts) else None
         place = f"docs/{language}/{docname}.md" + (f":{line}" if line else "")
     else:  # a guard's own cell is no line of the example: only its hidden checks' frames are
-        line = cases.line_in(cases.manifest()[name], frames if pages.EXAMPLE in metadata else inner[:-1])
+        line = cases.line_in(
+            cases.manifest()[name], frames if pages.EXAMPLE in notebook.cells[index].metadata else inner[:-1]
+        )
         place = f"examples/{name}.py" + (f":{line}" if line else "")
     deeper = [f"{places.display(str(p))}:{n}" for p, n in ours if p.parent != config.EXAMPLES]
     return place + (f" (in {deeper[0]})" if deeper else "")
 
 
-def waits_for(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> dict[str, set[str]]:
+def waits_for(notebooks: dict[str, NotebookNode], stale: list[str]) -> dict[str, set[str]]:
     """docname -> the other stale pages it must run after: those that load an example whose outcome
     its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
-    loads = {d: pages.examples(next(iter(notebooks[d].values()))) for d in stale}
+    loads = {d: pages.examples(notebooks[d]) for d in stale}
     return {
         d: {
             other
@@ -254,7 +253,7 @@ def precompute(groups: list[int]) -> None:
     say(f"shared experiments ready in {time.perf_counter() - begun:.1f} s")
 
 
-def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> None:
+def execute(notebooks: dict[str, NotebookNode], stale: list[str]) -> None:
     """Execute the stale pages into the cache after the shared experiments, two at a time, each in
     a Jupyter kernel of its own, each as soon as the pages whose outcomes it reads are done
     (waits_for); or BuildFailed with a paragraph per page that failed. Whatever the build started
@@ -288,16 +287,14 @@ def execute(notebooks: dict[str, dict[str, NotebookNode]], stale: list[str]) -> 
             raise failed[0]
 
 
-async def _execute(
-    notebooks: dict[str, dict[str, NotebookNode]], stale: list[str], folder: str, groups: list[int]
-) -> None:
+async def _execute(notebooks: dict[str, NotebookNode], stale: list[str], folder: str, groups: list[int]) -> None:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
     cache, problems, done = _cache(), list[str](), set[str]()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
-    cells = {d: sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale}
+    cells = {d: sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale}
     took = {  # a page's seconds when it last ran, wherever the checkout was
         d: (r.data or {}).get("execution_seconds", 0)
         for r in cache.list_cache_records()
@@ -314,7 +311,7 @@ async def _execute(
         )
         for docname in ready[: WORKERS - len(running)]:
             del waiting[docname]
-            notebook = nbformat.from_dict(next(iter(notebooks[docname].values())))
+            notebook = nbformat.from_dict(notebooks[docname])
             kernel = kernels.pop() if kernels else asyncio.ensure_future(start_kernel(folder, groups))
             say(f"executing {docname} ...")  # "executing" means it runs now
             running[asyncio.ensure_future(run_page(docname, notebook, kernel))] = docname, notebook
@@ -333,7 +330,7 @@ async def _execute(
                 continue
             done.add(docname)
             say(f"{docname} executed in {seconds:.1f} s ({cells[docname]} cells)")
-            uri = str(config.DOCS / next(iter(notebooks[docname])) / f"{docname}.md")
+            uri = str(config.DOCS / next(iter(config.LANGUAGES)) / f"{docname}.md")
             for old in cache.list_cache_records():  # the page's earlier executions: no longer used
                 if old.uri == uri:
                     cache.remove_cache(old.pk)
@@ -347,27 +344,6 @@ async def _execute(
         raise BuildFailed(
             problems,
             f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; the site was not updated",
-        )
-
-
-def lost_content(notebooks: dict[str, dict[str, NotebookNode]], executed_now: list[str]) -> None:
-    """Every page, executed now or earlier, has all its source's cells, glued values and figures
-    (execbook.outputs); or BuildFailed."""
-    from . import outputs
-
-    cache, problems = _cache(), []
-    for docname, by_language in notebooks.items():
-        sources = {lang: config.DOCS / lang / f"{docname}.md" for lang in by_language}
-        try:
-            executed = cache.merge_match_into_notebook(next(iter(by_language.values())))[1]
-        except KeyError:  # not executed: its cells changed while it ran
-            executed = NotebookNode(cells=[])
-        problems += outputs.lost_content(docname, sources, by_language, executed)
-        if docname not in executed_now:  # kept from an earlier build, before its outputs were checked
-            problems += outputs.unstable_outputs(docname, executed)
-    if problems:
-        raise BuildFailed(
-            "\n".join(problems), f"{len(problems)} problem(s) in what the pages would publish; the site was not updated"
         )
 
 
@@ -387,14 +363,14 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     if index is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
     failing = notebook.cells[index]
-    name = failing.metadata.get(pages.GUARDS) or failing.metadata.get(pages.EXAMPLE)
+    name = pages.example_of(notebook, index)
     if name:  # its guard kept its Failure in the store (execbook.kernel.check; run_page runs it)
         with contextlib.suppress(KeyError):
             return str(store.load("failure", deps.outcome_key(name)).render(where))
         return f"{where} · examples/{name}.py\n  {ename}: {evalue.strip()[:300]}"
-    hidden = bool(check.HIDDEN & set(failing.metadata.get("tags", [])))
+    hidden = bool(source.HIDDEN & set(failing.metadata.get("tags", [])))
     what = "hidden cell" if hidden else "cell the page shows"
-    return f"{where}: a {what} failed: {ename}: {changes.excerpt(evalue.strip(), width=300)}"
+    return f"{where}: a {what} failed: {ename}: {tracebacks.excerpt(evalue.strip(), width=300)}"
 
 
 def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
@@ -458,7 +434,6 @@ def _build(languages: tuple[str, ...]) -> None:
     stale = stale_pages(notebooks)
     fresh = new_site()
     execute(notebooks, stale)
-    lost_content(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
     twice = sorted({e for e in computed if computed.count(e) > 1})
     if twice:
@@ -470,7 +445,7 @@ def _build(languages: tuple[str, ...]) -> None:
     notes: list[str] = report() if report is not None else []
     sphinx(languages, fresh)
     publish(fresh, languages)
-    cells = sum(sum(c.cell_type == "code" for c in next(iter(notebooks[d].values())).cells) for d in stale)
+    cells = sum(sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale)
     summary = {
         "executed": stale,
         "cells_executed": cells,
@@ -487,18 +462,16 @@ def _build(languages: tuple[str, ...]) -> None:
         say(line)
 
 
-def glue_changes(notebooks: dict[str, dict[str, NotebookNode]], shown: int = 40) -> None:
+def glue_changes(notebooks: dict[str, NotebookNode], shown: int = 40) -> None:
     """What this build's change did to the glued values: listed here and in docs/_build/glue-changes.txt."""
-    from . import changes
-
     cache = _cache()
     values = {}
-    for docname, by_language in notebooks.items():
+    for docname, notebook in notebooks.items():
         try:
-            values[docname] = changes.glued(cache.merge_match_into_notebook(next(iter(by_language.values())))[1])
+            values[docname] = gluereport.glued(cache.merge_match_into_notebook(notebook)[1])
         except KeyError:
             continue
-    lines = changes.record(values, config.GLUE_VALUES, config.GLUE_CHANGES)
+    lines = gluereport.record(values, config.GLUE_VALUES, config.GLUE_CHANGES)
     where = config.GLUE_CHANGES.relative_to(config.REPO)
     if not lines:
         say(f"no glued value changed ({where})")
@@ -539,18 +512,6 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
         config.SITE.rename(config.SITES / "before-links")
     os.replace(link, config.SITE)
     new_site()  # the earlier sites go
-
-
-# What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
-NOT_COPIED = (".git", ".nox", ".venv", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
-
-
-def copy_repository(destination: Path, keep_build: bool = True, repository: Path | None = None) -> Path:
-    """A scratch copy of this checkout, or of another copy (with its build state unless keep_build
-    is False)."""
-    ignore = shutil.ignore_patterns(*NOT_COPIED, *(() if keep_build else (config.BUILD.name,)))
-    shutil.copytree(repository or config.REPO, destination, ignore=ignore, symlinks=True)  # docs/_build/html: a link
-    return Path(destination)
 
 
 def main(arguments: list[str]) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import comments, config
-from .changes import excerpt
+from .tracebacks import excerpt
 
 CHECKS = "# %% hidden checks"  # the line where an example's hidden checks start
 EXPECTATIONS = ("completes", "raises")
@@ -93,6 +93,13 @@ def manifest() -> dict[str, Case]:
     return load(config.MANIFEST)
 
 
+def entry_line(name: str) -> int | None:
+    """The line of examples/cases.toml that opens [name]'s entry."""
+    header = re.compile(rf"\[\s*([\"']?){re.escape(name)}\1\s*\]\s*(#.*)?")
+    lines = config.MANIFEST.read_text("utf-8").split("\n")
+    return next((n for n, line in enumerate(lines, 1) if header.fullmatch(line.strip())), None)
+
+
 @cache
 def entry_text(name: str) -> str:
     """The example's entry, as a fingerprint reads it: editing one entry re-runs only its pages."""
@@ -117,8 +124,8 @@ class Outcome:
     lineno: int | None = None  # that line's number in the example
 
     def failure(self) -> str:
-        case = manifest()[self.name]
-        return f"examples/{self.name}.py must {case.expected()} (examples/cases.toml), but {self.seen}"
+        entry = "examples/cases.toml" + (f":{line}" if (line := entry_line(self.name)) else "")
+        return f"examples/{self.name}.py must {manifest()[self.name].expected()} ({entry}), but {self.seen}"
 
 
 @dataclass(frozen=True)
@@ -250,7 +257,7 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
         seen = f"raised {type(error).__name__}: {line}" if ok else f"it raised {excerpt(text, width=300)}"
         return Outcome(case.name, ok, text, line, seen, lineno)
     if case.expect == "raises":
-        return Outcome(case.name, False, seen="it completed without raising")
+        return Outcome(case.name, False, seen="it completed without raising", lineno=last_statement(case))
     if case.holds and namespace.get(case.holds) is not True:
         return Outcome(
             case.name,
@@ -259,6 +266,12 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
             lineno=_assigned_at(split(case.path)[0], case.holds),
         )
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
+
+
+def last_statement(case: Case) -> int | None:
+    """The line of the example's last statement: the expression a cell displays as its result."""
+    body = ast.parse(split(case.path)[0]).body
+    return body[-1].lineno if body else None
 
 
 def split(path: Path) -> tuple[str, str]:
@@ -274,7 +287,7 @@ def run_checks(
 ) -> None:
     """The example's hidden checks, on a copy of the names it left (nothing leaks into the page's
     later cells), with glue(key, value). A failed check raises AssertionError."""
-    from . import checks
+    from . import gluing
 
     def glue_published(key: str, value: Any) -> object:
         if value is None or "NoneType" in str(value):  # what a check reads of an error that never came
@@ -283,7 +296,7 @@ def run_checks(
 
     code = split(case.path)[1]
     if code.strip():
-        with checks.running(glue_published, error):
+        with gluing.running(glue_published, error):
             exec(compile(code, str(case.path), "exec"), dict(namespace))
 
 
@@ -301,7 +314,7 @@ def check_failure(
     """The failure of a hidden check at its line: an exception of the book's own may say why and
     what to do in fields (`reason`, `todo`: phase 25's broken claims); a failed assertion says the
     prose no longer holds (a bare assert, by its own source), and guarded(name, line, key) where the
-    pages say it (execbook.check.guarded); anything else, that the check is broken."""
+    pages say it (execbook.quotes.guarded); anything else, that the check is broken."""
     file, line = f"examples/{case.name}.py", line_in(case, frames_of(failed))
     reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
     if isinstance(reason, str) and isinstance(todo, str):

@@ -14,13 +14,12 @@ from . import __version__, config
 
 # command -> (its module, one line of help)
 COMMANDS = {
-    "check": ("check", "check the sources in seconds, executing nothing (every build runs it first)"),
+    "check": ("lint", "check the sources in seconds, executing nothing (every build runs it first)"),
     "build": ("build", "build the book: check it, execute what changed, then Sphinx in each language"),
     "run": ("author", "run one example as its page's cell and guard do, in seconds"),
     "page": ("author", "run one page's cells in this process"),
     "new-page": ("scaffold", "write a new page in every language, with one example that raises"),
     "new-book": ("newbook", "write a minimal book in DIR that builds as written"),
-    "sizes": ("sizes", "lines of Python per package (tests apart), against their targets"),
     "schema": ("config", "print the JSON Schema of [tool.book] (for editors)"),
 }
 

@@ -134,7 +134,7 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail the
     build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
     for the claims, in the build's store. Then the example's hidden checks glue what the prose
-    quotes and check what it states (execbook.checks)."""
+    quotes and check what it states (execbook.gluing)."""
     own_namespace = namespace is None
     namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
@@ -148,9 +148,9 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     try:
         cases.run_checks(case, namespace, lambda key, value: glue(key, value, display=False), _last["error"])
     except Exception as failed:  # noqa: BLE001 - the build says where, and why
-        from . import check  # the sentences the check guards, named in the pages
+        from . import quotes  # the sentences the check guards, named in the pages
 
-        raise _fail(name, cases.check_failure(case, failed, check.guarded)) from None
+        raise _fail(name, cases.check_failure(case, failed, quotes.guarded)) from None
     if own_namespace:
         forget_example(namespace)
     return outcome

@@ -18,7 +18,7 @@ from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_note
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell
 
-from . import cases, check, comments, config, deps
+from . import cases, comments, config, deps, lint, source
 
 EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
@@ -31,7 +31,7 @@ KEYS_ENV = "BOOK_PAGE_KEYS"
 
 
 class PageError(ValueError):
-    """A page that execbook.check refuses (a broken fence or cell), or that has no title."""
+    """A page that execbook.lint refuses (a broken fence or cell), or that has no title."""
 
 
 # An IPython magic in an example file is commented out, as jupytext writes it in a script
@@ -55,7 +55,7 @@ def is_executed(text: str) -> bool:
 
 def executed(language: str) -> dict[str, Path]:
     """docname -> source path of the pages of one language that execute code."""
-    pages = check.page_sources(config.DOCS / language)
+    pages = source.page_sources(config.DOCS / language)
     return {name: p for name, p in pages.items() if p.suffix == ".md" and is_executed(p.read_text("utf-8"))}
 
 
@@ -63,12 +63,12 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     """The page as the book executes and shows it: MyST-NB's notebook of the author's text, each
     `:load:` made `:example: <name>` (a line for a line), and the manifest's additions."""
     path = Path(config.REPO, path)  # relative: to the repository's root (an absolute one stays)
-    source = check.parse(text, path, check.shown_path(path))
-    problem = next(chain(check.fence_problems(source), check.cell_problems(source)), None)
+    page = source.parse(text, path, source.shown_path(path))
+    problem = next(chain(lint.fence_problems(page), lint.cell_problems(page)), None)
     if problem is not None:
         raise PageError(str(problem))
     named = LOAD.sub(lambda m: f"{m[1]}:{EXAMPLE}: {Path(m[2]).stem}", text)
-    notebook = read_myst_markdown_notebook(named, config=check.MYST, add_source_map=True)
+    notebook = read_myst_markdown_notebook(named, config=source.MYST, add_source_map=True)
     # MyST-NB numbers a cell's tokens from its entry in source_map plus one, a Markdown cell's from
     # its first line once its leading blank lines are stripped: each Markdown cell's entry here is
     # the line above its first non-blank one (0-based), so that Sphinx names the author's lines
@@ -105,6 +105,12 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
 def notebook(path: str | Path) -> NotebookNode:
     """The notebook of an executed page's source file."""
     return read(Path(path).read_text("utf-8"), path)
+
+
+def example_of(notebook: NotebookNode, index: int) -> str | None:
+    """The example that cell `index` of a page's notebook runs, or guards; None for a cell of the page's own."""
+    metadata = notebook.cells[index].metadata if 0 <= index < len(notebook.cells) else {}
+    return metadata.get(EXAMPLE) or metadata.get(GUARDS)
 
 
 def examples(notebook: NotebookNode) -> list[str]:

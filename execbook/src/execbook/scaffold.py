@@ -11,7 +11,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from . import check, config
+from . import config, source
 from .newbook import FRONT_MATTER
 
 # What a new page starts with, as string.Template texts ($name: the example's name; in the words,
@@ -101,7 +101,7 @@ def add_to_toctree(index: Path, slug: str) -> str:
     """The page goes last in the index's toctree, before the pages [tool.book] toctree-tail keeps last;
     the page it comes after."""
     text = index.read_text("utf-8")
-    toctree = next(block for block in check.parse(text).blocks if block.directive == "toctree")
+    toctree = next(block for block in source.parse(text).blocks if block.directive == "toctree")
     entries = [(number, line.strip()) for number, line in toctree.body if line.strip()]  # below its options
     lines = text.split("\n")
     at = next((number for number, entry in entries if entry in config.TOCTREE_TAIL), toctree.closing or len(lines) + 1)
@@ -116,11 +116,11 @@ def default_label(slug: str) -> str:
 
 def glossary_term(language: str, first_language_term: str | None) -> str | None:
     """The glossary term the template cites in a language: the one paired with the first language's
-    term (entries pair up by position, execbook.check), else the first term; None without a glossary."""
-    paths = {lang: config.DOCS / lang / f"{check.GLOSSARY}.md" for lang in config.LANGUAGES}
+    term (entries pair up by position, execbook.source), else the first term; None without a glossary."""
+    paths = {lang: config.DOCS / lang / f"{source.GLOSSARY}.md" for lang in config.LANGUAGES}
     if not all(path.is_file() for path in paths.values()):
         return None
-    entries = {lang: check.glossary_entries(check.read(path)) for lang, path in paths.items()}
+    entries = {lang: source.glossary_entries(source.read(path)) for lang, path in paths.items()}
     first = [[t for _, t in entry] for entry in entries[next(iter(config.LANGUAGES))]]
     at = next((i for i, terms in enumerate(first) if first_language_term in terms), 0)
     mine = entries[language]
@@ -129,11 +129,11 @@ def glossary_term(language: str, first_language_term: str | None) -> str | None:
 
 def link_target(wanted: str | None, own: str) -> str:
     """The label the template links to: the one asked for, else the glossary's, else the page's own."""
-    sources = check.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
-    labels = {page: [label for _, label in check.read(path).labels] for page, path in sources.items()}
+    sources = source.page_sources(config.DOCS / next(iter(config.LANGUAGES)))
+    labels = {page: [label for _, label in source.read(path).labels] for page, path in sources.items()}
     if any(wanted in found for found in labels.values()):
         return str(wanted)
-    return next(iter(labels.get(check.GLOSSARY, [])), own)
+    return next(iter(labels.get(source.GLOSSARY, [])), own)
 
 
 def main(command: str, arguments: list[str]) -> int:

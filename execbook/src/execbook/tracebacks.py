@@ -4,7 +4,8 @@ What a cell prints is published, so it must not show the build machine: every pa
 the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`), and the
 frames of code the reader did not write (torch, Python, Jupyter) fold into one line that counts
 them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a cell's error (execbook.kernel
-installs it in the notebook kernel), `brief` for a text (a warning).
+installs it in the notebook kernel), `brief` for a text (a warning), `excerpt` for a long message
+in a line (an error's text, a glued value).
 """
 
 import contextlib
@@ -224,3 +225,28 @@ def fold(entries: list[str], places: Places) -> list[str]:
             head = first if path is None else first.replace(frame["path"], places.display(path), 1)
             parts.append((None, head + ("\n" + rest if rest else "")))
     return _folded(parts, end="\n")
+
+
+def excerpt(new: object, old: object = None, width: int = 48, context: int = 14) -> str:
+    """new, short enough to read in a table cell: the part that differs from old with a little
+    context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
+    new = str(new)
+    if len(new) <= width:
+        return new
+    start, end = 0, len(new)
+    if old is not None and str(old) != new:
+        old = str(old)
+        prefix = len(os.path.commonprefix([old, new]))  # character by character
+        suffix = min(len(os.path.commonprefix([old[::-1], new[::-1]])), len(new) - prefix, len(old) - prefix)
+        start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
+    if end - start > width:
+        end = start + width
+    if start > 0:  # whole words at either end: the nearest space outside, else inside
+        space = new.rfind(" ", 0, start)
+        inside = new.find(" ", start, end)
+        start = space + 1 if space >= 0 and start - space <= context else inside + 1 if inside >= 0 else start
+    if end < len(new):
+        space = new.find(" ", end)
+        inside = new.rfind(" ", start, end)
+        end = space if 0 <= space and space - end <= context else inside if inside > start else end
+    return ("…" if start > 0 else "") + new[start:end].strip() + ("…" if end < len(new) else "")

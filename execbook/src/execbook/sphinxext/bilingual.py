@@ -5,7 +5,7 @@
 - absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
 - at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
 - glossary ids shared across languages, code marked English, MyST-NB's cell toggles in the page's
-  language. (The mirror check is execbook.check's: every build runs it before Sphinx.)
+  language. (The mirror check is execbook.lint's: every build runs it before Sphinx.)
 """
 
 import html
@@ -19,7 +19,7 @@ from docutils import nodes
 from markupsafe import Markup
 from sphinx.util.nodes import _make_id
 
-from .. import check, config
+from .. import config, source
 from .words import speaks
 from .words import words as ui
 
@@ -37,14 +37,15 @@ SITEMAP_HEADER = (
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
     'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
 )
-GLOSSARY = check.GLOSSARY  # the page whose terms pair up across languages, entry by entry
 
 
 def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
     """For each term position (entry by entry, in source order, the same in every language), the
     ids of that term in every language: each glossary page carries them all, so a term's anchor is
     the same in both languages."""
-    entries = [check.glossary_entries(check.read(Path(docs_dir) / lang / f"{GLOSSARY}.md")) for lang in languages]
+    entries = [
+        source.glossary_entries(source.read(Path(docs_dir) / lang / f"{source.GLOSSARY}.md")) for lang in languages
+    ]
     return [
         {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term (private: __init__.py)
         for pairs in zip(*entries, strict=False)
@@ -54,7 +55,7 @@ def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[s
 
 def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
     """Give each glossary term the ids of its counterparts in the other languages too."""
-    if docname != GLOSSARY:
+    if docname != source.GLOSSARY:
         return
     pairs = {anchor: ids for ids in glossary_anchors(config.DOCS, config.LANGUAGES) for anchor in ids}
     for term in doctree.findall(nodes.term):
@@ -75,7 +76,7 @@ def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
     languages, unlike the ids made from a heading's words."""
     std = cast("StandardDomain", env.get_domain("std"))
     anchors = {labelid for docname, labelid in std.anonlabels.values() if docname == pagename and labelid}
-    if pagename == GLOSSARY:
+    if pagename == source.GLOSSARY:
         anchors.update(*glossary_anchors(config.DOCS, config.LANGUAGES))
     return " ".join(sorted(anchors))
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import config
-from ..check import MYST_EXTENSIONS
 from ..pages import executed
+from ..source import MYST_EXTENSIONS
 from .words import words as ui
 
 # The engine's templates, stylesheets and scripts (package data of the execbook wheel), and the

@@ -27,7 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
-from .. import cases, changes, comments, config
+from .. import cases, comments, config, gluereport
 from ..pages import EXAMPLE, magics_commented, magics_shown
 from . import links as reader_links
 from .words import words as ui
@@ -277,7 +277,9 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
                 []
                 if REMOVE_OUTPUT in tags(source)
                 # as the page shows them (nb_merge_streams): nbclient merged each stream's chunks as they came
-                else coalesce_streams([copy.deepcopy(o) for o in source.get("outputs", []) if not changes.scrapbook(o)])
+                else coalesce_streams(
+                    [copy.deepcopy(o) for o in source.get("outputs", []) if not gluereport.scrapbook(o)]
+                )
             )
             new = nbformat.v4.new_code_cell(
                 source.source,

@@ -2,7 +2,8 @@
 values the prose quotes, and those that depend on the language once per language (`<key>_es`,
 `<key>_en`: the cells stay identical, so one execution serves both pages); choose the words of a
 phrase from a measured value (`glue_by_value`) rather than assert a fixed phrase. `raised()` is
-what the example raised, as its manifest entry expects (None if it completed).
+what the example raised, as its manifest entry expects (None if it completed). (Not named `glue`:
+importing a module execbook.glue would replace the public function `execbook.glue` by the module.)
 """
 
 import contextlib

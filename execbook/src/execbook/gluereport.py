@@ -11,12 +11,12 @@ import contextlib
 import hashlib
 import html
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from . import config
+from .tracebacks import excerpt
 
 TAGS = re.compile(r"<[^>]+>")
 SHOWN = 70  # characters of a value the list shows
@@ -58,31 +58,6 @@ def glued(notebook: Any) -> dict[str, str]:
                 text = value if isinstance(value, str) else text
             found[key] = " ".join(text.split())
     return found
-
-
-def excerpt(new: object, old: object = None, width: int = 48, context: int = 14) -> str:
-    """new, short enough to read in a table cell: the part that differs from old with a little
-    context around it ("…check_nan=False)."), or new's beginning; "…" marks what is left out."""
-    new = str(new)
-    if len(new) <= width:
-        return new
-    start, end = 0, len(new)
-    if old is not None and str(old) != new:
-        old = str(old)
-        prefix = len(os.path.commonprefix([old, new]))  # character by character
-        suffix = min(len(os.path.commonprefix([old[::-1], new[::-1]])), len(new) - prefix, len(old) - prefix)
-        start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
-    if end - start > width:
-        end = start + width
-    if start > 0:  # whole words at either end: the nearest space outside, else inside
-        space = new.rfind(" ", 0, start)
-        inside = new.find(" ", start, end)
-        start = space + 1 if space >= 0 and start - space <= context else inside + 1 if inside >= 0 else start
-    if end < len(new):
-        space = new.find(" ", end)
-        inside = new.rfind(" ", start, end)
-        end = space if 0 <= space and space - end <= context else inside if inside > start else end
-    return ("…" if start > 0 else "") + new[start:end].strip() + ("…" if end < len(new) else "")
 
 
 def _short(value: str, other: str | None = None) -> str:
