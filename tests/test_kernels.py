@@ -76,7 +76,7 @@ def test_a_cell_that_times_out_names_the_statement_it_was_running(monkeypatch):
 
 def test_an_example_that_times_out_is_named_in_the_advice(monkeypatch):
     name = next(iter(cases.manifest()))
-    monkeypatch.setattr(build, "CELL_TIMEOUT_S", 2)
+    monkeypatch.setattr(config, "CELL_TIMEOUT", 2)  # [tool.book] cell-timeout
     _, (_, error) = run("import time\ntime.sleep(60)", example=name)
     assert error is not None and error.endswith(f"→ make it faster, or run it alone: python -m execbook run {name}")
 
