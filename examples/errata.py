@@ -35,8 +35,8 @@ x, y = x[:1, :8], y[:1, :8]
 
 
 def run_b(anomaly):
-    """Run B's backward failure on the draft-shaped input (None if it
-    completed)."""
+    # en: run B's backward failure on the draft's input, or None
+    # es: el error de B en la pasada hacia atrás con esa entrada, o None
     model = build_model(model_config(data, inplace=True), seed=0)
     return try_backward(model, x, y, anomaly)
 

@@ -64,7 +64,7 @@ for arguments, _, _ in COMMANDS:
     output, status = outputs[arguments]
     print(f"$ just {arguments}")
     print(excerpt(output.rstrip()))
-    print(f"[exit status {status}]")
+    print(f"[{status = }]")
     statuses.append(status)
 
 
