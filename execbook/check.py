@@ -454,6 +454,27 @@ def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
     return found
 
 
+def unread_glue(example: Path) -> list[Problem]:
+    """Each number a hidden check glues for the prose (glue_number, glue_by_value) that no assert of
+    that example reads as glued: nothing checks what the sentences quoting it say of it."""
+    checks = ast.parse(cases.split(example)[1])
+    asserted = {ast.unparse(n) for a in ast.walk(checks) if isinstance(a, ast.Assert) for n in ast.walk(a)}
+    found = []
+    for call in ast.walk(checks):
+        if not (
+            isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] in ("glue_number", "glue_by_value")
+        ):
+            continue
+        if len(call.args) < 2 or ast.unparse(call.args[1]) in asserted:
+            continue
+        key = call.args[0].value if isinstance(call.args[0], ast.Constant) else None
+        said = "".join(f"; it is quoted at {s}" for s in quotes([key])[:1]) if isinstance(key, str) else ""
+        what = f"{ast.unparse(call.args[0])} glues {ast.unparse(call.args[1])}, which no assert of the example reads"
+        todo = "assert, on what it glues, what the sentences quoting it say (a median: half the values reach it)"
+        found.append(Problem(f"examples/{example.name}", call.lineno, what + said, todo))
+    return found
+
+
 def flipped(manifest: Path) -> list[str]:
     """A note per entry that said `raises` at the last commit (git) and now says `completes`, with the
     sentences that quote what its example glues: they may describe an error that no longer happens."""
@@ -569,6 +590,7 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         shown = f"examples/{example.name}"
         todo = f"give the comment its line in every language ({', '.join(config.LANGUAGES)}), or untag it"
         found += [Problem(shown, line, what, todo) for line, what in comments.problems(example.read_text("utf-8"))]
+        found += unread_glue(example)
     found += mirror_problems(docs, list(languages), sources, skip=broken)
     return sorted(set(found))
 
