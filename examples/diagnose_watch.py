@@ -14,7 +14,7 @@ with watch() as watched:
         h = h + cell(x_t, h)
     loss = nn.functional.mse_loss(readout(h), target)
     loss.backward()
-print(f"loss: {loss.item():.4f}; "
+print(f"loss.item(): {loss.item():.4f}; "
       f"cell.weight_hh.grad.norm(): {cell.weight_hh.grad.norm():.4f}")
 
 

@@ -53,8 +53,8 @@ safe = {switch: identical(gradients(), gradients(**{switch: True}))
 print(f"torch {torch.__version__}, x.shape = {list(x.shape)}")
 print("RuntimeError:", claim)
 print("anomaly_node(on.warnings):", failing_node)
-print("off is not None:", off is not None)
-print("safe:", safe)
+print(f"{off is not None = }")
+print(f"{safe = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -9,8 +9,8 @@ stale, valid = stale_saved(nodes)
 # en: creation order
 # es: orden de creación
 stale.sort(key=lambda s: s["node"]._sequence_nr())
-print("[modules[s['node']] for s in stale]:",
-      ", ".join(modules[s["node"]] for s in stale))
+stale_modules = [modules[s["node"]] for s in stale]
+print(f"{stale_modules = }")
 first = stale[-1]["node"]
 upstream = graph_nodes(first)
 print(f"modules[first] = {modules[first]}: "

@@ -111,10 +111,10 @@ def test_the_anomaly_cost_names_the_band_of_the_measured_median_and_one_thread()
 
 def test_the_whole_error_line_is_shown_before_the_hints():
     run = cases.execute("symptom_backward")
-    assert re.search(r"\[torch\.\w+ \[[\d, ]+\]\].* is at version \d+; expected version \d+", run.glued["error_line"])
+    assert re.search(r"\[torch\.\w+ \[[\d, ]+\]\].* is at version \d+; expected version \d+", run.glued["error_core"])
     for language in LANGUAGES:
         text = page(language, BREAK)
-        assert text.index("{glue:text}`error_line`") < text.index("(phase-25-hints)=")
+        assert text.index("{glue:text}`error_core`") < text.index("(phase-25-hints)="), "in the box under the title"
         assert "batch × tokens" not in text and "lote × tokens" not in text, "hint 2 points to the evidence"
 
 

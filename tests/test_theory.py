@@ -489,7 +489,7 @@ def test_real_backward_raises_at_the_first_stale_node():
     s, g = result.namespace, result.glued
     assert s["running"][-1] is s["first"]
     assert result.stdout.splitlines()[0].startswith("running[-1]: blocks.1.ln2 ")
-    assert "running[-1] is first: True" in result.stdout
+    assert "running[-1] is first = True" in result.stdout
     assert VERSIONS.search(s["message"]).groups() == ("4", "3")
     assert g["t04_ran_before"] == len(s["done"]) > 0
 
