@@ -456,22 +456,17 @@ def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
 
 def unread_glue(example: Path) -> list[Problem]:
     """Each number a hidden check glues for the prose (glue_number, glue_by_value) that no assert of
-    that example reads as glued: nothing checks what the sentences quoting it say of it."""
+    that example reads as glued, with the first sentence quoting it: nothing checks what it says."""
     checks = ast.parse(cases.split(example)[1])
     asserted = {ast.unparse(n) for a in ast.walk(checks) if isinstance(a, ast.Assert) for n in ast.walk(a)}
     found = []
-    for call in ast.walk(checks):
-        if not (
-            isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] in ("glue_number", "glue_by_value")
-        ):
-            continue
-        if len(call.args) < 2 or ast.unparse(call.args[1]) in asserted:
-            continue
-        key = call.args[0].value if isinstance(call.args[0], ast.Constant) else None
-        said = "".join(f"; it is quoted at {s}" for s in quotes([key])[:1]) if isinstance(key, str) else ""
-        what = f"{ast.unparse(call.args[0])} glues {ast.unparse(call.args[1])}, which no assert of the example reads"
-        todo = "assert, on what it glues, what the sentences quoting it say (a median: half the values reach it)"
-        found.append(Problem(f"examples/{example.name}", call.lineno, what + said, todo))
+    for call in (c for c in ast.walk(checks) if isinstance(c, ast.Call) and len(c.args) > 1):
+        name, (key, value) = ast.unparse(call.func).split(".")[-1], call.args[:2]
+        if name in ("glue_number", "glue_by_value") and ast.unparse(value) not in asserted:
+            said = "".join(f"; it is quoted at {s}" for s in quotes([getattr(key, "value", "")])[:1])
+            what = f"{ast.unparse(key)} glues {ast.unparse(value)}, which no assert of the example reads"
+            todo = "assert, on what it glues, what the sentences quoting it say (a median: half the values reach it)"
+            found.append(Problem(f"examples/{example.name}", call.lineno, what + said, todo))
     return found
 
 
