@@ -35,7 +35,8 @@ STYLES = {"A": dict(color="black", linewidth=3.5, alpha=0.35),
           "B, bypass=ctx": dict(color="tab:red", linestyle=":"),
           "B, bypass=data": dict(color="tab:green")}
 
-AXES = {"es": ("paso de entrenamiento", "pérdida (escala log.)", "exactitud de prueba tras => (%)"),
+AXES = {"es": ("paso de entrenamiento", "pérdida de entrenamiento (escala log.)",
+              "exactitud de prueba tras => (%)"),
         "en": ("training step", "training loss (log scale)", "test accuracy after => (%)")}
 
 def _training_figure(results, language):

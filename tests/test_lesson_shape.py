@@ -256,11 +256,12 @@ def test_both_summaries_of_the_safe_cases_name_the_same_code():
 
 def test_anomaly_modes_cost_is_a_band_that_holds_the_measured_medians():
     """Two builds publish the same words, and the words hold what was measured (review 2026-12-07
-    M1: medians of 4.5 to 4.7 on a 2-core machine, one thread): the band is three to ten."""
+    M1: medians of 4.5 to 4.7 on an idle 2-core machine, one thread; above 10 under load): the band
+    is three to thirty."""
     source = (REPO / "examples" / "ladder_2_anomaly.py").read_text("utf-8")
     assert "statistics.median(" in source and "set_num_threads(1)" in source
-    bounds = [line for line in source.splitlines() if "between three and ten times slower" in line]
-    assert len(bounds) == 1 and bounds[0].strip().startswith("(10, ") and bounds[0].rstrip().endswith(" 3),")
+    bounds = [line for line in source.splitlines() if "between three and thirty times slower" in line]
+    assert len(bounds) == 1 and bounds[0].strip().startswith("(30, ") and bounds[0].rstrip().endswith(" 3),")
 
 
 def test_a_fused_optimizer_step_bumps_no_version_the_default_ones_do():
