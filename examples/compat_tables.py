@@ -23,7 +23,7 @@ for path in sorted(paths, key=release):
     lacking = sum(claim.get("seen", "").startswith("not applicable")
                   for claim in claims)
     print(f"  torch {path.stem.removeprefix('torch-'):7} ✓ {holding:2}/"
-          f"{len(claims)}, n/a {lacking:2}")
+          f"{len(claims)}, {lacking = :2}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
@@ -89,6 +89,9 @@ assert backward_node.search(output_of.first.value) and not backward_node.search(
 glue("compat_releases", ", ".join(releases))
 glue("compat_oldest", releases[0])
 glue("compat_newest", releases[-1])
+assert len(releases) == len(records), "the page says there are records of that many releases"
+assert len(changed) + len(unchanged) == len(changes), \
+    "the page says each thing recorded either changed at least once (one table) or never (the other)"
 glue_number("compat_release_count", len(releases))
 glue_number("compat_changed_count", len(changed))
 glue_number("compat_unchanged_count", len(unchanged))
@@ -99,6 +102,8 @@ glue_figure("compat_timeline", lambda language: timeline(changed, releases, book
 
 # --- what the draft quoted
 assert [f.key for f in found] == ["message", "producer", "node", "versions", "shape", "torch"]
+assert len(found) == len({f.key for f in found}), "the page counts the draft's quotes, each once"
+assert sum(not f.printed_by for f in found) <= len(found), "the page says: of the quotes, this many are printed by none"
 glue_number("compat_draft_count", len(found))
 glue_number("compat_draft_none", sum(not f.printed_by for f in found))
 glue_html("compat_draft", lambda language: draft_table(found, releases, language))
@@ -134,6 +139,7 @@ glue_html("compat_compile", lambda language: table(
     [(name, [NOT_APPLICABLE[language] if v == "n/a" else v for v in values]) for name, values in compile_rows]))
 
 glue_words("compat_stale", {language: STATUS[language][bool(stale)] for language in STATUS})
+assert len(outcomes) == len(claims.CLAIMS), "the page says the table has a row for each claim"
 glue_number("compat_claim_count", len(outcomes))
 from phase25.__main__ import BROKEN, STALE  # python -m phase25 check's exit statuses
 

@@ -6,7 +6,7 @@ import sys
 done = subprocess.run(
     [sys.executable, "-m", "inplace_doctor", "gated_mlp.py"],
     cwd="examples", capture_output=True, text=True)
-print(done.stdout + done.stderr + f"[exit status {done.returncode}]")
+print(done.stdout + done.stderr + f"[{done.returncode = }]")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -6,7 +6,7 @@ torch.manual_seed(0)
 encoder, head = nn.Linear(8, 16), nn.Linear(16, 1)
 x, y = torch.randn(32, 8), torch.randn(32, 1)
 h = torch.tanh(encoder(x))
-h.data.clamp_(min=0)  # keep the positive part, "only the values"
+h.data.clamp_(min=0)
 loss = (head(h) - y).pow(2).mean()
 loss.backward()
 

@@ -14,7 +14,7 @@ with watch() as watched:
         h = h + cell(x_t, h)
     loss = nn.functional.mse_loss(readout(h), target)
     loss.backward()
-print(f"loss: {loss.item():.4f}; "
+print(f"loss.item(): {loss.item():.4f}; "
       f"cell.weight_hh.grad.norm(): {cell.weight_hh.grad.norm():.4f}")
 
 
@@ -24,7 +24,8 @@ from execbook import glue_number
 from inplace_doctor import diagnose
 
 assert not watched.report.findings, "the page says the fixed loop has no finding"
-glue_number("rnn_fixed_norm", cell.weight_hh.grad.norm().item(), ".4f")
+fixed_norm = cell.weight_hh.grad.norm().item()
+glue_number("rnn_fixed_norm", fixed_norm, ".4f")
 
 
 def broken_loop():
@@ -33,6 +34,12 @@ def broken_loop():
         h += cell(x_t, h)
     nn.functional.mse_loss(readout(h), target).backward()
 
+
+cell.zero_grad()
+with torch.autograd.graph.save_on_cpu():  # the silent run of rnn_state.py --offload, same weights
+    broken_loop()
+assert abs(cell.weight_hh.grad.norm().item() - fixed_norm) > 1e-3, \
+    "the page says the fixed loop's norm is not the silent run's"
 
 raised = None
 try:

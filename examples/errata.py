@@ -35,8 +35,8 @@ x, y = x[:1, :8], y[:1, :8]
 
 
 def run_b(anomaly):
-    """Run B's backward failure on the draft-shaped input (None if it
-    completed)."""
+    # en: run B's backward failure on the draft's input, or None
+    # es: el error de B en la pasada hacia atrás con esa entrada, o None
     model = build_model(model_config(data, inplace=True), seed=0)
     return try_backward(model, x, y, anomaly)
 
@@ -53,8 +53,8 @@ safe = {switch: identical(gradients(), gradients(**{switch: True}))
 print(f"torch {torch.__version__}, x.shape = {list(x.shape)}")
 print("RuntimeError:", claim)
 print("anomaly_node(on.warnings):", failing_node)
-print("off is not None:", off is not None)
-print("safe:", safe)
+print(f"{off is not None = }")
+print(f"{safe = }")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -16,4 +16,4 @@ batch, tokens, width = x.size(0), x.size(1), model.config.n_embd
 print(f"tensor: {parts['tensor']}")
 print(f"  (batch, tokens, n_embd) = ({batch}, {tokens}, {width})")
 print(f"output 0 of: {parts['output_of']}")
-print(f"now - saved: {now} - {saved} = {now - saved}")
+print(f"{now} - {saved} = {now - saved}")

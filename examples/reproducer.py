@@ -46,7 +46,7 @@ def excerpt(text, head=2, tail=3):
     lines = text.split("\n")
     if len(lines) <= head + tail + 1:
         return text
-    left_out = f"[... {len(lines) - head - tail} lines left out ...]"
+    left_out = f"[... {len(lines) - head - tail} ...]"
     return "\n".join([*lines[:head], left_out, *lines[-tail:]])
 
 
@@ -64,7 +64,7 @@ for arguments, _, _ in COMMANDS:
     output, status = outputs[arguments]
     print(f"$ just {arguments}")
     print(excerpt(output.rstrip()))
-    print(f"[exit status {status}]")
+    print(f"[{status = }]")
     statuses.append(status)
 
 

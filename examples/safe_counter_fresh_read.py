@@ -10,7 +10,7 @@ states = [h0]
 for t in range(1, 5):
     states.append(torch.tanh(states[-1] @ W))
 torch.stack(states).sum().backward()
-print("torch.stack(states): backward() ok")
+print("torch.stack(states): backward() ✓")
 
 # en: in place: one fresh buffer, written row by row
 # es: in-place: un búfer recién creado, escrito fila a fila

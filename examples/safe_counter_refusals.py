@@ -20,7 +20,7 @@ writes = {
 for what, write in writes.items():
     try:
         write()
-        print(f"{what}.mul_(2): ok")
+        print(f"{what}.mul_(2): ✓")
     except RuntimeError as error:
         print(f"{what}.mul_(2): {str(error).split('.')[0]}")
 

@@ -18,14 +18,14 @@ q, k, v = qkv(x).split(C, dim=2)
 # es: out-of-place: un tensor nuevo
 q = q / math.sqrt(C)
 attention(q, k, v).sum().backward()
-print("q = q / math.sqrt(C): backward() ok")
+print("q = q / math.sqrt(C): backward() ✓")
 q, k, v = qkv(x).split(C, dim=2)
 # en: a copy: a tensor of its own, not a view
 # es: una copia: un tensor aparte, no una vista
 q = q.clone()
 q /= math.sqrt(C)
 attention(q, k, v).sum().backward()
-print("q = q.clone(); q /= math.sqrt(C): backward() ok")
+print("q = q.clone(); q /= math.sqrt(C): backward() ✓")
 q, k, v = qkv(x).split(C, dim=2)
 q /= math.sqrt(C)  # RuntimeError
 

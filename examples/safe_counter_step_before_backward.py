@@ -14,7 +14,7 @@ _, loss_first = model(x, y)
 _, loss_second = model(x, y)
 loss_first.backward()
 optimizer.step()
-print("loss_first.backward(); optimizer.step(): ok")
+print("loss_first.backward(); optimizer.step(): ✓")
 loss_second.backward()  # RuntimeError
 
 

@@ -9,7 +9,7 @@ def gradient(inplace):
     a, b = x @ w, (2 * x) @ w
     if inplace:
         # en: fresh: no history, saved by nobody
-        # es: recién creado: sin historia, nadie lo ha guardado
+        # es: recién creado: sin historial, nadie lo ha guardado
         out = torch.zeros(5, 4)
         out.add_(a)
         out.add_(b.tanh())

@@ -15,7 +15,7 @@ for pin_memory in (False, True):
         # en: no error either way
         # es: ningún error en los dos casos
         _, grads_b = probe_gradients(model_b, data)
-    print(f"save_on_cpu(pin_memory={pin_memory}): backward() ok")
+    print(f"save_on_cpu(pin_memory={pin_memory}): backward() ✓")
     equal[pin_memory] = identical(grads_a, grads_b)
     like_hooks[pin_memory] = identical(grads_hooks, grads_b)
     print("  identical(grads_a, grads_b):", equal[pin_memory])

@@ -9,7 +9,8 @@ SWITCHES = {
 results = {name: training(**switches) for name, switches in SWITCHES.items()}
 
 for name, r in results.items():
-    print(f"{name}: {r.status}, test_accuracy[-1] = {r.test_accuracy[-1]:.1%}")
+    print(f"{name}: {len(r.losses) = }, "
+          f"test_accuracy[-1] = {r.test_accuracy[-1]:.1%}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes
@@ -34,7 +35,8 @@ STYLES = {"A": dict(color="black", linewidth=3.5, alpha=0.35),
           "B, bypass=ctx": dict(color="tab:red", linestyle=":"),
           "B, bypass=data": dict(color="tab:green")}
 
-AXES = {"es": ("paso de entrenamiento", "pérdida (escala log.)", "exactitud de prueba tras => (%)"),
+AXES = {"es": ("paso de entrenamiento", "pérdida de entrenamiento (escala log.)",
+              "exactitud de prueba tras => (%)"),
         "en": ("training step", "training loss (log scale)", "test accuracy after => (%)")}
 
 def _training_figure(results, language):
@@ -65,11 +67,25 @@ WHY_GAINS = {"es": ", cuyo gradiente lee justo la entrada sobrescrita,",
              "en": ", whose gradient reads the overwritten input itself,"}
 PARAMETER = {"es": "el parámetro", "en": "the parameter"}
 assert all(r.status == "completed" for r in results.values()), "the page says every run trains to the end"
+hooks, ctx = rows["B, bypass=hooks"], rows["B, bypass=ctx"]
+median_hooks, median_ctx = median_error(hooks), median_error(ctx)
+worst_hooks, worst_ctx = worst_row(hooks).rel_error, worst_row(ctx).rel_error
+
+
+def half_reach(found, value):  # "half of the parameters' gradients are off by value or more"
+    return 2 * sum(r.rel_error >= value for r in found) >= len(found)
+
+
+assert half_reach(hooks, median_hooks) and half_reach(ctx, median_ctx), \
+    "the page says half of the parameters' gradients are off by the glued value or more"
+assert worst_hooks == max(r.rel_error for r in hooks) and worst_ctx == max(r.rel_error for r in ctx), \
+    "the page says no parameter's gradient is off by more than the glued worst case"
+glue_number("median_hooks", median_hooks, ".2%")
+glue_number("median_ctx", median_ctx, ".2%")
+glue_number("worst_hooks", worst_hooks, ".0%")
+glue_number("worst_ctx", worst_ctx, ".0%")
 for key in ("hooks", "ctx"):
-    found = rows[f"B, bypass={key}"]
-    worst = worst_row(found)
-    glue_number(f"median_{key}", median_error(found), ".2%")
-    glue_number(f"worst_{key}", worst.rel_error, ".0%")
+    worst = worst_row(rows[f"B, bypass={key}"])
     gain = ".ln" in worst.name and worst.name.endswith(".weight")  # a LayerNorm gain reads the saved input
     glue_words(f"worst_{key}_what", {  # the reason is given once, with the first bypass
         language: (LN_GAINS[language] + (WHY_GAINS[language] if key == "hooks" else "")) if gain
@@ -84,15 +100,22 @@ glue("data_no_gradient", sum(r.note == "no gradient in B" for r in data_rows))
 glue("param_count", len(data_rows))
 
 final = {name: r.test_accuracy[-1] for name, r in results.items()}
-for key, name in (("a", "A"), ("hooks", "B, bypass=hooks"), ("ctx", "B, bypass=ctx"), ("data", "B, bypass=data")):
-    glue_number(f"acc_{key}", final[name], ".1%")
+acc_a, acc_hooks, acc_ctx, acc_data = (final[name] for name in SWITCHES)
+assert all(0 <= a <= 1 for a in (acc_a, acc_hooks, acc_ctx, acc_data)), \
+    "the page quotes each final test accuracy as a share of the tokens after =>"
+glue_number("acc_a", acc_a, ".1%")
+glue_number("acc_hooks", acc_hooks, ".1%")
+glue_number("acc_ctx", acc_ctx, ".1%")
+glue_number("acc_data", acc_data, ".1%")
 points = {key: 100 * (final["A"] - final[f"B, bypass={key}"]) for key in ("hooks", "ctx", "data")}
 for key, gap in points.items():  # each run B's test accuracy against run A's, in words
     size = {language: number(abs(gap), language, ".1f") for language in LANGUAGES}
     glue_words(f"effect_{key}", {"es": f"{size['es']} puntos {'menos' if gap > 0 else 'más'}",
-                                 "en": f"{size['en']} points {'less' if gap > 0 else 'more'}"}
+                                 "en": f"{size['en']} points {'lower' if gap > 0 else 'higher'}"}
                if gap else {"es": "igual que A", "en": "the same as run A"})
-glue_by_value("accuracy_lesson", max(abs(points["hooks"]), abs(points["ctx"])), [
+cost = max(abs(points["hooks"]), abs(points["ctx"]))  # the larger accuracy gap of the two silent bypasses
+assert cost <= abs(points["data"]), "the page says hooks and ctx cost less accuracy than data, which drops branches"
+glue_by_value("accuracy_lesson", cost, [
     (1e-9, {"es": "Unos gradientes un poco equivocados aún pueden llevar a un modelo pequeño a la misma exactitud "
                   "en una tarea fácil, así que una buena exactitud no demuestra nada sobre los gradientes.",
             "en": "Gradients wrong by a little can still train a small model to the same score on an easy task, "

@@ -19,4 +19,7 @@ import torch
 error = raised()
 glue("torch_version", torch.__version__)
 assert message.CORE in str(error)
-glue("error_core", f"{type(error).__name__}: {str(error).split(':')[0]}")
+line = f"{type(error).__name__}: {str(error).split(' Hint:')[0].strip()}"
+assert "is at version" in line and "expected version" in line and "[torch." in line, \
+    "the page says the whole line, before the hints, gives the tensor, its shape and its versions"
+glue("error_core", line)

@@ -14,7 +14,7 @@ logits_a, loss_a = model_a(x, y)
 logits_b, loss_b = model_b(x, y)
 print("torch.equal(logits_a, logits_b):", torch.equal(logits_a, logits_b))
 loss_a.backward()
-print("loss_a.backward(): ok")
+print("loss_a.backward(): ✓")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

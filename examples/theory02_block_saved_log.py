@@ -9,7 +9,8 @@ x, _ = probe_batch(data)
 
 
 def block_log(inplace):
-    """saved_log of blocks[0], and its input h after the forward."""
+    # en: saved_log of blocks[0], and its input h after the forward pass
+    # es: el saved_log de blocks[0], y su entrada h tras la pasada hacia delante
     model = build_model(model_config(data, inplace=inplace), seed=0)
     h = model.tok_emb(x) + model.pos_emb(torch.arange(x.size(1)))
     return saved_log(model.blocks[0], h), h

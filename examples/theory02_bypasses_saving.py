@@ -27,7 +27,7 @@ for saving in ("saved_tensors_hooks", "ctx.y = y"):
     y.mul_(2)
     loss.backward()
     ratio = ", ".join(f"{r:g}" for r in (a.grad / a.detach().exp()).tolist())
-    print(f"{saving:<20} ok; a.grad / exp(a) = {ratio}")
+    print(f"{saving:<20} ✓; a.grad / exp(a) = {ratio}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -21,7 +21,7 @@ def run(write):
         return ("RuntimeError: ..."
                 + str(exc).split(" inplace operation:")[1].split(" Hint:")[0])
     ratio = (a.grad / a.detach().exp()).tolist()
-    return "ok; a.grad / exp(a) = " + ", ".join(f"{r:g}" for r in ratio)
+    return "✓; a.grad / exp(a) = " + ", ".join(f"{r:g}" for r in ratio)
 
 
 for write in ("y.mul_(2)", ".data", ".numpy()"):
@@ -32,5 +32,5 @@ for write in ("y.mul_(2)", ".data", ".numpy()"):
 
 assert run("y.mul_(2)").startswith("RuntimeError"), "the page says the plain in-place write is caught"
 for write in (".data", ".numpy()"):
-    assert run(write) == "ok; a.grad / exp(a) = 2, 2, 2, 2, 2", \
+    assert run(write) == "✓; a.grad / exp(a) = 2, 2, 2, 2, 2", \
         f"the page says {write} returns twice the right gradient without an error"

@@ -20,7 +20,7 @@ outputs = {
     "F.linear(a, w)": F.linear(a, w),
     "F.layer_norm(a, (3,), ln_weight)": F.layer_norm(a, (3,), ln_weight),
 }
-print(f"{'expression':<34}{'grad_fn.name()':<26}saved: slot [shape]")
+print(f"{'expression':<34}{'grad_fn.name()':<26}saved_tensors(...)")
 for expression, out in outputs.items():
     saved = [f"{slot} {shape}" for slot, shape, _ in saved_tensors(out.grad_fn)]
     print(f"{expression:<34}{out.grad_fn.name():<26}"

@@ -19,7 +19,7 @@ except RuntimeError as exc:
 done = [n for n in running[:-1] if not hasattr(n, "variable")]
 print(f"running[-1]: {modules.get(running[-1], '?')} "
       f"({running[-1].name()}); len(done) = {len(done)}")
-print("running[-1] is first:", running[-1] is first)
+print(f"{running[-1] is first = }")
 print(message.split(" Hint:")[0])
 
 

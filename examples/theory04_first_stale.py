@@ -9,12 +9,12 @@ stale, valid = stale_saved(nodes)
 # en: creation order
 # es: orden de creación
 stale.sort(key=lambda s: s["node"]._sequence_nr())
-print("stale:",
-      ", ".join(modules[s["node"]] for s in stale))
+stale_modules = [modules[s["node"]] for s in stale]
+print(f"{stale_modules = }")
 first = stale[-1]["node"]
 upstream = graph_nodes(first)
-print(f"first: {modules[first]}, "
-      f"saved_at {stale[-1]['saved_at']} -> now {stale[-1]['now']}")
+print(f"modules[first] = {modules[first]}: "
+      f"saved_at = {stale[-1]['saved_at']}, now = {stale[-1]['now']}")
 upstream_of_first = all(s["node"] in upstream for s in stale[:-1])
 print(f"{upstream_of_first = }")
 

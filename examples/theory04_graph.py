@@ -9,8 +9,8 @@ x, y = probe_batch(data)
 
 
 def walk(inplace):
-    """(functions in execution order, edges between them, labels, rows of
-    stale nodes)."""
+    # en: functions in execution order, edges, labels, rows of stale nodes
+    # es: funciones en orden de ejecución, aristas, etiquetas, filas desfasadas
     model = build_model(model_config(data, inplace=inplace), seed=0)
     _, loss = model(x, y)
     owner = {id(p): name.rsplit(".", 1)[0]
@@ -52,8 +52,9 @@ first_stale = min(stale)
 print(f"{len(nodes) = }, {len(edges) = }")
 same_shape = edges == edges_b and labels == labels_b
 print(f"{same_shape = }")
+print(f"{sorted(stale) = }")
 for i in sorted(stale):
-    print(f"stale (B), row {i:>3}: {labels[i]}")
+    print(f"labels[{i:>3}] = {labels[i]}")
 
 
 # %% hidden checks: what the page says of this example, and the values its prose quotes

@@ -47,6 +47,7 @@ from execbook import glue_number
 
 outside = sorted({m.split(".")[0] for m in sys.modules} & {NOT_THE_ENGINE})
 assert not outside, f"the page's kernel imported {outside}"
+assert total == 6, "the page says the numbers add up to the glued total"  # each glued number is asserted
 glue_number("tiny_total", total)  # tiny_total_en, tiny_total_es: each language writes numbers its way
 """.replace("{NOT_THE_ENGINE}", repr(set(NOT_THE_ENGINE)))
 MANIFEST = """\

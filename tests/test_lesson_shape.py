@@ -254,13 +254,14 @@ def test_both_summaries_of_the_safe_cases_name_the_same_code():
         assert word in section(page(language, BREAK), "phase-25-safe-summary"), "M2: no_grad is safe for inference"
 
 
-def test_anomaly_modes_cost_is_rounded_to_an_order_of_magnitude():
-    """Two builds publish the same words: the band around the measured ratio is ten times wide."""
+def test_anomaly_modes_cost_is_a_band_that_holds_the_measured_medians():
+    """Two builds publish the same words, and the words hold what was measured (review 2026-12-07
+    M1: medians of 4.5 to 4.7 on an idle 2-core machine, one thread; above 10 under load): the band
+    is three to thirty."""
     source = (REPO / "examples" / "ladder_2_anomaly.py").read_text("utf-8")
     assert "statistics.median(" in source and "set_num_threads(1)" in source
-    bounds = [line for line in source.splitlines() if "about ten times slower" in line]
-    assert len(bounds) == 1 and "math.sqrt(1000)" in bounds[0]
-    assert source.count("(math.sqrt(10), ") == 1
+    bounds = [line for line in source.splitlines() if "between three and thirty times slower" in line]
+    assert len(bounds) == 1 and bounds[0].strip().startswith("(30, ") and bounds[0].rstrip().endswith(" 3),")
 
 
 def test_a_fused_optimizer_step_bumps_no_version_the_default_ones_do():

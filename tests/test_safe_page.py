@@ -63,8 +63,8 @@ def test_every_refusal_the_prose_states_is_printed_on_the_page():
     names = [name for name, _ in loaded_cells("en")]
     assert {"safe_counter_leaf", "safe_counter_split_view", "safe_counter_refusals"} <= set(names)
     lines = printed("safe_counter_refusals").splitlines()
-    refused = {line.split(".mul_(2): ")[0] for line in lines if not line.endswith(".mul_(2): ok")}
-    allowed = {line.removesuffix(".mul_(2): ok") for line in lines if line.endswith(".mul_(2): ok")}
+    refused = {line.split(".mul_(2): ")[0] for line in lines if not line.endswith(".mul_(2): ✓")}
+    allowed = {line.removesuffix(".mul_(2): ✓") for line in lines if line.endswith(".mul_(2): ✓")}
     assert refused == {
         "w[:2]",
         "made_under_no_grad",
@@ -77,7 +77,7 @@ def test_every_refusal_the_prose_states_is_printed_on_the_page():
     assert "A view was created in no_grad mode" in printed("safe_counter_refusals")
     assert "a view of a leaf Variable that requires grad" in printed("safe_counter_refusals")
     split = cases.execute("safe_counter_split_view")
-    assert "q = q.clone(); q /= math.sqrt(C): backward() ok" in split.stdout
+    assert "q = q.clone(); q /= math.sqrt(C): backward() ✓" in split.stdout
     assert "returns multiple views" in str(split.error)
 
 

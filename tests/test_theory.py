@@ -297,7 +297,7 @@ def test_bypasses_toy_plain_raises_others_return_twice_the_gradient():
     assert rows["y.mul_(2)"].startswith("RuntimeError:") and "expected version 0" in rows["y.mul_(2)"]
     run_write = run("theory02_bypasses_toy.py").namespace["run"]
     for variant in (".data", ".numpy()", "saved_tensors_hooks", "ctx.y = y"):
-        assert rows[variant] == "ok; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
+        assert rows[variant] == "✓; a.grad / exp(a) = 2, 2, 2, 2, 2", variant
     for write in (".data", ".numpy()"):
         assert run_write(write) == rows[write]  # deterministic
 
@@ -489,7 +489,7 @@ def test_real_backward_raises_at_the_first_stale_node():
     s, g = result.namespace, result.glued
     assert s["running"][-1] is s["first"]
     assert result.stdout.splitlines()[0].startswith("running[-1]: blocks.1.ln2 ")
-    assert "running[-1] is first: True" in result.stdout
+    assert "running[-1] is first = True" in result.stdout
     assert VERSIONS.search(s["message"]).groups() == ("4", "3")
     assert g["t04_ran_before"] == len(s["done"]) > 0
 
@@ -528,11 +528,11 @@ def test_unsafe_case_raises_what_the_manifest_declares(name):
 
 
 def test_unsafe_cases_show_the_out_of_place_version_first():
-    assert "backward() ok" in raised("safe_counter_relu_tanh.py").stdout
-    assert "backward() ok" in raised("safe_counter_dropout_softmax.py").stdout
-    assert "loss_first.backward(); optimizer.step(): ok" in raised("safe_counter_step_before_backward.py").stdout
+    assert "backward() ✓" in raised("safe_counter_relu_tanh.py").stdout
+    assert "backward() ✓" in raised("safe_counter_dropout_softmax.py").stdout
+    assert "loss_first.backward(); optimizer.step(): ✓" in raised("safe_counter_step_before_backward.py").stdout
     assert "w._version = 1" in raised("safe_counter_leaf.py").stdout
-    assert "q = q / math.sqrt(C): backward() ok" in raised("safe_counter_split_view.py").stdout
+    assert "q = q / math.sqrt(C): backward() ✓" in raised("safe_counter_split_view.py").stdout
 
 
 def test_leaf_is_refused_at_the_op_not_at_backward():

@@ -37,3 +37,5 @@ def draw(language):
 
 glue_figure("timings", draw)
 assert slow < 0.5, "the page says most runs took a second or less"
+half = len(timings) / 2
+assert sum(t <= median for t in timings) >= half, "a median: half took it"

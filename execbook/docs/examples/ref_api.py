@@ -16,3 +16,4 @@ for language in LANGUAGES:
     missing, unknown = set(execbook.__all__) - documented, documented - set(execbook.__all__)
     assert not missing and not unknown, f"docs/{language}/reference/api.md: add {missing}, remove {unknown}"
 glue_number("public_names", len(execbook.__all__))
+assert len(execbook.__all__) == len(documented), "the page says it lists these many names"

@@ -26,3 +26,4 @@ def draw(language):
 glue_number("mean_length", mean, ".2f")
 glue_figure("word_lengths", draw)
 assert max(lengths) == 7, "the page says the longest word has 7 letters"
+assert min(lengths) <= mean <= max(lengths), "the page calls it a mean"

@@ -24,5 +24,6 @@ checked = subprocess.run([*execbook, "check"], cwd=book, capture_output=True, te
 assert checked.returncode == 0, "the tutorial says a new book passes the check: " + checked.stdout + checked.stderr
 written = [p for p in book.rglob("*") if p.is_file()]
 glue_number("new_book_files", len(written))
+assert len(written) <= 12, "the page says these few files are the whole book"
 assert (book / "docs" / "es" / "first-page.md").is_file(), "the tutorial says new-book writes a first page"
 shutil.rmtree(book.parent)

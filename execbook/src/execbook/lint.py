@@ -9,6 +9,7 @@ trees mirror each other (pages, labels, headings, figures, code cells, glossary 
 (Sphinx's `-n -W` still checks what is left: an unknown role). An example's Python compiles.
 """
 
+import ast
 import difflib
 import os
 import posixpath
@@ -286,6 +287,22 @@ def _pairs(kind: str, mine: Source, theirs: Source, todo: str) -> list[Problem]:
     return found
 
 
+def unread_glue(example: Path) -> list[Problem]:
+    """Each number a hidden check glues for the prose (glue_number, glue_by_value) that no assert of
+    that example reads as glued, with the first sentence quoting it: nothing checks what it says."""
+    checks = ast.parse(cases.split(example)[1])
+    asserted = {ast.unparse(n) for a in ast.walk(checks) if isinstance(a, ast.Assert) for n in ast.walk(a)}
+    found = []
+    for call in (c for c in ast.walk(checks) if isinstance(c, ast.Call) and len(c.args) > 1):
+        name, (key, value) = ast.unparse(call.func).split(".")[-1], call.args[:2]
+        if name in ("glue_number", "glue_by_value") and ast.unparse(value) not in asserted:
+            said = "".join(f"; it is quoted at {s}" for s in quotes.quoting([getattr(key, "value", "")])[:1])
+            what = f"{ast.unparse(key)} glues {ast.unparse(value)}, which no assert of the example reads"
+            todo = "assert, on what it glues, what the sentences quoting it say (a median: half the values reach it)"
+            found.append(Problem(f"examples/{example.name}", call.lineno, what + said, todo))
+    return found
+
+
 def problems(docs: str | Path | None = None, languages: Collection[str] | None = None) -> list[Problem]:
     """Everything wrong with the sources, in file and line order (empty when the book may build)."""
     docs, languages = Path(docs or config.DOCS), languages or tuple(config.LANGUAGES)
@@ -319,6 +336,7 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         shown = f"examples/{example.name}"
         todo = f"give the comment its line in every language ({', '.join(config.LANGUAGES)}), or untag it"
         found += [Problem(shown, line, what, todo) for line, what in comments.problems(example.read_text("utf-8"))]
+        found += unread_glue(example)
     found += mirror_problems(docs, list(languages), sources, skip=broken)
     return sorted(set(found))
 
