@@ -36,12 +36,22 @@ from . import hooks, torch_private, transforms
 from .failure import guarded
 from .findings import AUTOCAST_STALE, GRAD_HOOK, INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
 from .graph import SavedSlot, running_nodes, slots_of
-from .location import Location, Site, is_internal, user_frame
+from .location import Location, Site, at, is_internal, user_frame
 from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
 from .recorder import VERSION_ERROR, Op, Recorder
 from .refusals import RefusalWatch, refused_target
+
+# The diagnoser's blind spots, said where they are met (README: Limits)
+MUTATION_ALLOWED = (
+    "the backward passes run inside torch.autograd.graph.allow_mutation_on_saved_tensors(), whose own "
+    "saved-tensor hooks keep the tensors saved there (cloned before an in-place write) instead of the diagnoser's"
+)
+SAC_CACHE = (
+    "the tensors selective activation checkpointing caches (create_selective_checkpoint_contexts), which "
+    "its own dispatch mode keeps, not saved for backward; PyTorch checks their versions at backward"
+)
 
 
 def is_inplace_error(error: BaseException, session: "Session | None" = None) -> bool:
@@ -81,6 +91,7 @@ class BackwardPass:
     raised: str | None = None  # the first line of the in-place error this backward raised
     raised_by: Finding | None = None  # the finding that explains it, when one does
     create_graph: bool = False  # a gradient that is part of a larger graph (a gradient penalty): not a step
+    initialising: int = 0  # in-place writes of a module's weight initialisation, left out of ``writes``
 
 
 class Session:
@@ -98,13 +109,15 @@ class Session:
         self.last_nodes: list = []
         self._depth = 0
         self._active = False
-        self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
+        self._counted = (0, 0, 0)  # (next op index, writing ops, weight-initialising ops) at the previous pass
         self._patched: list[tuple[Any, str, Any, bool]] = []
         self._hooks: saved_tensors_hooks | None = None
         self._refusals = RefusalWatch(self.recorder, self.note_refusal)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
         self._slot_of_record: dict[int, SavedSlot] = {}  # the slots the last pass examined, by record
         self._running: BackwardPass | None = None  # the backward running now, if one is
+        # What the diagnoser met but could not examine, each said once, with why ("not examined: ...")
+        self.not_examined: dict[str, None] = {}
 
     # ---- entering and leaving
 
@@ -170,6 +183,14 @@ class Session:
         for name, replacement in transforms.REPLACEMENTS.items():  # torch.func refuses saved-tensor hooks
             self._set(torch.func, name, transforms.eager(getattr(torch.func, name), replacement))
         self._set(torch.func, "vmap", transforms.lifting(torch.func.vmap, self.hooks_lifted))
+        selective = torch.utils.checkpoint.create_selective_checkpoint_contexts
+
+        @functools.wraps(selective)
+        def selective_contexts(*args: Any, **kwargs: Any) -> Any:
+            self.not_examined[SAC_CACHE] = None
+            return selective(*args, **kwargs)
+
+        self._set(torch.utils.checkpoint, "create_selective_checkpoint_contexts", selective_contexts)
         hooks.wrap_registrations(self._set, lambda: self._active, self.note_hook_write)
 
     @contextlib.contextmanager
@@ -256,6 +277,8 @@ class Session:
         recorder = self.recorder
         recorder.resolve_outputs()
         recorder.settle_inputs()
+        if torch_private.mutation_on_saved_tensors_allowed():
+            self.not_examined[MUTATION_ALLOWED] = None
         with torch_private.dispatch_disabled():
             nodes = running_nodes([t.grad_fn for t in roots if t.grad_fn is not None], inputs)
             frames: set = set()
@@ -277,13 +300,14 @@ class Session:
             finding.backward, finding.left = number, left
             first = unique.setdefault(finding.key, finding)
             if first is not finding:
-                first.repeats += 1
+                first.merge(finding)
         found = list(unique.values())
         writing = recorder.writes - self._counted[1]
         this_pass = BackwardPass(
             number, call, recorder.next_index - self._counted[0], writing, len(slots), len(nodes), found
         )
-        self._counted = (recorder.next_index, recorder.writes)
+        this_pass.initialising = recorder.init_writes - self._counted[2]
+        self._counted = (recorder.next_index, recorder.writes, recorder.init_writes)
         self._finding_of_record = {
             id(slot.record): unique[f.key] for slot, f in matched if f is not None and slot.record is not None
         }
@@ -293,7 +317,7 @@ class Session:
         for finding in found:
             first = self.findings.setdefault(finding.key, finding)
             if first is not finding:
-                first.repeats += 1 + finding.repeats
+                first.merge(finding)
         return this_pass
 
     def _stale_casts(self) -> list[Finding]:
@@ -337,7 +361,7 @@ class Session:
     def _explain(self, this_pass: BackwardPass, error: RuntimeError, failed: list) -> None:
         """Tie the error a backward raised to the finding that explains it."""
         self.error = error
-        this_pass.raised = str(error).strip().splitlines()[0]
+        this_pass.raised = str(error).strip().splitlines()[0].split(" Hint: ")[0]  # the diagnoser is the hint
         explained = None
         for record in failed[:1]:  # PyTorch stops at the first slot it refuses
             explained = self._finding_of_record.get(id(record))
@@ -351,6 +375,16 @@ class Session:
                     explained.backward = this_pass.number
                     this_pass.findings.append(explained)
                     self.findings.setdefault(explained.key, explained)
+        for record in failed[:1]:
+            kind = record.kind
+            if explained is None and kind:
+                saved = f" saved at {at(record.location.path, record.location.line)}" if record.location else ""
+                self.not_examined[
+                    f"which write changed {kind}{saved} (PyTorch's version check caught it): the diagnoser "
+                    "compares the memory of strided tensors only"
+                ] = None
+        if "selective activation checkpoint" in str(error):
+            self.not_examined[SAC_CACHE] = None
         if explained is None:  # PyTorch's own check (a slot saved outside our hooks): backward
             raising = [f for f in this_pass.findings if f.check in RAISING]  # meets the latest node first
             explained = max(raising, key=lambda f: f.order, default=None)
@@ -367,7 +401,7 @@ class Session:
         finding.backward = running.number if running is not None else None
         first = self.findings.setdefault(finding.key, finding)
         if first is not finding:
-            first.repeats += 1
+            first.merge(finding)
         elif running is not None:
             running.findings.append(finding)
 
