@@ -70,6 +70,9 @@ class SavedRecord:
     changed_after: Site | None = None  # the line after which its values differed from the digest (aliases.py)
     examined: bool = False  # seen by an examination (a backward's, or of the graphs returned)
     kind: str = ""  # what kind of tensor it is, when the diagnoser cannot read its bytes (memory.kind_unexamined)
+    current: Callable[[], torch.Tensor | None] | None = (
+        None  # a weak reference to the tensor saved, for PyTorch's message
+    )
     node: type | None = None  # the class of the tensor's grad_fn when saved, for PyTorch's message
     output_nr: int = 0  # which output of that node it is
 
@@ -120,16 +123,20 @@ def _pytorch_words() -> tuple[bool, str]:
 
 
 def version_error(record: "SavedRecord", now: int) -> str:
-    """PyTorch's own message for a saved tensor written since it was saved (SavedVariable::unpack)."""
-    tensor = record.tensor
+    """PyTorch's own message for a saved tensor written since it was saved (SavedVariable::unpack):
+    the tensor as it is now (its size, the node that made it last), where it still lives."""
+    current = record.current() if record.current is not None else None
+    tensor = record.tensor if current is None else current
     try:
         shape = str(list(tensor.shape))
     except RuntimeError:  # a nested tensor has no one shape
         shape = "[nested]"
     short, hint = _pytorch_words()
-    name = record.node.__name__ if record.node is not None else ""
-    name = re.sub(r"Backward\d*$", "", name) if short else name
-    node = f", which is output {record.output_nr} of {name}," if name else ""
+    grad_fn = tensor.grad_fn if current is not None else None
+    name = grad_fn.name() if grad_fn is not None else record.node.__name__ if record.node is not None else ""
+    name = re.sub(r"Backward(?=\d*$)0?", "", name) if short else name  # ClampBackward1: Clamp1
+    output_nr = tensor.output_nr if grad_fn is not None else record.output_nr
+    node = f", which is output {output_nr} of {name}," if name else ""
     if torch.is_anomaly_enabled():
         hint = (
             "the backtrace further above shows the operation that failed to compute its gradient. The variable in "
@@ -404,6 +411,7 @@ class Recorder(torch_private.DispatchMode):
             if record.memory is None:
                 record.kind = kind_unexamined(tensor)
             grad_fn = tensor.grad_fn
+            record.current = weakref.ref(tensor)
             if grad_fn is not None:
                 record.node, record.output_nr = type(grad_fn), tensor.output_nr
             now = torch_private.sequence_nr()

@@ -40,7 +40,7 @@ from .location import Location, Site, at, is_internal, user_frame
 from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
-from .recorder import VERSION_ERROR, Op, Recorder
+from .recorder import VERSION_ERROR, Op, Recorder, SavedRecord
 from .refusals import RefusalWatch, refused_target
 
 # The diagnoser's blind spots, said where they are met (README: Limits)
@@ -292,6 +292,9 @@ class Session:
                     slot.record.examined = True
             log = WriteLog(recorder)
             matched = list(zip(slots, match_all(slots, log, recorder.next_index), strict=False))
+        for slot, finding in matched:
+            if finding is not None and finding.write is None and slot.record is not None:
+                self._not_compared(slot.record)
         found = [f for _, f in matched if f is not None] + self._stale_casts()
         number = len(self.passes) + 1 if call is not None else None
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
@@ -340,6 +343,15 @@ class Session:
         self.recorder.stale_casts = []
         return found
 
+    def _not_compared(self, record: SavedRecord) -> None:
+        """Say which saved tensor's writes were not examined, when its bytes cannot be compared."""
+        if record.kind:
+            saved = f" saved at {at(record.location.path, record.location.line)}" if record.location else ""
+            self.not_examined[
+                f"which write changed {record.kind}{saved} (its version changed): the diagnoser compares "
+                "the memory of strided tensors with memory of their own only"
+            ] = None
+
     @guarded("looking for the graphs the program left")
     def left_graphs(self) -> list[torch.Tensor]:
         """The live tensors with a graph, when a graph holds a tensor this session saved that no
@@ -376,13 +388,8 @@ class Session:
                     this_pass.findings.append(explained)
                     self.findings.setdefault(explained.key, explained)
         for record in failed[:1]:
-            kind = record.kind
-            if explained is None and kind:
-                saved = f" saved at {at(record.location.path, record.location.line)}" if record.location else ""
-                self.not_examined[
-                    f"which write changed {kind}{saved} (PyTorch's version check caught it): the diagnoser "
-                    "compares the memory of strided tensors only"
-                ] = None
+            if explained is None or explained.write is None:
+                self._not_compared(record)
         if "selective activation checkpoint" in str(error):
             self.not_examined[SAC_CACHE] = None
         if explained is None:  # PyTorch's own check (a slot saved outside our hooks): backward
