@@ -2,11 +2,11 @@ import os
 import sys
 
 import torch
-
-torch.manual_seed(0)
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor import Shard, distribute_tensor
+
+torch.manual_seed(0)
 
 dist.init_process_group("gloo", rank=0, world_size=1, init_method=f"file://{os.path.abspath(sys.argv[1])}")
 mesh = init_device_mesh("cpu", (1,))

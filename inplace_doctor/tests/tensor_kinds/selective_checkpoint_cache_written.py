@@ -1,8 +1,9 @@
+from functools import partial
+
 import torch
+from torch.utils.checkpoint import CheckpointPolicy, checkpoint, create_selective_checkpoint_contexts
 
 torch.manual_seed(0)
-from functools import partial
-from torch.utils.checkpoint import checkpoint, create_selective_checkpoint_contexts, CheckpointPolicy
 
 
 def policy(ctx, op, *a, **k):

@@ -1,7 +1,7 @@
 import torch
+from torch.utils._pytree import tree_map
 
 torch.manual_seed(0)
-from torch.utils._pytree import tree_map
 
 
 class Wrapper(torch.Tensor):
@@ -16,8 +16,12 @@ class Wrapper(torch.Tensor):
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
-        unwrap = lambda x: x.inner if isinstance(x, Wrapper) else x
-        wrap = lambda x: Wrapper(x) if isinstance(x, torch.Tensor) else x
+        def unwrap(x):
+            return x.inner if isinstance(x, Wrapper) else x
+
+        def wrap(x):
+            return Wrapper(x) if isinstance(x, torch.Tensor) else x
+
         return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
 
 
