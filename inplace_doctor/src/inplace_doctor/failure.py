@@ -54,6 +54,7 @@ def guarded(doing: str) -> Callable[[F], F]:
     def wrap(function: F) -> F:
         @functools.wraps(function)
         def inner(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # pytest and IPython leave this frame out of the program's error
             try:
                 return function(*args, **kwargs)
             except Exception as error:

@@ -437,6 +437,7 @@ class Recorder(torch_private.DispatchMode):
 
     @guarded("checking a saved tensor at backward")
     def unpack(self, record: SavedRecord) -> torch.Tensor:
+        __tracebackhide__ = True  # its error is PyTorch's, shown from the program's frames
         # With hooks set PyTorch checks nothing: check as it does.
         now = torch_private.version(record.tensor)
         if now != record.version:
