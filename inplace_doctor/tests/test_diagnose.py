@@ -1389,3 +1389,18 @@ def test_torch_func_runs_under_plain_autograd_with_torch_func_s_values():
     assert watched.report.findings == [] and len(watched.report.passes) >= 4  # each gradient was examined
     assert all(torch.allclose(a, b, atol=1e-6) and a.shape == b.shape for a, b in zip(found, expected, strict=True))
     assert not any(t.requires_grad for t in found)  # as torch.func returns them
+
+
+def test_a_tensor_saved_before_the_diagnoser_started_is_said_not_examined():
+    """PyTorch refuses a tensor saved before watch() started (an earlier cell): its error goes on
+    unchanged, and the report says what was not examined, with no count of checks that never ran."""
+    w = torch.randn(3, requires_grad=True)
+    h = w.sigmoid()
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as raised:
+        with dg.watch(quiet=True) as watched:
+            h.sum().backward()
+    assert type(raised.value) is RuntimeError and "inplace_doctor" not in str(raised.value)
+    report = watched.report
+    assert report.findings == [] and report.summary() == "0 findings"
+    assert any(n.startswith("not examined: the saved tensor PyTorch's version check refused at") for n in report.notes)

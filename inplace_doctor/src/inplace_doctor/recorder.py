@@ -124,7 +124,7 @@ def _pytorch_words() -> tuple[bool, str]:
 
 def version_error(record: "SavedRecord", now: int) -> str:
     """PyTorch's own message for a saved tensor written since it was saved (SavedVariable::unpack):
-    the tensor as it is now (its size, the node that made it last), where it still lives."""
+    the tensor as it is now (its size), where it still lives."""
     current = record.current() if record.current is not None else None
     tensor = record.tensor if current is None else current
     try:
@@ -132,7 +132,8 @@ def version_error(record: "SavedRecord", now: int) -> str:
     except RuntimeError:  # a nested tensor has no one shape
         shape = "[nested]"
     short, hint = _pytorch_words()
-    grad_fn = tensor.grad_fn if current is not None else None
+    # A saved input is named by the node that made it last (after the write); a saved result by its node
+    grad_fn = tensor.grad_fn if current is not None and record.original is not None else None
     name = grad_fn.name() if grad_fn is not None else record.node.__name__ if record.node is not None else ""
     name = re.sub(r"Backward(?=\d*$)0?", "", name) if short else name  # ClampBackward1: Clamp1
     output_nr = tensor.output_nr if grad_fn is not None else record.output_nr

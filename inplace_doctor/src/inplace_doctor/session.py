@@ -252,6 +252,10 @@ class Session:
                     session._explain(this_pass, error, failed)
                     if session.on_raise is not None:
                         session.on_raise(this_pass, error)
+                elif is_inplace_error(error):  # PyTorch's own check, on a tensor saved where we did not see
+                    session.error = error
+                    this_pass.raised = str(error).strip().splitlines()[0].split(" Hint: ")[0]
+                    session.unseen_save(this_pass)
                 raise
             finally:
                 session._depth -= 1
@@ -343,6 +347,14 @@ class Session:
         self.recorder.stale_casts = []
         return found
 
+    def unseen_save(self, this_pass: BackwardPass) -> None:
+        """PyTorch's own check refused a saved tensor the diagnoser did not see saved: said, not examined."""
+        self.not_examined[
+            f"the saved tensor PyTorch's version check refused at backward {this_pass.number}: it was saved "
+            "where the diagnoser did not see it (before it started, in an earlier cell, or under "
+            "saved-tensor hooks of the program's own)"
+        ] = None
+
     def _not_compared(self, record: SavedRecord) -> None:
         """Say which saved tensor's writes were not examined, when its bytes cannot be compared."""
         if record.kind:
@@ -395,6 +407,8 @@ class Session:
         if explained is None:  # PyTorch's own check (a slot saved outside our hooks): backward
             raising = [f for f in this_pass.findings if f.check in RAISING]  # meets the latest node first
             explained = max(raising, key=lambda f: f.order, default=None)
+        if explained is None and not failed:
+            self.unseen_save(this_pass)
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
 
     @guarded("recording a gradient hook's write")
