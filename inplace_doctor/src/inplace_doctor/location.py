@@ -136,21 +136,31 @@ def user_frame() -> Site:
 _INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")  # torch.nn.init: a module's weights set up
 
 
-def in_weight_init() -> bool:
-    """Is torch.nn.init (a module's weights set up, ``nn.Linear(...)``) on the stack, below the user's frame?"""
+MAX_CALLERS = 8
+_STOPS: dict[str, bool] = {}  # filename -> the walk up from the user's code ends there (cached)
+
+
+def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
+    """``user_frame()``, ``user_callers()`` and ``in_weight_init()`` in one walk up the stack:
+    what a write records (an optimizer step makes hundreds of writes a step)."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
+    found: list[Site] = []
+    initialising = False
+    while frame is not None and len(found) <= MAX_CALLERS:
         filename = frame.f_code.co_filename
-        if filename == _INIT_FILE:
-            return True
         internal = _INTERNAL.get(filename)
         if not (is_internal(filename) if internal is None else internal):
-            return False
+            found.append(Site(filename, frame.f_lineno))
+        elif not found:
+            initialising = initialising or filename == _INIT_FILE
+        else:
+            stop = _STOPS.get(filename)
+            if stop is None:
+                stop = _STOPS[filename] = is_ours(filename) or is_driver(filename)
+            if stop:
+                break
         frame = frame.f_back
-    return False
-
-
-MAX_CALLERS = 8
+    return (found[0] if found else Site("<unknown>", 0)), tuple(found[1:]), initialising
 
 
 def user_callers() -> tuple[Site, ...]:

@@ -26,7 +26,7 @@ from . import torch_private
 from .aliases import AliasWatch
 from .digest import digest, nbytes
 from .failure import DiagnoserFailure, guarded
-from .location import Location, Site, in_weight_init, user_callers, user_frame
+from .location import Location, Site, user_callers, user_frame, user_stack
 from .memory import Memory, alias_of, kind_unexamined, tensors_in
 from .modules import ModuleTracker
 
@@ -311,13 +311,13 @@ class Recorder(torch_private.DispatchMode):
         detailed = bool(written) or self.others_may_save()
         op: Op | None = None
         if detailed:
-            if written:  # counted for the report's first line
-                initialising = in_weight_init()
+            if written:  # counted for the report's first line, and named with the calls that led there
+                site, callers, initialising = user_stack()
                 self.writes += not initialising
                 self.init_writes += initialising
-            location = self.location()
-            if written:
-                location = location._replace(callers=user_callers())
+                location = self.modules.location(*site)._replace(callers=callers)
+            else:
+                location = self.location()
             op = self._new_op(
                 name,
                 [m for t in written if (m := Memory.of(t)) is not None],
