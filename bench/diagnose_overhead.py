@@ -250,8 +250,9 @@ def unasked_plugin_cost(repeats: int) -> tuple[float, float]:
             file.write("def test_one():\n    assert 1 + 1 == 2\n")
         command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_one.py"]
         times: dict[str, list[float]] = {"with": [], "without": []}
-        for _ in range(max(3, repeats // 4)):
-            for way, extra in (("with", []), ("without", ["-p", "no:inplace_doctor"])):
+        ways = [("with", []), ("without", ["-p", "no:inplace_doctor"])]
+        for i in range(max(6, repeats)):
+            for way, extra in ways if i % 2 else ways[::-1]:  # alternating which goes first
                 start = time.perf_counter()
                 subprocess.run(command + extra, cwd=folder, check=True, capture_output=True)
                 times[way].append(time.perf_counter() - start)
