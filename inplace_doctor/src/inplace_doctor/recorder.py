@@ -163,6 +163,7 @@ class Recorder(torch_private.DispatchMode):
         self.next_index = 0  # the index the next op takes
         self.writes = 0  # ops that wrote a tensor argument, so far (a module's weight initialisation not counted)
         self.init_writes = 0  # those of a module's weight initialisation (nn.init), left out of writes
+        self.in_function = 0  # custom autograd.Function.apply calls running (session wraps it)
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
@@ -351,10 +352,11 @@ class Recorder(torch_private.DispatchMode):
         """Can this op's node save tensors our pack hook does not see?
 
         Yes under someone else's saved_tensors_hooks (the innermost hooks win), and inside a
-        custom Function's forward (it runs with grad mode off), where ctx attributes are set.
+        custom Function's forward (it runs with grad mode off), where ctx attributes are set; not in
+        other code run with grad mode off (an optimizer step, clipping), whose ops save nothing.
         """
         hooks = torch_private.innermost_saved_tensors_hooks()
-        return not torch.is_grad_enabled() or hooks is None or hooks[0] is not self.hooks[0]
+        return bool(self.in_function and not torch.is_grad_enabled()) or hooks is None or hooks[0] is not self.hooks[0]
 
     @guarded("recording an op's results")
     def resolve_outputs(self) -> None:

@@ -191,6 +191,17 @@ class Session:
             return selective(*args, **kwargs)
 
         self._set(torch.utils.checkpoint, "create_selective_checkpoint_contexts", selective_contexts)
+        function_apply = vars(torch.autograd.Function)["apply"].__func__
+
+        @functools.wraps(function_apply)
+        def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            recorder.in_function += 1  # its forward may keep tensors on ctx, unseen by our pack hook
+            try:
+                return function_apply(cls, *args, **kwargs)
+            finally:
+                recorder.in_function -= 1
+
+        self._set(torch.autograd.Function, "apply", classmethod(apply))
         hooks.wrap_registrations(self._set, lambda: self._active, self.note_hook_write)
 
     @contextlib.contextmanager
@@ -208,7 +219,7 @@ class Session:
 
     def _set(self, owner: Any, name: str, value: Any) -> None:
         own = name in vars(owner)  # torch.Tensor inherits detach_ and numpy: restore by deleting
-        self._patched.append((owner, name, getattr(owner, name), own))
+        self._patched.append((owner, name, vars(owner)[name] if own else None, own))  # a classmethod as it is
         setattr(owner, name, value)
 
     def _unpatch(self) -> None:
