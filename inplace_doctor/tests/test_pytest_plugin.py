@@ -70,6 +70,8 @@ def test_a_silent_bug_passes_without_the_plugin_and_fails_with_it_at_its_line(py
             "*check:      silent: the version counter did not see the write*",
         ]
     )
+    called_from = [line.strip() for line in out.splitlines() if "called from:" in line]
+    assert called_from and all(line.startswith("called from: test_silent.py:") for line in called_from), out
 
 
 def test_the_marker_switches_it_on_for_one_test(pytester: pytest.Pytester):
