@@ -28,6 +28,7 @@ from typing import Any
 
 import torch
 
+import inplace_doctor.selfcheck  # noqa: F401 (it registers the probe diagnose-works)
 from execbook import REPO, code_fingerprint, excerpt, memoized, outcome
 from inplace_doctor import diagnose
 from inplace_doctor.findings import RAISES

@@ -31,6 +31,7 @@ from torch.autograd.graph import saved_tensors_hooks
 import inplace_doctor as dg
 import inplace_doctor.findings
 import inplace_doctor.recorder
+import inplace_doctor.selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from inplace_doctor import runner, torch_private
 
 BATTERY = Path(__file__).parent / "diagnose_battery"  # bugs written as people write them (test_diagnose_battery.py)

@@ -1,5 +1,6 @@
-"""The diagnoser end to end on what users write: the check of the ``diagnose-works`` probe, which
-``torch_private.PROBES`` registers last and which imports this module only when it runs.
+"""The diagnoser end to end on what users write: the ``diagnose-works`` probe, registered last in
+``torch_private.PROBES`` when this module is imported (``import inplace_doctor.selfcheck``; the
+package itself imports nothing until asked).
 
 Each part runs a small program under one of the three tools (the command, ``watch()``,
 ``diagnose(fn)``) and says whether the finding is the expected one.
@@ -14,6 +15,7 @@ import torch
 import torch.nn as nn
 from torch.utils.checkpoint import checkpoint
 
+from . import torch_private as tp
 from .diagnoser import diagnose
 from .findings import DETACHED, HOOKS_SKIP_CHECK, RAISES, REFUSED
 from .runner import Options, run_script
@@ -113,6 +115,22 @@ def _parameter_updated_outside_no_grad() -> None:
     w -= 0.1 * w.grad  # type: ignore[operator]
 
 
+@tp.probe(
+    "diagnose-works",
+    "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
+    "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
+    "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
+    "written, an optimizer step between two backward passes, a parameter update PyTorch refuses.",
+    requires=[
+        tp.SEQUENCE_NR,
+        tp.HOOKS_STACK,
+        tp.DISABLE_DISPATCH,
+        tp.DISPATCH_MODE,
+        tp.CUSTOM_FUNCTION_NODE,
+        tp.UNTYPED_STORAGE,
+        tp.SAVED_TENSOR_DATA,
+    ],
+)
 def on_what_users_write() -> tuple[bool, str]:
     """Whether every part holds, and what each saw."""
     parts = [

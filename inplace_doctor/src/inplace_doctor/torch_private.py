@@ -8,7 +8,8 @@ relies on.
 saying what the diagnoser relies on, the check (no arguments) exercises that on tiny tensors and
 returns ``(holds, seen)``. Where the installed torch lacks the API, the check returns
 ``(False, "not applicable: ...")`` instead of raising. The last probe, ``diagnose-works``, runs
-the whole diagnosis on small programs of the kind users write (``selfcheck``, imported when it runs).
+the whole diagnosis on small programs of the kind users write: ``selfcheck`` registers it when
+imported (``import inplace_doctor.selfcheck``), after all of these.
 
 Nothing here imports more than torch at import time, and importing it works on a torch that
 lacks any of these APIs (``diagnose`` then fails when called, and the probes say why).
@@ -733,25 +734,3 @@ def _accumulate_grad_check() -> tuple[bool, str]:
     node = exp_node.next_functions[0][0]
     holds = accumulated_variable(node) is x
     return holds, f"{type(node).__name__}.variable is the leaf: {holds}"
-
-
-@probe(
-    "diagnose-works",
-    "inplace_doctor works end to end: the command names the line that built an nn.ReLU(inplace=True) "
-    "that overwrote a sigmoid's saved output; watch() finds an RNN state written in place (silent under "
-    "save_on_cpu); diagnose(fn) finds a saved tensor detached in place, a checkpointed block's input "
-    "written, an optimizer step between two backward passes, a parameter update PyTorch refuses.",
-    requires=[
-        SEQUENCE_NR,
-        HOOKS_STACK,
-        DISABLE_DISPATCH,
-        DISPATCH_MODE,
-        CUSTOM_FUNCTION_NODE,
-        UNTYPED_STORAGE,
-        SAVED_TENSOR_DATA,
-    ],
-)
-def _diagnose_works_check() -> tuple[bool, str]:
-    from .selfcheck import on_what_users_write  # the whole diagnoser: imported when this probe runs
-
-    return on_what_users_write()
