@@ -1,4 +1,4 @@
-"""Every tensor kind PyTorch has, under the diagnoser (tests/tensor_kinds/): nested, meta, a wrapper
+"""Every tensor kind PyTorch has, under the diagnoser (inplace_doctor/tests/tensor_kinds/): nested, meta, a wrapper
 subclass, DTensor on the CPU, and the places whose saved tensors are kept by someone else
 (allow_mutation_on_saved_tensors, selective activation checkpointing). Each is diagnosed (a finding
 at its WRITE line) or said not examined, never an internal error; and the program raises, prints
