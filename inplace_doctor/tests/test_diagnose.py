@@ -31,6 +31,7 @@ from torch.autograd.graph import saved_tensors_hooks
 import inplace_doctor as dg
 import inplace_doctor.findings
 import inplace_doctor.recorder
+import inplace_doctor.selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
 from inplace_doctor import runner, torch_private
 
 BATTERY = Path(__file__).parent / "diagnose_battery"  # bugs written as people write them (test_diagnose_battery.py)
@@ -549,10 +550,12 @@ def test_the_first_line_counts_the_program_s_writes_but_not_weight_initialisatio
     )
     status, out, _ = run_command(capsys, "train.py")
     assert status == 0
-    assert "the program ran " in out and " aten ops before it, 0 of them in-place writes (a module's weight " in out
+    assert " aten ops before it, 0 of them in-place writes (and 2 writes of a module's weight initialisation);" in out
+    assert "it reads 1 saved tensor in 5 backward nodes" in out, out  # each count's noun agrees with it
     script(tmp_path, "import torch\nx = torch.ones(3, requires_grad=True) * 2\nx.add_(1)\nx.sum().backward()\n")
     status, out, _ = run_command(capsys, "train.py")
-    assert status == 0 and "1 of them in-place write (a module's weight initialisation not counted)" in out, out
+    assert status == 0 and "1 of them an in-place write; it reads 1 saved tensor in 4 backward nodes" in out, out
+    assert "initialisation" not in out  # no module, nothing left out: no note about it
 
 
 def test_a_finding_on_a_node_backward_had_already_run_reads_as_a_sentence():
@@ -1026,7 +1029,8 @@ def test_watch_examines_the_graphs_left_at_the_end_of_the_block(capsys):
     with dg.watch() as watched:
         trainer.forward(torch.randn(4, 8), write=True)
     err = capsys.readouterr().err
-    assert "inplace_doctor.watch: the graphs left at the end of the block: 2 new findings" in err, err
+    assert "inplace_doctor.watch: the graphs left at the end of the block: 1 new finding" in err, err
+    assert "met again:  1 more time, the same write" in err  # one bug: the same write, two saved tensors
     assert {f.write.location.line for f in watched.report.findings} == {line_of(Trainer, "# LEFT WRITE")}
     assert all(f.left for f in watched.report.findings)
 
@@ -1329,7 +1333,7 @@ def run_torchrun(tmp_path, tool_env, *args):
 def test_ddp_under_torchrun_each_rank_reports_the_inplace_bug(tmp_path, tool_env):
     clean = run_torchrun(tmp_path, tool_env)
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert clean.stdout.count("findings: 0 caught") == 2 and "rank 0 done" in clean.stdout, clean.stdout
+    assert clean.stdout.count("\n0 findings\n") == 2 and "rank 0 done" in clean.stdout, clean.stdout
     broken = run_torchrun(tmp_path, tool_env, "inplace")
     out = broken.stdout
     assert broken.returncode != 0, out  # a rank exits 1, and torchrun with it
@@ -1386,3 +1390,18 @@ def test_torch_func_runs_under_plain_autograd_with_torch_func_s_values():
     assert watched.report.findings == [] and len(watched.report.passes) >= 4  # each gradient was examined
     assert all(torch.allclose(a, b, atol=1e-6) and a.shape == b.shape for a, b in zip(found, expected, strict=True))
     assert not any(t.requires_grad for t in found)  # as torch.func returns them
+
+
+def test_a_tensor_saved_before_the_diagnoser_started_is_said_not_examined():
+    """PyTorch refuses a tensor saved before watch() started (an earlier cell): its error goes on
+    unchanged, and the report says what was not examined, with no count of checks that never ran."""
+    w = torch.randn(3, requires_grad=True)
+    h = w.sigmoid()
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as raised:
+        with dg.watch(quiet=True) as watched:
+            h.sum().backward()
+    assert type(raised.value) is RuntimeError and "inplace_doctor" not in str(raised.value)
+    report = watched.report
+    assert report.findings == [] and report.summary() == "0 findings"
+    assert any(n.startswith("not examined: the saved tensor PyTorch's version check refused at") for n in report.notes)

@@ -71,7 +71,7 @@ def test_the_wheel_builds_checks_and_runs_with_torch_alone(tmp_path):
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
     names = zipfile.ZipFile(wheel).namelist()
-    modules = sorted(p.name for p in DOCTOR.glob("*.py"))
+    modules = sorted(p.name for p in (DOCTOR / "src" / "inplace_doctor").glob("*.py"))
     assert sorted(n.split("/", 1)[1] for n in names if n.startswith("inplace_doctor/")) == modules
     others = [n for n in names if not n.startswith(("inplace_doctor/", f"inplace_doctor-{version}.dist-info/"))]
     assert others == [], others  # nothing of the book, the lesson or the model

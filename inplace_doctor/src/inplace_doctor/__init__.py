@@ -12,7 +12,7 @@ The tools, from the "grep" end of the diagnostic ladder to the precise one:
     loss, or one that trains and calls backward itself) and report every in-place write that
     overwrote a tensor some backward node saved, with the fix to try.
 
-``with watch() as w:`` (``watch``)
+``with watch() as w:`` (``watching``)
     The same around a training loop: every backward in the block is examined just before it
     runs; a version-counter error it raises comes back as the finding that explains it.
 
@@ -64,16 +64,45 @@ Every private PyTorch API this relies on is reached through ``torch_private``, w
 check each one on the installed torch.
 """
 
-from . import selfcheck  # noqa: F401 (it registers the last probe, diagnose-works)
-from .diagnoser import Report, diagnose
-from .failure import InternalError
-from .findings import Check, Finding
-from .location import Location
-from .scan import Candidate, find_inplace_calls
-from .session import BackwardPass
-from .watch import watch
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
+
+# Importing the package imports nothing else: torch is imported when a name below is first used
+# (PEP 562), so that the pytest plugin, registered by installing the package, costs a pytest run
+# that does not ask for it nothing (bench/diagnose_overhead.py measures it).
+_PUBLIC = {
+    "diagnose": "diagnoser",
+    "Report": "diagnoser",
+    "watch": "watching",
+    "Finding": "findings",
+    "Check": "findings",
+    "BackwardPass": "session",
+    "Location": "location",
+    "InternalError": "failure",
+    "find_inplace_calls": "scan",
+    "Candidate": "scan",
+}
+
+if TYPE_CHECKING:
+    from .diagnoser import Report, diagnose
+    from .failure import InternalError
+    from .findings import Check, Finding
+    from .location import Location
+    from .scan import Candidate, find_inplace_calls
+    from .session import BackwardPass
+    from .watching import watch
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'inplace_doctor' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 def load_ipython_extension(ipython: object) -> None:

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .failure import DiagnoserFailure, InternalError
-from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding
+from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding, count
 from .graph import unreached_parameters
 from .location import at
 from .memory import tensors_in
@@ -18,6 +18,7 @@ class Report:
     findings: list[Finding]  # each bug once, in the order of their first write
     ops: int  # aten ops recorded
     writes: int  # of which in-place writes
+    initialising: int  # in-place writes of a module's weight initialisation, not counted in writes
     saved: int  # saved slots inspected
     nodes: int  # backward nodes walked
     unreached: list[str] = field(default_factory=list)  # parameters requiring grad the graph never reaches
@@ -47,12 +48,14 @@ class Report:
         """How many findings, by where PyTorch raises: at backward, at the use of a view (the next
         forward, say), at the write; or nowhere (silent)."""
         n = len(self.findings)
+        if not n:
+            return "0 findings"
         silent = sum(f.silent for f in self.findings)
         refused = sum(f.check == REFUSED for f in self.findings)
         at_use = sum(f.check == VIEW_MODIFIED for f in self.findings)
         checks = "checks" if any(f.check == DETACHED for f in self.findings) else "version check"
         text = (
-            f"{n} finding{'' if n == 1 else 's'}: {n - silent - refused - at_use} caught by PyTorch's {checks} at "
+            f"{count(n, 'finding')}: {n - silent - refused - at_use} caught by PyTorch's {checks} at "
             f"backward, {silent} silent"
         )
         if at_use:
@@ -70,8 +73,8 @@ class Report:
         lines += [_pass_line(p) for p in self.passes if p.number is None]
         if not self.passes:
             lines = [
-                f"no backward ran and no graph was left to examine: the program ran {self.ops} aten ops, "
-                f"{_writes(self.writes)}"
+                f"no backward ran and no graph was left to examine: the program ran {count(self.ops, 'aten op')}, "
+                f"{_writes(self.writes, self.initialising)}"
             ]
         lines += [
             f"PyTorch refused an in-place write: {line}"
@@ -94,8 +97,10 @@ class Report:
         return "\n".join(lines)
 
 
-def _writes(n: int) -> str:
-    return f"{n} of them in-place write{'' if n == 1 else 's'} (a module's weight initialisation not counted)"
+def _writes(n: int, initialising: int) -> str:
+    """ "2 of them in-place writes", and what was left out, when something was."""
+    left_out = f" (and {count(initialising, 'write')} of a module's weight initialisation)" if initialising else ""
+    return f"{n} of them {'an in-place write' if n == 1 else 'in-place writes'}{left_out}"
 
 
 def _pass_line(p: BackwardPass) -> str:
@@ -105,8 +110,8 @@ def _pass_line(p: BackwardPass) -> str:
         where = f" at {at(p.call.path, p.call.line)} ({p.call.code})" if p.call else ""
         head = f"backward {p.number}{where}"
     text = (
-        f"{head}: the program ran {p.ops} aten ops before it, {_writes(p.writes)}; it reads "
-        f"{p.saved} saved tensors in {p.nodes} backward nodes"
+        f"{head}: the program ran {count(p.ops, 'aten op')} before it, {_writes(p.writes, p.initialising)}; "
+        f"it reads {count(p.saved, 'saved tensor')} in {count(p.nodes, 'backward node')}"
     )
     if p.raised:
         text += f"; it raised: {p.raised}"
@@ -119,11 +124,13 @@ def report_of(session: Session, target: Any = None) -> Report:
         list(session.findings.values()),
         session.recorder.next_index,
         session.recorder.writes,
+        session.recorder.init_writes,
         sum(p.saved for p in session.passes),
         sum(p.nodes for p in session.passes),
         unreached_parameters(target, session.last_nodes),
         list(session.passes),
         op_errors=[(str(e).strip().splitlines()[0], f) for e, f in session.op_errors],
+        notes=[f"not examined: {reason}" for reason in session.not_examined],
     )
 
 

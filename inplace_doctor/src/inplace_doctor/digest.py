@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import torch
 
+from .memory import kind_unexamined
+
 CHUNK = 1 << 18  # elements per number of the digest (the weights: 1 MiB, once)
 BLOCK_ROWS = 2  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
 GPU_BLOCK_ROWS = 32  # on a GPU, fewer and larger kernels: a 32 MiB temporary at most
@@ -64,10 +66,15 @@ def digest(tensor: torch.Tensor) -> torch.Tensor | None:
     Off the CPU it launches few kernels and never waits for them: one multiply and one sum per
     ``GPU_BLOCK_ROWS`` chunks (one of each for a tensor up to that size); comparing many digests
     costs one synchronisation in all (``changed``)."""
-    try:
-        bits = _bits(tensor.detach() if tensor.requires_grad else tensor)
-    except (RuntimeError, NotImplementedError, TypeError):
+    if kind_unexamined(tensor):
         return None
+    try:
+        return _digest(_bits(tensor.detach() if tensor.requires_grad else tensor))
+    except (RuntimeError, NotImplementedError, TypeError):  # no bytes to read (a wrapper's detached shell)
+        return None
+
+
+def _digest(bits: torch.Tensor) -> torch.Tensor:
     n = bits.numel()
     if n == 0:
         return bits.new_zeros(0)

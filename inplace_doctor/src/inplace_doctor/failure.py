@@ -9,11 +9,14 @@ working. The program stops at that point; the command says so in one line (exit 
 """
 
 import functools
+import os
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .location import at, is_internal, user_frame
+import torch
+
+from .location import at, display_path, is_driver, is_internal, is_ours, user_frame
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,11 +49,12 @@ class InternalError(RuntimeError):
 
 def guarded(doing: str) -> Callable[[F], F]:
     """Turn an error of the decorated function (the diagnoser's own) into a DiagnoserFailure.
-    The in-place errors the diagnoser raises on purpose (``recorder.InplaceError``) pass."""
+    The in-place errors the diagnoser raises on purpose (``recorder.pytorch_error``) pass."""
 
     def wrap(function: F) -> F:
         @functools.wraps(function)
         def inner(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True  # pytest and IPython leave this frame out of the program's error
             try:
                 return function(*args, **kwargs)
             except Exception as error:
@@ -61,3 +65,19 @@ def guarded(doing: str) -> Callable[[F], F]:
         return inner  # type: ignore[return-value]
 
     return wrap
+
+
+_OVERRIDES = os.path.abspath(torch.overrides.__file__)  # handle_torch_function: there for the diagnoser's mode
+
+
+def user_traceback(error: BaseException) -> str:
+    """The error's traceback without the diagnoser's frames nor a test runner's, then its message:
+    what the program shows of it without the diagnoser, where the program's own code is."""
+    frames = [
+        traceback.FrameSummary(display_path(f.filename), f.lineno, f.name, line=f.line)
+        for f in traceback.extract_tb(error.__traceback__)
+        if not (is_ours(path := os.path.abspath(f.filename)) or is_driver(path) or path == _OVERRIDES)
+    ]
+    text = "".join(traceback.StackSummary.from_list(frames).format())
+    head = "Traceback (most recent call last):\n" + text if frames else ""
+    return head + "".join(traceback.format_exception_only(error))

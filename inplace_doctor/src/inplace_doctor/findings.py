@@ -58,9 +58,19 @@ SEVERAL_VIEWS = "one of several views an op returned (split, chunk, unbind, ...)
 NO_GRAD_VIEW = "a view made under torch.no_grad(), written with grad mode on"
 FUNCTION_VIEW = "a view a custom autograd.Function returned"
 INFERENCE = "an inference tensor (made under torch.inference_mode()), outside inference mode"
+INFERENCE_VIEW = "a view made under torch.inference_mode(), written outside it"
 RESIZED = "a tensor that requires grad, which PyTorch does not resize"
 DETACHED_VIEW = "a view, which PyTorch does not detach in place"
 OUT_ARGUMENT = "an out= tensor, while an input requires grad"
+
+
+def count(n: int, noun: str, plural: str = "") -> str:
+    """ "1 op", "2 ops": the number and its noun, agreeing."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _listed(items: list[str], limit: int = 4) -> str:
+    return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
 
 
 @dataclass
@@ -79,6 +89,8 @@ class Finding:
     replaced: bool = False  # an unseen write: the tensor's data was swapped (``x.data = ...``)
     backward: int | None = None  # the backward pass that would read it (1, 2, ...); None: no backward ran
     repeats: int = 0  # further slots overwritten the same way (the same key), in this pass or later ones
+    modules: list[str] = field(default_factory=list)  # the other modules (layers) the same write was met in
+    passes: list[int] = field(default_factory=list)  # the other backward passes that met it
     left: bool = False  # in a graph the program left alive that no backward examined
     used_at: Location | None = None  # a stale autocast copy: the forward's line that read it
     order: int = field(default=-1, repr=False)  # the node's sequence number: backward runs higher ones first
@@ -89,11 +101,25 @@ class Finding:
 
     @property
     def key(self) -> tuple:
-        """What makes two findings the same bug: the same write and the same save (line and module),
-        the same slot, the same check. A loop's steps, or two backward passes, repeat one."""
-        write = self.write.name if self.write is not None else None
+        """What makes two findings the same bug: the same write at the same line, the same check,
+        whichever module (layer) ran it, whichever slot it overwrote; a loop's steps, or two
+        backward passes, repeat one. With no write seen: the same save, slot and check."""
         where = self.write.location if self.write is not None else None
-        return write, where and where[:3], self.saved_at and self.saved_at[:3], self.node, self.attribute, self.check
+        if self.write is not None and where is not None:
+            return self.write.name, where.path, where.line, self.check
+        return None, self.saved_at and self.saved_at[:3], self.node, self.attribute, self.check
+
+    def merge(self, other: "Finding") -> None:
+        """Count ``other``, the same bug met again (``key``), here: where else it was met."""
+        self.repeats += 1 + other.repeats
+        module = other.write.location.module if other.write and other.write.location else ""
+        mine = self.write.location.module if self.write and self.write.location else ""
+        for name in [module, *other.modules]:
+            if name and name != mine and name not in self.modules:
+                self.modules.append(name)
+        for number in [other.backward, *other.passes]:
+            if number is not None and number != self.backward and number not in self.passes:
+                self.passes.append(number)
 
     @property
     def fix(self) -> str:
@@ -151,11 +177,14 @@ class Finding:
         if self.later_writes:
             sites = Counter(at(w.location.path, w.location.line) for w in self.later_writes if w.location is not None)
             where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
-            lines.append(f"  then written {len(self.later_writes)} more time(s): {where}")
+            lines.append(f"  then written {count(len(self.later_writes), 'more time')}: {where}")
         if self.repeats:
+            elsewhere = [f"in {_listed(self.modules)}"] if self.modules else []
+            if self.passes:
+                elsewhere.append(f"at backward {_listed([str(n) for n in sorted(self.passes)], 6)}")
             lines.append(
-                f"  repeated:   {self.repeats} more saved tensor(s) overwritten the same way "
-                "(a loop, or later backward passes)"
+                f"  met again:  {count(self.repeats, 'more time')}, the same write"
+                + (f" ({'; '.join(elsewhere)})" if elsewhere else "")
             )
         lines.append(f"  fix:        {self.fix}")
         return "\n".join(lines)
@@ -290,6 +319,8 @@ def _refusal_fix(finding: Finding) -> str:
         NO_GRAD_VIEW: f"make the view outside torch.no_grad(), or {clone}",
         FUNCTION_VIEW: f"{clone}, or return a new tensor from the Function's forward (x.clone()), not a view",
         INFERENCE: f"make the tensor under torch.no_grad() instead of torch.inference_mode(), or {clone}",
+        INFERENCE_VIEW: "make the view and the write both inside torch.inference_mode() or both outside it, "
+        f"or {clone}",
         RESIZED: "build a new tensor of the new size (torch.cat, F.pad, new_zeros) instead of resizing this one",
         DETACHED_VIEW: "use the out-of-place x = x.detach() instead of x.detach_()",
         OUT_ARGUMENT: "drop out= (y = torch.mul(a, b)), or compute under torch.no_grad() if no gradient is needed",

@@ -12,7 +12,9 @@ import torch
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_TEST_RUNNERS = ("_pytest", "pluggy")  # their frames call a test: never the user's code
+# The tools that run the user's code (a test, a notebook cell): their frames are never the user's,
+# and a walk up the stack from the user's code ends at the first of them.
+_DRIVERS = ("_pytest", "pluggy", "pytest", "IPython", "ipykernel", "debugpy", "pydevd")
 _TESTS_DIR = _PACKAGE_DIR + "tests" + os.sep  # the diagnoser's tests and battery: user code to it
 _STDLIB_DIR = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
 
@@ -97,6 +99,11 @@ def is_ours(filename: str) -> bool:
     return filename.startswith(_PACKAGE_DIR) and not filename.startswith(_TESTS_DIR)
 
 
+def is_driver(filename: str) -> bool:
+    """Is the file a test runner's or a notebook kernel's, that runs the user's code?"""
+    return any(f"{os.sep}{tool}{os.sep}" in filename for tool in _DRIVERS)
+
+
 def is_internal(filename: str) -> bool:
     """Is the file torch's, this package's or Python's own library (not the user's code)?"""
     if filename not in _INTERNAL:
@@ -107,7 +114,7 @@ def is_internal(filename: str) -> bool:
         _INTERNAL[filename] = (
             filename.startswith(_TORCH_DIR)
             or filename.startswith("<frozen ")
-            or any(f"{os.sep}{tool}{os.sep}" in absolute for tool in _TEST_RUNNERS)
+            or is_driver(absolute)
             or is_ours(absolute)
             or standard
         )
@@ -129,21 +136,31 @@ def user_frame() -> Site:
 _INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")  # torch.nn.init: a module's weights set up
 
 
-def in_weight_init() -> bool:
-    """Is torch.nn.init (a module's weights set up, ``nn.Linear(...)``) on the stack, below the user's frame?"""
+MAX_CALLERS = 8
+_STOPS: dict[str, bool] = {}  # filename -> the walk up from the user's code ends there (cached)
+
+
+def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
+    """``user_frame()``, ``user_callers()`` and ``in_weight_init()`` in one walk up the stack:
+    what a write records (an optimizer step makes hundreds of writes a step)."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
+    found: list[Site] = []
+    initialising = False
+    while frame is not None and len(found) <= MAX_CALLERS:
         filename = frame.f_code.co_filename
-        if filename == _INIT_FILE:
-            return True
         internal = _INTERNAL.get(filename)
         if not (is_internal(filename) if internal is None else internal):
-            return False
+            found.append(Site(filename, frame.f_lineno))
+        elif not found:
+            initialising = initialising or filename == _INIT_FILE
+        else:
+            stop = _STOPS.get(filename)
+            if stop is None:
+                stop = _STOPS[filename] = is_ours(filename) or is_driver(filename)
+            if stop:
+                break
         frame = frame.f_back
-    return False
-
-
-MAX_CALLERS = 8
+    return (found[0] if found else Site("<unknown>", 0)), tuple(found[1:]), initialising
 
 
 def user_callers() -> tuple[Site, ...]:
@@ -157,7 +174,7 @@ def user_callers() -> tuple[Site, ...]:
         internal = _INTERNAL.get(filename)
         if not (is_internal(filename) if internal is None else internal):
             found.append(Site(filename, frame.f_lineno))
-        elif found and is_ours(filename):
-            break  # the runner's exec, or diagnose() calling the target: below the program
+        elif found and (is_ours(filename) or is_driver(filename)):
+            break  # the runner's exec, diagnose() calling the target, pytest calling a test: below the program
         frame = frame.f_back
     return tuple(found[1:])

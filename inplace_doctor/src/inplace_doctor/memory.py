@@ -22,6 +22,23 @@ def tensors_in(value: Any) -> list[torch.Tensor]:
     return found
 
 
+_PLAIN_DISPATCH = torch.Tensor.__torch_dispatch__
+
+
+def kind_unexamined(t: torch.Tensor) -> str:
+    """What kind of tensor it is when the diagnoser cannot read its bytes ("a nested tensor", ...);
+    "" for a strided tensor with memory of its own, whose writes and values it compares."""
+    if t.is_nested:
+        return "a nested tensor"
+    if t.layout != torch.strided:
+        return f"a {str(t.layout).removeprefix('torch.').replace('_', ' ')} tensor"
+    if t.is_meta:
+        return "a meta tensor"
+    if type(t).__torch_dispatch__ is not _PLAIN_DISPATCH:  # a wrapper (DTensor...): its bytes live elsewhere
+        return f"a {type(t).__name__} (a tensor subclass with its own __torch_dispatch__)"
+    return ""
+
+
 @dataclass(frozen=True)
 class Memory:
     """The bytes a tensor covers: device, storage address, byte offset, shape and byte strides."""
@@ -35,9 +52,9 @@ class Memory:
 
     @classmethod
     def of(cls, t: torch.Tensor) -> "Memory | None":
-        """None for tensors without strided memory (sparse, meta...)."""
+        """None for tensors without strided memory of their own (``kind_unexamined``)."""
         try:
-            if t.layout != torch.strided or t.is_meta:
+            if kind_unexamined(t):
                 return None
             size, empty = t.element_size(), t.numel() == 0
             return cls(

@@ -18,7 +18,6 @@ from typing import Any
 from IPython.core.error import UsageError as CellUsageError
 
 from .location import name_cells
-from .recorder import InplaceError
 from .runner import DEFAULT_CAP, Options, UsageError, names, parse_steps, print_outcome, run_code, running
 
 MAGIC = "inplace_doctor"
@@ -91,8 +90,6 @@ def run_cell(ipython: Any, line: str, cell: str) -> int:
     if outcome.report.passes or outcome.status != 2:  # a report to show first: the error's traceback follows
         outcome.failure = None
         print_outcome(outcome, short, long)
-    if isinstance(raised, InplaceError):  # our unpack hook's, where PyTorch's check would have raised
-        raise RuntimeError(str(raised)).with_traceback(raised.__traceback__) from None
     raise raised
 
 

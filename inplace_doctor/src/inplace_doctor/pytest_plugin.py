@@ -3,14 +3,20 @@
 
 A test whose backward passes meet an overwritten saved tensor fails, loud bug or silent one, and
 its report is the finding: the write's file and line, the saved tensor, the fix. A test where
-PyTorch raised its in-place error fails with that finding instead of PyTorch's message, which
-names no line. Clean tests pass unchanged. Only the test's own call is watched, not its fixtures.
+PyTorch raised its in-place error fails with that finding first, PyTorch's own message as its
+cause and the test's own frames (``--full-trace``: the whole chained traceback). Clean tests pass
+unchanged. Only the test's own call is watched, not its fixtures.
+
+Installing the package registers this plugin in every pytest run: it imports neither torch nor the
+rest of the package until a test asks for the diagnoser, so a run that does not ask pays nothing.
 """
+
+from typing import TYPE_CHECKING
 
 import pytest
 
-from .findings import Finding
-from .watch import watch
+if TYPE_CHECKING:
+    from .findings import Finding
 
 OPTION = "--inplace-doctor"
 MARKER = "inplace_doctor"
@@ -37,16 +43,31 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_call(item: pytest.Item) -> object:
     if not (item.config.getoption("inplace_doctor") or item.get_closest_marker(MARKER)):
         return (yield)
+    from .failure import user_traceback
+    from .watching import Explained, watch
+
     watching = watch(quiet=True)
-    with watching:  # PyTorch's in-place error leaves it as the finding that explains it
-        result = yield
+    explained: Explained | None = None
+    try:
+        with watching:
+            result = yield
+    except Explained as error:  # PyTorch's in-place error, and the finding that explains it
+        if item.config.getoption("fulltrace"):
+            raise
+        explained = error
+    if explained is not None:  # failed outside the except block: no "during handling" chain
+        cause = explained.__cause__
+        assert cause is not None
+        pytest.fail(f"{explained}\n\nPyTorch's error, the cause:\n{user_traceback(cause)}", pytrace=False)
     findings = [f for f in watching.report.findings if not f.left]  # a graph no backward read: no wrong gradient
     if findings:
         pytest.fail(failure_text(findings), pytrace=False)
     return result
 
 
-def failure_text(findings: list[Finding]) -> str:
-    count = f"{len(findings)} in-place write{'' if len(findings) == 1 else 's'}"
+def failure_text(findings: "list[Finding]") -> str:
+    from .findings import count
+
     described = "\n\n".join(f"[{i}] {finding.describe()}" for i, finding in enumerate(findings, 1))
-    return f"inplace_doctor: {count} overwrote a tensor a backward pass saved\n{described}"
+    writes = count(len(findings), "in-place write")
+    return f"inplace_doctor: {writes} overwrote a tensor a backward pass saved\n{described}"

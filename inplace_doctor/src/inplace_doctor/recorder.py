@@ -13,6 +13,8 @@ without it, and computes what it would have computed.
 
 import bisect
 import contextlib
+import functools
+import re
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,8 +26,8 @@ from . import torch_private
 from .aliases import AliasWatch
 from .digest import digest, nbytes
 from .failure import DiagnoserFailure, guarded
-from .location import Location, Site, in_weight_init, user_callers, user_frame
-from .memory import Memory, alias_of, tensors_in
+from .location import Location, Site, user_callers, user_frame, user_stack
+from .memory import Memory, alias_of, kind_unexamined, tensors_in
 from .modules import ModuleTracker
 
 VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
@@ -67,6 +69,12 @@ class SavedRecord:
     had_grad_fn: bool = False  # that input had a grad_fn when saved (detaching it breaks backward)
     changed_after: Site | None = None  # the line after which its values differed from the digest (aliases.py)
     examined: bool = False  # seen by an examination (a backward's, or of the graphs returned)
+    kind: str = ""  # what kind of tensor it is, when the diagnoser cannot read its bytes (memory.kind_unexamined)
+    current: Callable[[], torch.Tensor | None] | None = (
+        None  # a weak reference to the tensor saved, for PyTorch's message
+    )
+    node: type | None = None  # the class of the tensor's grad_fn when saved, for PyTorch's message
+    output_nr: int = 0  # which output of that node it is
 
     def read_by_backward(self) -> torch.Tensor:
         """The tensor backward gets from this slot: the input itself while it lives, else the alias."""
@@ -74,7 +82,7 @@ class SavedRecord:
         return original if original is not None else self.tensor
 
 
-_OP_FACTS: dict[Any, tuple[str, tuple[tuple[int, str], ...], bool]] = {}  # see Recorder._op_facts
+_OP_FACTS: dict[Any, tuple[str, tuple[tuple[int, str], ...], bool, bool]] = {}  # see Recorder._op_facts
 _TO_COPY = torch.ops.aten._to_copy.default  # the cast autocast makes (and caches) of each parameter
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
@@ -90,10 +98,58 @@ class Cast:
     dtype: str  # "bfloat16"
 
 
-class InplaceError(RuntimeError):
-    """What our unpack hook raises where PyTorch's own check would have raised."""
+def pytorch_error(message: str) -> RuntimeError:
+    """The error PyTorch raises, as it raises it (a RuntimeError, its words), for our unpack hook to
+    raise where PyTorch's own check would have raised; marked as the program's error, not the
+    diagnoser's, for ``failure.guarded`` to let it pass."""
+    error = RuntimeError(message)
+    error.on_purpose = True  # type: ignore[attr-defined]
+    return error
 
-    on_purpose = True  # the program's error, not the diagnoser's (failure.guarded lets it pass)
+
+@functools.cache
+def _pytorch_words() -> tuple[bool, str]:
+    """(names a node without its "Backward0", the hint) of PyTorch's own version error on this
+    release, read once from the error itself, raised on a tiny graph before any diagnosis starts."""
+    x = torch.ones(1, requires_grad=True)
+    y = x.sigmoid()
+    y.mul_(2)
+    try:
+        y.backward()
+    except RuntimeError as error:
+        text = str(error)
+        return ", which is output 0 of Sigmoid," in text, text.split(" Hint: ", 1)[-1]
+    return False, ""
+
+
+def version_error(record: "SavedRecord", now: int) -> str:
+    """PyTorch's own message for a saved tensor written since it was saved (SavedVariable::unpack):
+    the tensor as it is now (its size), where it still lives."""
+    current = record.current() if record.current is not None else None
+    tensor = record.tensor if current is None else current
+    try:
+        shape = str(list(tensor.shape))
+    except RuntimeError:  # a nested tensor has no one shape
+        shape = "[nested]"
+    short, hint = _pytorch_words()
+    # A saved input is named by the node that made it last (after the write); a saved result by its node
+    grad_fn = tensor.grad_fn if current is not None and record.original is not None else None
+    name = grad_fn.name() if grad_fn is not None else record.node.__name__ if record.node is not None else ""
+    name = re.sub(r"Backward(?=\d*$)0?", "", name) if short else name  # ClampBackward1: Clamp1
+    output_nr = tensor.output_nr if grad_fn is not None else record.output_nr
+    node = f", which is output {output_nr} of {name}," if name else ""
+    if torch.is_anomaly_enabled():
+        hint = (
+            "the backtrace further above shows the operation that failed to compute its gradient. The variable in "
+            "question was changed in there or anywhere later. Good luck!"
+        )
+    described = tensor.type()  # "torch.FloatTensor"; PyTorch names complex types its C++ way
+    if tensor.is_complex():
+        described = f"{tensor.device.type.upper()}{described.split('.')[-1].removesuffix('Tensor')}Type"
+    return (
+        f"{VERSION_ERROR}: [{described} {shape}]{node} is at version {now}; expected version "
+        f"{record.version} instead. Hint: {hint}"
+    )
 
 
 class Recorder(torch_private.DispatchMode):
@@ -106,6 +162,8 @@ class Recorder(torch_private.DispatchMode):
         self.ops: list[Op] = []
         self.next_index = 0  # the index the next op takes
         self.writes = 0  # ops that wrote a tensor argument, so far (a module's weight initialisation not counted)
+        self.init_writes = 0  # those of a module's weight initialisation (nn.init), left out of writes
+        self.in_function = 0  # custom autograd.Function.apply calls running (session wraps it)
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
@@ -125,6 +183,7 @@ class Recorder(torch_private.DispatchMode):
         self.views_written: list[tuple[Op, Any]] | None = []
         self.aliases = AliasWatch(lambda: list(self.records))
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
+        _pytorch_words()  # PyTorch's own words, read before this recorder is in force
 
     def _new_op(self, name: str, writes: list[Memory], **details: Any) -> Op:
         self.last_sequence_nr = torch_private.sequence_nr()
@@ -138,7 +197,26 @@ class Recorder(torch_private.DispatchMode):
         kwargs = kwargs or {}
         # Only func(...) is the program's: an error anywhere else is the diagnoser's own (failure.py).
         try:
-            name, written_arguments, foreach = self._op_facts(func)
+            name, written_arguments, foreach, composite = self._op_facts(func)
+            # Such an op makes its views as without the mode only with ADInplaceOrView back
+            guard = torch_private.views_tracked() if composite and torch.is_inference_mode_enabled() else None
+        except Exception as error:
+            raise DiagnoserFailure(error, f"recording {func}") from error
+        if guard is None:
+            return self._dispatch(func, name, written_arguments, foreach, args, kwargs)
+        with guard:
+            return self._dispatch(func, name, written_arguments, foreach, args, kwargs)
+
+    def _dispatch(
+        self,
+        func: Any,
+        name: str,
+        written_arguments: tuple[tuple[int, str], ...],
+        foreach: bool,
+        args: tuple,
+        kwargs: dict,
+    ) -> Any:
+        try:
             passed = self.paused and not foreach
             if passed:
                 if written_arguments and self.backward_call is not None:
@@ -234,10 +312,13 @@ class Recorder(torch_private.DispatchMode):
         detailed = bool(written) or self.others_may_save()
         op: Op | None = None
         if detailed:
-            self.writes += bool(written) and not in_weight_init()  # counted for the report's first line
-            location = self.location()
-            if written:
-                location = location._replace(callers=user_callers())
+            if written:  # counted for the report's first line, and named with the calls that led there
+                site, callers, initialising = user_stack()
+                self.writes += not initialising
+                self.init_writes += initialising
+                location = self.modules.location(*site)._replace(callers=callers)
+            else:
+                location = self.location()
             op = self._new_op(
                 name,
                 [m for t in written if (m := Memory.of(t)) is not None],
@@ -257,22 +338,25 @@ class Recorder(torch_private.DispatchMode):
         return written, detailed, op, before
 
     @staticmethod
-    def _op_facts(func: Any) -> tuple[str, tuple[tuple[int, str], ...], bool]:
-        """(name, written arguments, is an in-place foreach op) of an aten op, read once per process."""
+    def _op_facts(func: Any) -> tuple[str, tuple[tuple[int, str], ...], bool, bool]:
+        """(name, written arguments, is an in-place foreach op, makes its views unseen by autograd
+        in inference mode) of an aten op, read once per process."""
         known = _OP_FACTS.get(func)
         if known is None:
             written = torch_private.written_arguments(func)
-            known = _OP_FACTS[func] = (str(func), written, torch_private.is_foreach_op(func) and bool(written))
+            foreach = torch_private.is_foreach_op(func) and bool(written)
+            known = _OP_FACTS[func] = (str(func), written, foreach, torch_private.views_made_below_the_mode(func))
         return known
 
     def others_may_save(self) -> bool:
         """Can this op's node save tensors our pack hook does not see?
 
         Yes under someone else's saved_tensors_hooks (the innermost hooks win), and inside a
-        custom Function's forward (it runs with grad mode off), where ctx attributes are set.
+        custom Function's forward (it runs with grad mode off), where ctx attributes are set; not in
+        other code run with grad mode off (an optimizer step, clipping), whose ops save nothing.
         """
         hooks = torch_private.innermost_saved_tensors_hooks()
-        return not torch.is_grad_enabled() or hooks is None or hooks[0] is not self.hooks[0]
+        return bool(self.in_function and not torch.is_grad_enabled()) or hooks is None or hooks[0] is not self.hooks[0]
 
     @guarded("recording an op's results")
     def resolve_outputs(self) -> None:
@@ -327,7 +411,12 @@ class Recorder(torch_private.DispatchMode):
                 return record
             record.location = self.location()
             record.memory = Memory.of(tensor)
+            if record.memory is None:
+                record.kind = kind_unexamined(tensor)
             grad_fn = tensor.grad_fn
+            record.current = weakref.ref(tensor)
+            if grad_fn is not None:
+                record.node, record.output_nr = type(grad_fn), tensor.output_nr
             now = torch_private.sequence_nr()
             # A node saves its inputs before its op runs and its results after; a result's grad_fn
             # is the node just created, which took the sequence number before the current one.
@@ -345,24 +434,22 @@ class Recorder(torch_private.DispatchMode):
 
     def settle(self, record: SavedRecord) -> None:
         record.after_op = self.next_index
-        with torch_private.dispatch_disabled():
-            record.digest = digest(record.tensor)
+        if not record.kind:
+            with torch_private.dispatch_disabled():
+                record.digest = digest(record.tensor)
 
     @guarded("checking a saved tensor at backward")
     def unpack(self, record: SavedRecord) -> torch.Tensor:
+        __tracebackhide__ = True  # its error is PyTorch's, shown from the program's frames
         # With hooks set PyTorch checks nothing: check as it does.
         now = torch_private.version(record.tensor)
         if now != record.version:
             self.failed.append(record)
-            raise InplaceError(
-                f"{VERSION_ERROR}: [{record.tensor.type()} {list(record.tensor.shape)}] is at "
-                f"version {now}; expected version {record.version} instead "
-                "(checked by inplace_doctor's unpack hook)"
-            )
+            raise pytorch_error(version_error(record, now))
         tensor = record.read_by_backward()
         if record.had_grad_fn and tensor is not record.tensor and tensor.grad_fn is None:
             self.failed.append(record)
-            raise InplaceError(DETACHED_ERROR)
+            raise pytorch_error(DETACHED_ERROR)
         return tensor
 
     @contextlib.contextmanager

@@ -17,6 +17,7 @@ from .findings import (
     DETACHED_VIEW,
     FUNCTION_VIEW,
     INFERENCE,
+    INFERENCE_VIEW,
     LEAF,
     NO_GRAD_VIEW,
     OUT_ARGUMENT,
@@ -28,6 +29,7 @@ from .memory import tensors_in
 from .recorder import Recorder
 
 _VIEW_ORIGINS = {"multi_output_node": SEVERAL_VIEWS, "no_grad_mode": NO_GRAD_VIEW, "in_custom_function": FUNCTION_VIEW}
+_ANY_GRAD_MODE = {"inference_mode": INFERENCE_VIEW}  # refused with grad mode on or off
 _INPLACE_DUNDERS = {f"__i{op}__" for op in "add sub mul truediv floordiv mod pow matmul and or xor".split()}
 _NOT_WRITES = {"requires_grad_", "retain_grad", "share_memory_"}
 
@@ -54,6 +56,8 @@ def refused_target(func: Any, args: tuple, kwargs: dict) -> tuple[str, torch.Ten
         return RESIZED, tensor
     if name == "detach_" and origin:
         return DETACHED_VIEW, tensor
+    if origin in _ANY_GRAD_MODE and tensor.requires_grad and not torch.is_inference_mode_enabled():
+        return _ANY_GRAD_MODE[origin], tensor
     if grad and origin in _VIEW_ORIGINS:
         return _VIEW_ORIGINS[origin], tensor
     if grad and base is not None and base.is_leaf and base.requires_grad:

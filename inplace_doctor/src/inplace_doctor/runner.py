@@ -38,8 +38,9 @@ from typing import Any
 import torch
 
 from .diagnoser import Report, report_of
-from .failure import DiagnoserFailure
-from .location import at, display_path, is_internal, is_ours
+from .failure import DiagnoserFailure, user_traceback
+from .findings import count
+from .location import at, display_path, is_internal
 from .session import BackwardPass, Session, is_inplace_error
 
 PROG = "python -m inplace_doctor"
@@ -294,7 +295,7 @@ def _note_how_it_ended(
                 + (f" (its global variables {shown} hold some)" if held else "")
                 + " as if backward were about to run from them"
                 if report.passes
-                else "it left no tensor with a graph, so there was nothing to examine"
+                else "no graph it left held a tensor saved for backward, so there was nothing to examine"
             )
         )
 
@@ -314,7 +315,8 @@ def _note_left_graphs(report: Report, options: Options) -> None:
     )
     report.notes.append(
         f"{display_path(options.path)} left graphs alive that no backward read: a backward from them would "
-        f"have met {len(left) + sum(f.repeats for f in left)} overwritten saved tensor(s) ({first.headline()}{where}). "
+        f"have met {count(len(left) + sum(f.repeats for f in left), 'overwritten saved tensor')} "
+        f"({first.headline()}{where}). "
         "None ran, so no gradient is wrong; if one was meant to, run it before that write"
     )
 
@@ -425,14 +427,5 @@ def print_outcome(outcome: Outcome, short: str, long: str) -> int:
 
 def print_traceback(error: BaseException | None) -> None:
     """The traceback of the script's own error, its frames only (none of the diagnoser's)."""
-    if error is None or isinstance(error, SystemExit):
-        return
-    frames = [
-        traceback.FrameSummary(display_path(f.filename), f.lineno, f.name, line=f.line)
-        for f in traceback.extract_tb(error.__traceback__)
-        if not is_ours(os.path.abspath(f.filename))
-    ]
-    if frames:
-        text = "".join(traceback.StackSummary.from_list(frames).format())
-        print("Traceback (most recent call last):\n" + text, end="", file=sys.stderr)
-    print("".join(traceback.format_exception_only(error)), end="", file=sys.stderr)
+    if error is not None and not isinstance(error, SystemExit):
+        print(user_traceback(error), end="", file=sys.stderr)

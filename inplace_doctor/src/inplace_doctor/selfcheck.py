@@ -1,5 +1,6 @@
 """The diagnoser end to end on what users write: the ``diagnose-works`` probe, registered last in
-``torch_private.PROBES`` (the package imports this module after all the others).
+``torch_private.PROBES`` when this module is imported (``import inplace_doctor.selfcheck``; the
+package itself imports nothing until asked).
 
 Each part runs a small program under one of the three tools (the command, ``watch()``,
 ``diagnose(fn)``) and says whether the finding is the expected one.
@@ -18,7 +19,7 @@ from . import torch_private as tp
 from .diagnoser import diagnose
 from .findings import DETACHED, HOOKS_SKIP_CHECK, RAISES, REFUSED
 from .runner import Options, run_script
-from .watch import watch
+from .watching import watch
 
 GATED_MLP = """\
 import torch

@@ -36,12 +36,22 @@ from . import hooks, torch_private, transforms
 from .failure import guarded
 from .findings import AUTOCAST_STALE, GRAD_HOOK, INFERENCE, RAISING, REFUSED, VIEW_MODIFIED, Finding
 from .graph import SavedSlot, running_nodes, slots_of
-from .location import Location, Site, is_internal, user_frame
+from .location import Location, Site, at, is_internal, user_frame
 from .matching import WriteLog, match, match_all
 from .memory import Memory, tensors_in
 from .modules import ModuleTracker
-from .recorder import VERSION_ERROR, Op, Recorder
+from .recorder import VERSION_ERROR, Op, Recorder, SavedRecord
 from .refusals import RefusalWatch, refused_target
+
+# The diagnoser's blind spots, said where they are met (README: Limits)
+MUTATION_ALLOWED = (
+    "the backward passes run inside torch.autograd.graph.allow_mutation_on_saved_tensors(), whose own "
+    "saved-tensor hooks keep the tensors saved there (cloned before an in-place write) instead of the diagnoser's"
+)
+SAC_CACHE = (
+    "the tensors selective activation checkpointing caches (create_selective_checkpoint_contexts), which "
+    "its own dispatch mode keeps, not saved for backward; PyTorch checks their versions at backward"
+)
 
 
 def is_inplace_error(error: BaseException, session: "Session | None" = None) -> bool:
@@ -81,6 +91,7 @@ class BackwardPass:
     raised: str | None = None  # the first line of the in-place error this backward raised
     raised_by: Finding | None = None  # the finding that explains it, when one does
     create_graph: bool = False  # a gradient that is part of a larger graph (a gradient penalty): not a step
+    initialising: int = 0  # in-place writes of a module's weight initialisation, left out of ``writes``
 
 
 class Session:
@@ -98,13 +109,15 @@ class Session:
         self.last_nodes: list = []
         self._depth = 0
         self._active = False
-        self._counted = (0, 0)  # (next op index, writing ops) at the previous pass
+        self._counted = (0, 0, 0)  # (next op index, writing ops, weight-initialising ops) at the previous pass
         self._patched: list[tuple[Any, str, Any, bool]] = []
         self._hooks: saved_tensors_hooks | None = None
         self._refusals = RefusalWatch(self.recorder, self.note_refusal)
         self._finding_of_record: dict[int, Finding] = {}  # the last pass's, while its records live
         self._slot_of_record: dict[int, SavedSlot] = {}  # the slots the last pass examined, by record
         self._running: BackwardPass | None = None  # the backward running now, if one is
+        # What the diagnoser met but could not examine, each said once, with why ("not examined: ...")
+        self.not_examined: dict[str, None] = {}
 
     # ---- entering and leaving
 
@@ -170,6 +183,25 @@ class Session:
         for name, replacement in transforms.REPLACEMENTS.items():  # torch.func refuses saved-tensor hooks
             self._set(torch.func, name, transforms.eager(getattr(torch.func, name), replacement))
         self._set(torch.func, "vmap", transforms.lifting(torch.func.vmap, self.hooks_lifted))
+        selective = torch.utils.checkpoint.create_selective_checkpoint_contexts
+
+        @functools.wraps(selective)
+        def selective_contexts(*args: Any, **kwargs: Any) -> Any:
+            self.not_examined[SAC_CACHE] = None
+            return selective(*args, **kwargs)
+
+        self._set(torch.utils.checkpoint, "create_selective_checkpoint_contexts", selective_contexts)
+        function_apply = vars(torch.autograd.Function)["apply"].__func__
+
+        @functools.wraps(function_apply)
+        def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            recorder.in_function += 1  # its forward may keep tensors on ctx, unseen by our pack hook
+            try:
+                return function_apply(cls, *args, **kwargs)
+            finally:
+                recorder.in_function -= 1
+
+        self._set(torch.autograd.Function, "apply", classmethod(apply))
         hooks.wrap_registrations(self._set, lambda: self._active, self.note_hook_write)
 
     @contextlib.contextmanager
@@ -187,7 +219,7 @@ class Session:
 
     def _set(self, owner: Any, name: str, value: Any) -> None:
         own = name in vars(owner)  # torch.Tensor inherits detach_ and numpy: restore by deleting
-        self._patched.append((owner, name, getattr(owner, name), own))
+        self._patched.append((owner, name, vars(owner)[name] if own else None, own))  # a classmethod as it is
         setattr(owner, name, value)
 
     def _unpatch(self) -> None:
@@ -231,6 +263,10 @@ class Session:
                     session._explain(this_pass, error, failed)
                     if session.on_raise is not None:
                         session.on_raise(this_pass, error)
+                elif is_inplace_error(error):  # PyTorch's own check, on a tensor saved where we did not see
+                    session.error = error
+                    this_pass.raised = str(error).strip().splitlines()[0].split(" Hint: ")[0]
+                    session.unseen_save(this_pass)
                 raise
             finally:
                 session._depth -= 1
@@ -256,6 +292,8 @@ class Session:
         recorder = self.recorder
         recorder.resolve_outputs()
         recorder.settle_inputs()
+        if torch_private.mutation_on_saved_tensors_allowed():
+            self.not_examined[MUTATION_ALLOWED] = None
         with torch_private.dispatch_disabled():
             nodes = running_nodes([t.grad_fn for t in roots if t.grad_fn is not None], inputs)
             frames: set = set()
@@ -269,6 +307,9 @@ class Session:
                     slot.record.examined = True
             log = WriteLog(recorder)
             matched = list(zip(slots, match_all(slots, log, recorder.next_index), strict=False))
+        for slot, finding in matched:
+            if finding is not None and finding.write is None and slot.record is not None:
+                self._not_compared(slot.record)
         found = [f for _, f in matched if f is not None] + self._stale_casts()
         number = len(self.passes) + 1 if call is not None else None
         found.sort(key=lambda f: (f.write.index if f.write else recorder.next_index, f.node, f.attribute))
@@ -277,13 +318,14 @@ class Session:
             finding.backward, finding.left = number, left
             first = unique.setdefault(finding.key, finding)
             if first is not finding:
-                first.repeats += 1
+                first.merge(finding)
         found = list(unique.values())
         writing = recorder.writes - self._counted[1]
         this_pass = BackwardPass(
             number, call, recorder.next_index - self._counted[0], writing, len(slots), len(nodes), found
         )
-        self._counted = (recorder.next_index, recorder.writes)
+        this_pass.initialising = recorder.init_writes - self._counted[2]
+        self._counted = (recorder.next_index, recorder.writes, recorder.init_writes)
         self._finding_of_record = {
             id(slot.record): unique[f.key] for slot, f in matched if f is not None and slot.record is not None
         }
@@ -293,7 +335,7 @@ class Session:
         for finding in found:
             first = self.findings.setdefault(finding.key, finding)
             if first is not finding:
-                first.repeats += 1 + finding.repeats
+                first.merge(finding)
         return this_pass
 
     def _stale_casts(self) -> list[Finding]:
@@ -316,6 +358,23 @@ class Session:
         self.recorder.stale_casts = []
         return found
 
+    def unseen_save(self, this_pass: BackwardPass) -> None:
+        """PyTorch's own check refused a saved tensor the diagnoser did not see saved: said, not examined."""
+        self.not_examined[
+            f"the saved tensor PyTorch's version check refused at backward {this_pass.number}: it was saved "
+            "where the diagnoser did not see it (before it started, in an earlier cell, or under "
+            "saved-tensor hooks of the program's own)"
+        ] = None
+
+    def _not_compared(self, record: SavedRecord) -> None:
+        """Say which saved tensor's writes were not examined, when its bytes cannot be compared."""
+        if record.kind:
+            saved = f" saved at {at(record.location.path, record.location.line)}" if record.location else ""
+            self.not_examined[
+                f"which write changed {record.kind}{saved} (its version changed): the diagnoser compares "
+                "the memory of strided tensors with memory of their own only"
+            ] = None
+
     @guarded("looking for the graphs the program left")
     def left_graphs(self) -> list[torch.Tensor]:
         """The live tensors with a graph, when a graph holds a tensor this session saved that no
@@ -337,7 +396,7 @@ class Session:
     def _explain(self, this_pass: BackwardPass, error: RuntimeError, failed: list) -> None:
         """Tie the error a backward raised to the finding that explains it."""
         self.error = error
-        this_pass.raised = str(error).strip().splitlines()[0]
+        this_pass.raised = str(error).strip().splitlines()[0].split(" Hint: ")[0]  # the diagnoser is the hint
         explained = None
         for record in failed[:1]:  # PyTorch stops at the first slot it refuses
             explained = self._finding_of_record.get(id(record))
@@ -351,9 +410,16 @@ class Session:
                     explained.backward = this_pass.number
                     this_pass.findings.append(explained)
                     self.findings.setdefault(explained.key, explained)
+        for record in failed[:1]:
+            if explained is None or explained.write is None:
+                self._not_compared(record)
+        if "selective activation checkpoint" in str(error):
+            self.not_examined[SAC_CACHE] = None
         if explained is None:  # PyTorch's own check (a slot saved outside our hooks): backward
             raising = [f for f in this_pass.findings if f.check in RAISING]  # meets the latest node first
             explained = max(raising, key=lambda f: f.order, default=None)
+        if explained is None and not failed:
+            self.unseen_save(this_pass)
         this_pass.raised_by = self.findings.get(explained.key, explained) if explained is not None else None
 
     @guarded("recording a gradient hook's write")
@@ -367,7 +433,7 @@ class Session:
         finding.backward = running.number if running is not None else None
         first = self.findings.setdefault(finding.key, finding)
         if first is not finding:
-            first.repeats += 1
+            first.merge(finding)
         elif running is not None:
             running.findings.append(finding)
 

@@ -8,13 +8,14 @@ relies on.
 saying what the diagnoser relies on, the check (no arguments) exercises that on tiny tensors and
 returns ``(holds, seen)``. Where the installed torch lacks the API, the check returns
 ``(False, "not applicable: ...")`` instead of raising. The last probe, ``diagnose-works``, runs
-the whole diagnosis on small programs of the kind users write: ``selfcheck`` registers it, as the
-package imports it last.
+the whole diagnosis on small programs of the kind users write: ``selfcheck`` registers it when
+imported (``import inplace_doctor.selfcheck``), after all of these.
 
 Nothing here imports more than torch at import time, and importing it works on a torch that
 lacks any of these APIs (``diagnose`` then fails when called, and the probes say why).
 """
 
+import contextlib
 import importlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -112,6 +113,39 @@ def written_arguments(op: Any) -> tuple[tuple[int, str], ...]:
         for i, argument in enumerate(schema.arguments)
         if argument.alias_info is not None and argument.alias_info.is_write
     )
+
+
+_CIA = "torch._C.DispatchKey.CompositeImplicitAutograd"
+_AD_INPLACE_OR_VIEW = "torch._C.DispatchKey.ADInplaceOrView"
+FORCE_DISPATCH_KEYS = "torch._C._ForceDispatchKeyGuard"
+
+
+def views_made_below_the_mode(op: Any) -> bool:
+    """Does the op make its views inside a dispatch mode, where autograd cannot see them, under
+    ``torch.inference_mode()``? A composite op with no ADInplaceOrView kernel of its own
+    (``reshape``, ``flatten``, ``chunk``...) reaches a dispatch mode undecomposed in inference
+    mode, and its views are then made with ADInplaceOrView excluded: not views, not requiring grad.
+
+    Relies on ``torch._C._dispatch_has_kernel_for_dispatch_key`` and the two dispatch keys."""
+    name, has = op.name(), torch._C._dispatch_has_kernel_for_dispatch_key
+    return has(name, _resolve(_CIA)) and not has(name, _resolve(_AD_INPLACE_OR_VIEW))
+
+
+def views_tracked() -> AbstractContextManager[None]:
+    """Inside ``__torch_dispatch__``: ADInplaceOrView no longer excluded, so that the views an op
+    makes are made as without the mode (``views_made_below_the_mode``). Relies on
+    ``torch._C._ForceDispatchKeyGuard`` and the thread-local dispatch key sets."""
+    exclude = torch._C._dispatch_tls_local_exclude_set().remove(_resolve(_AD_INPLACE_OR_VIEW))
+    return _resolve(FORCE_DISPATCH_KEYS)(torch._C._dispatch_tls_local_include_set(), exclude)
+
+
+MUTATION_ALLOWED_FLAG = "torch.autograd.graph._allow_mutation_on_saved_tensors_enabled"
+
+
+def mutation_on_saved_tensors_allowed() -> bool:
+    """Is ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` in force? Relies on its
+    module-level flag (False where torch lacks it)."""
+    return bool(getattr(torch.autograd.graph, "_allow_mutation_on_saved_tensors_enabled", False))
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,6 +538,42 @@ def _innermost_dispatch_mode_check() -> tuple[bool, str]:
         f"innermost: the inner mode {first}, the outer one once the inner left {between}, the inner one "
         f"again {again}; ops seen by the inner mode {seen_inner}, by the outer one {seen_outer}"
     )
+
+
+@probe(
+    "diagnose-api:inference-mode-views",
+    "Under torch.inference_mode(), a composite view op (reshape, chunk) run by a dispatch mode makes a "
+    "view autograd tracks, as without the mode, once ADInplaceOrView is no longer excluded.",
+    requires=[DISPATCH_MODE, FORCE_DISPATCH_KEYS],
+)
+def _inference_mode_views_check() -> tuple[bool, str]:
+    class Mode(_resolve(DISPATCH_MODE)):  # type: ignore[misc]
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+            if torch.is_inference_mode_enabled() and views_made_below_the_mode(func):
+                with views_tracked():
+                    return func(*args, **(kwargs or {}))
+            return func(*args, **(kwargs or {}))
+
+    x = _leaf() * 2
+    seen = []
+    for mode in (contextlib.nullcontext(), Mode()):
+        with mode, torch.inference_mode():
+            views = [x.reshape(2, 2), x.chunk(2)[0]]
+        seen.append([(v._is_view(), v.requires_grad, view_origin(v)) for v in views])
+    return seen[0] == seen[1], f"(is a view, requires grad, origin) without a mode {seen[0]}, with one {seen[1]}"
+
+
+@probe(
+    "diagnose-api:mutation-allowed-flag",
+    "torch.autograd.graph._allow_mutation_on_saved_tensors_enabled is True inside "
+    "allow_mutation_on_saved_tensors() and False outside it.",
+    requires=[MUTATION_ALLOWED_FLAG],
+)
+def _mutation_allowed_check() -> tuple[bool, str]:
+    before = mutation_on_saved_tensors_allowed()
+    with torch.autograd.graph.allow_mutation_on_saved_tensors():
+        inside = mutation_on_saved_tensors_allowed()
+    return (not before and inside), f"outside: {before}, inside: {inside}"
 
 
 @probe(

@@ -6,10 +6,15 @@ from typing import TextIO
 
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure, InternalError
+from .findings import count
 from .location import at
 from .session import BackwardPass, Session, is_inplace_error
 
 PREFIX = "inplace_doctor.watch"
+
+
+class Explained(RuntimeError):
+    """PyTorch's in-place error (its ``__cause__``, unchanged) and the finding that explains it (the message)."""
 
 
 class watch:
@@ -66,7 +71,7 @@ class watch:
             return
         where = f" at {at(this_pass.call.path, this_pass.call.line)}" if this_pass.call else ""
         what = "the graphs left at the end of the block" if this_pass.number is None else f"backward {this_pass.number}"
-        print(f"{PREFIX}: {what}{where}: {len(new)} new finding{'' if len(new) == 1 else 's'}", file=out)
+        print(f"{PREFIX}: {what}{where}: {count(len(new), 'new finding')}", file=out)
         for finding in new:
             print(finding.describe(), file=out)
 
@@ -95,12 +100,12 @@ class watch:
                     if self._report.op_errors and session.error is not error
                     else f"backward {finding.backward} raised"
                 )
-                raise RuntimeError(
-                    f"{what} PyTorch's in-place error (the cause, above); inplace_doctor found "
+                raise Explained(
+                    f"{what} PyTorch's in-place error (chained as the cause); inplace_doctor found "
                     f"why:\n{finding.describe()}"
                 ) from error
             return
         out = self._out()
         if out is not None and error is None:
             passes = sum(1 for p in self._report.passes if p.number is not None)
-            print(f"{PREFIX}: {passes} backward pass{'' if passes == 1 else 'es'}; {self._report.summary()}", file=out)
+            print(f"{PREFIX}: {count(passes, 'backward pass', 'backward passes')}; {self._report.summary()}", file=out)
