@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e  # builds three distributions and runs a part of th
 WALKERS = [
     "tests/test_sizes.py",
     "tests/test_repository.py",
-    "tests/test_engine_reuse.py::test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder",
+    "execbook/tests/test_engine_reuse.py::test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder",
     "tests/test_deps.py::test_a_folder_an_example_reads_is_what_git_tracks_there",
 ]
 

@@ -19,7 +19,10 @@ from pathlib import Path
 
 import pytest
 
+import execbook
 from execbook import config
+
+ENGINE = Path(execbook.__file__).parent  # the package, wherever it is installed from
 
 NOT_THE_ENGINE = ("phase25", "minigpt", "inplace_doctor", "tapegrad")
 PYPROJECT = """\
@@ -77,9 +80,7 @@ sys.exit(status)
 def write_book(root: Path, engine: bool = True) -> None:
     """The tiny book in root; engine: with a copy of the engine's package beside it."""
     if engine:
-        shutil.copytree(
-            config.PACKAGE_DIRS["execbook"], root / "execbook", ignore=shutil.ignore_patterns("__pycache__")
-        )
+        shutil.copytree(ENGINE, root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (root / "examples").mkdir()
     (root / "examples" / "tiny.py").write_text(EXAMPLE, encoding="utf-8")
@@ -230,8 +231,8 @@ def test_a_killed_build_leaves_no_process_behind(tiny, tmp_path):
     assert processes_in(copy) == []
 
 
-def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_project):
-    """The project as `pip install .` puts it (not editable: conftest's installed_project) in a virtual
+def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_engine):
+    """The engine as `pip install ./execbook` puts it (not editable: conftest's installed_engine) in a virtual
     environment outside the repository, then, in the tiny book's folder (no engine beside it), that
     environment's `python -m execbook build`: the engine finds the book from the current directory,
     not from its own file. The environment borrows this one's third-party packages (torch, Sphinx)
@@ -252,7 +253,7 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
         ).stdout.strip()
     )
     (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    for found in installed_project.iterdir():  # the project as pip install . puts it in site-packages
+    for found in installed_engine.iterdir():  # the engine as pip install ./execbook puts it in site-packages
         (shutil.copytree if found.is_dir() else shutil.copy)(found, purelib / found.name)
     root = tmp_path_factory.mktemp("tiny-installed")
     write_book(root, engine=False)
@@ -280,7 +281,7 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
 def test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder(tmp_path):
     """Importing the engine needs no book (Sphinx, MyST-NB or a tool may import it anywhere): the book
     is found when first needed, and its absence is then a NoBook that names the folder searched."""
-    engine = config.PACKAGE_DIRS["execbook"]
+    engine = ENGINE
     modules = sorted(".".join(p.relative_to(engine.parent).with_suffix("").parts) for p in engine.rglob("*.py"))
     code = f"""
 import importlib
@@ -293,7 +294,7 @@ except config.NoBook as missing:
     print(missing.searched, missing, sep="\\n")
 """
     env = {name: value for name, value in os.environ.items() if name != config.ROOT_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(config.REPO), env.get("PYTHONPATH", "")])  # this checkout's engine
+    env["PYTHONPATH"] = os.pathsep.join([str(ENGINE.parent), env.get("PYTHONPATH", "")])  # this checkout's engine
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     searched, message = done.stdout.splitlines()

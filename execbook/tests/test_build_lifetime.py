@@ -3,7 +3,7 @@ checkout at a time; nothing it started outlives it, SIGKILL included, so that no
 killed build writes the next one's store; an interrupted build says one line; and at every
 instant docs/_build/html is the last good site or the new one.
 
-The builds run on the tiny book of tests/test_engine_reuse.py, given a precompute hook whose pool
+The builds run on the tiny book of test_engine_reuse.py, given a precompute hook whose pool
 worker, and a page whose kernel's subprocess, wait while the file `hold` exists.
 """
 

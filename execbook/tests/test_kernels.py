@@ -10,7 +10,7 @@ import tempfile
 import nbformat
 import pytest
 
-from execbook import build, config, pages
+from execbook import build
 
 
 def run(*sources):
@@ -94,29 +94,3 @@ def test_a_kernel_that_dies_names_the_statement_and_how_it_ended(source, how):
     notebook, (_, error) = run("x = 1", "y = 2\n" + source)
     assert error is not None and error.startswith("p (es, en) · docs/es/p.md:14\n"), error
     assert f"the kernel ended while this statement ran: {how}" in error
-
-
-def test_an_example_that_raises_undeclared_is_judged_by_its_guard_at_its_line(monkeypatch, tmp_path):
-    monkeypatch.setenv(config.STORE_ENV, str(tmp_path))  # where the guard keeps its failure for the build
-    name = "symptom_forward"  # its entry: it completes
-    notebook = nbformat.v4.new_notebook(
-        cells=[
-            nbformat.v4.new_code_cell("import execbook.kernel as _book"),
-            nbformat.v4.new_code_cell("x = 1\nprint(undefined_name)", metadata={pages.EXAMPLE: name}),
-            nbformat.v4.new_code_cell(f'_book.check("{name}")', metadata={pages.GUARDS: name}),
-            nbformat.v4.new_code_cell("print('never')"),
-        ]
-    )
-
-    async def go():
-        with tempfile.TemporaryDirectory(prefix="kernels-") as folder:
-            return await build.run_page("p", notebook, asyncio.ensure_future(build.start_kernel(folder, [])))
-
-    _, error = asyncio.run(go())
-    assert error == (
-        f"p (es, en) · examples/{name}.py:2\n"
-        "  it raised NameError: name 'undefined_name' is not defined\n"
-        f"  but examples/cases.toml [{name}] says it must complete\n"
-        f"  → fix the example so that it completes, as its entry [{name}] in examples/cases.toml declares"
-    )
-    assert notebook.cells[3].outputs == []
