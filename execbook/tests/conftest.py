@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-DISTRIBUTION = Path(__file__).resolve().parents[1]  # execbook/, the engine's distribution
+HERE = Path(__file__).resolve().parent
+DISTRIBUTION = HERE.parent  # execbook/, the engine's distribution
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,3 +36,12 @@ def installed_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=300,
     )
     return target
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that go on from test_engine_reuse.py's tiny build run in one pytest-xdist worker, so
+    that it is built once (nox -s e2e spreads over two)."""
+    for item in items:
+        if "tiny" in getattr(item, "fixturenames", ()) and item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.xdist_group("tiny-book"))

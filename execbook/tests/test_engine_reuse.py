@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +119,7 @@ def tiny(tmp_path_factory):
     return root, done
 
 
+@pytest.mark.e2e
 def test_the_engine_alone_builds_a_tiny_two_language_book(tiny):
     root, done = tiny
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -133,6 +133,7 @@ def test_the_engine_alone_builds_a_tiny_two_language_book(tiny):
         assert 'href="page.html#tiny-page"' in index, "the index cites the page's label"
 
 
+@pytest.mark.e2e
 def test_the_build_imports_nothing_of_the_lesson_the_model_or_the_diagnoser(tiny):
     root, done = tiny
     report = json.loads((root / "built.json").read_text(encoding="utf-8"))
@@ -140,6 +141,7 @@ def test_the_build_imports_nothing_of_the_lesson_the_model_or_the_diagnoser(tiny
     assert outside == [], f"the build process imported {outside}"
 
 
+@pytest.mark.e2e
 def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
     root, _ = tiny
     broken = tmp_path / "broken"
@@ -176,6 +178,7 @@ WRONG = {
 }
 
 
+@pytest.mark.e2e
 def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
     """An unknown role: the build fails naming it at the line the author wrote, on an executed page
     and on a plain one."""
@@ -195,42 +198,7 @@ def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
             assert re.search(expected, done.stderr, re.M), (expected, done.stderr)
 
 
-def processes_in(folder: Path) -> list[str]:
-    """The command lines of the processes that run in folder (their working directory)."""
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            if Path(proc / "cwd").resolve().is_relative_to(folder):
-                found.append((proc / "cmdline").read_text().replace("\0", " "))
-        except OSError:
-            continue  # gone meanwhile, or not ours
-    return found
-
-
-def test_a_killed_build_leaves_no_process_behind(tiny, tmp_path):
-    """The page's kernel runs a subprocess; the build, stopped meanwhile, stops them both."""
-    copy = copy_of(tiny, tmp_path)
-    example = copy / "examples" / "tiny.py"
-    started = "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-    example.write_text(started + "time.sleep(600)\n" + example.read_text(encoding="utf-8"), encoding="utf-8")
-    build = subprocess.Popen([sys.executable, "-m", "execbook", "build"], cwd=copy, stdout=subprocess.PIPE, text=True)
-    try:
-        for line in build.stdout:
-            if "executing page" in line:
-                break
-        deadline = time.monotonic() + 60
-        while not any("time.sleep(600)" in p for p in processes_in(copy)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert any("time.sleep(600)" in p for p in processes_in(copy)), "the page's subprocess started"
-    finally:
-        build.terminate()
-        build.wait(timeout=60)
-    deadline = time.monotonic() + 10
-    while processes_in(copy) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert processes_in(copy) == []
-
-
+@pytest.mark.e2e  # a venv of its own and a build
 def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_engine):
     """The engine as `pip install ./execbook` puts it (not editable: conftest's installed_engine) in a virtual
     environment outside the repository, then, in the tiny book's folder (no engine beside it), that
@@ -321,6 +289,7 @@ def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch)
         words.words.cache_clear()
 
 
+@pytest.mark.e2e
 def test_an_example_that_kills_its_process_is_named_at_its_line_by_the_build_and_by_run(tiny, tmp_path):
     """A crash in native code ends the page's kernel (the build) or the process (`execbook run`):
     both name the example's line and the signal, without a traceback of ours."""
@@ -353,6 +322,7 @@ print("execution", runs)
 """
 
 
+@pytest.mark.e2e
 def test_a_page_executed_again_with_the_same_sources_publishes_the_new_execution(tiny, tmp_path):
     """What the execution cache holds is what is published: Sphinx reads again a page executed
     again (here by `execbook page`), although none of its sources changed."""
@@ -367,6 +337,7 @@ def test_a_page_executed_again_with_the_same_sources_publishes_the_new_execution
     assert "0 page(s) executed" in done.stdout
 
 
+@pytest.mark.e2e
 def test_a_copy_an_install_leaves_in_an_ignored_folder_executes_nothing(tiny, tmp_path):
     """`pip install ./pkg` leaves pkg/build/lib/*.py: git ignores it, so neither the page's key
     nor its downloads change, and the build executes nothing."""
