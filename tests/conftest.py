@@ -322,8 +322,9 @@ def pytest_collection_finish(session):
     waiting = [item for item in session.items if "example_results" in item.fixturenames]
     if not waiting or session.config.option.collectonly:
         return
-    # One run for all the workers of a pytest-xdist run (they share its id), started by the first one.
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    # One run for all the workers of a pytest-xdist run (they share its id), started by the first one
+    # (a pytest that a test starts inherits the id in its environment, not the worker's input).
+    run = getattr(session.config, "workerinput", {}).get("testrunuid")
     scratch = Path(tempfile.gettempdir()) / f"examples-{run}" if run else Path(tempfile.mkdtemp())
     scratch.mkdir(exist_ok=True)
     _examples["scratch"] = scratch
@@ -372,7 +373,7 @@ def examples_read(items):
 def pytest_sessionfinish(session, exitstatus):
     process = _examples.get("process")
     if process is not None and process.poll() is None:
-        if os.environ.get("PYTEST_XDIST_WORKER") and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        if hasattr(session.config, "workerinput") and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             _examples["status"].join(timeout=SUBPROCESS_TIMEOUT_S)  # another worker reads what it did
         else:
             process.kill()
