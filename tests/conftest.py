@@ -248,8 +248,9 @@ _examples = {}
 
 
 # End-to-end tests (nox -s e2e): whole builds of the book, the browser, the reproducer through
-# `just`. They are marked here, from what they use, rather than one by one.
-E2E_FIXTURES = {"site", "cold_build", "reproducer"}
+# `just`, the project installed apart (pip, then a reader's kernel or script). They are marked here,
+# from what they use, rather than one by one.
+E2E_FIXTURES = {"site", "cold_build", "reproducer", "installed_project"}
 # A suite's run (-m e2e, nox -s e2e; -m "not e2e", nox -s tests) spreads its tests over the machine's
 # cores (pytest-xdist's -n auto, --dist loadgroup), unless -n is given: most tests drive one browser tab,
 # one training or one subprocess, and leave a core idle. The tests that share an expensive fixture run in
@@ -264,6 +265,7 @@ SHARED_FIXTURES = {
     "runs": "downloads",
     "reproducer": "reproducer",
     "new_book": "new-book",
+    "installed_project": "downloads",  # the downloads' runs use it too: installed once
     "trained": "trainings",
 }
 PER_MODULE = {"cold_build"}  # shared by every worker: one group per module
