@@ -55,8 +55,8 @@ def install(session, extras="", torch=None):
 
 @nox.session(venv_backend="none")
 def tests(session):
-    """Every test but the end-to-end ones (docs too: the page and example tests read the pages),
-    after the import contracts and mypy; then ruff (nox -s lint). Runs in the book's environment."""
+    """Every test but the end-to-end ones, over the machine's cores (tests/conftest.py), after the import
+    contracts and mypy; then ruff (nox -s lint). Runs in the book's environment."""
     in_book_environment(session, "lint-imports")  # the contracts of pyproject.toml's [tool.importlinter]
     in_book_environment(session, "mypy", fresh=False)  # the packages pyproject.toml's [tool.mypy] names
     in_book_environment(session, "pytest", "-m", "not e2e", *session.posargs, fresh=False)
@@ -74,7 +74,7 @@ def lint(session):
 
 @nox.session(venv_backend="none")
 def e2e(session):
-    """The end-to-end tests: whole builds of the book, the real browser, the reproducer via just."""
+    """The end-to-end tests: builds (the book, the engine's tiny books), kills, venvs, the browser, just."""
     in_book_environment(session, "pytest", "-m", "e2e", *session.posargs)
 
 

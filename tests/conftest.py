@@ -4,7 +4,7 @@ the end-to-end tests, the built book twice (this checkout's, and a cold build of
 Training is the expensive part of the suite, so every run is made once per session and
 shared. Runs are short (FEW_STEPS) wherever the behaviour under test does not depend on the
 number of steps: the step-0 probe gradients, for example, are taken before the first update.
-The end-to-end run spreads over two workers (pytest-xdist; see E2E_WORKERS below).
+Both suites spread over the machine's cores (pytest-xdist; see SUITES below).
 """
 
 import contextlib
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from pathlib import Path
 from unittest import mock
@@ -254,16 +255,26 @@ _examples = {}
 
 
 # End-to-end tests (nox -s e2e): whole builds of the book, the browser, the reproducer through
-# `just`. They are marked here, from what they use, rather than one by one.
-E2E_FIXTURES = {"site", "cold_build", "reproducer"}
-# An end-to-end run (-m e2e) spreads its tests over the machine's two cores (pytest-xdist), unless
-# -n is given: most of them drive one browser tab or one training, and leave a core idle. The tests
-# that share an expensive fixture run in one worker, so that it is made once (`made_once` fails the
-# run otherwise), the longest first (this order); the others go one by one to whichever worker is free.
-# The cold build is made once for both workers (cold_build): the modules that go on from it (each a
-# group of its own, for its module-scoped copy) run side by side.
-E2E_WORKERS = 2
-SHARED_FIXTURES = {"cold_build": "cold-build", "runs": "downloads", "reproducer": "reproducer", "new_book": "new-book"}
+# `just`, the project installed apart (pip, then a reader's kernel or script). They are marked here,
+# from what they use, rather than one by one.
+E2E_FIXTURES = {"site", "cold_build", "reproducer", "installed_project"}
+# A suite's run (-m e2e, nox -s e2e; -m "not e2e", nox -s tests) spreads its tests over the machine's
+# cores (pytest-xdist's -n auto, --dist loadgroup), unless -n is given: most tests drive one browser tab,
+# one training or one subprocess, and leave a core idle. The tests that share an expensive fixture run in
+# one worker, so that it is made once (`made_once` fails the run otherwise), the longest first (this
+# order); the others go one by one to whichever worker is free. The cold build is made once for both
+# workers (cold_build): the modules that go on from it (each a group of its own, for its module-scoped
+# copy) run side by side. The trainings that `trained` keeps are made by the worker that runs its tests;
+# the background run of every example (example_results), by the first worker, for all of them.
+SUITES = ("e2e", "not e2e")
+SHARED_FIXTURES = {
+    "cold_build": "cold-build",
+    "runs": "downloads",
+    "reproducer": "reproducer",
+    "new_book": "new-book",
+    "installed_project": "downloads",  # the downloads' runs use it too: installed once
+    "trained": "trainings",
+}
 PER_MODULE = {"cold_build"}  # shared by every worker: one group per module
 FIRST_ALONE = ["axe_script"]  # the longest of the tests that go one by one (axe-core on every page)
 
@@ -279,13 +290,13 @@ def pytest_cmdline_main(config):
         config.option.loadgroup = config.option.loadgroup or config.workerinput.get("loadgroup", False)
         return
     spread = (
-        config.option.markexpr == "e2e"
+        config.option.markexpr in SUITES
         and config.pluginmanager.hasplugin("xdist")
         and getattr(config.option, "numprocesses", 0) is None
         and not config.option.collectonly
     )
     if spread:
-        config.option.numprocesses, config.option.dist = E2E_WORKERS, "loadgroup"
+        config.option.numprocesses, config.option.dist = "auto", "loadgroup"
         config.option.loadscopereorder = False  # the order below, not the number of tests per group
 
 
@@ -306,32 +317,55 @@ def pytest_collection_modifyitems(items):
                 module = f":{item.module.__name__}" if fixture in PER_MODULE else ""
                 item.add_marker(pytest.mark.xdist_group(group + module))
     first = [*SHARED_FIXTURES, *FIRST_ALONE]
-    items.sort(key=lambda item: next((i for i, f in enumerate(first) if f in item.fixturenames), len(first)))
+    # the tests that read what the examples did last: the other tests run meanwhile
+    items.sort(
+        key=lambda item: (
+            "example_results" in item.fixturenames,
+            next((i for i, f in enumerate(first) if f in item.fixturenames), len(first)),
+        )
+    )
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k chose the tests to run
 def pytest_collection_finish(session):
-    items = session.items
-    waiting = [item for item in items if "example_results" in item.fixturenames]
-    if waiting and not session.config.option.collectonly:  # last: the other tests run meanwhile
-        items[:] = [item for item in items if item not in waiting] + waiting
-        scratch = Path(tempfile.mkdtemp())
-        out = scratch / "examples.json"
-        # Nothing computed before: an empty store. As in the book's build (the environment it sets),
-        # an experiment is computed once and then read back by the examples that report it again
-        # (the reproducer's command-line runs A and bypass=hooks are those of silent_training).
-        env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", **config.environment(scratch / "store"))
-        _examples.update(
-            out=out,
-            process=subprocess.Popen(
-                [sys.executable, str(REPO / "tests" / "run_examples.py"), str(out), *examples_read(waiting)],
-                cwd=REPO,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            ),
-        )
+    waiting = [item for item in session.items if "example_results" in item.fixturenames]
+    if not waiting or session.config.option.collectonly:
+        return
+    # One run for all the workers of a pytest-xdist run (they share its id), started by the first one
+    # (a pytest that a test starts inherits the id in its environment, not the worker's input).
+    run = getattr(session.config, "workerinput", {}).get("testrunuid")
+    scratch = Path(tempfile.gettempdir()) / f"examples-{run}" if run else Path(tempfile.mkdtemp())
+    scratch.mkdir(exist_ok=True)
+    _examples["scratch"] = scratch
+    with open(scratch / "started.lock", "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (scratch / "printed.txt").exists():
+            return
+        printed = open(scratch / "printed.txt", "w", encoding="utf-8")  # noqa: SIM115 - the process's, until it ends
+    # Nothing computed before: an empty store. As in the book's build (the environment it sets),
+    # an experiment is computed once and then read back by the examples that report it again
+    # (the reproducer's command-line runs A and bypass=hooks are those of silent_training).
+    env = dict(os.environ, OMP_NUM_THREADS="1", MPLBACKEND="Agg", **config.environment(scratch / "store"))
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            str(REPO / "tests" / "run_examples.py"),
+            str(scratch / "examples.json"),
+            *examples_read(waiting),
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=printed,
+        stderr=subprocess.STDOUT,
+    )
+
+    def ended():  # its status, for every worker
+        (scratch / "status.part").write_text(str(process.wait()), encoding="utf-8")
+        (scratch / "status.part").replace(scratch / "status")
+        printed.close()
+
+    _examples.update(process=process, status=threading.Thread(target=ended, daemon=True))
+    _examples["status"].start()
 
 
 def examples_read(items):
@@ -346,18 +380,24 @@ def examples_read(items):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if "process" in _examples and _examples["process"].poll() is None:
-        _examples["process"].kill()
+    process = _examples.get("process")
+    if process is not None and process.poll() is None:
+        if hasattr(session.config, "workerinput") and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            _examples["status"].join(timeout=SUBPROCESS_TIMEOUT_S)  # another worker reads what it did
+        else:
+            process.kill()
 
 
 @pytest.fixture(scope="session")
 def example_results():
     """name -> {"ok", "failure", "seconds", "opened"} of every example in examples/cases.toml."""
-    import json
-
-    output, _ = _examples["process"].communicate(timeout=SUBPROCESS_TIMEOUT_S)
-    assert _examples["process"].returncode == 0, f"tests/run_examples.py failed:\n{output[-3000:]}"
-    return json.loads(_examples["out"].read_text(encoding="utf-8"))
+    scratch, deadline = _examples["scratch"], time.monotonic() + SUBPROCESS_TIMEOUT_S
+    while not (scratch / "status").exists():
+        assert time.monotonic() < deadline, f"tests/run_examples.py still runs after {SUBPROCESS_TIMEOUT_S} s"
+        time.sleep(0.5)
+    printed = (scratch / "printed.txt").read_text(encoding="utf-8")
+    assert (scratch / "status").read_text(encoding="utf-8") == "0", f"tests/run_examples.py failed:\n{printed[-3000:]}"
+    return json.loads((scratch / "examples.json").read_text(encoding="utf-8"))
 
 
 # --- the built book, twice: this checkout's, and a cold build elsewhere (end-to-end tests)

@@ -220,6 +220,7 @@ def test_the_command_answers_in_one_line_per_problem_and_fails(book, tmp_path):
     assert real.returncode == 0 and real.stdout.startswith("execbook: check: ok"), real.stdout + real.stderr
 
 
+@pytest.mark.e2e  # a copy of the repository, and a build
 def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_nothing(tmp_path):
     """The issue's first mistake, in a whole (cold) copy: an unclosed :load: cell in both languages.
     The build stops at the check, before executing anything."""

@@ -229,7 +229,7 @@ def test_the_notebook_keeps_what_a_reader_sees_and_runs():
 
 
 def test_streams_are_shown_as_the_page_shows_them():
-    """The execution merged each stream's chunks, stdout first (tests/test_kernels.py); the download
+    """The execution merged each stream's chunks, stdout first (execbook/tests/test_kernels.py); the download
     shows them as MyST-NB's page does (nb_merge_streams), not as they were stored."""
     error = nbformat.v4.new_output("error", ename="E", evalue="v", traceback=[])
     stored = [

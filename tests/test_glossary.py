@@ -98,16 +98,6 @@ def prose(text):
     return MENTION.sub(lambda m: "\n" * m[0].count("\n"), text)
 
 
-def term_citations(text):
-    """[(line number, term name)] of every {term} role in the page's prose."""
-    return sorted(
-        (first + line + 1, normalize(target(child.content)))
-        for first, inline in inlines(text)
-        for child, line, _ in pieces(inline)
-        if child.type == "myst_role" and child.meta["name"] == "term"
-    )
-
-
 def glossary_terms(text):
     """The terms a page's {glossary} block defines (alias lines included), normalized."""
     return [normalize(term) for entry in glossary_entries(parse(text)) for _, term in entry]
@@ -283,9 +273,7 @@ def test_english_banned_variants_are_found(text, found):
     assert sorted(variant for _, variant, _ in banned_variants(text, "en")) == sorted(found)
 
 
-def test_term_citations_and_glossary_terms_are_read_like_sphinx():
-    page = "A {term}`Run A` and {term}`the saved\ntensors <saved\ntensor>`, not ``{term}`code` ``.\n"
-    assert term_citations(page) == [(1, "run a"), (1, "saved tensor")]
+def test_glossary_terms_are_read_like_sphinx():
     glossary = "```{glossary}\n:sorted:\n\nstale saved tensor\nstale\n  A saved tensor.\n\nview\n  A view.\n```\n"
     assert glossary_terms(glossary) == ["stale saved tensor", "stale", "view"]
 
@@ -302,22 +290,6 @@ def test_glossary_defines_each_term_once(language):
     terms = glossary(language)
     assert terms, f"docs/{language}/glossary.md defines no terms"
     assert len(terms) == len(set(terms)), sorted(t for t in terms if terms.count(t) > 1)
-
-
-def test_both_glossaries_define_as_many_terms():
-    assert len(glossary("es")) == len(glossary("en"))
-
-
-@pytest.mark.parametrize("language", LANGUAGES)
-def test_every_cited_term_is_in_the_glossary(language):
-    defined = set(glossary(language))
-    missing = [
-        f"docs/{language}/{page}.md:{line}: {{term}}`{term}`"
-        for page, path in pages(language)
-        for line, term in term_citations(path.read_text(encoding="utf-8"))
-        if term not in defined
-    ]
-    assert not missing, "terms not in the glossary:\n" + "\n".join(missing)
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -16,10 +16,11 @@ pytestmark = pytest.mark.e2e  # builds three distributions and runs a part of th
 
 # The tests that walk the checkout's files: the sizes, the private-API and module checks, the imports
 # of every engine module, the folders an example reads.
+# execbook/tests first, as in pyproject.toml's testpaths: tests/ modules import from their conftest.py by name.
 WALKERS = [
+    "execbook/tests/test_engine_reuse.py::test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder",
     "tests/test_sizes.py",
     "tests/test_repository.py",
-    "tests/test_engine_reuse.py::test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder",
     "tests/test_deps.py::test_a_folder_an_example_reads_is_what_git_tracks_there",
 ]
 

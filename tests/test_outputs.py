@@ -2,7 +2,9 @@
 map of execbook.pages), and each example runs in a namespace of its own (execbook.kernel): on synthetic
 pages, notebooks and examples, without a build."""
 
+import asyncio
 import os
+import tempfile
 
 import nbformat
 import pytest
@@ -217,3 +219,30 @@ def test_a_name_an_earlier_example_defined_is_named_with_that_example(scratch):
     )
     assert cases.borrowed(["first"], "NameError: name 'nowhere' is not defined") == ""
     assert cases.borrowed([], raised) == ""
+
+
+# The guard judges in the page's kernel, which reads this book's manifest (symptom_forward's entry).
+def test_an_example_that_raises_undeclared_is_judged_by_its_guard_at_its_line(monkeypatch, tmp_path):
+    monkeypatch.setenv(config.STORE_ENV, str(tmp_path))  # where the guard keeps its failure for the build
+    name = "symptom_forward"  # its entry: it completes
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("import execbook.kernel as _book"),
+            nbformat.v4.new_code_cell("x = 1\nprint(undefined_name)", metadata={pages.EXAMPLE: name}),
+            nbformat.v4.new_code_cell(f'_book.check("{name}")', metadata={pages.GUARDS: name}),
+            nbformat.v4.new_code_cell("print('never')"),
+        ]
+    )
+
+    async def go():
+        with tempfile.TemporaryDirectory(prefix="kernels-") as folder:
+            return await build.run_page("p", notebook, asyncio.ensure_future(build.start_kernel(folder, [])))
+
+    _, error = asyncio.run(go())
+    assert error == (
+        f"p (es, en) · examples/{name}.py:2\n"
+        "  it raised NameError: name 'undefined_name' is not defined\n"
+        f"  but examples/cases.toml [{name}] says it must complete\n"
+        f"  → fix the example so that it completes, as its entry [{name}] in examples/cases.toml declares"
+    )
+    assert notebook.cells[3].outputs == []

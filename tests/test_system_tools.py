@@ -226,12 +226,18 @@ def scan(sources: dict[str, str]) -> dict[str, list[str]]:
     return found
 
 
+# The folders of the tests that run programs; each one's modules import one another by name. tests/
+# first: its modules import its conftest.py (execbook/tests' is named by its path).
+SUITE_FOLDERS = (REPO / "tests", REPO / "execbook" / "tests")
+
+
 def suite_sources() -> dict[str, str]:
-    paths = sorted((REPO / "tests").rglob("*.py"))
-    return {
-        p.stem if p.parent == REPO / "tests" else p.relative_to(REPO).as_posix(): p.read_text(encoding="utf-8")
-        for p in paths
-    }
+    sources = {}
+    for folder in SUITE_FOLDERS:
+        for p in sorted(folder.rglob("*.py")):
+            name = p.stem if p.parent == folder and p.stem not in sources else p.relative_to(REPO).as_posix()
+            sources[name] = p.read_text(encoding="utf-8")
+    return sources
 
 
 def listed(tools: dict) -> set[str]:

@@ -12,13 +12,13 @@ import shutil
 import subprocess
 import sys
 from importlib.metadata import distributions
+from pathlib import Path
 
 import pytest
 
-from execbook import config
-
 pytestmark = pytest.mark.e2e
 LANGUAGES = ("fr", "en")
+DISTRIBUTION = Path(__file__).resolve().parents[1]  # execbook/, beside its tests
 
 
 def run(program, *arguments, cwd=None, env=None, timeout=900):
@@ -40,7 +40,7 @@ def new_book(tmp_path_factory):
     """(the book's folder, the venv's environment, the build's output)."""
     work = tmp_path_factory.mktemp("new-book")
     source = work / "source" / "execbook"  # a copy: building leaves no build/ in the checkout
-    shutil.copytree(config.REPO / "execbook", source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(DISTRIBUTION, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", work, source)
     wheel = next(work.glob("execbook-*.whl"))
     # the versions this environment has, so that pip takes them from its cache; torch is no constraint

@@ -14,12 +14,14 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
+import execbook
 from execbook import config
+
+ENGINE = Path(execbook.__file__).parent  # the package, wherever it is installed from
 
 NOT_THE_ENGINE = ("phase25", "minigpt", "inplace_doctor", "tapegrad")
 PYPROJECT = """\
@@ -78,9 +80,7 @@ sys.exit(status)
 def write_book(root: Path, engine: bool = True) -> None:
     """The tiny book in root; engine: with a copy of the engine's package beside it."""
     if engine:
-        shutil.copytree(
-            config.PACKAGE_DIRS["execbook"], root / "execbook", ignore=shutil.ignore_patterns("__pycache__")
-        )
+        shutil.copytree(ENGINE, root / "execbook", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
     (root / "examples").mkdir()
     (root / "examples" / "tiny.py").write_text(EXAMPLE, encoding="utf-8")
@@ -120,6 +120,7 @@ def tiny(tmp_path_factory):
     return root, done
 
 
+@pytest.mark.e2e
 def test_the_engine_alone_builds_a_tiny_two_language_book(tiny):
     root, done = tiny
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -133,6 +134,7 @@ def test_the_engine_alone_builds_a_tiny_two_language_book(tiny):
         assert 'href="page.html#tiny-page"' in index, "the index cites the page's label"
 
 
+@pytest.mark.e2e
 def test_the_build_imports_nothing_of_the_lesson_the_model_or_the_diagnoser(tiny):
     root, done = tiny
     report = json.loads((root / "built.json").read_text(encoding="utf-8"))
@@ -140,6 +142,7 @@ def test_the_build_imports_nothing_of_the_lesson_the_model_or_the_diagnoser(tiny
     assert outside == [], f"the build process imported {outside}"
 
 
+@pytest.mark.e2e
 def test_a_tiny_example_that_stops_raising_fails_its_build(tiny, tmp_path):
     root, _ = tiny
     broken = tmp_path / "broken"
@@ -183,6 +186,7 @@ WRONG = {
 }
 
 
+@pytest.mark.e2e
 def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
     """An unknown role, a glued value no example glues: the build fails naming it at the line the
     author wrote, on an executed page and on a plain one."""
@@ -202,6 +206,7 @@ def test_a_sphinx_warning_names_the_line_the_author_wrote(tiny, tmp_path):
             assert re.search(expected, done.stderr, re.M), (expected, done.stderr)
 
 
+@pytest.mark.e2e  # a build of a copy
 def test_a_fence_that_swallows_a_cell_and_a_figure_fails_the_build_at_that_fence(tiny, tmp_path):
     """What MyST-NB's reading would lose of a page, when a fence left open swallows them (the cell
     that loads an example, a figure): the build stops at its check, naming the fence, before anything
@@ -222,6 +227,7 @@ def test_a_fence_that_swallows_a_cell_and_a_figure_fails_the_build_at_that_fence
     ), done.stderr
 
 
+@pytest.mark.e2e  # a child process that runs for seconds
 def test_run_says_what_it_runs_and_which_statement_runs_long_from_a_process_group_of_its_own(tiny, tmp_path):
     """`python -m execbook run` starts its example in a child process leading a group of its own (as
     the build starts a page's kernel, not a fork), says so, and names the statement that runs long."""
@@ -240,44 +246,9 @@ def test_run_says_what_it_runs_and_which_statement_runs_long_from_a_process_grou
     assert any(re.fullmatch(r"execbook: examples/tiny\.py:3 still running after \d+ s", line) for line in lines), lines
 
 
-def processes_in(folder: Path) -> list[str]:
-    """The command lines of the processes that run in folder (their working directory)."""
-    found = []
-    for proc in Path("/proc").glob("[0-9]*"):
-        try:
-            if Path(proc / "cwd").resolve().is_relative_to(folder):
-                found.append((proc / "cmdline").read_text().replace("\0", " "))
-        except OSError:
-            continue  # gone meanwhile, or not ours
-    return found
-
-
-def test_a_killed_build_leaves_no_process_behind(tiny, tmp_path):
-    """The page's kernel runs a subprocess; the build, stopped meanwhile, stops them both."""
-    copy = copy_of(tiny, tmp_path)
-    example = copy / "examples" / "tiny.py"
-    started = "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-    example.write_text(started + "time.sleep(600)\n" + example.read_text(encoding="utf-8"), encoding="utf-8")
-    build = subprocess.Popen([sys.executable, "-m", "execbook", "build"], cwd=copy, stdout=subprocess.PIPE, text=True)
-    try:
-        for line in build.stdout:
-            if "executing page" in line:
-                break
-        deadline = time.monotonic() + 60
-        while not any("time.sleep(600)" in p for p in processes_in(copy)) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert any("time.sleep(600)" in p for p in processes_in(copy)), "the page's subprocess started"
-    finally:
-        build.terminate()
-        build.wait(timeout=60)
-    deadline = time.monotonic() + 10
-    while processes_in(copy) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert processes_in(copy) == []
-
-
-def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_project):
-    """The project as `pip install .` puts it (not editable: conftest's installed_project) in a virtual
+@pytest.mark.e2e  # a venv of its own and a build
+def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp_path_factory, installed_engine):
+    """The engine as `pip install ./execbook` puts it (not editable: conftest's installed_engine) in a virtual
     environment outside the repository, then, in the tiny book's folder (no engine beside it), that
     environment's `python -m execbook build`: the engine finds the book from the current directory,
     not from its own file. The environment borrows this one's third-party packages (torch, Sphinx)
@@ -298,7 +269,7 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
         ).stdout.strip()
     )
     (purelib / "borrowed.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    for found in installed_project.iterdir():  # the project as pip install . puts it in site-packages
+    for found in installed_engine.iterdir():  # the engine as pip install ./execbook puts it in site-packages
         (shutil.copytree if found.is_dir() else shutil.copy)(found, purelib / found.name)
     root = tmp_path_factory.mktemp("tiny-installed")
     write_book(root, engine=False)
@@ -326,7 +297,7 @@ def test_the_engine_installed_apart_builds_the_book_of_the_folder_it_runs_in(tmp
 def test_every_engine_module_imports_outside_a_book_whose_first_use_names_the_folder(tmp_path):
     """Importing the engine needs no book (Sphinx, MyST-NB or a tool may import it anywhere): the book
     is found when first needed, and its absence is then a NoBook that names the folder searched."""
-    engine = config.PACKAGE_DIRS["execbook"]
+    engine = ENGINE
     modules = sorted(".".join(p.relative_to(engine.parent).with_suffix("").parts) for p in engine.rglob("*.py"))
     code = f"""
 import importlib
@@ -339,7 +310,7 @@ except config.NoBook as missing:
     print(missing.searched, missing, sep="\\n")
 """
     env = {name: value for name, value in os.environ.items() if name != config.ROOT_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(config.REPO), env.get("PYTHONPATH", "")])  # this checkout's engine
+    env["PYTHONPATH"] = os.pathsep.join([str(ENGINE.parent), env.get("PYTHONPATH", "")])  # this checkout's engine
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     searched, message = done.stdout.splitlines()
@@ -369,6 +340,7 @@ def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch)
         words.words.cache_clear()
 
 
+@pytest.mark.e2e
 def test_an_example_that_kills_its_process_is_named_at_its_line_by_the_build_and_by_run(tiny, tmp_path):
     """A crash in native code ends the page's kernel (the build) or the process (`execbook run`):
     both name the example's line and the signal, without a traceback of ours."""
@@ -401,6 +373,7 @@ print("execution", runs)
 """
 
 
+@pytest.mark.e2e
 def test_a_page_executed_again_with_the_same_sources_publishes_the_new_execution(tiny, tmp_path):
     """What the execution cache holds is what is published: Sphinx reads again a page executed
     again (here by `execbook page`), although none of its sources changed."""
@@ -415,6 +388,7 @@ def test_a_page_executed_again_with_the_same_sources_publishes_the_new_execution
     assert "0 page(s) executed" in done.stdout
 
 
+@pytest.mark.e2e
 def test_a_copy_an_install_leaves_in_an_ignored_folder_executes_nothing(tiny, tmp_path):
     """`pip install ./pkg` leaves pkg/build/lib/*.py: git ignores it, so neither the page's key
     nor its downloads change, and the build executes nothing."""

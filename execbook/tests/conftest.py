@@ -1,0 +1,47 @@
+"""The engine's own tests: each writes the tiny book it needs in a temporary folder (test_engine_reuse.py's
+write_book) and runs the engine there; none reads the lesson's pages or examples.
+
+`cd execbook && pytest tests` runs them alone, with the engine installed; the repository's `pytest`
+runs them beside the lesson's tests (pyproject.toml's testpaths). This folder has no __init__.py,
+as tests/ has none: its modules import by their names, which differ from every one of tests/.
+"""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+DISTRIBUTION = HERE.parent  # execbook/, the engine's distribution
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "e2e: an end-to-end test (whole builds, kills, venvs, waiting kernels)")
+
+
+@pytest.fixture(scope="session")
+def installed_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding the engine as `pip install ./execbook` (not editable) puts it in site-packages,
+    built from a copy of its distribution: its package alone, none of this checkout's files."""
+    source = tmp_path_factory.mktemp("engine-source") / "execbook"
+    shutil.copytree(DISTRIBUTION, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "tests"))
+    target = tmp_path_factory.mktemp("site-packages")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
+        + ["--target", str(target), str(source)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    return target
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that go on from test_engine_reuse.py's tiny build run in one pytest-xdist worker, so
+    that it is built once (nox -s e2e spreads over two)."""
+    for item in items:
+        if "tiny" in getattr(item, "fixturenames", ()) and item.path.is_relative_to(HERE):
+            item.add_marker(pytest.mark.xdist_group("tiny-book"))
