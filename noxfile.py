@@ -69,7 +69,8 @@ def lint(session):
     session.install("-c", "constraints.txt", *LINTERS)
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
-    session.run("lint-imports")
+    # the distributions' packages from their src folders (this checkout's root holds the others)
+    session.run("lint-imports", env={"PYTHONPATH": os.pathsep.join(["execbook/src", "inplace_doctor/src"])})
 
 
 @nox.session(venv_backend="none")
