@@ -49,6 +49,12 @@ def copy_repository(destination, keep_build=True, repository=None):
     return Path(destination)
 
 
+def own_packages(repo):
+    """PYTHONPATH for a process that must import a copy's own packages: its root's, and its
+    distributions' src folders (execbook/src, inplace_doctor/src), not this checkout's installs."""
+    return os.pathsep.join(str(folder) for folder in (repo, *sorted(Path(repo).glob("*/src"))))
+
+
 def needs(reason):
     """A tool the test needs is missing: a failure in CI, which must install it; a skip elsewhere."""
     if os.environ.get("CI"):
@@ -76,7 +82,7 @@ def serve(folder):
 
 def build(repo, *languages, timeout=1800):
     """`python -m execbook build` in repo (a copy: its own packages, PYTHONPATH), no stdin."""
-    env = dict(os.environ, PYTHONPATH=str(repo))
+    env = dict(os.environ, PYTHONPATH=own_packages(repo))
     return subprocess.run(
         [*BUILD, *languages],
         cwd=repo,
@@ -500,7 +506,7 @@ def cold_build(tmp_path_factory, offline):
             done = subprocess.run(
                 cut or BUILD,
                 cwd=copy,
-                env=dict(os.environ, PYTHONPATH=str(copy)),
+                env=dict(os.environ, PYTHONPATH=own_packages(copy)),
                 capture_output=True,
                 text=True,
                 timeout=1800,

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import own_packages
 
 from execbook import config, lint, source
 
@@ -241,7 +242,7 @@ def test_a_build_with_a_broken_fence_fails_first_naming_the_lines_and_publishes_
         capture_output=True,
         text=True,
         timeout=120,
-        env=dict(os.environ, PYTHONPATH=str(repo)),
+        env=dict(os.environ, PYTHONPATH=own_packages(repo)),
     )
     assert done.returncode == 1
     last = done.stderr.strip().split("\n")[-3:]
