@@ -64,7 +64,8 @@ def closure(paths: set[Path]) -> set[Path]:
         for name in _imports(path, path.stat().st_mtime_ns):
             parts = name.split(".")
             todo.extend(f for i in range(1, len(parts) + 1) if (f := module_file(".".join(parts[:i]))))
-    if Path(config.__file__).resolve() in seen:  # the one module that reads data files (pyproject.toml)
+    # any engine module imports execbook.config, which reads pyproject.toml, wherever the engine is installed
+    if any(p.is_relative_to(KERNEL.parent) for p in seen):
         seen |= {config.REPO / source for source in config.SOURCES if (config.REPO / source).is_file()}
     return seen
 
