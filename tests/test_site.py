@@ -313,9 +313,8 @@ def test_spanish_pages_follow_the_style_sheet_in_tables_outputs_and_glued_text(s
         article = re.sub(r'alt="([^"]*)"', r">\1<", article)
         # the code a learner types (Python, English identifiers) is not read; what it prints is
         article = re.sub(r'(?s)<div class="highlight-(?:ipython3|python) notranslate"[^>]*>.*?</pre>', "", article)
-        printed = lambda m: marked(entities.unescape(re.sub(r"<[^>]+>", "", m[0])))  # noqa: E731
-        # the diagnoser's report, quoted as printed, names PyTorch's ATen operators "aten ops"
-        article = re.sub(r"\baten ops?\b", CODE, article)
+        # what a cell prints; the diagnoser's report names PyTorch's ATen operators "aten ops" (its words)
+        printed = lambda m: marked(re.sub(r"\baten ops?\b", CODE, entities.unescape(re.sub(r"<[^>]+>", "", m[0]))))  # noqa: E731
         article = re.sub(r"(?s)<pre\b.*?</pre>", printed, article)
         article = re.sub(r"(?s)<code\b.*?</code>", CODE, article)
         words = MENTION.sub(" ", entities.unescape(re.sub(r"<[^>]+>", " ", article)))
