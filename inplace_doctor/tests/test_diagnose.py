@@ -358,10 +358,18 @@ def test_scanner_refuses_a_missing_path(tmp_path):
 # The private PyTorch APIs --------------------------------------------------------------------------
 
 
+# probe -> the releases where it does not hold: torch 2.12 raises on a custom Function node's
+# _raw_saved_tensors saved without hooks (the diagnoser's own hooks save what it reads there)
+NOT_ON = {"diagnose-api:custom-function-node": ("2.12.",)}
+
+
 @pytest.mark.parametrize("name", torch_private.PROBES)
 def test_probe_holds_on_this_torch(name):
     statement, check = torch_private.PROBES[name]
     holds, seen = check()
+    if torch.__version__.startswith(NOT_ON.get(name, ())):
+        assert not holds, f"probe {name} now holds on torch {torch.__version__}: {seen} (update NOT_ON)"
+        return
     assert holds, f"probe {name} does not hold on torch {torch.__version__}: {seen}"
     assert statement.endswith(".") and seen
 

@@ -35,7 +35,12 @@ def test_the_readme_example_prints_what_the_readme_shows(tmp_path):
         [sys.executable, "-m", "inplace_doctor", "train.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 1 and "exit status 1" in README.split("## An example", 1)[1]
-    assert done.stdout == shown, done.stdout + done.stderr
+    # PyTorch's message names the node as the installed release does (2.12: SigmoidBackward0; 2.13: Sigmoid)
+    assert any_node_name(done.stdout) == any_node_name(shown), done.stdout + done.stderr
+
+
+def any_node_name(report: str) -> str:
+    return re.sub(r"which is output (\d+) of \w+,", r"which is output \1 of NODE,", report)
 
 
 def test_its_version_and_dependencies():

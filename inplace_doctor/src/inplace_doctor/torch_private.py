@@ -281,7 +281,10 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
     """
     custom = is_custom_function_node(node)
     for raw_name in _raw_names(node):
-        raws = getattr(node, raw_name)
+        try:
+            raws = getattr(node, raw_name)
+        except RuntimeError:  # torch 2.12 refuses a custom Function's slots saved without hooks: unseen
+            continue
         unpacked_name = "saved_tensors" if custom else raw_name[len("_raw") :]
         many = isinstance(raws, (tuple, list))
         for i, raw in enumerate(raws if many else [raws]):
