@@ -358,9 +358,9 @@ def test_scanner_refuses_a_missing_path(tmp_path):
 # The private PyTorch APIs --------------------------------------------------------------------------
 
 
-# probe -> the releases where it does not hold: torch 2.12 raises on a custom Function node's
+# probe -> the releases where it does not hold: torch 2.10 to 2.12 raise on a custom Function node's
 # _raw_saved_tensors saved without hooks (the diagnoser's own hooks save what it reads there)
-NOT_ON = {"diagnose-api:custom-function-node": ("2.12.",)}
+NOT_ON = {"diagnose-api:custom-function-node": ("2.10.", "2.11.", "2.12.")}
 
 
 @pytest.mark.parametrize("name", torch_private.PROBES)

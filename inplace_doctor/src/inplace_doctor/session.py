@@ -191,13 +191,13 @@ class Session:
             return selective(*args, **kwargs)
 
         self._set(torch.utils.checkpoint, "create_selective_checkpoint_contexts", selective_contexts)
-        function_apply = vars(torch.autograd.Function)["apply"].__func__
+        function_apply = vars(torch.autograd.Function)["apply"]  # a classmethod; from torch 2.14 one in C
 
         @functools.wraps(function_apply)
         def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
             recorder.in_function += 1  # its forward may keep tensors on ctx, unseen by our pack hook
             try:
-                return function_apply(cls, *args, **kwargs)
+                return function_apply.__get__(None, cls)(*args, **kwargs)
             finally:
                 recorder.in_function -= 1
 

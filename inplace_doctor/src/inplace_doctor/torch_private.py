@@ -283,7 +283,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
     for raw_name in _raw_names(node):
         try:
             raws = getattr(node, raw_name)
-        except RuntimeError:  # torch 2.12 refuses a custom Function's slots saved without hooks: unseen
+        except RuntimeError:  # torch 2.10-2.12 refuse a custom Function's slots saved without hooks: unseen
             continue
         unpacked_name = "saved_tensors" if custom else raw_name[len("_raw") :]
         many = isinstance(raws, (tuple, list))
