@@ -22,12 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import Field, dataclass, fields
 from typing import Any, NamedTuple, TextIO, TypeVar
 
-from . import experiments
-from .compare import STEPS, compare_runs, figure_path, format_table, plot_comparison, summary_line
+from . import experiments, words
+from .compare import STEPS, XLABEL, compare_runs, figure_path, format_table, plot_comparison, summary_line
 from .data import build_dataset, probe_batch
 from .experiment import ExperimentError, check_writable, write_run
 from .model import GPTConfig, allowed_values, check_limits, limit_problem, setting
 from .train import TrainConfig, build_model, model_config, run_record, train
+from .words import say
 
 USAGE = "usage: minigpt {train,grad-compare,diagnose} [key=value ...]; see `minigpt help`"
 PROGRESS_EVERY_S = 2.0  # at most one progress line per interval, none for runs shorter than it
@@ -172,7 +173,17 @@ class ProgressLines:
         if now < self.next_line_at or step == steps:  # the last step has the summary line
             return
         self.next_line_at = now + self.every_s
-        print(f"step {step}/{steps}, loss {loss:.4f}, {now - self.start:.0f} s", file=self.stream, flush=True)
+        print(
+            say(
+                "step {step}/{steps}, loss {loss:.4f}, {elapsed:.0f} s",
+                step=step,
+                steps=steps,
+                loss=loss,
+                elapsed=now - self.start,
+            ),
+            file=self.stream,
+            flush=True,
+        )
 
 
 def progress_for(stream: TextIO) -> ProgressLines | None:
@@ -201,18 +212,33 @@ def cmd_train(args: list[str]) -> int:
     if result.failure:
         for text in result.failure.warnings:
             print(f"UserWarning: {text}", file=sys.stderr)
-        print(f"backward raised at step {result.failure.step}:\n{result.failure.error}", file=sys.stderr)
-        print(f"recorded config, forward output and error in {run}")
+        print(
+            say("backward raised at step {step}:", step=result.failure.step),
+            result.failure.error,
+            sep="\n",
+            file=sys.stderr,
+        )
+        print(say("recorded config, forward output and error in {run}", run=run))
         return 1
     # The time goes to a terminal only (summary.json keeps it), as the progress lines do: captured
     # output, such as the reproducer's on the break page, is then the same on any machine.
-    took = f" in {result.wall_time_s:.2f} s ({result.steps_per_s:.1f} steps/s)" if sys.stdout.isatty() else ""
-    print(
-        f"trained {settings.steps} steps{took}; "
-        f"final loss {result.losses[-1]:.4f}; test accuracy {result.test_accuracy[-1]:.2%}, "
-        f"exact rewrites {result.test_exact_match:.2%}"
+    took = ""
+    if sys.stdout.isatty():
+        took = say(" in {seconds:.2f} s ({rate:.1f} steps/s)", seconds=result.wall_time_s, rate=result.steps_per_s)
+    trained = (
+        "trained {steps} steps{took}; final loss {loss:.4f}; test accuracy {accuracy:.2%}, exact rewrites {exact:.2%}"
     )
-    print(f"recorded in {run}")
+    print(
+        say(
+            trained,
+            steps=settings.steps,
+            took=took,
+            loss=result.losses[-1],
+            accuracy=result.test_accuracy[-1],
+            exact=result.test_exact_match,
+        )
+    )
+    print(say("recorded in {run}", run=run))
     return 0
 
 
@@ -225,22 +251,23 @@ def cmd_grad_compare(args: list[str]) -> int:
         )
     step = configured(GradientsToCompare, **given[GradientsToCompare]).step
     comparison = compare_runs(positional[0], positional[1], step=step)
-    print(f"A: {comparison.run_a}\nB: {comparison.run_b}\nprobe gradients at step {comparison.step}")
+    print(f"A: {comparison.run_a}\nB: {comparison.run_b}")
+    print(say("probe gradients at step {step}", step=comparison.step))
     for caveat in comparison.caveats:
-        print(f"note: {caveat}")
+        print(say("note: {caveat}", caveat=caveat))
     if comparison.rows is None:
         print(comparison.missing)
-        print("nothing to compare")
+        print(say("nothing to compare"))
         return 0
     print(format_table(comparison.rows))
     print(summary_line(comparison.rows))
     figure = figure_path(comparison)
-    title = f"{comparison.run_b} vs {comparison.run_a}, step {comparison.step}"
+    title = say("{b} vs {a}, step {step}", b=comparison.run_b, a=comparison.run_a, step=comparison.step)
     try:
-        plot_comparison(comparison.rows, figure, title)
+        plot_comparison(comparison.rows, figure, title, say(XLABEL))
     except OSError as exc:
         raise UsageError(f"cannot write the figure {figure}: {exc.strerror or exc}") from None
-    print(f"figure: {figure}")
+    print(say("figure: {path}", path=figure))
     return 0
 
 
@@ -310,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
     if command is None:
         return _fail(f"unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}")
     try:
+        words.current = words.language()
         return command(argv[1:])
     except (UsageError, ExperimentError) as exc:
         return _fail(str(exc))
@@ -319,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `minigpt help | head`: the reader stopped reading, nothing is wrong
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
+    finally:
+        words.current = "en"  # a caller in the same process (a test, a notebook) reads English again
 
 
 def _fail(message: str) -> int:

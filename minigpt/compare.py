@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from .experiment import ExperimentError, read_run
+from .words import say
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -61,8 +62,9 @@ def identical(grads_a: Mapping[str, torch.Tensor | None], grads_b: Mapping[str, 
 
 
 def format_table(rows: list[ParamComparison]) -> str:
-    width = max(len("parameter"), *(len(r.name) for r in rows))
-    lines = [f"{'parameter':<{width}}  {'|grad A|':>10}  {'|grad B|':>10}  {'rel. error':>10}  {'cosine':>8}  note"]
+    parameter, error, cosine, note = map(say, ("parameter", "rel. error", "cosine", "note"))
+    width = max(len(parameter), *(len(r.name) for r in rows))
+    lines = [f"{parameter:<{width}}  {'|grad A|':>10}  {'|grad B|':>10}  {error:>10}  {cosine:>8}  {note}"]
     lines.append("-" * len(lines[0]))
     for r in rows:
         lines.append(
@@ -142,8 +144,9 @@ def _gradients_or_reason(
         return grads, ""
     failure = result.get("failure")
     if failure:
-        return None, (f"{run} has no gradients: its backward raised at step {failure['step']}.\n{failure['error']}")
-    return None, f"{run} has no gradients recorded for step {key}"
+        why = say("{run} has no gradients: its backward raised at step {step}.", run=run, step=failure["step"])
+        return None, f"{why}\n{failure['error']}"
+    return None, say("{run} has no gradients recorded for step {step}", run=run, step=key)
 
 
 SWITCHES = {"inplace", "bypass", "relu_inplace", "exp_inplace"}
@@ -156,10 +159,8 @@ def caveats(config_a: dict[str, Any], config_b: dict[str, Any]) -> list[str]:
         a, b = config_a.get(section, {}), config_b.get(section, {})
         for key in sorted(set(a) | set(b)):
             if key not in SWITCHES and key != "detect_anomaly" and a.get(key) != b.get(key):
-                found.append(
-                    f"{section}.{key} differs ({a.get(key)} vs {b.get(key)}): "
-                    "gradient differences are not the break alone"
-                )
+                differs = "{setting} differs ({a} vs {b}): gradient differences are not the break alone"
+                found.append(say(differs, setting=f"{section}.{key}", a=a.get(key), b=b.get(key)))
     return found
 
 

@@ -37,6 +37,10 @@ SUBPROCESS_TIMEOUT_S = 300
 SITE = config.SITE
 BUILD = [sys.executable, "-m", "execbook", "build"]  # run in the repository (or copy) to build
 CHROMIUM = "/usr/bin/chromium"  # Debian's (apt-get install -y chromium), driven by Playwright
+# minigpt's command line speaks the terminal's language (minigpt/words.py): the tests read its English,
+# on any developer's machine; a test of another language sets its own
+os.environ["LANGUAGE"] = "en"
+
 # What a scratch copy of a checkout leaves out (the tests and the benchmark build in copies).
 NOT_COPIED = (".git", ".nox", ".venv", "experiments", "__pycache__", "*.egg-info", ".pytest_cache")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from minigpt import cli
+from minigpt import cli, words
 from minigpt.experiment import CONFIG, RESULT, ExperimentError, find_run, write_run
 from minigpt.model import GPTConfig
 from minigpt.train import TrainConfig
@@ -417,3 +417,62 @@ def test_just_silent_prints_a_table_and_writes_a_figure(reproducer):
     assert len(figures) == 1 and figures[0] in proc.stdout
     png = (reproducer["cwd"] / figures[0]).read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
+
+
+# minigpt in the terminal's language ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variables", "expected"),
+    [
+        ({"LANG": "es_ES.UTF-8"}, "es"),
+        ({"LANGUAGE": "es:en", "LANG": "en_US.UTF-8"}, "es"),  # gettext's order: LANGUAGE first
+        ({"LC_ALL": "C.UTF-8", "LANG": "es_ES.UTF-8"}, "c."),  # LC_ALL before LANG: no table, English
+        ({}, "en"),
+    ],
+)
+def test_the_language_is_the_one_gettext_would_pick(monkeypatch, variables, expected):
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert words.language() == expected
+
+
+def test_spanish_numbers_have_a_decimal_comma_and_a_spaced_percent(monkeypatch):
+    monkeypatch.setattr(words, "current", "es")
+    said = words.say(
+        "trained {steps} steps{took}; final loss {loss:.4f}; test accuracy {accuracy:.2%}, exact rewrites {exact:.2%}",
+        steps=150,
+        took="",
+        loss=0.01244,
+        accuracy=1.0,
+        exact=0.5,
+    )
+    assert (
+        said == "150 pasos de entrenamiento; pérdida final 0,0124; exactitud de prueba 100,00\u00a0%, "
+        "reescrituras exactas 50,00\u00a0%"
+    )
+    assert words.say("figure: {path}", path=Path("a.b/c.png")) == "figura: a.b/c.png"  # a path keeps its dots
+    monkeypatch.setattr(words, "current", "fr")
+    assert words.say("nothing to compare") == "nothing to compare"
+
+
+def test_every_spanish_text_has_the_english_fields():
+    for english, spanish in words.SPANISH.items():
+        assert re.findall(r"\{(\w+)", english) == re.findall(r"\{(\w+)", spanish), english
+
+
+def test_grad_compare_speaks_spanish_in_a_spanish_terminal_and_english_after(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LANGUAGE", "es")
+    assert cli.main(["grad-compare", "a", "b", "step=7"]) == 2  # a usage error stays English
+    assert "must be one of 0, final" in capsys.readouterr().err
+    write_run("a", {"model": {}, "train": {}}, {"failure": {"step": 0, "error": "RuntimeError: x"}}, {})
+    write_run("b", {"model": {}, "train": {"seed": 1}}, {}, {})
+    assert cli.main(["grad-compare", "a", "b"]) == 0
+    out = capsys.readouterr().out
+    assert "gradientes del lote de sondeo en el paso 0" in out and "nada que comparar" in out
+    assert "a/run-1 no tiene gradientes: su pasada hacia atrás lanzó un error en el paso 0." in out
+    assert "nota: train.seed difiere (None frente a 1)" in out
+    assert words.current == "en"

@@ -8,8 +8,9 @@ An English word: one the English pages' prose uses and the Spanish pages' prose 
 not the book's own when it is code (a word joined to code punctuation, a Python keyword, an
 identifier of the example or of the repository module it imports), or part of a message of a
 program the page runs and quotes as printed: PyTorch's and the diagnoser's (a run of three words
-around it found in their code), and, in the reproducer's transcript, the course's `minigpt` command
-line and `just`.
+around it found in their code), and `just`'s in the reproducer's transcript, where a command as typed
+(`$ just ...`) or as just echoes it (`python -m minigpt ...`) is code. The course's `minigpt` command
+line is the book's own: the Spanish transcript runs it with LANGUAGE=es (minigpt/words.py).
 """
 
 import ast
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from execbook import cases, config, gluing, pages, quotes
+from execbook.tracebacks import FOLDED  # the engine's line for frames left out, in English
 
 LETTERS = "A-Za-zñáéíóúüÑÁÉÍÓÚÜ"
 WORD = re.compile(rf"(?<![\w.\-/'\"`@#$%\[=])([{LETTERS}]+)(?![\w(\[=.`'\"/-]|\s*=)")
@@ -59,7 +61,6 @@ def program_text():
         parts += [s.decode() for s in re.findall(rb"[\x20-\x7e]{12,}", library.read_bytes()) if b" " in s]
     for root in (Path(torch.__file__).parent, Path(inplace_doctor.__file__).parent):
         parts += [p.read_text("utf-8", "replace") for p in root.rglob("*.py")]
-    parts += [(config.REPO / "minigpt" / name).read_text("utf-8") for name in ("cli.py", "experiment.py")]
     just = shutil.which("just")
     if just:
         parts += [s.decode() for s in re.findall(rb"[\x20-\x7e]{12,}", Path(just).read_bytes()) if b" " in s]
@@ -173,7 +174,7 @@ def english_words(text, name):
     module it uses, unless an identifier there) and that are neither code nor a quoted program's."""
     found = []
     for line in text.splitlines():
-        if line.startswith("$ "):  # a command, as typed
+        if line.startswith(("$ ", "python -m ")):  # a command, as typed or as just echoes it
             continue
         for token in WORD.finditer(CODE.sub(lambda m: " " * len(m[0]), line)):
             word = token[1]
@@ -239,6 +240,7 @@ def test_what_the_spanish_pages_print_is_spanish(site):
         for name, cell in zip(shown, cells, strict=True):
             for output in cell.select("div.cell_output div.output"):
                 if {"traceback", "stderr"} & set(output.get("class", [])):  # PyTorch's and Python's
+                    found += [f"{page} · examples/{name}.py: {m[0]}" for m in FOLDED.finditer(output.get_text())]
                     continue
                 found += [f"{page} · examples/{name}.py printed {w}" for w in english_words(output.get_text(), name)]
         store = config.BUILD / "jupyter_execute" / "es" / f"{page}.glue.json"
@@ -255,6 +257,15 @@ def test_what_the_spanish_pages_print_is_spanish(site):
                 text = ast.literal_eval(text) if text[:1] in "'\"" else text
             found += [f"{page} · examples/{name}.py glued {key}: {w}" for w in english_words(text, name)]
     assert found == [], "English on the Spanish pages, printed by the book itself:\n" + "\n".join(found)
+
+
+def test_the_spanish_downloads_say_the_frames_left_out_in_spanish(site):
+    """The executed notebooks and scripts a Spanish page offers: the engine's line for the frames it
+    left out is Spanish there too (execbook.sphinxext.downloads)."""
+    downloads = sorted((site / "es" / "_downloads").rglob("*.ipynb"))
+    assert downloads, "the Spanish pages offer no notebook"
+    found = [f"{p.relative_to(site)}: {m[0]}" for p in downloads for m in FOLDED.finditer(p.read_text("utf-8"))]
+    assert found == []
 
 
 FIGURES = ["silent_training", "ladder_4_compare", "theory04_graph", "compat_tables"]

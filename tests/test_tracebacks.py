@@ -96,15 +96,24 @@ def test_paths_inside_a_text_are_shortened_and_nothing_else_is():
 
 
 @pytest.mark.parametrize(
-    "origins,line",
+    "origins,line,spanish",
     [
-        (["torch"], "[1 frame in torch left out]"),
-        (["torch", "torch", "torch"], "[3 frames in torch left out]"),
-        (["Python", "Jupyter", "Jupyter", "torch"], "[4 frames in Python, Jupyter and torch left out]"),
+        (["torch"], "[1 frame in torch left out]", "[1 marco de torch omitido]"),
+        (["torch", "torch", "torch"], "[3 frames in torch left out]", "[3 marcos de torch omitidos]"),
+        (
+            ["Python", "Jupyter", "Jupyter", "torch"],
+            "[4 frames in Python, Jupyter and torch left out]",
+            "[4 marcos de Python, Jupyter y torch omitidos]",
+        ),
     ],
 )
-def test_the_count_line_says_how_many_frames_and_whose(origins, line):
+def test_the_count_line_says_how_many_frames_and_whose_in_the_pages_language(origins, line, spanish):
+    from execbook.sphinxext.words import left_out_in
+
     assert tracebacks.fold_line(origins) == line
+    text = f"Traceback:\n  {line}\nRuntimeError: [1 frame in the message] stays"
+    assert left_out_in(text, "es") == text.replace(line, spanish)
+    assert left_out_in(text, "en") == text
 
 
 # --- a traceback inside a text: anomaly mode's warning, a command's output

@@ -111,6 +111,10 @@ def shorten_paths(text: str, places: Places) -> str:
     return ABSOLUTE.sub(lambda m: places.display(m.group()), text)
 
 
+# fold_line's words, for a page in another language to say them in its own (sphinxext.words.left_out_in)
+FOLDED = re.compile(r"\[(?P<count>\d+) frames? in (?P<where>[^\]]+?) left out\]")
+
+
 def fold_line(origins: list[str], indent: str = "") -> str:
     """The line standing for frames left out, origins being each one's (e.g. ["torch", "torch"])."""
     names = list(dict.fromkeys(origins))  # in order of appearance, once

@@ -20,6 +20,7 @@ from sphinx.util.osutil import relative_uri
 from .. import cases, comments, deps, pages
 from .. import config as book  # not `config`: sphinxext.config's name
 from . import bilingual, downloads, links, status
+from .words import left_out_in
 from .words import words as ui
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ def executed_again(app: "Sphinx", env: Any, added: set[str], changed: set[str], 
 
 def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
     """The code of each example a page shows, and the frames of its traceback, with the comments of
-    the page's language (execbook.comments: the notebook executed for every language holds none)."""
+    the page's language (execbook.comments: the notebook executed for every language holds none),
+    and the frames a traceback or a warning left out said in that language."""
     for cell in doctree.findall(lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code"):
         name = cell["cell_metadata"].get(pages.EXAMPLE)
         if name is None:
@@ -65,7 +67,11 @@ def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
             if block.parent.get("nb_element") == "cell_code_source":
                 shown = pages.magics_shown(comments.shown(text, app.config.language)).rstrip("\n")
             elif "traceback" in block["classes"]:
-                shown = comments.in_traceback(block.astext(), text, app.config.language)
+                shown = left_out_in(
+                    comments.in_traceback(block.astext(), text, app.config.language), app.config.language
+                )
+            elif "stderr" in block["classes"]:
+                shown = left_out_in(block.astext(), app.config.language)
             else:
                 continue
             block.children = [nodes.Text(shown)]

@@ -30,6 +30,7 @@ from sphinx.locale import admonitionlabels
 from .. import cases, comments, config, gluereport
 from ..pages import EXAMPLE, magics_commented, magics_shown
 from . import links as reader_links
+from .words import left_out_in
 from .words import words as ui
 
 FOLDER = "_downloads"
@@ -390,8 +391,14 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
         if cell.get("metadata", {}).get(EXAMPLE) in cases.manifest():
             text, language = cases.split(cases.manifest()[cell.metadata[EXAMPLE]].path)[0], app.config.language
             cell.source = magics_shown(comments.shown(text, language)).rstrip("\n")
-            for output in (o for o in cell.outputs if o.output_type == "error"):
-                output.traceback = [comments.in_traceback(entry, text, language) for entry in output.traceback]
+            for output in cell.outputs:
+                if output.output_type == "error":
+                    output.traceback = [
+                        left_out_in(comments.in_traceback(entry, text, language), language)
+                        for entry in output.traceback
+                    ]
+                elif output.get("name") == "stderr":
+                    output.text = left_out_in(output.text, language)
     return merged
 
 

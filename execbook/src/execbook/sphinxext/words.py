@@ -4,10 +4,11 @@ adds a language, in pyproject.toml's [tool.book.words.<language>] (a key of thes
 text); a language the engine has no table for starts from the English one, and the build says so
 once (in the words it lacks)."""
 
+import re
 import sys
 from functools import cache
 
-from .. import config
+from .. import config, tracebacks
 
 WORDS: dict[str, dict[str, str]] = {
     "es": {
@@ -61,6 +62,10 @@ WORDS: dict[str, dict[str, str]] = {
         "expected": "Error esperado:",
         "not_raised": "Esta celda debía lanzar un error y no lo lanzó.",
         "lesson": "Esta celda falla a propósito: el error es la lección. El script lo imprime y sigue.",
+        # the line of a traceback standing for the frames of code the reader did not write
+        "folded": "[{count} marcos de {where} omitidos]",
+        "folded_one": "[1 marco de {where} omitido]",
+        "and": "y",
     },
     "en": {
         "search": "Search this book…",
@@ -108,6 +113,9 @@ WORDS: dict[str, dict[str, str]] = {
         "expected": "Expected error:",
         "not_raised": "This cell was meant to raise an error and did not.",
         "lesson": "This cell fails on purpose: the error is the lesson. The script prints it and goes on.",
+        "folded": "[{count} frames in {where} left out]",
+        "folded_one": "[1 frame in {where} left out]",
+        "and": "and",
     },
 }
 
@@ -133,3 +141,16 @@ def words(language: str) -> dict[str, str]:
 def speaks(language: str) -> str:
     """The language of the engine's words on a page in this one: its own, else English."""
     return language if language in WORDS or "switch" in config.WORDS.get(language, {}) else "en"
+
+
+def left_out_in(text: str, language: str) -> str:
+    """text with each line standing for frames left out (tracebacks.fold_line's, written in English
+    when the page ran) in the words of language."""
+    said = words(language)
+
+    def reworded(found: re.Match[str]) -> str:
+        *names, last = re.split(r", | and ", found["where"])
+        where = f"{', '.join(names)} {said['and']} {last}" if names else last
+        return said["folded_one" if found["count"] == "1" else "folded"].format(count=found["count"], where=where)
+
+    return tracebacks.FOLDED.sub(reworded, text)
