@@ -6,7 +6,8 @@ Each case is a small script, run unmodified by the diagnoser's command. Its mark
 * ``# BUILT``: the line that built a module made with ``inplace=True`` (named as well);
 * ``twin: <code>``: the out-of-place twin replaces that line's code with ``<code>``;
 * ``Kind:`` in its docstring: the mechanism it exercises (raises, detached, view, refused,
-  counter-blind, hooks, ctx, unseen or harmless), that is, which label the diagnoser must give.
+  counter-blind, hooks, ctx, unseen or harmless), that is, which label the diagnoser must give;
+  ``Since: torch X`` where that holds from release X on (PyTorch behaved otherwise before).
 
 PyTorch decides the truth: each case runs without the diagnoser. It is harmful if PyTorch refuses
 an in-place write at its WRITE line, if its backward raises PyTorch's in-place error, or if its
@@ -61,6 +62,7 @@ class Case:
     kind: str
     write_lines: list[int]
     built_lines: list[int]
+    since: str | None = None  # the torch release from which its Kind holds
 
     @property
     def twin_source(self) -> str:
@@ -85,7 +87,15 @@ def load(name: str) -> Case:
         return [i for i, line in enumerate(lines, 1) if re.search(rf"#.*\b{mark}\b", line)]
 
     assert TWIN.search(source) or any(TWIN.search(line) for line in lines), f"{name} has no twin"
-    return Case(name, path, source, kind.group(1), marked("WRITE"), marked("BUILT"))
+    since = re.search(r"^Since: torch (\S+)", ast.get_docstring(ast.parse(source)) or "", re.M)
+    return Case(name, path, source, kind.group(1), marked("WRITE"), marked("BUILT"), since and since.group(1))
+
+
+def load_on_this_torch(name: str) -> Case:
+    case = load(name)
+    if case.since and torch.__version__ < case.since:
+        pytest.skip(f"{name} is {case.kind} from torch {case.since} on (its docstring says why)")
+    return case
 
 
 @dataclass
@@ -315,7 +325,7 @@ def test_readme_counts_the_battery_as_it_is():
 
 @pytest.mark.parametrize("name", CASES)
 def test_case_is_what_its_kind_says(name, tmp_path):
-    case = load(name)
+    case = load_on_this_torch(name)
     expected = {"view": "raises"}.get(case.kind, case.kind)
     expected = expected if expected in ("raises", "detached", "refused", "harmless") else "silent"
     assert truth(case, tmp_path) == expected
@@ -337,7 +347,7 @@ def test_diagnoser_on_case(name, tmp_path, outcomes):
     """Harmless: no finding, exit status 0. Harmful: every WRITE line named, no other line, with
     the label PyTorch's behaviour calls for; where PyTorch raises, the run under the diagnoser
     raises too, and the finding that explains it has that label; exit status 1."""
-    case = load(name)
+    case = load_on_this_torch(name)
     check_diagnosis(case, truth(case, tmp_path), outcomes(name), LABELS.get(case.kind))
 
 

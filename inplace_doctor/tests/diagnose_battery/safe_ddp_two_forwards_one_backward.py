@@ -1,9 +1,11 @@
 """DistributedDataParallel (a world of one process, gloo, buffers broadcast at each forward as by default) called twice
 before one backward: at the second forward DDP broadcasts the buffers, copying them in place over
 the buffer the first forward's graph saved. With one process the values are the same, so the
-gradients are right; the diagnoser must not report the copy.
+gradients are right; the diagnoser must not report the copy. Torch 2.10 and 2.11 bump the buffer's
+version at that copy, and the backward raises there.
 
 Kind: harmless
+Since: torch 2.12
 """
 import torch
 import torch.distributed as dist
