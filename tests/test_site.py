@@ -334,11 +334,7 @@ def server(site):
 
 def test_browser_switch_language_tabs_and_hints(server, browser, site):
     page = browser.new_page()
-    problems = []
-    page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
-    page.on("response", lambda r: r.status >= 400 and problems.append(f"HTTP {r.status}: {r.url}"))
+    problems = watch(page)  # the language switch may cut the Spanish page's favicon short: no problem
 
     page.goto(f"{server}/es/{BREAK_PAGE}")
     assert page.locator("html").get_attribute("lang") == "es"
@@ -444,7 +440,7 @@ def test_no_page_scrolls_sideways_on_a_phone(server, browser, site):
 # (what the reader cannot see without scrolling it), with the start of their widest line.
 OVERFLOWING_OUTPUTS = """() => {
   document.querySelectorAll("details").forEach((d) => { d.open = true; });
-  return [...document.querySelectorAll("div.cell_output div.output pre")]
+  return [...document.querySelectorAll("div.output pre")]
     .filter((pre) => pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1)
     .map((pre) => pre.innerText.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 60));
 }"""
@@ -454,7 +450,7 @@ OVERFLOWING_OUTPUTS = """() => {
 OVERFLOWING_CODE = """() => {
   document.querySelectorAll("details").forEach((d) => { d.open = true; });
   return [...document.querySelectorAll("div.highlight pre")]
-    .filter((pre) => !pre.closest("div.cell_output") && pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1)
+    .filter((pre) => !pre.closest("div.output") && pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1)
     .map((pre) => pre.innerText.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), "").slice(0, 60));
 }"""
 
@@ -468,7 +464,7 @@ def test_no_output_runs_past_its_box(server, browser, site, width):
     found, code, outputs = {}, {}, 0
     for path in every_page(site):
         page.goto(browse(server, path))
-        outputs += page.locator("div.cell_output div.output pre").count()
+        outputs += page.locator("div.output pre").count()
         if overflowing := page.evaluate(OVERFLOWING_OUTPUTS):
             found[path] = overflowing
         if width >= 1280 and (overflowing := page.evaluate(OVERFLOWING_CODE)):
