@@ -1,7 +1,5 @@
-"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs; CONTRIBUTING.md,
-"How the book builds", says its steps). A failure ends it with the page, the example file and line,
-the reason and what to do (`explain`); docs/_build/execution.json says what it executed and computed.
-"""
+"""Build the book: `python -m execbook build [LANGUAGE ...]` (CONTRIBUTING.md, "How the book builds").
+A failure ends it with the page, the example file and line, the reason and what to do (`explain`)."""
 
 import asyncio
 import contextlib
@@ -48,8 +46,7 @@ def say(line: str) -> None:
 
 
 def check_sources() -> dict[str, NotebookNode]:
-    """docname -> the notebook of every executed page (one execution serves every language: the
-    mirror check holds their code cells identical), or BuildFailed."""
+    """docname -> the notebook of every executed page (one serves every language), or BuildFailed."""
     found = lint.problems()  # the sources as written, executing nothing (python -m execbook check)
     if found:
         raise BuildFailed(
@@ -73,8 +70,7 @@ def check_sources() -> dict[str, NotebookNode]:
 
 
 def kernel_environment() -> None:
-    """What every kernel and Sphinx inherit: this checkout's packages (whichever one the installed
-    package points to: the tests build copies) and the build's store (experiments, training runs)."""
+    """What every kernel and Sphinx inherit: this checkout's packages (the tests build copies), the build's store."""
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     )
@@ -103,9 +99,8 @@ def stale_pages(notebooks: dict[str, NotebookNode]) -> list[str]:
 
 
 async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
-    """A Jupyter kernel (ipykernel over IPC sockets in folder, execbook.kernel loaded as an IPython
-    extension) started for the next page; it leads a process group of its own, noted in groups:
-    `execute` stops it and whatever its page started, even when the build is stopped."""
+    """A kernel (ipykernel over IPC sockets in folder, execbook.kernel as an extension) for the next page,
+    leading a process group noted in groups: `execute` stops it and what its page started."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
@@ -128,8 +123,7 @@ async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
 async def run_page(
     docname: str, notebook: NotebookNode, kernel: "asyncio.Task[AsyncKernelManager]"
 ) -> tuple[float, str | None]:
-    """Execute the notebook with nbclient in kernel, a kernel of its own, filling in its outputs;
-    (seconds, the build's explanation of a failure or None)."""
+    """Execute the notebook with nbclient in kernel: (seconds, the build's explanation of a failure or None)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -198,8 +192,7 @@ def ended(status: int | None) -> str:
 
 
 def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> str:
-    """The author's file and line that cell `index` of the page runs (what its kernel keeps in `where`:
-    execbook.kernel.watch): an example's line or its hidden check's, or the page's line; then the
+    """The author's file and line that cell `index` runs (as kernel.watch keeps it in `where`), then the
     innermost line of the book's own modules below it."""
     frames = kernel.running(where)
     inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
@@ -235,8 +228,7 @@ def waits_for(notebooks: dict[str, NotebookNode], stale: list[str]) -> dict[str,
 
 
 def precompute(groups: list[int]) -> None:
-    """Compute what the precompute hook computes (the experiments several pages share) in a process
-    group of its own, noted in groups; or BuildFailed."""
+    """Run the precompute hook (what several pages share) in a process group noted in groups; or BuildFailed."""
     if "precompute" not in config.HOOKS:
         return
     begun = time.perf_counter()
@@ -254,10 +246,8 @@ def precompute(groups: list[int]) -> None:
 
 
 def execute(notebooks: dict[str, NotebookNode], stale: list[str]) -> None:
-    """Execute the stale pages into the cache after the shared experiments, two at a time, each in
-    a Jupyter kernel of its own, each as soon as the pages whose outcomes it reads are done
-    (waits_for); or BuildFailed with a paragraph per page that failed. Whatever the build started
-    is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
+    """Execute the stale pages into the cache, WORKERS at a time, each once the pages it waits_for are
+    done; or BuildFailed. Whatever it started is stopped however it ends."""
     if not stale:
         return
     with TemporaryDirectory(prefix="kernels-") as folder:
@@ -374,8 +364,7 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
 
 
 def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
-    """Sphinx builds each language into outdir, side by side, a process each (warnings are errors);
-    or BuildFailed with the warnings of each language that failed."""
+    """Sphinx builds each language into outdir, a process each, warnings as errors; or BuildFailed."""
     begun, started = time.perf_counter(), {}
     doctrees = {language: config.BUILD / "doctrees" / language for language in languages}
     for language in languages:
@@ -414,12 +403,10 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
 
 
 def build(languages: tuple[str, ...], cold: bool = False) -> None:
-    """Check, execute, then Sphinx (a process per language, side by side), which reads every
-    executed page from the cache; one build per checkout at a time, nothing left running when it
-    ends, however it ends (execbook.lifetime). cold: every page executes, everything is computed."""
+    """Check, execute, then Sphinx; one build per checkout at a time, nothing left running however it
+    ends (execbook.lifetime). cold: every page executes, everything is computed again."""
     with lifetime.held(config.BUILD, say):
         if cold:
-            # what a cold build starts without: what pages executed, computed and Sphinx read
             warm = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
             for folder in warm:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -484,8 +471,7 @@ def glue_changes(notebooks: dict[str, NotebookNode], shown: int = 40) -> None:
 
 
 def new_site() -> Path:
-    """A folder for this build's site, after removing the sites no longer published (those of
-    earlier builds, or what a killed build left)."""
+    """A folder for this build's site, after removing the sites no longer published."""
     config.SITES.mkdir(parents=True, exist_ok=True)
     if not os.path.lexists(config.SITE) and (config.SITES / "before-links").is_dir():  # killed while changing layout
         config.SITE.symlink_to(Path(config.SITES.name, "before-links"))
@@ -496,8 +482,8 @@ def new_site() -> Path:
 
 
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:
-    """The fresh site is published in one rename (docs/_build/html, a link, then names it): at every
-    instant, html is the last good site or the new one. Languages not built come from the last site."""
+    """Publish fresh in one rename of the link docs/_build/html: at every instant, the last good site or
+    the new one. Languages not built come from the last site."""
     if config.SITE.is_dir():
         for item in config.SITE.iterdir():
             target = fresh / item.name  # hard links: a published site's files never change

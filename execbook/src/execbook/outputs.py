@@ -1,9 +1,6 @@
-"""Nothing unstable is published: what the build checks in a page's executed notebook before it
-keeps it. No output may hold what changes from run to run or machine to machine (a memory address,
-a path of the build machine, a random id); each is named at the example's line that printed it.
-(What MyST-NB's reading could lose of a page, a cell or a figure swallowed by a fence, a glued
-value no example glues, `check`'s fence problems and Sphinx's `-W` refuse before.)
-"""
+"""Nothing unstable is published: before the build keeps a page's execution, no output may hold what
+changes from run to run or machine to machine (a memory address, a machine's path, a random id),
+each named at the example's line that printed it."""
 
 import contextlib
 import io
@@ -57,8 +54,7 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
 
 
 def printed_at(name: str, pattern: re.Pattern[str]) -> int | None:
-    """The line of examples/<name>.py whose output matches pattern: the example runs again, in this
-    process, with a stdout that notes the line of the example that wrote each piece."""
+    """The line of examples/<name>.py whose output matches pattern: it runs again here, its stdout noting lines."""
     case = cases.manifest()[name]
     found: list[int | None] = []
 

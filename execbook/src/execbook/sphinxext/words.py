@@ -1,8 +1,5 @@
-"""The engine's words on a page (menus, download labels and notes, the status page's table, the
-collapsed cells' labels, an image's title): one table per language. A book changes a word, or
-adds a language, in pyproject.toml's [tool.book.words.<language>] (a key of these tables: its
-text); a language the engine has no table for starts from the English one, and the build says so
-once (in the words it lacks)."""
+"""The engine's words on a page, a table per language; a book changes a word, or adds a language, in
+[tool.book.words.<language>] (a language without a table starts from English, and the build says so)."""
 
 import sys
 from functools import cache
