@@ -11,9 +11,9 @@ from ..pages import executed
 from ..source import MYST_EXTENSIONS
 from .words import words as ui
 
-# The engine's templates and static files (package data), and the book's own in docs/_templates and
-# docs/_static, which replace them by name; relative to docs/<lang>/, so that no absolute path reaches
-# a published file (Sphinx hashes these options into .buildinfo).
+# The engine's templates and static files (package data), and the book's own in its docs/ folder's
+# _templates and _static, which replace them by name; relative to the language's folder, so that no
+# absolute path reaches a published file (Sphinx hashes these options into .buildinfo).
 ENGINE = Path(__file__).resolve().parent
 ENGINE_VERSIONS = ("sphinx", "myst-nb", "jupyter-cache", "ipykernel")  # the engine's own, on every status page
 
