@@ -3,15 +3,11 @@ its container (python:3.11-bookworm): Debian's Python 3.11, no Node.js, nothing 
 Run as root (mmdebstrap, chroot, mounts): nox -s ci-container [-- --find-links DIR] [--keep]
 [--run COMMAND] (a part of .ci/run, to rerun it).
 
-The root is made with mmdebstrap (Debian's package; `apt-get install mmdebstrap`), the repository
-is a fresh clone of this checkout's commit (uncommitted changes are not in it), and .ci/run runs
-inside it with CI=true, no stdin and the workflow's environment, in mount and PID namespaces of
-its own: /proc, /sys (read-only) and /dev mounted as a container has them, all of it gone with
-the last process. Torch's CPU wheels come from PyTorch's CPU index, as in the workflow; where that
-index cannot be reached, --find-links DIR gives a folder of wheels instead (bound read-only).
-Where this machine adds certificate authorities (a proxy that re-signs TLS), the root trusts them.
-The root is removed afterwards unless --keep. Exit status: .ci/run's; 2 when the root cannot be
-made (one line says why).
+The root is made with mmdebstrap; the repository is a fresh clone of this checkout's commit, where
+.ci/run runs with CI=true, no stdin and the workflow's environment, in mount and PID namespaces of its
+own. Torch's CPU wheels come from PyTorch's CPU index, or --find-links DIR; this machine's added
+certificate authorities are trusted. The root is removed unless --keep. Exit status: .ci/run's; 2
+when the root cannot be made (one line says why).
 """
 
 import argparse

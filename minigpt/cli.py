@@ -109,10 +109,7 @@ Given = dict[type, dict[str, Any]]  # owner dataclass -> {name: value} of the ke
 
 
 def parse_keys(args: Sequence[str], keys: dict[str, Key], command: str) -> tuple[Given, list[str]]:
-    """({owner dataclass: {name: value}} of the keys given, the other arguments).
-
-    Keys not given are left out: their owner's own defaults apply. Each key may be given once.
-    """
+    """({owner dataclass: {name: value}} of the keys given, once each (the others: defaults), the rest)."""
     given: Given = defaultdict(dict)
     positional: list[str] = []
     for arg in args:
@@ -245,11 +242,8 @@ def cmd_grad_compare(args: list[str]) -> int:
 
 
 def cmd_diagnose(args: list[str]) -> int:
-    """One forward of the probe batch under inplace_doctor: which in-place write overwrote what.
-
-    Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
-    that script under the diagnoser (inplace_doctor/src/inplace_doctor/runner.py).
-    """
+    """One forward of the probe batch under inplace_doctor; given a script (``minigpt diagnose train.py``),
+    that script under the diagnoser."""
     if args and (args[0].startswith("-") or "=" not in args[0]):
         from inplace_doctor.runner import main as diagnose_script  # only this form needs it
 

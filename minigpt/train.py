@@ -169,10 +169,7 @@ def train(
     data: AgreementData | None = None,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Train a fresh model; returns a RunResult (never raises for a failing backward).
-
-    progress, if given, is called as progress(step, steps, loss) after every training step.
-    """
+    """Train a fresh model into a RunResult (never raises for a failing backward); progress(step, steps, loss)."""
     settings, data = settings or TrainConfig(), data or build_dataset()
     start = time.perf_counter()
     model = build_model(config, settings.seed)

@@ -1,19 +1,10 @@
 """What changed across the recorded torch releases, and when: pure functions over records.
 
-A *thing* is one value a record keeps: a message part, a torch.compile field of one backend (or
-whether that backend runs at all), or a claim's outcome. Its history is the list of *spans* of
-consecutive recorded releases that agree on its value, oldest first: the first span gives the
-first recorded value, and each later span starts at a release where the value changed (a revert
-is a change too). A release whose record lacks the thing has not measured it: it belongs to no
-span and changes nothing. A claim's value is "holds", "fails" or "n/a" (the release lacks what
-its check needs), so "n/a -> holds" at the release where an API appeared is a change; so is a
-different reason for "n/a" (torch.compile missing, then refused on this Python).
-
-The draft findings compare what the course's first draft quotes (SEED in examples/errata.py,
-read here, not copied) with what each record prints.
-
-Nothing here measures or writes: every function reads the records it is given.
-"""
+A *thing* is one value a record keeps (a message part, a torch.compile field, a claim's outcome:
+"holds", "fails" or "n/a"); its history, the *spans* of consecutive releases that agree on it, oldest
+first, each later one starting where it changed (a revert too; so does "n/a -> holds", or another
+reason for "n/a"). A release whose record lacks the thing belongs to no span. The draft findings
+compare what the course's first draft quotes (SEED in examples/errata.py) with each record."""
 
 import ast
 import functools

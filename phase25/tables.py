@@ -1,7 +1,5 @@
-"""The compatibility page's tables, lists and timeline (examples/compat_tables.py glues them), in
-each language, from the committed behaviour records and their history (phase25.record,
-phase25.history): the words of every row and value, and the HTML and the figure they make.
-"""
+"""The compatibility page's tables, lists and timeline in each language, from the committed records
+and their history: the words of every row and value, and the HTML and the figure they make."""
 
 import html
 import itertools
@@ -71,9 +69,8 @@ STATUS = {  # the committed record of the installed release against what this bu
     },
 }
 
-VALUES: dict[
-    str, dict[Any, str]
-] = {  # phase25.history's values that are words; None: measured, and the message has no such part
+# phase25.history's values that are words; None: measured, and the message has no such part
+VALUES: dict[str, dict[Any, str]] = {
     "es": {
         "holds": "✓ se cumple",
         "fails": "✗ no se cumple",
@@ -130,9 +127,8 @@ RELEASES = {
     "en": {"none": "none", "all": "all {} recorded", "measured": "measured on {}"},
 }
 
-DRAFT: dict[
-    str, dict[Any, str]
-] = {  # what each draft finding compares, and the words for the "torch" finding's last column
+# what each draft finding compares, and the words for the "torch" finding's last column
+DRAFT: dict[str, dict[Any, str]] = {
     "es": {
         "message": "la frase del error, con los tamaños del borrador y cualquier número de bloques",
         "producer": "el nombre que sigue a «output 0 of»",
