@@ -106,18 +106,11 @@ def cell_problems(source: Source) -> Iterator[Problem]:
             todo = f"pages load files of examples/: move it to examples/{path.stem}.py and load that, :load: {load}"
             found = line, f"the cell loads {target}, not a file of examples/", todo
         elif not path.is_file():
-            found = (
-                line,
-                f"the cell loads {target}, which does not exist",
-                f"write examples/{path.name}, or correct the path",
-            )
+            todo = f"write examples/{path.name}, or correct the path"
+            found = line, f"the cell loads {target}, which does not exist", todo
         elif path.stem not in cases.manifest():
-            todo = f'declare what examples/{path.name} does: [{path.stem}] expect = "completes"'
-            found = (
-                line,
-                f"examples/cases.toml has no entry [{path.stem}]",
-                f'{todo} (or "raises", with error and match)',
-            )
+            todo = f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" (or "raises", with'
+            found = line, f"examples/cases.toml has no entry [{path.stem}]", f"{todo} error and match)"
         elif broken := unreadable(path, python=True):
             yield broken
         elif "raises-exception" in cell.tags:
@@ -299,11 +292,8 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         cases.manifest.cache_clear()
         cases.manifest()
     except cases.ManifestError as exc:
-        return [
-            Problem(
-                "examples/cases.toml", 1, str(exc), "fix that entry (execbook/src/execbook/cases.py lists the keys)"
-            )
-        ]
+        todo = "fix that entry (execbook/src/execbook/cases.py lists the keys)"
+        return [Problem("examples/cases.toml", 1, str(exc), todo)]
     sources = {lang: tree_sources(docs, lang) for lang in languages}
     found: list[Problem] = []
     broken: set[str] = set()
