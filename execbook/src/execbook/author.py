@@ -19,11 +19,8 @@ from . import build, cases, config, kernel, lifetime, pages, quotes, source
 def run(name: str) -> int:
     if name not in cases.manifest():
         close = difflib.get_close_matches(name, list(cases.manifest()), n=3)  # a typo, as the check offers
-        print(
-            f"execbook: error: no example {name!r} in examples/cases.toml"
-            + (f" (did you mean {', '.join(close)}?)" if close else ""),
-            file=sys.stderr,
-        )
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        print(f"execbook: error: no example {name!r} in examples/cases.toml{hint}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     if problem := source.unreadable(cases.manifest()[name].path, python=True):
@@ -105,11 +102,8 @@ def page(target: str) -> int:
     if not path.suffix:
         path = config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
     if not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
-        print(
-            f"execbook: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
-            "or the path of its .md)",
-            file=sys.stderr,
-        )
+        what = "a docname such as breaks/25-inplace-safe, or the path of its .md"
+        print(f"execbook: error: {target} is not an executed page ({what})", file=sys.stderr)
         return 2
     docname = path.resolve().relative_to(config.DOCS).with_suffix("").as_posix().split("/", 1)[1]
     try:

@@ -49,11 +49,8 @@ def check_sources() -> dict[str, NotebookNode]:
     """docname -> the notebook of every executed page (one serves every language), or BuildFailed."""
     found = lint.problems()  # the sources as written, executing nothing (python -m execbook check)
     if found:
-        raise BuildFailed(
-            "\n".join(map(str, found)),
-            f"{len(found)} problem(s) in the sources (python -m execbook "
-            "check lists them in seconds); the site was not updated",
-        )
+        summary = f"{len(found)} problem(s) in the sources (python -m execbook check lists them in seconds)"
+        raise BuildFailed("\n".join(map(str, found)), f"{summary}; the site was not updated")
     for note in quotes.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
     problems = []
@@ -105,12 +102,8 @@ async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
     from jupyter_client.manager import AsyncKernelManager
 
     # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
-    manager = AsyncKernelManager(
-        kernel_name="python3",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
-        transport="ipc",
-        ip=f"{folder}/kernel-{next(KERNEL_NUMBERS)}",
-    )
+    specs, ip = KernelSpecManager(kernel_dirs=[]), f"{folder}/kernel-{next(KERNEL_NUMBERS)}"
+    manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc", ip=ip)
     # a page's code runs from the repository's root; no history written (as nbclient starts one)
     arguments = [f"--ext={__package__}.kernel", "--HistoryManager.hist_file=:memory:"]
     where = {kernel.WHERE_ENV: f"{manager.ip}.where"}  # what it runs (execbook.kernel.watch)
@@ -171,10 +164,8 @@ async def run_page(
         alone = (
             f"it alone: python -m execbook run {name}" if name else f"the page alone: python -m execbook page {docname}"
         )
-        todo = f"make it faster, or run {alone}"
-        error = cases.Failure(place(), None, "stopped", reason, todo).render(
-            f"{docname} ({', '.join(config.LANGUAGES)})"
-        )
+        failure = cases.Failure(place(), None, "stopped", reason, f"make it faster, or run {alone}")
+        error = failure.render(f"{docname} ({', '.join(config.LANGUAGES)})")
     finally:
         reporter.cancel()
         await manager.shutdown_kernel(now=True)
@@ -214,17 +205,10 @@ def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> s
 
 
 def waits_for(notebooks: dict[str, NotebookNode], stale: list[str]) -> dict[str, set[str]]:
-    """docname -> the other stale pages it must run after: those that load an example whose outcome
-    its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
+    """docname -> the other stale pages it runs after: those loading an example whose outcome its examples read."""
     loads = {d: pages.examples(notebooks[d]) for d in stale}
-    return {
-        d: {
-            other
-            for other in stale
-            if other != d and set(loads[other]) & {e for name in loads[d] for e in deps.example_entries(name)}
-        }
-        for d in stale
-    }
+    reads = {d: {e for name in loads[d] for e in deps.example_entries(name)} for d in stale}
+    return {d: {other for other in stale if other != d and set(loads[other]) & reads[d]} for d in stale}
 
 
 def precompute(groups: list[int]) -> None:
@@ -388,11 +372,8 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
         shutil.rmtree(doctrees[language], ignore_errors=True)
-        warnings = [
-            line.replace(str(config.REPO) + os.sep, "")
-            for line in stderr.splitlines()
-            if "WARNING" in line or "ERROR" in line or "Error" in line
-        ]
+        noted = [line for line in stderr.splitlines() if "WARNING" in line or "ERROR" in line or "Error" in line]
+        warnings = [line.replace(str(config.REPO) + os.sep, "") for line in noted]
         problems.append(
             f"Sphinx could not build the {language} pages:\n"
             + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
@@ -403,8 +384,7 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
 
 
 def build(languages: tuple[str, ...], cold: bool = False) -> None:
-    """Check, execute, then Sphinx; one build per checkout at a time, nothing left running however it
-    ends (execbook.lifetime). cold: every page executes, everything is computed again."""
+    """Check, execute, then Sphinx, one build at a time (execbook.lifetime); cold: everything runs again."""
     with lifetime.held(config.BUILD, say):
         if cold:
             warm = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
@@ -433,12 +413,7 @@ def _build(languages: tuple[str, ...]) -> None:
     sphinx(languages, fresh)
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale)
-    summary = {
-        "executed": stale,
-        "cells_executed": cells,
-        "experiments": computed,
-        "seconds": round(time.time() - started, 1),
-    }
+    summary = dict(executed=stale, cells_executed=cells, experiments=computed, seconds=round(time.time() - started, 1))
     config.EXECUTION_REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     say(
         f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
@@ -454,10 +429,8 @@ def glue_changes(notebooks: dict[str, NotebookNode], shown: int = 40) -> None:
     cache = _cache()
     values = {}
     for docname, notebook in notebooks.items():
-        try:
+        with contextlib.suppress(KeyError):  # no execution of it in the cache
             values[docname] = gluereport.glued(cache.merge_match_into_notebook(notebook)[1])
-        except KeyError:
-            continue
     lines = gluereport.record(values, config.GLUE_VALUES, config.GLUE_CHANGES)
     where = config.GLUE_CHANGES.relative_to(config.REPO)
     if not lines:
@@ -482,8 +455,7 @@ def new_site() -> Path:
 
 
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:
-    """Publish fresh in one rename of the link docs/_build/html: at every instant, the last good site or
-    the new one. Languages not built come from the last site."""
+    """Publish fresh in one rename of the link docs/_build/html (languages not built: the last site's)."""
     if config.SITE.is_dir():
         for item in config.SITE.iterdir():
             target = fresh / item.name  # hard links: a published site's files never change
@@ -520,9 +492,7 @@ def main(arguments: list[str]) -> int:
         from importlib.metadata import version
 
         releases = ", ".join(f"{name} {version(name)}" for name in config.FINGERPRINTED)
-        print(
-            f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary}" + (f" ({releases})" if releases else ""),
-            file=sys.stderr,
-        )
+        summary = failed.summary + (f" ({releases})" if releases else "")
+        print(f"\ndocs: the build failed\n{failed}\ndocs: {summary}", file=sys.stderr)
         return 1
     return 0

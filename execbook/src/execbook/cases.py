@@ -80,9 +80,7 @@ def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.tom
     problem = _problem(name, entry)
     if problem:
         raise ManifestError(f"{manifest_name} [{name}]: {problem}")
-    known: dict[str, Any] = {
-        key: tuple(value) if key == "reads" else value for key, value in entry.items() if key in KEYS
-    }
+    known: dict[str, Any] = {k: tuple(v) if k == "reads" else v for k, v in entry.items() if k in KEYS}
     return Case(name, **known, extra={key: value for key, value in entry.items() if key not in KEYS})
 
 
@@ -156,20 +154,13 @@ def case_failure(outcome: Outcome, earlier: list[str] | None = None) -> Failure:
         reason = f"it raised {raised}\nbut examples/cases.toml [{case.name}] says it must {case.expected()}"
         reason += borrowed(earlier or [], outcome.raised)
         return Failure(f"examples/{case.name}.py", outcome.lineno, "raised", reason, raised_todo(case))
-    return Failure(
-        f"examples/{outcome.name}.py",
-        outcome.lineno,
-        "case",
-        outcome.failure(),
-        "the example no longer does what its entry declares: fix the example, or its entry "
-        f"[{outcome.name}] in examples/cases.toml",
-    )
+    todo = f"the example no longer does what its entry declares: fix the example, or its entry [{case.name}] in"
+    return Failure(f"examples/{case.name}.py", outcome.lineno, "case", outcome.failure(), f"{todo} examples/cases.toml")
 
 
 def line_in(case: Case, frames: list[tuple[str, int, str]]) -> int | None:
     """The line of examples/<name>.py that frames (path, line, function, innermost first) run, for every
-    report: the innermost frame in the file or in the cell IPython's run_code runs (its line shifted by
-    the pairs of comments, execbook.comments)."""
+    report: the innermost in the file, or in the cell run_code runs (shifted by the pairs of comments)."""
     cell = next((frames[i - 1][0] for i in range(1, len(frames)) if frames[i][2] == "run_code"), None)
     for path, line, _ in frames:
         if path == str(case.path):
@@ -246,12 +237,8 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising", lineno=last_statement(case))
     if case.holds and namespace.get(case.holds) is not True:
-        return Outcome(
-            case.name,
-            False,
-            seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}",
-            lineno=_assigned_at(split(case.path)[0], case.holds),
-        )
+        seen = f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}"
+        return Outcome(case.name, False, seen=seen, lineno=_assigned_at(split(case.path)[0], case.holds))
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
 
 
@@ -296,9 +283,8 @@ class GluedNone(AssertionError):
 def check_failure(
     case: Case, failed: Exception, guarded: Callable[[str, int | None, str | None], list[str]] | None = None
 ) -> Failure:
-    """The failure of a hidden check at its line: a book's exception may give `reason` and `todo`; a
-    failed assert says the prose no longer holds, where guarded(name, line, key) finds it; else the
-    check is broken."""
+    """The failure of a hidden check at its line: a book's exception may give `reason` and `todo`; a failed
+    assert says the prose no longer holds, where guarded(name, line, key) finds it; else, a broken check."""
     file, line = f"examples/{case.name}.py", line_in(case, frames_of(failed))
     reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
     if isinstance(reason, str) and isinstance(todo, str):
@@ -307,23 +293,14 @@ def check_failure(
         said = str(failed) or source_line(case, line) or "assertion failed"
         sentences = guarded(case.name, line, getattr(failed, "key", None)) if guarded else []
         where = "".join(f"\n  {s}" for s in sentences)
-        return Failure(
-            file,
-            line,
-            "check",
-            f"a hidden check of what the prose says: {said}" + (f"\nit guards:{where}" if where else ""),
-            "what the prose says no longer holds: edit the sentence in both languages, or the check"
-            if not isinstance(failed, GluedNone)
-            else f"glue {failed.key} from what the example does now (raised() is None once it completes), "
-            "or edit the sentences that quote it",
-        )
-    return Failure(
-        file,
-        line,
-        "broken-check",
-        f"a hidden check raised {type(failed).__name__}: {failed}",
-        "the check itself is broken: fix it (below the example's `# %% hidden checks` line)",
-    )
+        reason = f"a hidden check of what the prose says: {said}" + (f"\nit guards:{where}" if where else "")
+        todo = "what the prose says no longer holds: edit the sentence in both languages, or the check"
+        if isinstance(failed, GluedNone):
+            todo = f"glue {failed.key} from what the example does now (raised() is None once it completes), or edit"
+            todo += " the sentences that quote it"
+        return Failure(file, line, "check", reason, todo)
+    todo = "the check itself is broken: fix it (below the example's `# %% hidden checks` line)"
+    return Failure(file, line, "broken-check", f"a hidden check raised {type(failed).__name__}: {failed}", todo)
 
 
 @dataclass

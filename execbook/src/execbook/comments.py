@@ -95,7 +95,6 @@ def problems(text: str) -> list[tuple[int, str]]:
         if texts.keys() != config.LANGUAGES.keys():
             missing = " and ".join(f"# {lang}:" for lang in config.LANGUAGES if lang not in texts)
             tags = " and ".join(f"# {lang}:" for lang in texts)
-            found.append(
-                (start + 1, f"{tags} without {missing} beside it (the line above or below, at the same indentation)")
-            )
+            where = "beside it (the line above or below, at the same indentation)"
+            found.append((start + 1, f"{tags} without {missing} {where}"))
     return found

@@ -105,12 +105,7 @@ def example_entries(name: str) -> list[str]:
     """The manifest entries examples/<name>.py depends on: its own, and those its `reads` names."""
     reads = cases.manifest()[name].reads
     named = [Path(entry).stem for entry in reads if Path(entry).parent.as_posix() == "examples"]
-    keyed = [
-        case.name
-        for entry in reads
-        if entry.startswith(cases.WITH)
-        for case in cases.cases_with(entry.removeprefix(cases.WITH))
-    ]
+    keyed = [c.name for e in reads if e.startswith(cases.WITH) for c in cases.cases_with(e.removeprefix(cases.WITH))]
     return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
 
 

@@ -57,9 +57,7 @@ def glued(notebook: Any) -> dict[str, str]:
 
 def _short(value: str, other: str | None = None) -> str:
     """value as the list shows it: a figure or a table by its kind; text, the part that differs from other."""
-    if value.startswith(("figure ", "table ")):
-        return value.split(" ")[0]
-    return excerpt(value, other, width=SHOWN)
+    return value.split(" ")[0] if value.startswith(("figure ", "table ")) else excerpt(value, other, width=SHOWN)
 
 
 def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[str]:
@@ -94,12 +92,7 @@ def record(values: dict[str, dict[str, str]], values_file: Path, changes_file: P
     old = json.loads(values_file.read_text("utf-8")) if values_file.is_file() else None
     values_file.write_text(json.dumps(values, indent=1, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
     lines = [] if old is None else compare(old, values)
-    head = (
-        "glued values that changed since the last build (old → new):"
-        if lines
-        else "no glued value changed since the last build"
-        if old is not None
-        else "the first build: nothing to compare"
-    )
+    head = "the first build: nothing to compare" if old is None else "no glued value changed since the last build"
+    head = "glued values that changed since the last build (old → new):" if lines else head
     changes_file.write_text("\n".join([head, *lines]) + "\n", "utf-8")
     return lines

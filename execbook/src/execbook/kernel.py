@@ -95,8 +95,7 @@ def watch(path: str) -> None:
 
 
 def running(path: str | Path) -> list[tuple[str, int, str]]:
-    """The frames (path, line, function), innermost first, that `watch(path)` kept of the thread in
-    IPython's run_code, else of every thread."""
+    """The frames (path, line, function), innermost first, watch(path) kept of the thread in run_code (or all)."""
     dump = "".join(Path(f).read_text(errors="replace") for f in (f"{path}.fatal", path) if Path(f).exists())
     threads = re.split(r"\n(?=\S)", dump)  # a line that starts a thread's frames does not indent
     blocks = [[(m["path"], int(m["line"]), m["function"]) for m in tracebacks.FRAME_LINE.finditer(t)] for t in threads]

@@ -74,11 +74,8 @@ def front_matter_problems(source: Source) -> Iterator[Problem]:
                 opened = start and ("scanning" in context or "flow" in context)
                 mark = start if opened else getattr(exc, "problem_mark", None)
                 what = f"its front matter is not YAML: {problem}"
-                what += (
-                    f" ({context}" + ("" if opened else f" from line {first + start.line}") + ")"
-                    if start and context
-                    else ""
-                )
+                if start and context:
+                    what += f" ({context}" + ("" if opened else f" from line {first + start.line}") + ")"
                 yield source.problem(first + (mark.line if mark else 0), what, "correct that line")
         elif token.type == "hr" and token.map == [0, 1] and token.markup.startswith("---"):
             yield source.problem(1, "the front matter opened here is never closed", "close it with a --- line")
@@ -218,10 +215,8 @@ def mirror_problems(
     found: list[Problem] = []
     for lang, other in permutations(languages, 2):
         for page in sorted(set(sources[lang]) - set(sources[other])):
-            what, todo = f"a page with no counterpart in docs/{other}", f"write docs/{other}/{page}.md"
-            found.append(
-                sources[lang][page].problem(1, what, f"{todo} (same labels, sections, code cells), or remove this one")
-            )
+            todo = f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove this one"
+            found.append(sources[lang][page].problem(1, f"a page with no counterpart in docs/{other}", todo))
         theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
         for page, source in sources[lang].items():
             for line, label in source.labels if page in sources[other] and page not in skip else []:

@@ -55,13 +55,10 @@ def main(arguments: list[str]) -> int:
         return 2
     name = re.sub(r"[^a-z0-9-]+", "-", root.name.lower()).strip("-") or "book"
     title = f"The book {root.name}"
+    named = ", ".join(f'{code} = "{spoken}"' for code, spoken in names.items())
+    titles, url = ", ".join(f'{code} = "{title}"' for code in names), documentation()
     files = {
-        "pyproject.toml": PYPROJECT.format(
-            name=name,
-            documentation=documentation(),
-            languages=", ".join(f'{code} = "{spoken}"' for code, spoken in names.items()),
-            titles=", ".join(f'{code} = "{title}"' for code in names),
-        ),
+        "pyproject.toml": PYPROJECT.format(name=name, documentation=url, languages=named, titles=titles),
         "examples/cases.toml": f"# What each example must do: {documentation()}en/reference/manifest.html\n",
         ".gitignore": "docs/_build/\n",  # what a build writes
         **{f"docs/{c}/{file}": text.format(language=c, title=title) for c in names for file, text in FILES.items()},

@@ -73,7 +73,7 @@ def printed_at(name: str, pattern: re.Pattern[str]) -> int | None:
 
 def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) -> list[str]:
     """A paragraph per output that holds something unstable, named at the example and its line."""
-    found = []
+    found, where = [], f"{docname} ({', '.join(config.LANGUAGES)})"
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
@@ -88,9 +88,7 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
                     line = cases.last_statement(cases.manifest()[name]) if result else printed_at(name, pattern)
                 shown = text[text.rfind("\n", 0, hit.start()) + 1 :].split("\n", 1)[0].strip()[:160]
                 reason = f"its output shows {what}, which no published page may hold: {shown}"
-                failure = cases.Failure(
-                    f"examples/{name}.py" if name else "a cell of the page", line, "unstable", reason, todo
-                )
-                found.append(failure.render(f"{docname} ({', '.join(config.LANGUAGES)})"))
+                file = f"examples/{name}.py" if name else "a cell of the page"
+                found.append(cases.Failure(file, line, "unstable", reason, todo).render(where))
                 break
     return found

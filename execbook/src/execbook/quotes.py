@@ -68,9 +68,8 @@ def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
         for source in tree_sources(config.DOCS, language).values():
             for cell in (c for c in source.cells if Path(c.options.get("load", (0, ""))[1]).stem == name):
                 texts = [(t.map[0], t.content) for t in source.tokens if t.type == "inline" and t.map]
-                found += [
-                    f"{source.shown}:{n + 1}: «{sentence(text, '')}»" for n, text in sorted(texts) if n >= cell.opening
-                ][:1]
+                after = [f"{source.shown}:{n + 1}: «{sentence(t, '')}»" for n, t in sorted(texts) if n >= cell.opening]
+                found += after[:1]
     return found
 
 

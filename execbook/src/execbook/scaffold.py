@@ -79,11 +79,8 @@ def problem(slug: str) -> str | None:
     if not SLUG.fullmatch(slug):
         return f"{slug!r} is not a page name: lowercase letters, digits and hyphens, folders with /"
     name = slug.replace("/", "_").replace("-", "_")
-    taken = [
-        str(p.relative_to(config.REPO))
-        for p in [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
-        if p.exists()
-    ]
+    paths = [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
+    taken = [str(p.relative_to(config.REPO)) for p in paths if p.exists()]
     if taken:
         return f"{taken[0]} exists already; choose another name (nothing was written)"
     if f"[{name}]" in config.MANIFEST.read_text("utf-8"):

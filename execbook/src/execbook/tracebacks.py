@@ -29,9 +29,8 @@ FRAME_LINE = re.compile(
 )
 
 
-def _stdlib_dirs() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    return tuple(sorted({os.path.normpath(paths[k]) for k in ("stdlib", "platstdlib")}, key=len, reverse=True))
+_STDLIB = {os.path.normpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
+STDLIB = tuple(sorted(_STDLIB, key=len, reverse=True))  # the innermost folder first
 
 
 def _under(path: str, root: str) -> str | None:
@@ -42,13 +41,12 @@ def _under(path: str, root: str) -> str | None:
 
 @dataclass(frozen=True)
 class Places:
-    """Which files are the project's own and how the reader names a file. cell_label: a cell's file name
-    -> "Cell In[6]" (None for any other file); native: folders of compiled code that messages name by the
-    build machine's path, named from them on ([tool.book] native-sources)."""
+    """Which files are the project's own, and how the reader names a file. cell_label: a cell's file ->
+    "Cell In[6]", else None; native: folders of compiled code named by path ([tool.book] native-sources)."""
 
     repo: str
     cell_label: Callable[[str], str | None] = lambda path: None
-    stdlib: tuple[str, ...] = _stdlib_dirs()
+    stdlib: tuple[str, ...] = STDLIB
     native: tuple[str, ...] = ()
 
     def origin(self, path: str) -> str:
@@ -112,8 +110,7 @@ def _folded(parts: list[tuple[str | None, str]], end: str = "") -> list[str]:
 
 
 def fold_text(text: str, places: Places) -> str:
-    """text with the foreign frames of its Python tracebacks folded, the reader's named by places.display.
-    A frame is its File line and the more indented lines under it."""
+    """text with its Python tracebacks' foreign frames (a File line, the lines indented under it) folded."""
     parts: list[tuple[str | None, str]] = []
     frame: re.Match[str] | None = None  # the frame the lines read now belong to
     for line in text.split("\n"):
@@ -180,8 +177,7 @@ CONTEXT = 3  # IPython's lines of context: the line that ran and one on each sid
 
 
 def fold(entries: list[str], places: Places) -> list[str]:
-    """IPython's structured traceback (headers, a string per frame, the error) with foreign frames folded
-    and no path of the machine."""
+    """IPython's structured traceback (a string per frame) with foreign frames folded, no machine path."""
     parts: list[tuple[str | None, str]] = []
     for entry in entries:
         first, _, rest = entry.partition("\n")

@@ -26,19 +26,14 @@ if TYPE_CHECKING:
     from sphinx.writers.html5 import HTML5Translator
 
 SITEMAP_GENERATED = ["genindex"]  # the generated pages a search engine is pointed at
-SITEMAP_HEADER = (
-    '<?xml version="1.0" encoding="UTF-8"?>\n'
-    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-    'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
-)
+SITEMAP_HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+SITEMAP_HEADER += 'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
 
 
 def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
-    """For each term position (entry by entry, the same in every language), its ids in every language:
-    each glossary carries them all, so a term's anchor is the same in every language."""
-    entries = [
-        source.glossary_entries(source.read(Path(docs_dir) / lang / f"{source.GLOSSARY}.md")) for lang in languages
-    ]
+    """For each term position, its ids in every language: each glossary carries them all (one anchor)."""
+    glossaries = [Path(docs_dir) / lang / f"{source.GLOSSARY}.md" for lang in languages]
+    entries = [source.glossary_entries(source.read(path)) for path in glossaries]
     return [
         {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term (private: __init__.py)
         for pairs in zip(*entries, strict=False)
@@ -120,8 +115,7 @@ def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
 def add_switcher(
     app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
-    """The links to the page in each other language, titled in the page's own (Babel's names), and its
-    hreflang alternates."""
+    """The links to the page in the other languages (titled in the page's own) and its hreflang alternates."""
     from babel import Locale
 
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix

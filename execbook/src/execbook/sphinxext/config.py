@@ -19,8 +19,7 @@ ENGINE_VERSIONS = ("sphinx", "myst-nb", "jupyter-cache", "ipykernel")  # the eng
 
 
 def build_versions() -> dict[str, str]:
-    """The versions the status page shows ({{ python }}, {{ myst_nb }}...): Python's, the engine's, and
-    those [tool.book] `fingerprinted` and `versions` name."""
+    """The versions the status page shows ({{ python }}, {{ myst_nb }}...), [tool.book] `versions` too."""
     packages = dict.fromkeys([*config.FINGERPRINTED, *config.VERSIONS, *ENGINE_VERSIONS])
     return {"python": platform.python_version(), **{p.replace("-", "_"): version(p) for p in packages}}
 

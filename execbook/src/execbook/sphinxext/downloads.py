@@ -257,14 +257,9 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
                 new.attachments = page.attachments[position]
         else:
             source = notebook.cells[cell]
-            outputs = (
-                []
-                if REMOVE_OUTPUT in tags(source)
-                # as the page shows them (nb_merge_streams): nbclient merged each stream's chunks as they came
-                else coalesce_streams(
-                    [copy.deepcopy(o) for o in source.get("outputs", []) if not gluereport.scrapbook(o)]
-                )
-            )
+            kept = [copy.deepcopy(o) for o in source.get("outputs", []) if not gluereport.scrapbook(o)]
+            # as the page shows them (nb_merge_streams): nbclient merged each stream's chunks as they came
+            outputs = [] if REMOVE_OUTPUT in tags(source) else coalesce_streams(kept)
             new = nbformat.v4.new_code_cell(
                 source.source,
                 metadata={"tags": tags(source)} if tags(source) else {},
@@ -400,14 +395,10 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
         write(reader_links.colab_file(language, pagename), notebook_download(page, notebook, title, language, True))
         links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
     source = Path(app.env.doc2path(pagename)).relative_to(app.srcdir).as_posix()  # in docs/<language>/
-    links.append(
-        {"text": words["source"].format(suffix=Path(source).suffix), "href": reader_links.source_url(language, source)}
-    )
-    context["book_downloads"] = {
-        "menu": words["menu"],
-        "label": words["menu_label" if notebook is not None else "source_label"],
-        "links": links,
-    }
+    text = words["source"].format(suffix=Path(source).suffix)
+    links.append({"text": text, "href": reader_links.source_url(language, source)})
+    label = words["menu_label" if notebook is not None else "source_label"]
+    context["book_downloads"] = {"menu": words["menu"], "label": label, "links": links}
 
 
 def setup(app: Sphinx) -> None:

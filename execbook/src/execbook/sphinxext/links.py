@@ -62,12 +62,8 @@ def install_cell() -> str:
 
 def pip_arguments() -> str:
     """What `pip install` takes to install the project from its address, its subprojects first."""
-    return " ".join(
-        [
-            *(f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS),
-            f'"git+{config.REPOSITORY}"',
-        ]
-    )
+    parts = [f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS]
+    return " ".join([*parts, f'"git+{config.REPOSITORY}"'])
 
 
 @cache

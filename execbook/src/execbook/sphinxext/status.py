@@ -69,20 +69,13 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
         ran = data.get("exec_data")
         if not ran:
             continue
+        target = posixpath.relpath(docname, posixpath.dirname(here))
         link = pending_xref(
-            refdoc=here,
-            reftarget=posixpath.relpath(docname, posixpath.dirname(here)),
-            reftype="doc",
-            refdomain="std",
-            refexplicit=True,
-            refwarn=True,
+            refdoc=here, reftarget=target, reftype="doc", refdomain="std", refexplicit=True, refwarn=True
         )
         link += nodes.inline(text=env.titles[docname].astext())
-        body += _row(
-            nodes.paragraph("", "", link),
-            ran_at(ran),
-            words["status_succeeded" if ran["succeeded"] is True else "status_failed"],
-        )
+        result = words["status_succeeded" if ran["succeeded"] is True else "status_failed"]
+        body += _row(nodes.paragraph("", "", link), ran_at(ran), result)
     return table
 
 
