@@ -189,11 +189,7 @@ def cmd_train(args: list[str]) -> int:
         result = experiments.training(progress, **given[GPTConfig])
     else:
         result = train(config, settings, data, progress=progress)
-    tensors = {
-        "probe_logits": result.probe_logits,
-        "grads_step0": result.grads_step0,
-        "grads_final": result.grads_final,
-    }
+    tensors = {name: getattr(result, name) for name in ("probe_logits", "grads_step0", "grads_final")}
     run = write_run(out, run_record(config, settings), result.summary(), tensors)
     if result.failure:
         for text in result.failure.warnings:
@@ -277,11 +273,8 @@ def describe(key: Key) -> str:
 
 def cmd_help(args: list[str]) -> int:
     print(__doc__.strip())
-    for command, keys in (
-        ("train", TRAIN_KEYS),
-        ("grad-compare DIR_A DIR_B", COMPARE_KEYS),
-        ("diagnose", DIAGNOSE_KEYS),
-    ):
+    usages = {"train": TRAIN_KEYS, "grad-compare DIR_A DIR_B": COMPARE_KEYS, "diagnose": DIAGNOSE_KEYS}
+    for command, keys in usages.items():
         print(f"\n{command} keys:")
         for name, key in keys.items():
             print(f"  {name:<15} {describe(key)}")

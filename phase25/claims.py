@@ -278,13 +278,7 @@ def _message_names_the_activation() -> Verdict:
     x, _ = probe_batch(data())
     shape = f"[{x.size(0)}, {x.size(1)}, {model_config(data()).n_embd}]"
     now, expected = parts["version_now"], parts["version_expected"]
-    holds = (
-        parts["tensor"] is not None
-        and parts["tensor"].endswith(f" {shape}]")
-        and now
-        and expected
-        and int(now) - int(expected) == 1
-    )
+    holds = (parts["tensor"] or "").endswith(f" {shape}]") and now and expected and int(now) - int(expected) == 1
     return bool(holds), f"tensor {parts['tensor']}, expected [batch, tokens, n_embd]; versions {now}/{expected}"
 
 

@@ -11,6 +11,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import eq, ge, gt, le, lt
 from pathlib import Path
 
 from execbook import excerpt  # noqa: F401 - phase25.tables shows records' texts with it
@@ -182,9 +183,6 @@ def compress(releases: Iterable[str], recorded: list[str]) -> list[tuple[str, st
     return runs
 
 
-# --- what the course's first draft quoted
-
-
 def draft_quotes(path: str | Path = ERRATA) -> dict[str, str]:
     """The draft's quotes, as examples/errata.py keeps them (its SEED dict), read without running it."""
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
@@ -263,14 +261,9 @@ def draft_findings(
         return Seen(f"{record['message'].get('version_now')}; {record['message'].get('version_expected')}")
 
     def same_versions(record: Record) -> bool:
-        return any(
-            (
-                concrete(record["message"].get("version_now"), names, dims, n),
-                concrete(record["message"].get("version_expected"), names, dims, n),
-            )
-            == (quoted["version_now"], quoted["version_expected"])
-            for n in tries
-        )
+        now, expected = record["message"].get("version_now"), record["message"].get("version_expected")
+        wanted = (quoted["version_now"], quoted["version_expected"])
+        return any((concrete(now, names, dims, n), concrete(expected, names, dims, n)) == wanted for n in tries)
 
     node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
     version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
@@ -324,13 +317,5 @@ def torch_range(text: str) -> Callable[[str], bool]:
     if not found:
         raise ValueError(f"no release range in {text!r}")
     op, bound = found.groups()
-    compare = {
-        "≥": "__ge__",
-        ">=": "__ge__",
-        ">": "__gt__",
-        "≤": "__le__",
-        "<=": "__le__",
-        "<": "__lt__",
-        "=": "__eq__",
-    }[op]
-    return lambda release: getattr(release_key(release), compare)(release_key(bound))
+    compare = {"≥": ge, ">=": ge, ">": gt, "≤": le, "<=": le, "<": lt, "=": eq}[op]
+    return lambda release: compare(release_key(release), release_key(bound))

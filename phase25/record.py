@@ -32,34 +32,16 @@ from . import claims
 from .releases import RECORDS, release_key
 
 # The message parts a record keeps, in the order reports and the compatibility page show them.
-MESSAGE_PARTS = (
-    "anomaly_off",
-    "anomaly_on",
-    "tensor",
-    "output_of",
-    "version_now",
-    "version_expected",
-    "hint_off",
-    "hint_on",
-    "anomaly_node",
-    "anomaly_points_at",
+MESSAGE_PARTS = tuple(
+    "anomaly_off anomaly_on tensor output_of version_now version_expected hint_off hint_on anomaly_node "
+    "anomaly_points_at".split()
 )
 # What a record keeps of each torch.compile backend: run A's gradients against eager run A's
 # (phase25.claims.compiled_gradients), and what run B raised (phase25.compiled.Compiled), its message
 # taken apart like the eager one; only "not_applicable" where the backend cannot run.
-COMPILE_FIELDS = (
-    "a_gradients",
-    "a_raised_at",
-    "a_error_type",
-    "b_raised_at",
-    "b_error_type",
-    "b_wraps",
-    "b_message",
-    "b_tensor",
-    "b_output_of",
-    "b_version_now",
-    "b_version_expected",
-    "b_hint",
+COMPILE_FIELDS = tuple(
+    "a_gradients a_raised_at a_error_type b_raised_at b_error_type b_wraps b_message b_tensor b_output_of "
+    "b_version_now b_version_expected b_hint".split()
 )
 
 
