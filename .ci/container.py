@@ -3,15 +3,11 @@ its container (python:3.11-bookworm): Debian's Python 3.11, no Node.js, nothing 
 Run as root (mmdebstrap, chroot, mounts): nox -s ci-container [-- --find-links DIR] [--keep]
 [--run COMMAND] (a part of .ci/run, to rerun it).
 
-The root is made with mmdebstrap (Debian's package; `apt-get install mmdebstrap`), the repository
-is a fresh clone of this checkout's commit (uncommitted changes are not in it), and .ci/run runs
-inside it with CI=true, no stdin and the workflow's environment, in mount and PID namespaces of
-its own: /proc, /sys (read-only) and /dev mounted as a container has them, all of it gone with
-the last process. Torch's CPU wheels come from PyTorch's CPU index, as in the workflow; where that
-index cannot be reached, --find-links DIR gives a folder of wheels instead (bound read-only).
-Where this machine adds certificate authorities (a proxy that re-signs TLS), the root trusts them.
-The root is removed afterwards unless --keep. Exit status: .ci/run's; 2 when the root cannot be
-made (one line says why).
+The root is made with mmdebstrap; the repository is a fresh clone of this checkout's commit, where
+.ci/run runs with CI=true, no stdin and the workflow's environment, in mount and PID namespaces of its
+own. Torch's CPU wheels come from PyTorch's CPU index, or --find-links DIR; this machine's added
+certificate authorities are trusted. The root is removed unless --keep. Exit status: .ci/run's; 2
+when the root cannot be made (one line says why).
 """
 
 import argparse
@@ -35,14 +31,7 @@ PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # there as they are here. Nothing of the sort on a plain network.
 HOST_CAS = Path("/usr/local/share/ca-certificates")
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
-CA_VARIABLES = (
-    "PIP_CERT",
-    "REQUESTS_CA_BUNDLE",
-    "SSL_CERT_FILE",
-    "NODE_EXTRA_CA_CERTS",
-    "GIT_SSL_CAINFO",
-    "CURL_CA_BUNDLE",
-)
+CA_VARIABLES = "PIP_CERT REQUESTS_CA_BUNDLE SSL_CERT_FILE NODE_EXTRA_CA_CERTS GIT_SSL_CAINFO CURL_CA_BUNDLE".split()
 
 
 def fail(why: str) -> None:
@@ -144,29 +133,21 @@ def main() -> int:
     )
     parser.add_argument("--find-links", type=Path, help="a folder of wheels (torch's CPU wheel) for pip")
     parser.add_argument("--keep", action="store_true", help="keep the root afterwards")
-    parser.add_argument(
-        "--run", default="bash .ci/run", help="the command run in the clone instead (a part of .ci/run)"
-    )
+    parser.add_argument("--run", default="bash .ci/run", help="the command run in the clone (a part of .ci/run)")
     args = parser.parse_args()
     if args.find_links and not args.find_links.is_dir():
         fail(f"--find-links {args.find_links}: not a folder")
-    start = time.monotonic()
-    make_root(args.root.resolve())
+    root, start = args.root.resolve(), time.monotonic()
+    make_root(root)
     made = time.monotonic()
-    print(
-        f"ci-container: Debian {SUITE} root made in {made - start:.0f} s "
-        f"({subprocess.run(['du', '-sh', str(args.root)], capture_output=True, text=True).stdout.split()[0]})",
-        flush=True,
-    )
+    size = subprocess.run(["du", "-sh", str(root)], capture_output=True, text=True).stdout.split()[0]
+    print(f"ci-container: Debian {SUITE} root made in {made - start:.0f} s ({size})", flush=True)
     try:
-        commit = clone(args.root.resolve())
-        certificates = trust_host_cas(args.root.resolve())
-        status = run_ci(
-            args.root.resolve(), args.find_links.resolve() if args.find_links else None, certificates, args.run
-        )
+        commit = clone(root)
+        status = run_ci(root, args.find_links.resolve() if args.find_links else None, trust_host_cas(root), args.run)
     finally:
         if not args.keep:
-            remove(args.root.resolve())
+            remove(root)
     print(
         f"ci-container: {args.run} on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
         flush=True,

@@ -1,25 +1,16 @@
 """Benchmark inplace_doctor against a plain step and PyTorch's anomaly mode, side by side in one run.
 
-Rows: a small MLP (where a per-op floor dominates), the default mini-GPT (as `minigpt train`
-builds it) and one about 10x its parameters, on the CPU, one step each; a nanoGPT-like training
-loop written here as people write it (``NanoGPT``: its own attention, AdamW, gradient clipping),
-per step of a loop run whole under each tool; where a CUDA device exists, the two
-mini-GPTs on it, and GPT-2-small-sized (12 layers x 768, 50304 tokens, 8 x 256 tokens) and
-GPT-2-medium-sized (24 x 1024, 8 x 512 tokens) configurations of `GPTConfig`, on random tokens.
+Rows: a small MLP, the default mini-GPT and one about 10x its parameters, on the CPU; a nanoGPT-like
+loop written as people write it (``NanoGPT``: its own attention, AdamW, clipping), per step of a loop
+run whole under each tool; on a CUDA device, the two mini-GPTs and GPT-2-small- and medium-sized
+configurations of `GPTConfig`, on random tokens.
 
-* Time: one training step (forward + backward), three ways: plain; under
-  ``torch.autograd.detect_anomaly()`` (PyTorch's own tool); under the diagnoser (``diagnose(step)``,
-  where ``step`` runs the forward and calls backward itself, as a training loop does). Each repeat
-  times all three, rotating which goes first; the figures are medians (on a GPU, with a
-  synchronisation before and after each). Targets: the diagnoser at most anomaly mode's time on
-  every row, and at most 3x a plain step on every row but the small MLP (where a per-op floor dominates).
-* Memory: on the CPU, the peak of the net bytes of tensor memory allocated during one plain
-  forward (when the graph holds every saved activation) against a diagnosed forward with its
-  examination (``diagnose(loss)``), from the torch profiler's memory events; on a GPU,
-  ``torch.cuda.max_memory_allocated`` over one plain step against one diagnosed step. Target: at
-  most 1.1x.
-
-* Installed, unasked: ``pytest -q`` on a one-line test, with the plugin registered and with
+* Time: one training step, plain, under ``torch.autograd.detect_anomaly()`` and under
+  ``diagnose(step)``, rotating which goes first; medians (synchronised on a GPU). Targets: at most
+  anomaly mode's time on every row, at most 3x plain on every row but the MLP (a per-op floor).
+* Memory: the peak of tensor memory of a plain forward against a diagnosed one with its examination
+  (the profiler's memory events; on a GPU, max_memory_allocated over one step). Target: at most 1.1x.
+* Installed, unasked: ``pytest -q`` on a one-line test, with the plugin and with
   ``-p no:inplace_doctor``, in fresh processes (medians). Target: under 0.1 s apart.
 
     python bench/diagnose_overhead.py [--repeats N] [--threads N] [--device cpu|cuda|all] [--strict]

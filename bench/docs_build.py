@@ -1,30 +1,16 @@
 """The book's build and the test suite, measured in one run (figures, not a timed test):
+`nox -s bench -- docs_build`. Every figure is also given in run-A units (one `minigpt train
+inplace=false` in a fresh process, the median of UNIT_RUNS before the rest and as many after), so
+the ratios hold on a shared, noisy machine. On a scratch copy with an empty build folder:
+- the source check (`python -m execbook check`);
+- the floor: each executed page's examples as plain Python (`execbook.cases.execute`, a process per
+  page, two at a time, in the build's order, sharing one fresh store as the build's pages do);
+- a cold build; a no-change, a prose-edit and a one-safe-page-example rebuild, with what each executed;
+- on a second copy that keeps this checkout's build state (brought up to date first, untimed),
+  `nox -s tests`'s pytest twice (the second warm) and `nox -s e2e`'s.
 
-    nox -s bench -- docs_build
-
-The source check (`python -m execbook check`, which executes nothing) is timed too.
-Every figure is also given in run-A units: the wall time of one `minigpt train inplace=false`
-(150 steps, a fresh process), measured in this same run, UNIT_RUNS times before the rest and as
-many after, the median taken, so the ratios hold on a shared, noisy machine (one slow run, while
-something else ran, would flatter every ratio). On a scratch copy of the repository with an empty
-build folder:
-- the floor: each executed page's examples as plain Python, no notebook kernel, no Sphinx (one
-  process per page running `execbook.cases.execute` on each example it loads, as `python -m
-  execbook run` does: the example, then its hidden checks), two processes at a time, in the order
-  the build runs the pages (a page that reads another's outcomes after it), sharing one fresh
-  store as the build's pages do (an experiment one page computed, the next reads);
-- a cold build of both languages (`python -m execbook build`: each page executed once in a Jupyter
-  kernel, two at a time, then Sphinx building Spanish and English side by side from the cache);
-- a no-change rebuild, a prose-edit rebuild and the rebuild after editing one example of the
-  safe-cases page, with the pages and cells each executed (docs/_build/execution.json);
-- on a second scratch copy that keeps this checkout's build state, brought up to date first (the
-  copy's new paths make Sphinx read every page again; untimed, as a contributor runs the tests
-  after `nox -s docs`), what `nox -s tests` runs (pytest -m "not e2e"), twice (the second run is
-  the warm one), and what `nox -s e2e` runs.
-
-Targets (issue 45, with real Jupyter kernels): cold build <= 1.3x the floor; rebuild after one
-safe-page example <= 3.5 units; tests, warm, <= 23 units; end-to-end tests <= 60 units; tests and
-end-to-end tests together <= 80 units.
+Targets (issue 45): cold build <= 1.3x the floor; rebuild after one safe-page example <= 3.5 units;
+tests, warm, <= 23 units; end-to-end tests <= 60 units; both together <= 80 units.
 """
 
 import json

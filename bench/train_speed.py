@@ -1,18 +1,12 @@
 """Benchmark the default training run: what `just phase-25-train inplace=false` runs.
 
-1. One cold run of the command line in a subprocess, timed from the outside: interpreter
-   start, torch import, data, training and writing the run (what a reader waits for).
-2. Where the cold start goes: ``import torch`` and ``import torch._dynamo`` timed in a fresh
-   interpreter (the optimizer's constructor imports torch._dynamo on first use, inside the
-   timed training of a fresh process).
-3. The same training repeated in this process, after one warm-up run (warm: training only, as
-   ``RunResult.wall_time_s`` measures it), with torch's default thread count and then with one
-   thread (on a busy machine the default can be many times slower for a model this small). The
-   configuration is read back from the cold run's config.json, so every part times exactly
-   what the CLI runs by default.
+1. One cold run of the command line in a subprocess, timed from the outside (what a reader waits for).
+2. ``import torch`` and ``import torch._dynamo`` (which the optimizer imports on first use) timed in a
+   fresh interpreter.
+3. The same training (its config.json read back) repeated here after a warm-up, with torch's default
+   thread count, then one thread (on a busy machine the default can be many times slower).
 
-Prints steps/s and wall time (median/min/max) and whether the <= 5 s target is met by the
-whole cold command. Nothing is written outside a temporary directory.
+Prints steps/s and wall time (median/min/max) and whether the cold command meets the <= 5 s target.
 
     python bench/train_speed.py [--repeats N] [--strict]
 """

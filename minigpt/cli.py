@@ -110,10 +110,7 @@ Given = dict[type, dict[str, Any]]  # owner dataclass -> {name: value} of the ke
 
 
 def parse_keys(args: Sequence[str], keys: dict[str, Key], command: str) -> tuple[Given, list[str]]:
-    """({owner dataclass: {name: value}} of the keys given, the other arguments).
-
-    Keys not given are left out: their owner's own defaults apply. Each key may be given once.
-    """
+    """({owner dataclass: {name: value}} of the keys given, once each (the others: defaults), the rest)."""
     given: Given = defaultdict(dict)
     positional: list[str] = []
     for arg in args:
@@ -203,11 +200,7 @@ def cmd_train(args: list[str]) -> int:
         result = experiments.training(progress, **given[GPTConfig])
     else:
         result = train(config, settings, data, progress=progress)
-    tensors = {
-        "probe_logits": result.probe_logits,
-        "grads_step0": result.grads_step0,
-        "grads_final": result.grads_final,
-    }
+    tensors = {name: getattr(result, name) for name in ("probe_logits", "grads_step0", "grads_final")}
     run = write_run(out, run_record(config, settings), result.summary(), tensors)
     if result.failure:
         for text in result.failure.warnings:
@@ -272,11 +265,8 @@ def cmd_grad_compare(args: list[str]) -> int:
 
 
 def cmd_diagnose(args: list[str]) -> int:
-    """One forward of the probe batch under inplace_doctor: which in-place write overwrote what.
-
-    Given a script instead of key=value arguments (``minigpt diagnose train.py [args]``), runs
-    that script under the diagnoser (inplace_doctor/src/inplace_doctor/runner.py).
-    """
+    """One forward of the probe batch under inplace_doctor; given a script (``minigpt diagnose train.py``),
+    that script under the diagnoser."""
     if args and (args[0].startswith("-") or "=" not in args[0]):
         from inplace_doctor.runner import main as diagnose_script  # only this form needs it
 
@@ -310,11 +300,8 @@ def describe(key: Key) -> str:
 
 def cmd_help(args: list[str]) -> int:
     print(__doc__.strip())
-    for command, keys in (
-        ("train", TRAIN_KEYS),
-        ("grad-compare DIR_A DIR_B", COMPARE_KEYS),
-        ("diagnose", DIAGNOSE_KEYS),
-    ):
+    usages = {"train": TRAIN_KEYS, "grad-compare DIR_A DIR_B": COMPARE_KEYS, "diagnose": DIAGNOSE_KEYS}
+    for command, keys in usages.items():
         print(f"\n{command} keys:")
         for name, key in keys.items():
             print(f"  {name:<15} {describe(key)}")

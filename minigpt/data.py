@@ -3,11 +3,9 @@
     el gato negro come => los gatos negros comen .
     the small mice run => the small mouse runs .
 
-Spanish and English sentences, generated from a tiny lexicon (nothing is downloaded). Every
-token after ``=>`` is determined by the source sentence (gender, number, irregular plurals), so
-next-token accuracy on those positions measures whether the model learned agreement. The
-test split holds out whole (noun, adjective, verb) triples never seen in training.
-"""
+Generated from a tiny lexicon. Every token after ``=>`` is determined by the source (gender, number,
+irregular plurals), so accuracy there measures agreement; the test split holds out whole (noun,
+adjective, verb) triples."""
 
 import itertools
 from collections.abc import Iterable, Sequence

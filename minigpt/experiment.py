@@ -1,8 +1,5 @@
-"""The on-disk format of an experiment: ``DIR/run-N/`` folders, never overwritten.
-
-Each call to ``minigpt train out=DIR`` adds the next ``run-N``; readers take the newest run
-of an experiment directory, or the run folder they are given.
-"""
+"""The on-disk format of an experiment: ``DIR/run-N/`` folders, never overwritten (each ``minigpt train
+out=DIR`` adds the next); readers take the newest run of a directory, or the run folder they are given."""
 
 import json
 import os

@@ -1,15 +1,7 @@
-"""The course's experiments, as a learner calls them: run B's first backward with anomaly
-detection off or on, the probe-batch gradients of a model with some switches, and whole
-training runs (`from minigpt.experiments import run_b, gradients, training`).
-
-Each is computed once per process, and once per folder where MINIGPT_CACHE names one: kept there
-as <key>-<code>.pickle, where key names the experiment, its arguments and the thread count
-(described), and code is the fingerprint of minigpt's sources and the installed torch (other code,
-other results), and logged to its computed.jsonl ({kind, key, seconds, at}, a line per
-computation). The book's build gives every page and every process it starts a folder of its result
-store, so that its pages, its claims and the reproducer's command-line runs share one result of
-each, and the build can tell that none was computed twice.
-"""
+"""The course's experiments, as a learner calls them (`from minigpt.experiments import run_b, gradients,
+training`). Each is computed once per process, and once per MINIGPT_CACHE folder: kept there as
+<key>-<code>.pickle (code: the fingerprint of minigpt's sources and torch) and logged to computed.jsonl,
+so the book's pages, claims and command-line runs share one result and no build computes one twice."""
 
 import hashlib
 import json
@@ -90,10 +82,8 @@ def _kept(key: str, compute: Callable[[], Any]) -> Any:
 
 
 def described(**arguments: Any) -> str:
-    """arguments as "k=v,...", with what every result also depends on: the device, where it is not the
-    CPU (python -m phase25 record --device: the same experiments, elsewhere), and the intra-op thread
-    count (a reduction split over more threads sums in another order: gradients are bitwise equal only
-    at the same count). A key for results: one computed otherwise is never read back."""
+    """arguments as "k=v,...", a key for results, with what each also depends on: the device (not the CPU)
+    and the thread count (a reduction over more threads sums in another order)."""
     if default_device() != "cpu":
         arguments = dict(arguments, device=default_device())
     arguments = dict(arguments, threads=torch.get_num_threads())
@@ -138,9 +128,8 @@ def gradients(**switches: Any) -> Gradients:
 
 
 def training(progress: Progress | None = None, **switches: Any) -> RunResult:
-    """The RunResult of training a model with these switches with the default TrainConfig
-    (`minigpt train` with no other key comes here: the reproducer's runs are the pages' runs).
-    progress: as train's, while it trains."""
+    """The RunResult of training with these switches and the default TrainConfig (as `minigpt train`
+    with no other key: the reproducer's runs are the pages'); progress: as train's."""
     config = model_config(data(), **switches)
     default = asdict(model_config(data()))
     changed = {k: v for k, v in asdict(config).items() if v != default[k]}  # one key for one run

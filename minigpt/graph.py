@@ -40,10 +40,8 @@ def saved_slots(node: Node) -> list[str]:
 
 
 def saved_tensors(node: Node) -> list[tuple[str, list[int], int]]:
-    """[(slot, shape, version)] of the tensors a node saved; read before backward frees them.
-
-    Reading goes through the same version check as backward: a stale slot raises here.
-    """
+    """[(slot, shape, version)] of the tensors a node saved, read through backward's version check
+    (a stale slot raises here), before backward frees them."""
     slots = []
     for slot in saved_slots(node):
         value = torch_private.unpack_saved(node, slot)
@@ -59,10 +57,8 @@ def same_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def probe_loss(inplace: bool = False) -> tuple[nn.Module, torch.Tensor]:
-    """The mini-GPT built with seed 0 for the bundled data set, and its loss on the probe batch
-    (``minigpt.data.probe_batch``): run A, or run B (``h.add_(...)``) with ``inplace=True``.
-
-    ``loss.grad_fn`` is the root of the backward graph the theory pages walk."""
+    """The mini-GPT built with seed 0 and its loss on the probe batch: run A, or run B with ``inplace=True``
+    (``loss.grad_fn`` is the root of the backward graph the theory pages walk)."""
     from .data import build_dataset, probe_batch
     from .train import build_model, model_config
 
@@ -74,17 +70,10 @@ def probe_loss(inplace: bool = False) -> tuple[nn.Module, torch.Tensor]:
 
 
 def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
-    """Every tensor ``module(h)`` saves for backward, in the order it is saved, as
-    ``saved_tensors_hooks`` sees it.
-
-    One dict per tensor: ``module`` (the name of the submodule running when it was saved),
-    ``node`` (``"NodeName.slot"``: the node and the ``_saved_*`` attribute that keep it),
-    ``shape``, ``version`` (its version at save time), ``memory_of_h`` (whether it lives in the
-    memory of the input ``h``) and ``tensor``. pack logs the tensor and unpack hands back that
-    very tensor; which node keeps which entry is found after the forward, by reading every
-    ``_saved_*`` attribute of the graph and noting the entry unpack returns. ``h`` itself is
-    left as the forward left it (its version says whether the module wrote into it).
-    """
+    """Every tensor ``module(h)`` saves for backward, in order, as ``saved_tensors_hooks`` sees it: a dict
+    each of ``module`` (the submodule running), ``node`` (``"NodeName.slot"``, found after the forward
+    by reading every ``_saved_*`` attribute), ``shape``, ``version`` (at save time), ``memory_of_h`` and
+    ``tensor``. ``h`` is left as the forward left it (its version says whether the module wrote into it)."""
     names = {sub: name for name, sub in module.named_modules() if name}
     log: list[dict[str, Any]] = []
     running = [type(module).__name__]  # which submodule is running: a stack of names
@@ -131,10 +120,9 @@ def saved_log(module: nn.Module, h: torch.Tensor) -> list[dict[str, Any]]:
 
 
 def saved_log_table(log_a: list[dict[str, Any]], log_b: list[dict[str, Any]]) -> str:
-    """Two saved_log logs of the same module side by side, run A's and run B's: one line per
-    saved tensor with its position, the submodule, ``node.slot`` and shape (run A's), then the
-    version at save time in A and in B (``_version``), and whether it lives in the memory of h in
-    A and in B (``h``: "✓") or not ("-"). The headers are code-like: one output serves both languages."""
+    """Run A's and run B's saved_log of one module side by side: a line per saved tensor, its version at
+    save time and whether it lives in h's memory, in A and in B. Code-like headers: one output serves
+    both languages."""
     mark = {True: "✓", False: "-"}
     lines = [
         f"{'#':>2}  {'module':<10}{'node.slot':<34}{'shape':<18}{'_version':>15}  {'h':>8}",
@@ -149,10 +137,8 @@ def saved_log_table(log_a: list[dict[str, Any]], log_b: list[dict[str, Any]]) ->
 
 
 def walk_table(executed: list[Node], saved: dict[Node, list[tuple[str, list[int], int]]], model: nn.Module) -> str:
-    """The backward pass as a table, one line per node in the order it ran (``executed``): a
-    backward function's position among the functions, its name, the module whose parameters it
-    feeds, and its saved tensors (``saved``, from saved_tensors) as ``slot [shape] @version at
-    save``; an AccumulateGrad line names the parameter whose ``.grad`` it adds into."""
+    """The backward pass as a table, a line per node in the order it ran: its name, the module it feeds,
+    its saved tensors as ``slot [shape] @version``; an AccumulateGrad line names its parameter."""
     modules = module_names(executed, model)
     parameter = {id(p): name for name, p in model.named_parameters()}
     variables = {node: torch_private.accumulated_variable(node) for node in executed}  # AccumulateGrad's
@@ -171,10 +157,8 @@ VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")  #
 
 
 def stale_entry(node: Node, slot: str, error: RuntimeError) -> dict[str, Any]:
-    """What a failed read of a saved attribute (``node._saved_input``...) tells: ``node``,
-    ``slot`` (without ``_saved_``), ``shape``, ``saved_at`` (the version the node recorded),
-    ``now`` (the tensor's version now), both from the version check's message, and ``memory``
-    (the address of the storage the tensor lives in, read from the raw saved tensor, unchecked)."""
+    """What a failed read of a saved attribute tells: ``node``, ``slot``, ``shape``, ``saved_at`` and
+    ``now`` (from the version check's message), and ``memory`` (its storage, read unchecked)."""
     found = VERSIONS.search(str(error))
     if found is None:
         raise error
@@ -193,10 +177,8 @@ def stale_entry(node: Node, slot: str, error: RuntimeError) -> dict[str, Any]:
 
 
 def stale_saved(nodes: Iterable[Node]) -> tuple[list[dict[str, Any]], list[tuple[Node, str, torch.Tensor]]]:
-    """Read every saved tensor of these nodes the way backward will, through the version check:
-    (stale, valid). ``stale``: the stale_entry of every read that raised; ``valid``: (node, slot
-    without ``_saved_``, tensor) of every saved tensor that passed. Read before backward, which
-    frees them."""
+    """(stale: the stale_entry of each read that raised, valid: (node, slot, tensor) of each that passed):
+    every saved tensor of these nodes read through the version check, as backward will."""
     stale, valid = [], []
     for node in nodes:
         for slot in saved_slots(node):
@@ -213,10 +195,8 @@ def stale_saved(nodes: Iterable[Node]) -> tuple[list[dict[str, Any]], list[tuple
 def stale_table(
     stale: list[dict[str, Any]], valid: list[tuple[Node, str, torch.Tensor]], modules: dict[Node, str]
 ) -> str:
-    """stale_saved's reading as a report: how many saved tensors are valid and stale, and in how
-    many memory blocks the stale ones live; one line per stale tensor in the given order (module,
-    ``node.slot``, shape, version saved -> now); then each valid tensor that lives in the same
-    memory as a stale one, with the version it was saved at."""
+    """stale_saved's reading as a report: the counts, a line per stale tensor (version saved -> now),
+    then each valid tensor sharing a stale one's memory."""
     memory = {s["memory"] for s in stale}
     lines = [
         f"len(valid) = {len(valid)}, len(stale) = {len(stale)}, len(memory) = {len(memory)}",

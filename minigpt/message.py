@@ -1,10 +1,5 @@
-"""The version-counter RuntimeError, taken apart.
-
-Its core is stable across releases ("modified by an inplace operation", "is at version N;
-expected version M instead"); the rest drifts (records/ holds each release's): what "output 0 of ..." names, the
-Hint, the node names. Each part is parsed on its own, so a change in one of them leaves the
-others readable and is reported as a change of that part alone.
-"""
+"""The version-counter RuntimeError, taken apart: its core is stable across releases, the rest drifts
+("output 0 of ...", the Hint, node names), so each part is parsed on its own and a change is that part's."""
 
 import re
 from collections.abc import Iterable
@@ -41,10 +36,7 @@ def anomaly_node(warning_texts: Iterable[str]) -> str | None:
 
 
 def forward_frame(warning_texts: Iterable[str], filename: str) -> tuple[int, str] | None:
-    """(line number, code) of the last frame in ``filename`` that the anomaly traceback shows, or None.
-
-    The traceback's frames read ``File ".../filename", line N, in f`` followed by the code.
-    """
+    """(line number, code) of the last frame in ``filename`` that the anomaly traceback shows, or None."""
     found: tuple[int, str] | None = None
     for text in warning_texts:
         lines = text.splitlines()

@@ -1,9 +1,6 @@
-"""Seeded, deterministic training that records what phase 25 needs to compare two runs.
-
-A run records the per-step loss, test accuracy, the forward output and the gradients of a
-fixed probe batch at step 0 (same weights for every variant: the gradient difference is the
-break alone) and at the end. When backward raises, the run records the error instead.
-"""
+"""Seeded, deterministic training that records what phase 25 compares: per-step loss, test accuracy,
+and the probe batch's output and gradients at step 0 (the same weights for every variant: a difference
+is the break alone) and at the end; or the error, when backward raises."""
 
 import platform
 import time
@@ -169,10 +166,7 @@ def train(
     data: AgreementData | None = None,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Train a fresh model; returns a RunResult (never raises for a failing backward).
-
-    progress, if given, is called as progress(step, steps, loss) after every training step.
-    """
+    """Train a fresh model into a RunResult (never raises for a failing backward); progress(step, steps, loss)."""
     settings, data = settings or TrainConfig(), data or build_dataset()
     start = time.perf_counter()
     model = build_model(config, settings.seed)

@@ -1,22 +1,14 @@
 """python -m phase25 {record,check,report}
 
-    python -m phase25 record [--out DIR]     measure the installed torch, write DIR/torch-<release>.json
-                                           (default records/) and say what changed
-    python -m phase25 record --device cuda [--out DIR]
-                                           measure, on the GPU, the claims that run the mini-GPT
-                                           (phase25.claims.on_device: no torch.compile, no safe case),
-                                           and write DIR/torch-<release>-cuda.json, which names the GPU
-    python -m phase25 check [--records DIR] [--save FILE]
-                                           measure, and fail if a claim no longer holds or if the
-                                           committed record of this release no longer matches;
-                                           if all is well, write what was measured to FILE
-    python -m phase25 report [RECORD ...]    what changed between records (default: all committed),
-                                           one release to the next
+    record [--out DIR]   measure the installed torch, write DIR/torch-<release>.json (default records/),
+                         say what changed; --device cuda: only the claims that run the mini-GPT, on the
+                         GPU, into torch-<release>-cuda.json
+    check [--records DIR] [--save FILE]   measure; fail if a claim no longer holds or the committed
+                         record of this release no longer matches; if all is well, write FILE
+    report [RECORD ...]  what changed from one record to the next (default: all committed)
 
-Exit status: 0 fine; 1 a claim no longer holds ("claim X no longer holds on torch Y"); 2 bad
-input (one line on stderr); 3 (check only) every claim holds but the committed record of this
-release no longer matches what it prints, or lacks a claim: re-record it. (Between two records, in
-report and in the compatibility table, a claim one lacks is "not measured" there, not a difference.)
+Exit status: 0 fine; 1 a claim no longer holds; 2 bad input (one line on stderr); 3 (check only)
+every claim holds but the committed record no longer matches, or lacks a claim: re-record it.
 """
 
 import itertools
@@ -75,9 +67,8 @@ def broken_claims(outcomes: dict[str, claims.Outcome]) -> bool:
 def measure_into(
     command: str, flag: str, args: list[str], device: str = "cpu"
 ) -> tuple[record.Record, dict[str, claims.Outcome], Path]:
-    """(the record of the installed torch, claim outcomes, path of its record in the folder given
-    with flag) for `command`, which takes that one option only; on a GPU (device), only the claims
-    that run the mini-GPT there, and no torch.compile section."""
+    """(the installed torch's record, claim outcomes, its record's path in the folder given with flag);
+    on a GPU (device), only the claims that run the mini-GPT, no torch.compile section."""
     folder, args = option(args, flag, record.RECORDS)
     if args:
         raise UsageError(f"{command} takes only {flag} DIR, not {args[0]!r}")

@@ -1,20 +1,9 @@
-"""Every behaviour of PyTorch that the book's prose relies on, as a named check.
-
-A claim is a statement the pages make in words (in both languages) and a check that returns
-(holds, what was seen). The compatibility page evaluates every one, once, while the book is built
-(one that no longer holds stops the build), `python -m phase25` records them per release, and
-pytest reads each outcome back from that build's store (tests/test_claims.py); a claim that stops
-holding reads
-
-    claim NAME no longer holds on torch VERSION: what was seen
-
-Checks only read results: the experiments come from phase25.experiments and the outcomes of the
-safe-case examples from execbook.cases, each computed once per code fingerprint and shared with the
-pages that show them. Nothing here runs a page's file.
-
-The book is built on the torch releases pyproject.toml states (`supported`). On a release outside
-that range the claims are measured and recorded all the same, but none is "broken": the book makes
-no promise there, and a record is history, not a failure.
+"""Every behaviour of PyTorch that the book's prose relies on, as a named check: a statement the pages
+make and a check returning (holds, what was seen). The compatibility page evaluates every one while the
+book is built (one that no longer holds stops it: "claim NAME no longer holds on torch VERSION: ..."),
+`python -m phase25` records them per release. Checks only read results (phase25.experiments, the
+safe cases' outcomes), computed once per code fingerprint. On a release outside the book's range
+(`supported`) the claims are recorded all the same, but none is "broken": the book promises nothing there.
 """
 
 import ast
@@ -99,8 +88,7 @@ class Outcome:
 
 
 class ClaimBroken(AssertionError):
-    """One or more claims no longer hold on the installed torch: `reason` says which and who broke
-    each, `todo` what to do (the book's failure report shows both, execbook.cases.check_failure)."""
+    """Claims that no longer hold on the installed torch: `reason` says which and who broke each, `todo` what to do."""
 
     def __init__(self, broken: list[Outcome], torch_version: str | None = None) -> None:
         self.broken = broken
@@ -111,8 +99,8 @@ class ClaimBroken(AssertionError):
 
 
 def blame(outcome: Outcome, version: str) -> tuple[str, str]:
-    """(reason, what to do) of a broken claim: the committed record of the same release says whether
-    it held there (then this checkout's change broke it) or not (then torch did)."""
+    """(reason, what to do) of a broken claim: if the committed record of its release says it held, this
+    checkout broke it, else torch did."""
     path = RECORDS / f"torch-{release_of(version)}.json"
     held = path.is_file() and json.loads(path.read_text("utf-8"))["claims"].get(outcome.name, {}).get("holds")
     if held:  # the same torch: this checkout is to blame, not the release
@@ -158,9 +146,8 @@ def _evaluate_now(name: str) -> Outcome:
 
 
 def evaluate(name: str) -> Outcome:
-    """The claim's outcome, evaluated once per fingerprint of the code it runs (the check's module, and
-    this one) and thread count (minigpt.experiments.described), kept in the build's store in a build;
-    a safe-case claim reads its case's outcome, which is kept by the case."""
+    """The claim's outcome, once per fingerprint of its code and thread count (kept in the build's store);
+    a safe-case claim reads its case's outcome."""
     source = Path(inspect.getfile(CLAIMS[name].check))
     if name in CASE_CLAIMS or not source.is_file():  # not source: a check typed in a session
         return _evaluate_now(name)
@@ -231,9 +218,7 @@ def _anomaly_changes_only_the_hint() -> Verdict:
 
 
 def residual_adds() -> list:
-    """The line numbers of Block.forward's in-place residual adds (`h.add_(...)` in run B's branch,
-    `if self.inplace:`), in source order, read from minigpt/model.py: whatever the block's modules
-    are called."""
+    """The lines of Block.forward's in-place residual adds (`h.add_(...)` under `if self.inplace:`), in order."""
     tree = ast.parse(Path(model_source.__file__).read_text("utf-8"))
     block = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Block")
     forward = next(n for n in block.body if isinstance(n, ast.FunctionDef) and n.name == "forward")
@@ -293,13 +278,7 @@ def _message_names_the_activation() -> Verdict:
     x, _ = probe_batch(data())
     shape = f"[{x.size(0)}, {x.size(1)}, {model_config(data()).n_embd}]"
     now, expected = parts["version_now"], parts["version_expected"]
-    holds = (
-        parts["tensor"] is not None
-        and parts["tensor"].endswith(f" {shape}]")
-        and now
-        and expected
-        and int(now) - int(expected) == 1
-    )
+    holds = (parts["tensor"] or "").endswith(f" {shape}]") and now and expected and int(now) - int(expected) == 1
     return bool(holds), f"tensor {parts['tensor']}, expected [batch, tokens, n_embd]; versions {now}/{expected}"
 
 
@@ -504,8 +483,7 @@ MISSING_API = (
 
 
 def missing_api(raised: str | None) -> str | None:
-    """The torch API whose absence an example raised for ("torch.func"), or None: from its error text,
-    "AttributeError: module 'torch.x' has no attribute 'y'" and the like."""
+    """The torch API ("torch.func") whose absence an example's error text says it raised for, or None."""
     for pattern in MISSING_API:
         found = pattern.match(raised or "")
         if found:
@@ -625,9 +603,8 @@ GRADIENT_TOLERANCE = 1e-5  # largest ||g_compiled - g_eager|| / ||g_eager|| of a
 
 
 def compiled_gradients(backend: str) -> tuple[str | None, Any]:
-    """(verdict, worst relative error) of run A compiled with backend against eager run A:
-    verdict "bitwise", "close" (within GRADIENT_TOLERANCE) or "differ"; or (None, why) where it
-    did not give gradients (not applicable, or it raised)."""
+    """(verdict: "bitwise", "close" (GRADIENT_TOLERANCE) or "differ", worst relative error) of run A compiled
+    with backend against eager run A; or (None, why) where it gave no gradients."""
     run = compiled(backend, inplace=False)
     if run.not_applicable:
         return None, run.not_applicable

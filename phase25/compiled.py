@@ -1,22 +1,11 @@
 """Run A and run B under torch.compile, one backend at a time: whether it raises, when, and with what.
+The backends run on a CPU with nothing to download: ``eager`` (TorchDynamo's graph on PyTorch's
+kernels, autograd as without compiling), ``aot_eager`` (AOTAutograd traces the backward too, while
+compiling the first forward call) and ``inductor`` (the default: AOTAutograd, then C++ kernels).
 
-The three backends measured (each runs on a CPU machine with nothing to download; torch has more,
-mostly debugging variants of these):
-
-- ``eager``: TorchDynamo captures the forward as a graph and runs it with PyTorch's own kernels;
-  autograd records the same graph as without compiling;
-- ``aot_eager``: AOTAutograd also traces the backward, ahead of time, while compiling the first
-  forward call; both graphs then run with PyTorch's own kernels;
-- ``inductor`` (the default of ``torch.compile``): AOTAutograd, then generated C++ kernels, so it
-  needs a C++ compiler.
-
-``measure(backend, inplace, data)`` compiles a fresh model (run A's weights, seed 0), calls it once
-on the probe batch and runs backward; dynamo's caches are reset before and after, so no run sees
-another's compiled code. Where the installed torch cannot run a backend, the result says why
-("not applicable: ..."), measured, not assumed: torch.compile missing (before 2.0), refused on this
-Python (torch._dynamo's own check), or no C++ compiler for inductor. phase25.experiments.compiled
-memoizes each result, so the claims, the records and the pages share one measurement per backend.
-"""
+``measure`` compiles a fresh model (seed 0), calls it once on the probe batch and runs backward,
+dynamo's caches reset around it. Where torch cannot run a backend (no torch.compile, refused on this
+Python, no C++ compiler), the result says why ("not applicable: ..."), measured, not assumed."""
 
 import os
 import shutil

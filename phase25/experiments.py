@@ -1,12 +1,6 @@
-"""The experiments that the claims (phase25.claims), the pages and the compatibility page share.
-
-Run B's first backward, the gradients of each switch and the training runs are minigpt's
-(minigpt.experiments, which learners call); in the book minigpt keeps them in the folder of the
-build's store that [tool.book.environment] gives it (MINIGPT_CACHE, for every page and every
-process it starts). Here too: run A and run B under torch.compile with each backend (phase25.compiled), and SHARED, what
-the build computes first, in two processes, before any page runs (the precompute hook); anything
-else is computed where it is first needed.
-"""
+"""The experiments the claims and the pages share, beside minigpt's (minigpt.experiments, kept in the
+store's folder [tool.book.environment] gives it): run A and B under torch.compile per backend, and
+SHARED, what the precompute hook computes in two processes before any page runs."""
 
 from collections.abc import Callable
 from contextlib import suppress

@@ -1,25 +1,17 @@
 """What changed across the recorded torch releases, and when: pure functions over records.
 
-A *thing* is one value a record keeps: a message part, a torch.compile field of one backend (or
-whether that backend runs at all), or a claim's outcome. Its history is the list of *spans* of
-consecutive recorded releases that agree on its value, oldest first: the first span gives the
-first recorded value, and each later span starts at a release where the value changed (a revert
-is a change too). A release whose record lacks the thing has not measured it: it belongs to no
-span and changes nothing. A claim's value is "holds", "fails" or "n/a" (the release lacks what
-its check needs), so "n/a -> holds" at the release where an API appeared is a change; so is a
-different reason for "n/a" (torch.compile missing, then refused on this Python).
-
-The draft findings compare what the course's first draft quotes (SEED in examples/errata.py,
-read here, not copied) with what each record prints.
-
-Nothing here measures or writes: every function reads the records it is given.
-"""
+A *thing* is one value a record keeps (a message part, a torch.compile field, a claim's outcome:
+"holds", "fails" or "n/a"); its history, the *spans* of consecutive releases that agree on it, oldest
+first, each later one starting where it changed (a revert too; so does "n/a -> holds", or another
+reason for "n/a"). A release whose record lacks the thing belongs to no span. The draft findings
+compare what the course's first draft quotes (SEED in examples/errata.py) with each record."""
 
 import ast
 import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import eq, ge, gt, le, lt
 from pathlib import Path
 
 from execbook import excerpt  # noqa: F401 - phase25.tables shows records' texts with it
@@ -191,9 +183,6 @@ def compress(releases: Iterable[str], recorded: list[str]) -> list[tuple[str, st
     return runs
 
 
-# --- what the course's first draft quoted
-
-
 def draft_quotes(path: str | Path = ERRATA) -> dict[str, str]:
     """The draft's quotes, as examples/errata.py keeps them (its SEED dict), read without running it."""
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
@@ -272,14 +261,9 @@ def draft_findings(
         return Seen(f"{record['message'].get('version_now')}; {record['message'].get('version_expected')}")
 
     def same_versions(record: Record) -> bool:
-        return any(
-            (
-                concrete(record["message"].get("version_now"), names, dims, n),
-                concrete(record["message"].get("version_expected"), names, dims, n),
-            )
-            == (quoted["version_now"], quoted["version_expected"])
-            for n in tries
-        )
+        now, expected = record["message"].get("version_now"), record["message"].get("version_expected")
+        wanted = (quoted["version_now"], quoted["version_expected"])
+        return any((concrete(now, names, dims, n), concrete(expected, names, dims, n)) == wanted for n in tries)
 
     node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
     version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
@@ -333,13 +317,5 @@ def torch_range(text: str) -> Callable[[str], bool]:
     if not found:
         raise ValueError(f"no release range in {text!r}")
     op, bound = found.groups()
-    compare = {
-        "≥": "__ge__",
-        ">=": "__ge__",
-        ">": "__gt__",
-        "≤": "__le__",
-        "<=": "__le__",
-        "<": "__lt__",
-        "=": "__eq__",
-    }[op]
-    return lambda release: getattr(release_key(release), compare)(release_key(bound))
+    compare = {"≥": ge, ">=": ge, ">": gt, "≤": le, "<=": le, "<": lt, "=": eq}[op]
+    return lambda release: compare(release_key(release), release_key(bound))

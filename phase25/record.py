@@ -5,17 +5,11 @@
      "compile": {"eager": {"a_gradients": "bitwise", "b_raised_at": "backward", ...}, ...},
      "claims": {"forward-identical": {"holds": true}, "x": {"holds": false, "seen": "..."}, ...}}
 
-"compile" says, per torch.compile backend (phase25.compiled), what run A's gradients were and what
-run B raised, when and with which message parts; or only "not_applicable" where torch cannot
-compile with it.
-
-A record holds what the release decides, nothing of this project's source or sizes: the message's
-shape and version numbers are written as "[batch, tokens, n_embd]", "2·n_layer" and "2·n_layer-1";
-the line anomaly mode points at, as "residual add k of n"; what a check saw, only where the claim
-does not hold (its evidence). Resizing or renaming parts of the mini-GPT leaves every record
-valid. Records are compared on the message parts, the compile fields and whether each claim
-holds, never on when or where they were measured. A claim or a compile section that one of two
-records lacks is "not measured" there, not a difference.
+A record holds what the release decides, nothing of this project's source or sizes (shapes as
+"[batch, tokens, n_embd]", versions as "2·n_layer", the line anomaly mode points at as "residual add
+k of n", what a check saw only as a failing claim's evidence): resizing the mini-GPT leaves it valid.
+Records compare on message parts, compile fields and whether each claim holds; what one lacks is
+"not measured" there, not a difference.
 """
 
 import datetime
@@ -38,34 +32,16 @@ from . import claims
 from .releases import RECORDS, release_key
 
 # The message parts a record keeps, in the order reports and the compatibility page show them.
-MESSAGE_PARTS = (
-    "anomaly_off",
-    "anomaly_on",
-    "tensor",
-    "output_of",
-    "version_now",
-    "version_expected",
-    "hint_off",
-    "hint_on",
-    "anomaly_node",
-    "anomaly_points_at",
+MESSAGE_PARTS = tuple(
+    "anomaly_off anomaly_on tensor output_of version_now version_expected hint_off hint_on anomaly_node "
+    "anomaly_points_at".split()
 )
 # What a record keeps of each torch.compile backend: run A's gradients against eager run A's
 # (phase25.claims.compiled_gradients), and what run B raised (phase25.compiled.Compiled), its message
 # taken apart like the eager one; only "not_applicable" where the backend cannot run.
-COMPILE_FIELDS = (
-    "a_gradients",
-    "a_raised_at",
-    "a_error_type",
-    "b_raised_at",
-    "b_error_type",
-    "b_wraps",
-    "b_message",
-    "b_tensor",
-    "b_output_of",
-    "b_version_now",
-    "b_version_expected",
-    "b_hint",
+COMPILE_FIELDS = tuple(
+    "a_gradients a_raised_at a_error_type b_raised_at b_error_type b_wraps b_message b_tensor b_output_of "
+    "b_version_now b_version_expected b_hint".split()
 )
 
 
@@ -77,9 +53,8 @@ class RecordError(Exception):
 
 
 def model_sizes() -> dict[str, tuple[str, str]]:
-    """What run B's message says that depends on the mini-GPT, not on torch: the activation's
-    shape and the two version numbers, as they read for the bundled model, each with the name a
-    record writes instead (so a course author who resizes the model leaves every record valid)."""
+    """What run B's message says that depends on the mini-GPT, not on torch (the activation's shape, the
+    two versions), each with the name a record writes instead."""
     x, _ = probe_batch(data())
     config = model_config(data())
     writes = 2 * config.n_layer  # every block adds to the residual twice, in place
@@ -148,9 +123,8 @@ def measure_compile(backend: str) -> Record:
 
 
 def measure(outcomes: dict[str, claims.Outcome] | None = None, compile: bool = True) -> Record:
-    """The record of the installed torch (claims evaluated now unless given; the compile section
-    unless compile is False). Measured on a GPU (minigpt.train.use_device), it names its device
-    and the GPU, and keeps what every claim saw."""
+    """The record of the installed torch (claims evaluated now unless given); measured on a GPU, it
+    names the GPU and keeps what every claim saw."""
     outcomes = outcomes or claims.evaluate_all()
     device = claims.device()
     return {
@@ -166,9 +140,7 @@ def measure(outcomes: dict[str, claims.Outcome] | None = None, compile: bool = T
 
 
 def claim_entry(outcome: claims.Outcome, keep_seen: bool = False) -> Record:
-    """What a record keeps of a claim: whether it holds, and, where it does not (or always, with
-    keep_seen: a device record's evidence), what was seen (the mini-GPT's sizes written as their
-    names)."""
+    """What a record keeps of a claim: whether it holds, and what was seen where it does not (or keep_seen)."""
     if outcome.holds and not keep_seen:
         return {"holds": True}
     return {"holds": outcome.holds, "seen": generic(outcome.seen)[0] or outcome.seen}

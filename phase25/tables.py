@@ -1,7 +1,5 @@
-"""The compatibility page's tables, lists and timeline (examples/compat_tables.py glues them), in
-each language, from the committed behaviour records and their history (phase25.record,
-phase25.history): the words of every row and value, and the HTML and the figure they make.
-"""
+"""The compatibility page's tables, lists and timeline in each language, from the committed records
+and their history: the words of every row and value, and the HTML and the figure they make."""
 
 import html
 import itertools
@@ -71,9 +69,8 @@ STATUS = {  # the committed record of the installed release against what this bu
     },
 }
 
-VALUES: dict[
-    str, dict[Any, str]
-] = {  # phase25.history's values that are words; None: measured, and the message has no such part
+# phase25.history's values that are words; None: measured, and the message has no such part
+VALUES: dict[str, dict[Any, str]] = {
     "es": {
         "holds": "✓ se cumple",
         "fails": "✗ no se cumple",
@@ -130,9 +127,8 @@ RELEASES = {
     "en": {"none": "none", "all": "all {} recorded", "measured": "measured on {}"},
 }
 
-DRAFT: dict[
-    str, dict[Any, str]
-] = {  # what each draft finding compares, and the words for the "torch" finding's last column
+# what each draft finding compares, and the words for the "torch" finding's last column
+DRAFT: dict[str, dict[Any, str]] = {
     "es": {
         "message": "la frase del error, con los tamaños del borrador y cualquier número de bloques",
         "producer": "el nombre que sigue a «output 0 of»",
@@ -412,10 +408,8 @@ def history_table(changed: list[history.History], recorded: list[str], language:
         if h.thing.kind != group:
             group = h.thing.kind
             body.append(f'<tr class="book-history-group"><th colspan="3">{html.escape(groups[group])}</th></tr>')
-        first = (
-            f"{shown(h.thing, h.first, language)}"
-            f'<div class="book-history-release">torch {html.escape(h.first.start)}</div>'
-        )
+        release = f'<div class="book-history-release">torch {html.escape(h.first.start)}</div>'
+        first = f"{shown(h.thing, h.first, language)}{release}"
         steps = "".join(
             f'<div class="book-history-change"><span class="book-history-release">torch {html.escape(s.start)}</span>'
             f" → {shown(h.thing, s, language, previous)}</div>"
@@ -438,13 +432,8 @@ def unchanged_list(unchanged: list[history.History], recorded: list[str], langua
             continue
         items = []
         for h in mine:
-            where = ""
-            if list(h.measured) != list(recorded):
-                where = (
-                    ' <span class="book-why">('
-                    + RELEASES[language]["measured"].format(releases_text(h.measured, recorded, language))
-                    + ")</span>"
-                )
+            measured = RELEASES[language]["measured"].format(releases_text(h.measured, recorded, language))
+            where = f' <span class="book-why">({measured})</span>' if list(h.measured) != list(recorded) else ""
             items.append(f"<li>{label(h.thing, language)}: {shown(h.thing, h.first, language)}{where}</li>")
         blocks.append(
             f'<p><strong>{html.escape(groups[kind])}</strong></p><ul class="book-unchanged">{"".join(items)}</ul>'
@@ -457,19 +446,12 @@ def draft_table(found: list[history.Finding], recorded: list[str], language: str
     words, draft = HEADS[language], DRAFT[language]
     rows = []
     for finding in found:
-        if finding.key == "torch":
-            instead = "".join(
-                f'<div>{html.escape(draft[s.value])} <span class="book-history-release">'
-                f"({releases_text(s.releases, recorded, language)})</span></div>"
-                for s in finding.instead
-            )
-        else:
-            instead = "".join(
-                f"<div>{'—' if s.value is None else long_value(s.value, width=QUOTE)} "
-                f'<span class="book-history-release">'
-                f"({releases_text(s.releases, recorded, language)})</span></div>"
-                for s in finding.instead
-            )
+        instead = ""
+        for s in finding.instead:
+            value = "—" if s.value is None else long_value(s.value, width=QUOTE)
+            value = html.escape(draft[s.value]) if finding.key == "torch" else value  # its words, not the text
+            where = releases_text(s.releases, recorded, language)
+            instead += f'<div>{value} <span class="book-history-release">({where})</span></div>'
         rows.append(
             f"<tr><th>{long_value(finding.quote, width=QUOTE)}"
             f'<div class="book-why">{html.escape(draft[finding.key])}</div></th>'
@@ -557,39 +539,26 @@ def timeline(changed: list[history.History], recorded: list[str], book: list[str
     return fig
 
 
-def table(
-    language: str,
-    kind: str,
-    releases: list[str],
-    live_release: str,
-    rows: list[tuple[str, list[Any]]],
-) -> str:
+def table(language: str, kind: str, releases: list[str], live_release: str, rows: list[tuple[str, list[Any]]]) -> str:
     """rows: [(row name, [value per release])] -> HTML; a value that differs from the previous
     release's is marked (class book-drift), long ones shortened to where they differ."""
     words = HEADS[language]
-    head = "".join(
-        f"<th>torch {html.escape(r)}"
-        + (f' <span title="{html.escape(words["built"])}">⚙</span>' if r == live_release else "")
-        + "</th>"
-        for r in releases
-    )
+    built = f' <span title="{html.escape(words["built"])}">⚙</span>'
+    head = "".join(f"<th>torch {html.escape(r)}{built if r == live_release else ''}</th>" for r in releases)
     body = []
     for name, values in rows:
         cells = []
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
             repeated = i > 0 and not changed and value is not None and len(str(value)) > SHORT
-            text = (
-                "—"
-                if value is None
-                else (  # a long value is written once, then "same" until it changes
-                    f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>'
-                    if repeated
-                    else long_value(value, values[i - 1] if changed else None)
-                )
-                if len(str(value)) > SHORT
-                else html.escape(record_word(str(value), language))
-            )
+            if value is None:
+                text = "—"
+            elif len(str(value)) <= SHORT:
+                text = html.escape(record_word(str(value), language))
+            elif repeated:  # a long value is written once, then "same" until it changes
+                text = f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>'
+            else:
+                text = long_value(value, values[i - 1] if changed else None)
             cells.append(f"<td{' class=book-drift' if changed else ''}>{text}</td>")
         body.append(f"<tr><th>{named(name, row_words(name, language))}</th>{''.join(cells)}</tr>")
     return (

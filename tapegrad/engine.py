@@ -41,11 +41,8 @@ class Tape:
 
 
 class Value:
-    """One value in the graph: a tensor's contents between two writes.
-
-    An in-place op gives its tensor a new Value: the gradient of the contents before the write
-    and the gradient of the contents after it are different quantities.
-    """
+    """One value in the graph: a tensor's contents between two writes (an in-place op gives its tensor
+    a new Value: the gradients of the contents before and after the write are different quantities)."""
 
     def __init__(self, leaf: "Tensor | None" = None) -> None:
         self.leaf = leaf  # the tensor to receive .grad, for a leaf that requires grad
@@ -142,10 +139,8 @@ def _op(
     backward: Rule,
     save_output: bool = False,
 ) -> Tensor:
-    """Create the output tensor and, when recording, the record of the op.
-
-    saved: the inputs the backward rule reads; save_output: it also reads the output (last).
-    """
+    """The output tensor and, when recording, the op's record (saved: the inputs its backward reads;
+    save_output: it reads the output too, last)."""
     out = Tensor(out_data)
     tape = _recording(*inputs)
     if tape:

@@ -43,8 +43,8 @@ RUNNER = {
 def note(path):
     if isinstance(path, (str, os.PathLike)) and str(path).startswith(str(REPO)):
         path = source(os.path.normpath(path))
-        first = path.relative_to(REPO).parts[0]
-        if first not in NOT_SOURCES and not first.endswith(".egg-info") and path not in RUNNER:
+        parts = path.relative_to(REPO).parts  # an install's metadata (<src>/<name>.egg-info/) is no source
+        if parts[0] not in NOT_SOURCES and not any(p.endswith(".egg-info") for p in parts) and path not in RUNNER:
             current["opened"].add(str(path))
 
 

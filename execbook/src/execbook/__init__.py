@@ -1,16 +1,10 @@
-"""The engine's public API: a book's own code (its lesson modules, its examples' hidden checks) uses
-only the names below; pyproject.toml's import-linter contracts forbid it any other engine module.
-The engine imports nothing of the book it builds: a book's code comes in by name ([tool.book.hooks]).
+"""The engine's public API: a book's code uses only the names below (import-linter forbids it any other
+engine module); the engine reaches the book's code only by name ([tool.book.hooks]).
 
-What runs again is decided by one fingerprint (store.fingerprint: the files' paths and contents,
-the manifest entries, the installed releases of [tool.book] `fingerprinted`), kept in two caches.
-MyST-NB's execution cache holds each page's executed notebook under its cells, whose hidden setup
-cell names the fingerprint of everything the page depends on (deps). The store (docs/_build/store)
-holds the results pages and claims share, under keys ending in the fingerprint of the code that
-computes them (`memoized`; minigpt, which must not import the engine, keeps its own in a folder of
-the store), and logs each computation, so that a build that computes one twice fails. A failure is
-a cases.Failure (file, line, kind, reason, what to do), kept by the page's guard in the store and
-rendered by the build in one place.
+What runs again is decided by one fingerprint (store.fingerprint), kept in two caches: MyST-NB's
+execution cache, each page's executed notebook under its cells (whose hidden setup cell names it),
+and the store (docs/_build/store), the results pages share (`memoized`), whose log fails a build
+that computes one twice. A failure is a cases.Failure, kept by the page's guard, rendered by the build.
 """
 
 from functools import cache
@@ -22,9 +16,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.2.0"
 
-# The public API, name -> (module, its name there): imported when first used, so that importing
-# execbook needs no book (execbook.config finds one when it is first asked)
-_EXPORTS = {
+_EXPORTS = {  # name -> (module, its name there), imported when first used: importing execbook needs no book
     **{n: ("cases", n) for n in ("Case", "Outcome", "cases_with")},
     "ENTRY_KEYS": ("cases", "KEYS"),
     **{
@@ -59,9 +51,8 @@ def outcome(name: str) -> "Outcome":
 
 @cache
 def code_fingerprint(*files: str | Path) -> str:
-    """The fingerprint of these files, of every repository module they import (the dependency closure)
-    and of the installed releases [tool.book] `fingerprinted` names: a key for results they compute
-    (once per process)."""
+    """The fingerprint of these files, of every repository module they import and of the releases
+    [tool.book] `fingerprinted` names: a key for results they compute (once per process)."""
     from . import deps
 
     return deps.fingerprint(deps.closure({Path(f) for f in files}))

@@ -1,14 +1,7 @@
-"""The author's fast loop (AUTHORING.md):
-
-    python -m execbook run EXAMPLE   examples/EXAMPLE.py as its page's cell and hidden guard run it, in
-                                 a process of its own: what it prints, what it glues, and the verdict
-    python -m execbook page PAGE     one page's cells in a kernel, as the build runs them (PAGE: a
-                                 docname such as breaks/25-inplace-safe, or a path to its .md);
-                                 the execution is kept, so the next build does not run it again
-
-Both use the build's store when there is one (the shared experiments and training runs of the
-last build, so nothing slow runs again), and exit 1 with the build's explanation on a failure.
-"""
+"""The author's fast loop (AUTHORING.md): `python -m execbook run EXAMPLE` runs an example as its cell
+and guard do, in a process of its own (what it prints and glues, the verdict); `page PAGE`, one page's
+cells in a kernel, kept for the next build. Both use the last build's store, so nothing slow runs
+again, and exit 1 with the build's explanation on a failure."""
 
 import difflib
 import os
@@ -26,11 +19,8 @@ from . import build, cases, config, kernel, lifetime, pages, quotes, source
 def run(name: str) -> int:
     if name not in cases.manifest():
         close = difflib.get_close_matches(name, list(cases.manifest()), n=3)  # a typo, as the check offers
-        print(
-            f"execbook: error: no example {name!r} in examples/cases.toml"
-            + (f" (did you mean {', '.join(close)}?)" if close else ""),
-            file=sys.stderr,
-        )
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        print(f"execbook: error: no example {name!r} in examples/cases.toml{hint}", file=sys.stderr)
         return 2
     start = time.perf_counter()
     if problem := source.unreadable(cases.manifest()[name].path, python=True):
@@ -62,10 +52,8 @@ def run(name: str) -> int:
 
 
 def watched(name: str) -> int:
-    """run(name) in a child process of its own, started as the build starts a page's kernel (a process
-    group of its own, watched by execbook.kernel.watch): a statement that runs long is named every
-    build.PROGRESS_S, and one that ends the process (a crash in native code, os._exit, the system
-    killing it) at its line, as the build names them."""
+    """run(name) in a child process watched as a page's kernel is (kernel.watch): a statement that runs
+    long is named every build.PROGRESS_S, one that ends the process at its line."""
     if name not in cases.manifest():
         return run(name)  # which names the examples it may be
     place = f"examples/{name}.py"
@@ -114,11 +102,8 @@ def page(target: str) -> int:
     if not path.suffix:
         path = config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
     if not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
-        print(
-            f"execbook: error: {target} is not an executed page (a docname such as breaks/25-inplace-safe, "
-            "or the path of its .md)",
-            file=sys.stderr,
-        )
+        what = "a docname such as breaks/25-inplace-safe, or the path of its .md"
+        print(f"execbook: error: {target} is not an executed page ({what})", file=sys.stderr)
         return 2
     docname = path.resolve().relative_to(config.DOCS).with_suffix("").as_posix().split("/", 1)[1]
     try:
@@ -138,10 +123,7 @@ def page(target: str) -> int:
     return 0
 
 
-def main(command: str, arguments: list[str]) -> int:
-    if len(arguments) != 1:
-        print(f"usage: python -m execbook {command} {'EXAMPLE' if command == 'run' else 'PAGE'}", file=sys.stderr)
-        return 2
+def main(command: str, arguments: list[str]) -> int:  # one: execbook.cli checked them
     if config.STORE.is_dir() or command == "page":  # a page's guards keep their failures there (build.explain)
         build.kernel_environment()
     else:

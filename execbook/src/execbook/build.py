@@ -1,7 +1,5 @@
-"""Build the book: `python -m execbook build [LANGUAGE ...]` (what `nox -s docs` runs; CONTRIBUTING.md,
-"How the book builds", says its steps). A failure ends it with the page, the example file and line,
-the reason and what to do (`explain`); docs/_build/execution.json says what it executed and computed.
-"""
+"""Build the book: `python -m execbook build [LANGUAGE ...]` (CONTRIBUTING.md, "How the book builds").
+A failure ends it with the page, the example file and line, the reason and what to do (`explain`)."""
 
 import asyncio
 import contextlib
@@ -48,15 +46,11 @@ def say(line: str) -> None:
 
 
 def check_sources() -> dict[str, NotebookNode]:
-    """docname -> the notebook of every executed page (one execution serves every language: the
-    mirror check holds their code cells identical), or BuildFailed."""
+    """docname -> the notebook of every executed page (one serves every language), or BuildFailed."""
     found = lint.problems()  # the sources as written, executing nothing (python -m execbook check)
     if found:
-        raise BuildFailed(
-            "\n".join(map(str, found)),
-            f"{len(found)} problem(s) in the sources (python -m execbook "
-            "check lists them in seconds); the site was not updated",
-        )
+        summary = f"{len(found)} problem(s) in the sources (python -m execbook check lists them in seconds)"
+        raise BuildFailed("\n".join(map(str, found)), f"{summary}; the site was not updated")
     for note in quotes.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
     problems = []
@@ -73,8 +67,7 @@ def check_sources() -> dict[str, NotebookNode]:
 
 
 def kernel_environment() -> None:
-    """What every kernel and Sphinx inherit: this checkout's packages (whichever one the installed
-    package points to: the tests build copies) and the build's store (experiments, training runs)."""
+    """What every kernel and Sphinx inherit: this checkout's packages (the tests build copies), the build's store."""
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(config.REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     )
@@ -103,19 +96,14 @@ def stale_pages(notebooks: dict[str, NotebookNode]) -> list[str]:
 
 
 async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
-    """A Jupyter kernel (ipykernel over IPC sockets in folder, execbook.kernel loaded as an IPython
-    extension) started for the next page; it leads a process group of its own, noted in groups:
-    `execute` stops it and whatever its page started, even when the build is stopped."""
+    """A kernel (ipykernel over IPC sockets in folder, execbook.kernel as an extension) for the next page,
+    leading a process group noted in groups: `execute` stops it and what its page started."""
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
     # no kernel spec installed anywhere: ipykernel's own, on this Python (jupyter_client's fallback)
-    manager = AsyncKernelManager(
-        kernel_name="python3",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[]),
-        transport="ipc",
-        ip=f"{folder}/kernel-{next(KERNEL_NUMBERS)}",
-    )
+    specs, ip = KernelSpecManager(kernel_dirs=[]), f"{folder}/kernel-{next(KERNEL_NUMBERS)}"
+    manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=specs, transport="ipc", ip=ip)
     # a page's code runs from the repository's root; no history written (as nbclient starts one)
     arguments = [f"--ext={__package__}.kernel", "--HistoryManager.hist_file=:memory:"]
     where = {kernel.WHERE_ENV: f"{manager.ip}.where"}  # what it runs (execbook.kernel.watch)
@@ -128,8 +116,7 @@ async def start_kernel(folder: str, groups: list[int]) -> "AsyncKernelManager":
 async def run_page(
     docname: str, notebook: NotebookNode, kernel: "asyncio.Task[AsyncKernelManager]"
 ) -> tuple[float, str | None]:
-    """Execute the notebook with nbclient in kernel, a kernel of its own, filling in its outputs;
-    (seconds, the build's explanation of a failure or None)."""
+    """Execute the notebook with nbclient in kernel: (seconds, the build's explanation of a failure or None)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -177,10 +164,8 @@ async def run_page(
         alone = (
             f"it alone: python -m execbook run {name}" if name else f"the page alone: python -m execbook page {docname}"
         )
-        todo = f"make it faster, or run {alone}"
-        error = cases.Failure(place(), None, "stopped", reason, todo).render(
-            f"{docname} ({', '.join(config.LANGUAGES)})"
-        )
+        failure = cases.Failure(place(), None, "stopped", reason, f"make it faster, or run {alone}")
+        error = failure.render(f"{docname} ({', '.join(config.LANGUAGES)})")
     finally:
         reporter.cancel()
         await manager.shutdown_kernel(now=True)
@@ -198,8 +183,7 @@ def ended(status: int | None) -> str:
 
 
 def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> str:
-    """The author's file and line that cell `index` of the page runs (what its kernel keeps in `where`:
-    execbook.kernel.watch): an example's line or its hidden check's, or the page's line; then the
+    """The author's file and line that cell `index` runs (as kernel.watch keeps it in `where`), then the
     innermost line of the book's own modules below it."""
     frames = kernel.running(where)
     inner = frames[: next((i for i, f in enumerate(frames) if f[2] == "run_code"), len(frames))]
@@ -221,22 +205,14 @@ def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> s
 
 
 def waits_for(notebooks: dict[str, NotebookNode], stale: list[str]) -> dict[str, set[str]]:
-    """docname -> the other stale pages it must run after: those that load an example whose outcome
-    its examples read (deps.example_entries: the compatibility page's claims read the safe cases')."""
+    """docname -> the other stale pages it runs after: those loading an example whose outcome its examples read."""
     loads = {d: pages.examples(notebooks[d]) for d in stale}
-    return {
-        d: {
-            other
-            for other in stale
-            if other != d and set(loads[other]) & {e for name in loads[d] for e in deps.example_entries(name)}
-        }
-        for d in stale
-    }
+    reads = {d: {e for name in loads[d] for e in deps.example_entries(name)} for d in stale}
+    return {d: {other for other in stale if other != d and set(loads[other]) & reads[d]} for d in stale}
 
 
 def precompute(groups: list[int]) -> None:
-    """Compute what the precompute hook computes (the experiments several pages share) in a process
-    group of its own, noted in groups; or BuildFailed."""
+    """Run the precompute hook (what several pages share) in a process group noted in groups; or BuildFailed."""
     if "precompute" not in config.HOOKS:
         return
     begun = time.perf_counter()
@@ -254,10 +230,8 @@ def precompute(groups: list[int]) -> None:
 
 
 def execute(notebooks: dict[str, NotebookNode], stale: list[str]) -> None:
-    """Execute the stale pages into the cache after the shared experiments, two at a time, each in
-    a Jupyter kernel of its own, each as soon as the pages whose outcomes it reads are done
-    (waits_for); or BuildFailed with a paragraph per page that failed. Whatever the build started
-    is stopped when it ends, fails or is stopped itself (SIGTERM, Ctrl-C)."""
+    """Execute the stale pages into the cache, WORKERS at a time, each once the pages it waits_for are
+    done; or BuildFailed. Whatever it started is stopped however it ends."""
     if not stale:
         return
     with TemporaryDirectory(prefix="kernels-") as folder:
@@ -374,8 +348,7 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
 
 
 def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
-    """Sphinx builds each language into outdir, side by side, a process each (warnings are errors);
-    or BuildFailed with the warnings of each language that failed."""
+    """Sphinx builds each language into outdir, a process each, warnings as errors; or BuildFailed."""
     begun, started = time.perf_counter(), {}
     doctrees = {language: config.BUILD / "doctrees" / language for language in languages}
     for language in languages:
@@ -399,11 +372,8 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
         # Sphinx keeps what it read, warnings aside: the next build would not read the page again,
         # nor warn, and would publish it. Forget this language's reading.
         shutil.rmtree(doctrees[language], ignore_errors=True)
-        warnings = [
-            line.replace(str(config.REPO) + os.sep, "")
-            for line in stderr.splitlines()
-            if "WARNING" in line or "ERROR" in line or "Error" in line
-        ]
+        noted = [line for line in stderr.splitlines() if "WARNING" in line or "ERROR" in line or "Error" in line]
+        warnings = [line.replace(str(config.REPO) + os.sep, "") for line in noted]
         problems.append(
             f"Sphinx could not build the {language} pages:\n"
             + "\n".join(f"  {w}" for w in (warnings or stderr.splitlines()[-15:]))
@@ -414,12 +384,9 @@ def sphinx(languages: tuple[str, ...], outdir: Path) -> None:
 
 
 def build(languages: tuple[str, ...], cold: bool = False) -> None:
-    """Check, execute, then Sphinx (a process per language, side by side), which reads every
-    executed page from the cache; one build per checkout at a time, nothing left running when it
-    ends, however it ends (execbook.lifetime). cold: every page executes, everything is computed."""
+    """Check, execute, then Sphinx, one build at a time (execbook.lifetime); cold: everything runs again."""
     with lifetime.held(config.BUILD, say):
         if cold:
-            # what a cold build starts without: what pages executed, computed and Sphinx read
             warm = (config.EXECUTION_CACHE, config.STORE, config.BUILD / "doctrees", config.BUILD / "jupyter_execute")
             for folder in warm:
                 shutil.rmtree(folder, ignore_errors=True)
@@ -446,12 +413,7 @@ def _build(languages: tuple[str, ...]) -> None:
     sphinx(languages, fresh)
     publish(fresh, languages)
     cells = sum(sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale)
-    summary = {
-        "executed": stale,
-        "cells_executed": cells,
-        "experiments": computed,
-        "seconds": round(time.time() - started, 1),
-    }
+    summary = dict(executed=stale, cells_executed=cells, experiments=computed, seconds=round(time.time() - started, 1))
     config.EXECUTION_REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     say(
         f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
@@ -467,10 +429,8 @@ def glue_changes(notebooks: dict[str, NotebookNode], shown: int = 40) -> None:
     cache = _cache()
     values = {}
     for docname, notebook in notebooks.items():
-        try:
+        with contextlib.suppress(KeyError):  # no execution of it in the cache
             values[docname] = gluereport.glued(cache.merge_match_into_notebook(notebook)[1])
-        except KeyError:
-            continue
     lines = gluereport.record(values, config.GLUE_VALUES, config.GLUE_CHANGES)
     where = config.GLUE_CHANGES.relative_to(config.REPO)
     if not lines:
@@ -484,8 +444,7 @@ def glue_changes(notebooks: dict[str, NotebookNode], shown: int = 40) -> None:
 
 
 def new_site() -> Path:
-    """A folder for this build's site, after removing the sites no longer published (those of
-    earlier builds, or what a killed build left)."""
+    """A folder for this build's site, after removing the sites no longer published."""
     config.SITES.mkdir(parents=True, exist_ok=True)
     if not os.path.lexists(config.SITE) and (config.SITES / "before-links").is_dir():  # killed while changing layout
         config.SITE.symlink_to(Path(config.SITES.name, "before-links"))
@@ -496,8 +455,7 @@ def new_site() -> Path:
 
 
 def publish(fresh: Path, languages: tuple[str, ...]) -> None:
-    """The fresh site is published in one rename (docs/_build/html, a link, then names it): at every
-    instant, html is the last good site or the new one. Languages not built come from the last site."""
+    """Publish fresh in one rename of the link docs/_build/html (languages not built: the last site's)."""
     if config.SITE.is_dir():
         for item in config.SITE.iterdir():
             target = fresh / item.name  # hard links: a published site's files never change
@@ -534,9 +492,7 @@ def main(arguments: list[str]) -> int:
         from importlib.metadata import version
 
         releases = ", ".join(f"{name} {version(name)}" for name in config.FINGERPRINTED)
-        print(
-            f"\ndocs: the build failed\n{failed}\ndocs: {failed.summary}" + (f" ({releases})" if releases else ""),
-            file=sys.stderr,
-        )
+        summary = failed.summary + (f" ({releases})" if releases else "")
+        print(f"\ndocs: the build failed\n{failed}\ndocs: {summary}", file=sys.stderr)
         return 1
     return 0

@@ -1,9 +1,7 @@
-"""The case manifest, examples/cases.toml: what each executed example must do, declared once
-(AUTHORING.md lists its keys). A book's own keys are judged by its `check-entry` hook
-([tool.book.hooks]) and kept in Case.extra; its `judge` hook may refine a verdict. The pages' tags
-and guards (execbook.pages), `python -m execbook run` and the tests all judge through `judge`.
-An example file is what its cell shows, then, from the line CHECKS on, its hidden checks.
-"""
+"""The case manifest, examples/cases.toml: what each executed example must do (AUTHORING.md lists
+its keys; a book's own, judged by its `check-entry` hook, go to Case.extra). Pages, `python -m
+execbook run` and the tests all judge through `judge` (the book's `judge` hook may refine it).
+An example file is what its cell shows, then, from the line CHECKS on, its hidden checks."""
 
 import ast
 import builtins
@@ -82,9 +80,7 @@ def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.tom
     problem = _problem(name, entry)
     if problem:
         raise ManifestError(f"{manifest_name} [{name}]: {problem}")
-    known: dict[str, Any] = {
-        key: tuple(value) if key == "reads" else value for key, value in entry.items() if key in KEYS
-    }
+    known: dict[str, Any] = {k: tuple(v) if k == "reads" else v for k, v in entry.items() if k in KEYS}
     return Case(name, **known, extra={key: value for key, value in entry.items() if key not in KEYS})
 
 
@@ -111,9 +107,6 @@ def cases_with(key: str) -> list[Case]:
     return [c for c in manifest().values() if key in c.extra]
 
 
-# --- judging one run of a case
-
-
 @dataclass
 class Outcome:
     name: str
@@ -130,11 +123,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Failure:
-    """A failed example as the build reports it: where, what, what to do (rendered by `render` only).
-
-    kind: "case" (it did not do what its entry declares), "check" (a hidden check found the prose
-    false), "broken-check" (a hidden check raised), "raised" (its cell raised, undeclared),
-    "unstable" (its output holds what changes from run to run, execbook.outputs)."""
+    """A failed example as the build reports it: where, what, what to do. kind: "case", "check" (the
+    prose is false), "broken-check", "raised" (undeclared), "unstable" (execbook.outputs)."""
 
     file: str  # examples/<name>.py
     line: int | None
@@ -157,29 +147,20 @@ class Failure:
 
 
 def case_failure(outcome: Outcome, earlier: list[str] | None = None) -> Failure:
-    """What the guard (and `python -m execbook run`) says of an outcome that is not ok; earlier: the
-    examples that ran before it on its page."""
+    """What the guard and `run` say of an outcome that is not ok; earlier: the examples before it on its page."""
     case = manifest()[outcome.name]
     if outcome.raised and case.expect != "raises":
         raised = excerpt(outcome.raised.splitlines()[0], width=300)
         reason = f"it raised {raised}\nbut examples/cases.toml [{case.name}] says it must {case.expected()}"
         reason += borrowed(earlier or [], outcome.raised)
         return Failure(f"examples/{case.name}.py", outcome.lineno, "raised", reason, raised_todo(case))
-    return Failure(
-        f"examples/{outcome.name}.py",
-        outcome.lineno,
-        "case",
-        outcome.failure(),
-        "the example no longer does what its entry declares: fix the example, or its entry "
-        f"[{outcome.name}] in examples/cases.toml",
-    )
+    todo = f"the example no longer does what its entry declares: fix the example, or its entry [{case.name}] in"
+    return Failure(f"examples/{case.name}.py", outcome.lineno, "case", outcome.failure(), f"{todo} examples/cases.toml")
 
 
 def line_in(case: Case, frames: list[tuple[str, int, str]]) -> int | None:
-    """The line of examples/<name>.py that frames (path, line, function, innermost first: frames_of,
-    execbook.kernel.running) run, the one answer for every report: the innermost frame in the file
-    (its hidden checks, or the example run alone) or in the notebook cell that runs it, the frame
-    IPython's run_code calls; a cell's line is the file's less a line per pair of comments."""
+    """The line of examples/<name>.py that frames (path, line, function, innermost first) run, for every
+    report: the innermost in the file, or in the cell run_code runs (shifted by the pairs of comments)."""
     cell = next((frames[i - 1][0] for i in range(1, len(frames)) if frames[i][2] == "run_code"), None)
     for path, line, _ in frames:
         if path == str(case.path):
@@ -201,8 +182,7 @@ def source_line(case: Case, line: int | None) -> str | None:
 
 
 def borrowed(earlier: list[str], raised: str) -> str:
-    """For a NameError: the earlier example on the page that defines the name, if one does (each
-    example runs in a namespace of its own, execbook.kernel.forget_example)."""
+    """For a NameError: the earlier example on the page that defines the name (kernel.forget_example)."""
     missing = re.search(r"name '(\w+)' is not defined", raised)
     if not missing:
         return ""
@@ -232,16 +212,14 @@ def _assigned_at(source: str, name: str) -> int | None:
 
 
 def judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -> Outcome:
-    """Outcome of one run of case: error is what it raised (None if it completed), namespace the
-    globals it left behind; the book's judge hook, if any, has the last word."""
+    """Outcome of one run of case (error: what it raised, or None), the book's judge hook having the last word."""
     found = _judge(case, error, namespace)
     own = config.hook("judge")
     return found if own is None else own(case, found)
 
 
 def raised_todo(case: Case) -> str:
-    """What to do when the example raised and its entry says otherwise: a case that must complete
-    (a safe one) is fixed in the example; one that must raise something else, in either."""
+    """What to do when the example raised and its entry says otherwise."""
     if case.expect != "raises":
         return f"fix the example so that it completes, as its entry [{case.name}] in examples/cases.toml declares"
     return "fix the example, or declare what it raises in its entry (expect, error, match)"
@@ -259,12 +237,8 @@ def _judge(case: Case, error: BaseException | None, namespace: dict[str, Any]) -
     if case.expect == "raises":
         return Outcome(case.name, False, seen="it completed without raising", lineno=last_statement(case))
     if case.holds and namespace.get(case.holds) is not True:
-        return Outcome(
-            case.name,
-            False,
-            seen=f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}",
-            lineno=_assigned_at(split(case.path)[0], case.holds),
-        )
+        seen = f"{case.holds} is {namespace.get(case.holds, 'undefined')!r}"
+        return Outcome(case.name, False, seen=seen, lineno=_assigned_at(split(case.path)[0], case.holds))
     return Outcome(case.name, True, seen="completed" + (f"; {case.holds} is True" if case.holds else ""))
 
 
@@ -275,8 +249,7 @@ def last_statement(case: Case) -> int | None:
 
 
 def split(path: Path) -> tuple[str, str]:
-    """(what the page shows, the hidden checks with blank lines in front, so that their line numbers
-    are the file's) of an example file; no checks: ""."""
+    """(what the page shows, the hidden checks behind blank lines: their line numbers are the file's)."""
     lines = Path(path).read_text("utf-8").split("\n")
     at = next((i for i, line in enumerate(lines) if line.startswith(CHECKS)), len(lines))
     return "\n".join(lines[:at]).rstrip("\n") + "\n", "\n" * at + "\n".join(lines[at:])
@@ -285,8 +258,7 @@ def split(path: Path) -> tuple[str, str]:
 def run_checks(
     case: Case, namespace: dict[str, Any], glue: Callable[[str, Any], object], error: BaseException | None
 ) -> None:
-    """The example's hidden checks, on a copy of the names it left (nothing leaks into the page's
-    later cells), with glue(key, value). A failed check raises AssertionError."""
+    """The example's hidden checks, on a copy of the names it left, with glue(key, value)."""
     from . import gluing
 
     def glue_published(key: str, value: Any) -> object:
@@ -311,10 +283,8 @@ class GluedNone(AssertionError):
 def check_failure(
     case: Case, failed: Exception, guarded: Callable[[str, int | None, str | None], list[str]] | None = None
 ) -> Failure:
-    """The failure of a hidden check at its line: an exception of the book's own may say why and
-    what to do in fields (`reason`, `todo`: phase 25's broken claims); a failed assertion says the
-    prose no longer holds (a bare assert, by its own source), and guarded(name, line, key) where the
-    pages say it (execbook.quotes.guarded); anything else, that the check is broken."""
+    """The failure of a hidden check at its line: a book's exception may give `reason` and `todo`; a failed
+    assert says the prose no longer holds, where guarded(name, line, key) finds it; else, a broken check."""
     file, line = f"examples/{case.name}.py", line_in(case, frames_of(failed))
     reason, todo = getattr(failed, "reason", None), getattr(failed, "todo", None)
     if isinstance(reason, str) and isinstance(todo, str):
@@ -323,23 +293,14 @@ def check_failure(
         said = str(failed) or source_line(case, line) or "assertion failed"
         sentences = guarded(case.name, line, getattr(failed, "key", None)) if guarded else []
         where = "".join(f"\n  {s}" for s in sentences)
-        return Failure(
-            file,
-            line,
-            "check",
-            f"a hidden check of what the prose says: {said}" + (f"\nit guards:{where}" if where else ""),
-            "what the prose says no longer holds: edit the sentence in both languages, or the check"
-            if not isinstance(failed, GluedNone)
-            else f"glue {failed.key} from what the example does now (raised() is None once it completes), "
-            "or edit the sentences that quote it",
-        )
-    return Failure(
-        file,
-        line,
-        "broken-check",
-        f"a hidden check raised {type(failed).__name__}: {failed}",
-        "the check itself is broken: fix it (below the example's `# %% hidden checks` line)",
-    )
+        reason = f"a hidden check of what the prose says: {said}" + (f"\nit guards:{where}" if where else "")
+        todo = "what the prose says no longer holds: edit the sentence in both languages, or the check"
+        if isinstance(failed, GluedNone):
+            todo = f"glue {failed.key} from what the example does now (raised() is None once it completes), or edit"
+            todo += " the sentences that quote it"
+        return Failure(file, line, "check", reason, todo)
+    todo = "the check itself is broken: fix it (below the example's `# %% hidden checks` line)"
+    return Failure(file, line, "broken-check", f"a hidden check raised {type(failed).__name__}: {failed}", todo)
 
 
 @dataclass
@@ -352,9 +313,8 @@ class Run:
 
 
 def execute(name: str) -> Run:
-    """Run examples/<name>.py in this process as a fresh __main__, outside any notebook kernel:
-    what its page shows, then, if it did what the manifest says, its hidden checks, as the page's
-    guard does. What they glue is kept, not displayed; a failed check raises AssertionError."""
+    """Run examples/<name>.py here as a fresh __main__, then, if it did what the manifest says, its
+    hidden checks, as the page's guard does; what they glue is kept, not displayed."""
     case = manifest()[name]
     run = Run(None, {"__name__": "__main__", "__file__": str(case.path)}, "", {})
     output = io.StringIO()

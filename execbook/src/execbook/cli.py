@@ -65,11 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         module = import_module(f"execbook.{COMMANDS[given.command][0]}")
     except ModuleNotFoundError as missing:  # this Python lacks the book's packages
-        print(
-            f"execbook: error: {missing} in {sys.executable}: run it with the docs environment, "
-            f".nox/docs/bin/python -m execbook {given.command} (nox -s docs creates it)",
-            file=sys.stderr,
-        )
+        todo = f"run it with the docs environment, .nox/docs/bin/python -m execbook {given.command}"
+        print(f"execbook: error: {missing} in {sys.executable}: {todo} (nox -s docs creates it)", file=sys.stderr)
         return 2
     try:
         if module.__name__ in ("execbook.author", "execbook.scaffold"):  # one module, two commands

@@ -1,9 +1,6 @@
-"""Comments in both languages inside an example: a pair is one full-line comment per language
-(`# en: ...`, `# es: ...`), consecutive, at one indentation (AUTHORING.md). A page and its
-downloads show their language's line (`shown`), so line numbers count one line per pair. The
-executed notebook holds an empty comment there (`neutral`): one execution serves every language,
-and editing a comment executes nothing (`fingerprinted`). An unpaired tag is a source problem.
-"""
+"""Comments in every language inside an example (`# en: ...`, `# es: ...`, consecutive, at one
+indentation: AUTHORING.md): a page shows its language's (`shown`), the executed notebook an empty one
+(`neutral`: one execution serves every language; editing a comment executes nothing)."""
 
 import re
 from collections.abc import Callable
@@ -15,8 +12,7 @@ TAG = re.compile(r"^(?P<indent>[ \t]*)# (?P<language>[a-z]{2}): ?(?P<text>.*)$")
 
 
 def _groups(lines: list[str]) -> list[tuple[int, int, dict[str, str]]]:
-    """(first index, number of lines, language -> text) of each run of tagged lines at one indentation,
-    each language once."""
+    """(first index, number of lines, language -> text) of each run of tagged lines at one indentation."""
     found: list[tuple[int, int, dict[str, str]]] = []
     for i, line in enumerate(lines):
         tag = TAG.match(line)
@@ -99,7 +95,6 @@ def problems(text: str) -> list[tuple[int, str]]:
         if texts.keys() != config.LANGUAGES.keys():
             missing = " and ".join(f"# {lang}:" for lang in config.LANGUAGES if lang not in texts)
             tags = " and ".join(f"# {lang}:" for lang in texts)
-            found.append(
-                (start + 1, f"{tags} without {missing} beside it (the line above or below, at the same indentation)")
-            )
+            where = "beside it (the line above or below, at the same indentation)"
+            found.append((start + 1, f"{tags} without {missing} {where}"))
     return found

@@ -1,13 +1,9 @@
-"""The book's settings, its [tool.book] table in pyproject.toml, read once into `Settings` and
-checked there: an unknown key or a wrong type is named at its line (SettingError). `schema()` is the
-table's JSON Schema, generated from `Settings` (`python -m execbook schema` prints it, for editors).
+"""The book's settings, its [tool.book] table, read once into `Settings` (a fault named at its line:
+SettingError; `schema()`, its JSON Schema). The book is the nearest folder up with one (or --root).
+`config.LANGUAGES` (a setting) and `config.DOCS` (a place, PLACES) are read when first asked for:
+importing needs no book. Only the standard library, for a bare Python (the deploy workflow):
 
-The book is the folder of the nearest pyproject.toml with a [tool.book] table, from the current
-directory up (or `python -m execbook --root DIR`). `config.LANGUAGES` is the setting `languages`,
-`config.DOCS` a place in the book (PLACES), read when first asked for: importing needs no book. Only
-the standard library, so that a bare Python runs it:
-
-    python3 execbook/src/execbook/config.py notebooks-branch  # where the workflow publishes the notebooks Colab opens
+    python3 execbook/src/execbook/config.py notebooks-branch
 """
 
 import dataclasses
@@ -24,14 +20,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any, cast, get_args, get_origin, get_type_hints
 
-# The engine's own plumbing to the processes it starts (never a setting): the book --root names, and
-# the result store a build gives its pages' kernels (execbook.store).
-ROOT_ENV, STORE_ENV = "BOOK_ROOT", "BOOK_STORE"
+ROOT_ENV, STORE_ENV = "BOOK_ROOT", "BOOK_STORE"  # what the processes it starts inherit: --root, the store
 SOURCES = ("pyproject.toml",)  # the file this module reads (execbook.deps counts it)
 
 
 class NoBook(LookupError):
-    """No book in `searched` or above it: python -m execbook says so in one line."""
+    """No book in `searched` or above it."""
 
     def __init__(self, searched: Path) -> None:
         super().__init__(
@@ -42,7 +36,7 @@ class NoBook(LookupError):
 
 
 class SettingError(ValueError):
-    """[tool.book] holds a key no setting has, or a value of the wrong type: a line for each, at its line."""
+    """[tool.book] holds an unknown key or a value of the wrong type: a line for each, at its line."""
 
 
 def setting(description: str, default: Any = MISSING) -> Any:
@@ -147,7 +141,7 @@ def _name(path: tuple[str, ...]) -> str:
 
 
 def _read(kind: Any, value: Any, path: tuple[str, ...], faults: list[tuple[tuple[str, ...], str, str]]) -> Any:
-    """value as kind (a dataclass from its table), each fault in faults as (path, what, to do)."""
+    """value as kind (a dataclass from its table), each fault noted in faults as (path, what, to do)."""
     origin, args = get_origin(kind) or kind, get_args(kind)
     expected = dict if is_dataclass(kind) else origin
     if not isinstance(value, expected) or isinstance(value, bool) is not (expected is bool):
@@ -199,8 +193,7 @@ def read(root: Path) -> Settings:
 
 
 def _book_root() -> Path:
-    """--root's folder, else the nearest folder from the current directory up whose pyproject.toml has a
-    [tool.book] table: the engine builds the book it is run in, wherever the engine is installed."""
+    """--root's folder, else the nearest from here up whose pyproject.toml has a [tool.book] table."""
     if os.environ.get(ROOT_ENV):
         return Path(os.environ[ROOT_ENV]).resolve()
     here = Path.cwd().resolve()
@@ -233,8 +226,7 @@ def _derived() -> dict[str, Any]:
     """What the book's folder says beside its settings."""
     root, book = _book_root(), settings()
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
-    # The book's importable packages, name -> folder: its top-level folders with an __init__.py, and
-    # those of its distributions in the src layout (<distribution>/src/<package>/).
+    # its packages, name -> folder: top-level folders with an __init__.py, and <distribution>/src/<package>/
     dirs = {p.parent.name: p.parent for p in sorted([*root.glob("*/__init__.py"), *root.glob("*/src/*/__init__.py")])}
     wanted = [*project.get("dependencies", []), *sum(project.get("optional-dependencies", {}).values(), [])]
     return {name: root / place for name, place in PLACES.items()} | {

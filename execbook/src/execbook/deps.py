@@ -1,9 +1,6 @@
-"""What an example, and so a page, depends on, and its fingerprint: the example's file, its manifest
-entry, every repository module it imports (transitively), and what its entry says it reads
-(`reads`: a file, a folder, or "@with:KEY", what the cases whose entry sets KEY depend on). A page
-adds the modules its kernel runs. tests/test_deps.py proves the lists complete by watching every
-file each example opens.
-"""
+"""What an example, and so a page, depends on, and its fingerprint: its file, its manifest entry, the
+repository modules it imports (transitively), what its entry `reads` (a file, a folder, "@with:KEY"),
+and for a page what its kernel runs. tests/test_deps.py proves the lists complete."""
 
 import ast
 from collections.abc import Iterable
@@ -50,8 +47,7 @@ def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
 
 
 def closure(paths: set[Path]) -> set[Path]:
-    """The files of these modules and of every repository module they import, transitively
-    (a package's __init__.py counts: importing a.b runs a/__init__.py)."""
+    """These files and every repository module they import, transitively (packages' __init__.py too)."""
     seen: set[Path] = set()
     todo = [Path(p) for p in paths]
     while todo:
@@ -94,30 +90,22 @@ KERNEL = Path(__file__).resolve().with_name("kernel.py")  # this engine's, where
 
 @cache
 def kernel_dependencies() -> frozenset[Path]:
-    """What every executed page's kernel runs around its cells: execbook.kernel, the book's hooks
-    (the guard calls its judge), and what they import."""
+    """What every page's kernel runs around its cells: execbook.kernel, the book's hooks, what they import."""
     hooks = {module_file(target.partition(":")[0]) for target in config.HOOKS.values()}
     return frozenset(closure({KERNEL, *filter(None, hooks)}))
 
 
 def fingerprint(paths: Iterable[Path], *extra: str) -> str:
-    """The fingerprint of these repository files, of extra strings and of the installed releases of
-    the distributions [tool.book] `fingerprinted` names (torch, for phase 25)."""
+    """The fingerprint of these files, of extra and of the releases [tool.book] `fingerprinted` names."""
     releases = (f"{d} {version(d)}" for d in config.FINGERPRINTED)
     return store.fingerprint(paths, config.REPO, *releases, *extra, read=comments.fingerprinted)  # comments run nothing
 
 
 def example_entries(name: str) -> list[str]:
-    """The manifest entries examples/<name>.py depends on: its own, those of the cases "@with:KEY"
-    names, and those of the examples its `reads` names."""
+    """The manifest entries examples/<name>.py depends on: its own, and those its `reads` names."""
     reads = cases.manifest()[name].reads
     named = [Path(entry).stem for entry in reads if Path(entry).parent.as_posix() == "examples"]
-    keyed = [
-        case.name
-        for entry in reads
-        if entry.startswith(cases.WITH)
-        for case in cases.cases_with(entry.removeprefix(cases.WITH))
-    ]
+    keyed = [c.name for e in reads if e.startswith(cases.WITH) for c in cases.cases_with(e.removeprefix(cases.WITH))]
     return list(dict.fromkeys([name, *keyed, *(n for n in named if n in cases.manifest())]))
 
 

@@ -1,10 +1,5 @@
-"""What a change did: the glued values that moved since the last build, per language.
-
-After every build, the values each page glued (its executed notebook, in the execution cache) go
-to docs/_build/glue-values.json; the build compares them with the previous build's and lists the
-ones that changed, old → new, in the console and in docs/_build/glue-changes.txt (beside the site).
-A figure or a table is compared whole and said to have changed.
-"""
+"""What a change did: the glued values that moved since the last build (docs/_build/glue-values.json),
+old → new, per language, in the console and docs/_build/glue-changes.txt; a figure or a table, whole."""
 
 import ast
 import contextlib
@@ -61,11 +56,8 @@ def glued(notebook: Any) -> dict[str, str]:
 
 
 def _short(value: str, other: str | None = None) -> str:
-    """value as the list shows it: a figure or a table by its kind; text, the part that differs
-    from other (cut at whole words)."""
-    if value.startswith(("figure ", "table ")):
-        return value.split(" ")[0]
-    return excerpt(value, other, width=SHOWN)
+    """value as the list shows it: a figure or a table by its kind; text, the part that differs from other."""
+    return value.split(" ")[0] if value.startswith(("figure ", "table ")) else excerpt(value, other, width=SHOWN)
 
 
 def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> list[str]:
@@ -96,17 +88,11 @@ def compare(old: dict[str, dict[str, str]], new: dict[str, dict[str, str]]) -> l
 
 
 def record(values: dict[str, dict[str, str]], values_file: Path, changes_file: Path) -> list[str]:
-    """Save this build's glued values, compare them with the last build's, write the changes file;
-    the lines of what changed (empty when nothing did, or on the first build)."""
+    """Save this build's glued values and write the changes file: the lines of what changed since the last."""
     old = json.loads(values_file.read_text("utf-8")) if values_file.is_file() else None
     values_file.write_text(json.dumps(values, indent=1, sort_keys=True, ensure_ascii=False) + "\n", "utf-8")
     lines = [] if old is None else compare(old, values)
-    head = (
-        "glued values that changed since the last build (old → new):"
-        if lines
-        else "no glued value changed since the last build"
-        if old is not None
-        else "the first build: nothing to compare"
-    )
+    head = "the first build: nothing to compare" if old is None else "no glued value changed since the last build"
+    head = "glued values that changed since the last build (old → new):" if lines else head
     changes_file.write_text("\n".join([head, *lines]) + "\n", "utf-8")
     return lines

@@ -1,10 +1,6 @@
-"""What an example's hidden checks use (below its `# %% hidden checks` line, AUTHORING.md): glue the
-values the prose quotes, and those that depend on the language once per language (`<key>_es`,
-`<key>_en`: the cells stay identical, so one execution serves both pages); choose the words of a
-phrase from a measured value (`glue_by_value`) rather than assert a fixed phrase. `raised()` is
-what the example raised, as its manifest entry expects (None if it completed). (Not named `glue`:
-importing a module execbook.glue would replace the public function `execbook.glue` by the module.)
-"""
+"""What an example's hidden checks use (AUTHORING.md): glue what the prose quotes, once per language
+where it differs (`<key>_es`: one execution serves every page). Not named `glue`: a module execbook.glue
+would replace the public function `execbook.glue`."""
 
 import contextlib
 import io
@@ -83,8 +79,7 @@ def glue_by_value(key: str, value: float, scale: list[tuple[float, dict[str, str
 
 
 FIGURE_DPI = 150
-# Figures are drawn about this wide (inches) with text of 8 points or more: at FIGURE_DPI a phone
-# 390 px wide shows them at about half size, text about 9 px high, and a tap opens them full size.
+# inches: at FIGURE_DPI, a phone 390 px wide shows 8-point text about 9 px high (a tap opens it full size)
 FIGURE_WIDTH = 4.8
 
 

@@ -1,10 +1,5 @@
-"""What the book's notebook kernel runs around the pages' cells. execbook.pages adds a hidden setup
-cell first on each executed page (`begin`) and a hidden guard after each cell that loads an
-example (`check`: it judges the cell against examples/cases.toml, then runs the example's hidden
-checks). The build loads this module as an IPython extension (`install`): a cell's traceback keeps
-the reader's frames and folds those of torch, Python and Jupyter (execbook.tracebacks), with no
-path of the build machine.
-"""
+"""What a page's kernel runs around its cells: the hidden setup cell calls `begin`, each example's
+hidden guard `check`; loaded as an IPython extension (`install`), it folds tracebacks (execbook.tracebacks)."""
 
 import builtins
 import faulthandler
@@ -30,8 +25,7 @@ _outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cas
 
 
 class CheckFailed(AssertionError):
-    """A page's hidden guard found that an example, or what the prose says of it, no longer holds:
-    `failure` says where, what and what to do (the guard keeps it in the store for the build)."""
+    """A page's guard found that an example, or what the prose says of it, no longer holds (`failure`)."""
 
     def __init__(self, failure: cases.Failure) -> None:
         self.failure = failure
@@ -44,15 +38,12 @@ def _fail(name: str, failure: cases.Failure) -> CheckFailed:
 
 
 def remember_error(error: BaseException | None) -> None:
-    """What the cell that just ran raised (None if nothing): read by check. An IPython hook calls it
-    after every cell in each page's kernel (the build's and `python -m execbook page`'s alike)."""
+    """What the cell that just ran raised (None if nothing), for check: IPython calls it after every cell."""
     _last["error"] = error
 
 
 def install(shell: "InteractiveShell") -> None:
-    """Set up the IPython shell of the kernel that runs a page (the build loads this module as an
-    IPython extension): after every cell, remember what it raised (for check); show a cell's error
-    as IPython formats it, without colours, folded by execbook.tracebacks, and warnings briefly."""
+    """Set up a page's kernel: remember what each cell raised (for check), fold errors and warnings."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
     places = tracebacks.Places(
         str(config.REPO), native=tuple(config.NATIVE_SOURCES), cell_label=lambda path: _cell_label(shell, path)
@@ -82,9 +73,8 @@ def _frames(frame: FrameType | None) -> Iterator[str]:
 
 
 def watch(path: str) -> None:
-    """Keep in path the frames the main thread runs, as faulthandler writes them, every WATCH_S
-    and when the code calls os._exit; path.fatal gets faulthandler's on a fatal signal. The build
-    reads them to name the statement of a cell that runs long, times out or ends the kernel."""
+    """Keep in path the main thread's frames every WATCH_S and at os._exit (path.fatal: faulthandler's at a
+    fatal signal), for the build to name the statement that runs long, times out or ends the kernel."""
     faulthandler.enable(open(path + ".fatal", "w"))  # noqa: SIM115 - open until the process ends
     main, exit_ = threading.main_thread().ident, os._exit
 
@@ -105,9 +95,7 @@ def watch(path: str) -> None:
 
 
 def running(path: str | Path) -> list[tuple[str, int, str]]:
-    """The frames (path, line, function) of the thread that runs code, innermost first, in what
-    `watch(path)` kept (faulthandler's at a fatal signal first): the one in IPython's run_code, else
-    every thread's."""
+    """The frames (path, line, function), innermost first, watch(path) kept of the thread in run_code (or all)."""
     dump = "".join(Path(f).read_text(errors="replace") for f in (f"{path}.fatal", path) if Path(f).exists())
     threads = re.split(r"\n(?=\S)", dump)  # a line that starts a thread's frames does not indent
     blocks = [[(m["path"], int(m["line"]), m["function"]) for m in tracebacks.FRAME_LINE.finditer(t)] for t in threads]
@@ -124,17 +112,14 @@ def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
 
 
 def _namespace() -> dict[str, Any]:
-    """The namespace the page's cells run in: IPython's (it puts its get_ipython among the builtins),
-    else __main__'s."""
+    """The namespace the page's cells run in: IPython's, else __main__'s."""
     get_ipython = getattr(builtins, "get_ipython", None)
     return vars(sys.modules["__main__"]) if get_ipython is None else get_ipython().user_ns
 
 
 def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
-    """Judge the cell that just ran examples/<name>.py against the manifest; fail (and so fail the
-    build) unless it did what the manifest says. The outcome is kept for the safe-case summary and,
-    for the claims, in the build's store. Then the example's hidden checks glue what the prose
-    quotes and check what it states (execbook.gluing)."""
+    """Judge the cell that just ran examples/<name>.py against the manifest (failing the build unless it
+    did what it says), keep its outcome (here and in the store), then run its hidden checks."""
     own_namespace = namespace is None
     namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
@@ -160,9 +145,8 @@ IPYTHON_NAMES = re.compile(r"_{1,3}|_i{1,3}|_i?\d+|_oh|_dh|In|Out|exit|quit|get_
 
 
 def forget_example(namespace: dict[str, Any]) -> None:
-    """Each example runs in a namespace of its own, as it does run alone (python -m execbook run, the
-    tests): after its guard, the names it defined go, so that a later example on the page that uses
-    a name it never defined raises NameError on the page too, instead of borrowing this one's."""
+    """After its guard, the names an example defined go: each runs in a namespace of its own, as it does
+    alone, so a later example using a name it never defined raises NameError on the page too."""
     for key in [k for k in namespace if k not in _baseline and not IPYTHON_NAMES.fullmatch(k)]:
         del namespace[key]
 
@@ -173,6 +157,5 @@ def outcomes() -> dict[str, cases.Outcome]:
 
 
 def begin() -> None:
-    """Note the names of the page's namespace before its first example, which each example's guard
-    keeps (forget_example); the page's hidden setup cell calls it (execbook.pages)."""
+    """Note the names of the page's namespace before its first example, which forget_example keeps."""
     _baseline.update(_namespace())

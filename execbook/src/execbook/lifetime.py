@@ -1,9 +1,7 @@
-"""What a build holds while it runs, and what it leaves when it ends, however it ends: one build
-per checkout (a lock on docs/_build/build.lock, naming its pid: a second build waits and says so);
-a watcher process told of every process group the build starts (kernels and what their pages
-run, the precompute hook and its workers, Sphinx) kills those still running when the build ends,
-SIGKILL included (it reads the end of a pipe), and holds the lock until then; SIGTERM raises
-Interrupted, as Ctrl-C raises KeyboardInterrupt."""
+"""One build per checkout (docs/_build/build.lock names its pid: a second one waits), and nothing left
+when it ends, however it ends: a watcher process, told of every process group the build starts, kills
+those left when its pipe ends (SIGKILL of the build included) and holds the lock until then. SIGTERM
+raises Interrupted, as Ctrl-C raises KeyboardInterrupt."""
 
 import contextlib
 import fcntl

@@ -1,13 +1,6 @@
-"""`python -m execbook check`: the sources read as an author wrote them, executing nothing, in seconds.
-
-Every build runs it first (execbook.build.check_sources). Each problem is one line: the file and
-line the author wrote, what is wrong, → what to do. It reads each page with the page model
-(execbook.source): fences close by their own fence; code cells only `:load:` declared examples,
-whose shown code fits a phone (SHOWN_LINES, SHOWN_COLUMNS; included source too); the language
-trees mirror each other (pages, labels, headings, figures, code cells, glossary entries); a
-`{ref}`, `{numref}`, `{doc}` or `{term}` names a label, page or term of its language's tree
-(Sphinx's `-n -W` still checks what is left: an unknown role). An example's Python compiles.
-"""
+"""`python -m execbook check`: the sources as an author wrote them, executing nothing, in seconds (every
+build runs it first). Each problem is one line: file:line: what is wrong → what to do. CONTRIBUTING.md
+("How the book builds", step 1) lists what it checks; Sphinx's `-n -W` checks what is left."""
 
 import ast
 import difflib
@@ -69,7 +62,7 @@ def fence_problems(source: Source) -> Iterator[Problem]:
 
 
 def front_matter_problems(source: Source) -> Iterator[Problem]:
-    """Front matter that YAML cannot read, at its line (MyST reads it: a page's kernel, its format)."""
+    """Front matter that YAML cannot read, at its line."""
     for token in source.tokens[:1]:
         if token.type == "front_matter" and token.map:
             try:
@@ -81,11 +74,8 @@ def front_matter_problems(source: Source) -> Iterator[Problem]:
                 opened = start and ("scanning" in context or "flow" in context)
                 mark = start if opened else getattr(exc, "problem_mark", None)
                 what = f"its front matter is not YAML: {problem}"
-                what += (
-                    f" ({context}" + ("" if opened else f" from line {first + start.line}") + ")"
-                    if start and context
-                    else ""
-                )
+                if start and context:
+                    what += f" ({context}" + ("" if opened else f" from line {first + start.line}") + ")"
                 yield source.problem(first + (mark.line if mark else 0), what, "correct that line")
         elif token.type == "hr" and token.map == [0, 1] and token.markup.startswith("---"):
             yield source.problem(1, "the front matter opened here is never closed", "close it with a --- line")
@@ -113,18 +103,11 @@ def cell_problems(source: Source) -> Iterator[Problem]:
             todo = f"pages load files of examples/: move it to examples/{path.stem}.py and load that, :load: {load}"
             found = line, f"the cell loads {target}, not a file of examples/", todo
         elif not path.is_file():
-            found = (
-                line,
-                f"the cell loads {target}, which does not exist",
-                f"write examples/{path.name}, or correct the path",
-            )
+            todo = f"write examples/{path.name}, or correct the path"
+            found = line, f"the cell loads {target}, which does not exist", todo
         elif path.stem not in cases.manifest():
-            todo = f'declare what examples/{path.name} does: [{path.stem}] expect = "completes"'
-            found = (
-                line,
-                f"examples/cases.toml has no entry [{path.stem}]",
-                f'{todo} (or "raises", with error and match)',
-            )
+            todo = f'declare what examples/{path.name} does: [{path.stem}] expect = "completes" (or "raises", with'
+            found = line, f"examples/cases.toml has no entry [{path.stem}]", f"{todo} error and match)"
         elif broken := unreadable(path, python=True):
             yield broken
         elif "raises-exception" in cell.tags:
@@ -152,8 +135,7 @@ def width_problems(files: Collection[Path]) -> list[Problem]:
 
 
 def include_problems(source: Source) -> Iterator[Problem]:
-    """Included source too must fit a code box: the lines a literalinclude shows, read by Sphinx's
-    own reader (pyobject, start-after, end-before, dedent...)."""
+    """The lines a literalinclude shows (Sphinx's own reader) too must fit a code box."""
     from sphinx.config import Config
     from sphinx.directives.code import LiteralIncludeReader
 
@@ -180,8 +162,7 @@ def include_problems(source: Source) -> Iterator[Problem]:
 
 
 def xref_problems(docs: Path, language: str, sources: dict[str, Source]) -> Iterator[Problem]:
-    """Each {ref}, {numref}, {doc} or {term} that names no label, page or term of its language's
-    tree, as Sphinx resolves it (labels and terms in lower case), with the closest there is."""
+    """Each {ref}, {numref}, {doc} or {term} naming nothing of its language's tree, with the closest there is."""
     known = {
         "label": [label for s in sources.values() for _, label in s.labels] + ["genindex", "modindex", "search"],
         "page": list(page_sources(docs / language)),
@@ -206,8 +187,7 @@ def inventory(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def intersphinx_problems(language: str, sources: dict[str, Source]) -> Iterator[Problem]:
-    """Each {ref}`book:label` or {doc}`book:page` into another book ([tool.book.intersphinx]) that its
-    local inventory lacks, with the closest it has (a book without a local inventory goes unchecked)."""
+    """Each {ref}`book:label` or {doc}`book:page` that the other book's local inventory lacks."""
     kinds = {"ref": "std:label", "doc": "std:doc"}
     for source in sources.values():
         for line, role, content, _ in (r for r in source.roles if r[1] in kinds):
@@ -230,16 +210,13 @@ def mirror_problems(
     sources: dict[str, dict[str, Source]] | None = None,
     skip: Collection[str] = (),
 ) -> list[Problem]:
-    """Where the language trees differ: pages, labels, headings, figures, code cells, glossary entries
-    (pages in skip are compared only by their existence: their fences are broken)."""
+    """Where the language trees differ (pages in skip, whose fences are broken, only by their existence)."""
     sources = sources or {lang: tree_sources(Path(docs), lang) for lang in languages}
     found: list[Problem] = []
     for lang, other in permutations(languages, 2):
         for page in sorted(set(sources[lang]) - set(sources[other])):
-            what, todo = f"a page with no counterpart in docs/{other}", f"write docs/{other}/{page}.md"
-            found.append(
-                sources[lang][page].problem(1, what, f"{todo} (same labels, sections, code cells), or remove this one")
-            )
+            todo = f"write docs/{other}/{page}.md (same labels, sections, code cells), or remove this one"
+            found.append(sources[lang][page].problem(1, f"a page with no counterpart in docs/{other}", todo))
         theirs = {label: page for page, source in sources[other].items() for _, label in source.labels}
         for page, source in sources[lang].items():
             for line, label in source.labels if page in sources[other] and page not in skip else []:
@@ -270,8 +247,7 @@ def _items(source: Source, kind: str) -> list[tuple[int, str, Any]]:
 
 
 def _pairs(kind: str, mine: Source, theirs: Source, todo: str) -> list[Problem]:
-    """Where the items of a kind of two languages' page do not pair up: the first pair that differs
-    (each one, in a glossary), else the first item of the longer page without a counterpart."""
+    """Where two languages' items of a kind differ: the first pair (each, in a glossary), else the first extra."""
     a, b = _items(mine, kind), _items(theirs, kind)
     every = kind == "glossary entry"
     differ = [(x, y) for x, y in zip(a, b, strict=False) if x[2] != y[2]][: None if every else 1]
@@ -288,8 +264,7 @@ def _pairs(kind: str, mine: Source, theirs: Source, todo: str) -> list[Problem]:
 
 
 def unread_glue(example: Path) -> list[Problem]:
-    """Each number a hidden check glues for the prose (glue_number, glue_by_value) that no assert of
-    that example reads as glued, with the first sentence quoting it: nothing checks what it says."""
+    """Each number a hidden check glues (glue_number, glue_by_value) that no assert of it reads."""
     checks = ast.parse(cases.split(example)[1])
     asserted = {ast.unparse(n) for a in ast.walk(checks) if isinstance(a, ast.Assert) for n in ast.walk(a)}
     found = []
@@ -312,11 +287,8 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         cases.manifest.cache_clear()
         cases.manifest()
     except cases.ManifestError as exc:
-        return [
-            Problem(
-                "examples/cases.toml", 1, str(exc), "fix that entry (execbook/src/execbook/cases.py lists the keys)"
-            )
-        ]
+        todo = "fix that entry (execbook/src/execbook/cases.py lists the keys)"
+        return [Problem("examples/cases.toml", 1, str(exc), todo)]
     sources = {lang: tree_sources(docs, lang) for lang in languages}
     found: list[Problem] = []
     broken: set[str] = set()

@@ -1,10 +1,6 @@
-"""`python -m execbook new-book DIR --languages fr,en`: a minimal book in DIR that builds as written
-(`python -m execbook build`, run in DIR, writes DIR/docs/_build/html/<language>/): its pyproject.toml
-([tool.book]), in each language an index and a glossary of one term, then `new-page first-page`
-(execbook.scaffold): a page with an example that runs, raises on purpose and glues a number. The
-words are English in every language, to translate. What it writes and prints points at the engine's
-documentation (its distribution's Documentation address), whose tutorial starts here.
-"""
+"""`python -m execbook new-book DIR --languages fr,en`: a minimal book in DIR that builds as written: its
+pyproject.toml, in each language an index and a one-term glossary (English words, to translate), then
+`new-page first-page`. What it writes points at the engine's documentation, whose tutorial starts here."""
 
 import re
 import subprocess
@@ -59,13 +55,10 @@ def main(arguments: list[str]) -> int:
         return 2
     name = re.sub(r"[^a-z0-9-]+", "-", root.name.lower()).strip("-") or "book"
     title = f"The book {root.name}"
+    named = ", ".join(f'{code} = "{spoken}"' for code, spoken in names.items())
+    titles, url = ", ".join(f'{code} = "{title}"' for code in names), documentation()
     files = {
-        "pyproject.toml": PYPROJECT.format(
-            name=name,
-            documentation=documentation(),
-            languages=", ".join(f'{code} = "{spoken}"' for code, spoken in names.items()),
-            titles=", ".join(f'{code} = "{title}"' for code in names),
-        ),
+        "pyproject.toml": PYPROJECT.format(name=name, documentation=url, languages=named, titles=titles),
         "examples/cases.toml": f"# What each example must do: {documentation()}en/reference/manifest.html\n",
         ".gitignore": "docs/_build/\n",  # what a build writes
         **{f"docs/{c}/{file}": text.format(language=c, title=title) for c in names for file, text in FILES.items()},

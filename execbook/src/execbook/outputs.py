@@ -1,9 +1,6 @@
-"""Nothing unstable is published: what the build checks in a page's executed notebook before it
-keeps it. No output may hold what changes from run to run or machine to machine (a memory address,
-a path of the build machine, a random id); each is named at the example's line that printed it.
-(What MyST-NB's reading could lose of a page, a cell or a figure swallowed by a fence, a glued
-value no example glues, `check`'s fence problems and Sphinx's `-W` refuse before.)
-"""
+"""Nothing unstable is published: before the build keeps a page's execution, no output may hold what
+changes from run to run or machine to machine (a memory address, a machine's path, a random id),
+each named at the example's line that printed it."""
 
 import contextlib
 import io
@@ -57,8 +54,7 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
 
 
 def printed_at(name: str, pattern: re.Pattern[str]) -> int | None:
-    """The line of examples/<name>.py whose output matches pattern: the example runs again, in this
-    process, with a stdout that notes the line of the example that wrote each piece."""
+    """The line of examples/<name>.py whose output matches pattern: it runs again here, its stdout noting lines."""
     case = cases.manifest()[name]
     found: list[int | None] = []
 
@@ -77,7 +73,7 @@ def printed_at(name: str, pattern: re.Pattern[str]) -> int | None:
 
 def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) -> list[str]:
     """A paragraph per output that holds something unstable, named at the example and its line."""
-    found = []
+    found, where = [], f"{docname} ({', '.join(config.LANGUAGES)})"
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
             continue
@@ -92,9 +88,7 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
                     line = cases.last_statement(cases.manifest()[name]) if result else printed_at(name, pattern)
                 shown = text[text.rfind("\n", 0, hit.start()) + 1 :].split("\n", 1)[0].strip()[:160]
                 reason = f"its output shows {what}, which no published page may hold: {shown}"
-                failure = cases.Failure(
-                    f"examples/{name}.py" if name else "a cell of the page", line, "unstable", reason, todo
-                )
-                found.append(failure.render(f"{docname} ({', '.join(config.LANGUAGES)})"))
+                file = f"examples/{name}.py" if name else "a cell of the page"
+                found.append(cases.Failure(file, line, "unstable", reason, todo).render(where))
                 break
     return found

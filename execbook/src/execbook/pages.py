@@ -1,12 +1,8 @@
-"""The book's executed pages as the build runs them and MyST-NB renders them. `read` is the one reader
-of such a page (`file_format: mystnb`; it only names the examples it loads, `:load:`): the build
-executes its notebook and MyST-NB reads the same one (a custom format, execbook.sphinxext.config),
-so the execution cache serves both. To MyST-NB's reading it adds each example's shown code (its
-file above the hidden checks, comments made neutral) and name (`example` metadata), the
-raises-exception tag from the manifest, a hidden guard after it (execbook.kernel.check), and first
-a hidden setup cell that names the page's fingerprint (execbook.deps). Each added cell takes the
-source line of the cell it belongs to (`source_map`), so Sphinx's warnings name the author's lines.
-"""
+"""The executed pages. `read` is their one reader, for the build and for MyST-NB (a custom format), so
+the execution cache serves both: to MyST-NB's reading it adds each example's shown code and name,
+the raises-exception tag from the manifest, a hidden guard after it (execbook.kernel.check), and
+first a hidden setup cell naming the page's fingerprint; each added cell takes the source line of
+its cell (`source_map`), so Sphinx's warnings name the author's lines."""
 
 import json
 import os
@@ -25,8 +21,7 @@ GUARDS = "guards"  # the metadata key of the hidden guard after it: the same nam
 HIDDEN = {"tags": ["remove-cell"]}
 SETUP = "# this page's inputs: {fingerprint} (execbook.deps)\nimport execbook.kernel as _book\n_book.begin()"
 LOAD = re.compile(r"^(\s*):load:\s*(\S+)\s*$", re.M)
-# Each page's fingerprint, computed once in a build: the build gives its Sphinx processes its own.
-KEYS: dict[str, str] = {}
+KEYS: dict[str, str] = {}  # each page's fingerprint, computed once in a build, given to its Sphinx processes
 KEYS_ENV = "BOOK_PAGE_KEYS"
 
 
@@ -34,8 +29,7 @@ class PageError(ValueError):
     """A page that execbook.lint refuses (a broken fence or cell), or that has no title."""
 
 
-# An IPython magic in an example file is commented out, as jupytext writes it in a script
-# ("# %load_ext x", "# %%timeit"): the file stays Python; its cell shows the magic, and runs it.
+# An example file's magics are commented out, as jupytext writes them ("# %%timeit"); its cell runs them
 COMMENTED_MAGIC, MAGIC = re.compile(r"^# (%{1,2}[A-Za-z_])", re.M), re.compile(r"^(%{1,2}[A-Za-z_])", re.M)
 
 
@@ -49,8 +43,7 @@ def magics_commented(code: str) -> str:
     return MAGIC.sub(r"# \1", code)
 
 
-def is_executed(text: str) -> bool:
-    return is_myst_markdown_notebook(text)
+is_executed = is_myst_markdown_notebook  # text -> does the page execute code
 
 
 def executed(language: str) -> dict[str, Path]:
@@ -60,8 +53,7 @@ def executed(language: str) -> dict[str, Path]:
 
 
 def read(text: str, path: str | Path = "page.md") -> NotebookNode:
-    """The page as the book executes and shows it: MyST-NB's notebook of the author's text, each
-    `:load:` made `:example: <name>` (a line for a line), and the manifest's additions."""
+    """The page as the book executes and shows it: MyST-NB's notebook, each `:load:` made `:example:`."""
     path = Path(config.REPO, path)  # relative: to the repository's root (an absolute one stays)
     page = source.parse(text, path, source.shown_path(path))
     problem = next(chain(lint.fence_problems(page), lint.cell_problems(page)), None)

@@ -1,7 +1,5 @@
-"""The sentences of the pages that quote glued values: those a hidden check vouches for (named when
-it fails), and those that quoted an error an example no longer raises (named by `check`, `build`
-and `run` when its manifest entry flips from raises to completes).
-"""
+"""The sentences that quote glued values: those a failing hidden check vouches for, and those that
+quoted an error an example no longer raises (its entry flipped from raises to completes)."""
 
 import ast
 import builtins
@@ -42,8 +40,8 @@ def sentence(paragraph: str, part: str) -> str:
 
 
 def glued(name: str, line: int | None = None) -> list[str]:
-    """The keys the hidden checks of examples/<name>.py glue (literally), in order; with line, those
-    whose value reads a name that the statement at line reads, else the first glued from line on."""
+    """The keys the hidden checks of examples/<name>.py glue literally; with line, those reading a name the
+    statement at line reads, else the first glued from line on."""
     checks = ast.parse(cases.split(cases.manifest()[name].path)[1])
 
     def reads(*nodes: ast.AST) -> set[str]:
@@ -61,8 +59,7 @@ def glued(name: str, line: int | None = None) -> list[str]:
 
 
 def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
-    """The sentences, in every language, that a hidden check of examples/<name>.py at line vouches
-    for: those quoting key, or the values it glues (glued), else those after its cell."""
+    """The sentences a hidden check at line vouches for: quoting key or what it glues, else after its cell."""
     keys = [key] if key else glued(name, line)
     found = quoting(keys)
     if key or found:
@@ -71,15 +68,14 @@ def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
         for source in tree_sources(config.DOCS, language).values():
             for cell in (c for c in source.cells if Path(c.options.get("load", (0, ""))[1]).stem == name):
                 texts = [(t.map[0], t.content) for t in source.tokens if t.type == "inline" and t.map]
-                found += [
-                    f"{source.shown}:{n + 1}: «{sentence(text, '')}»" for n, text in sorted(texts) if n >= cell.opening
-                ][:1]
+                after = [f"{source.shown}:{n + 1}: «{sentence(t, '')}»" for n, t in sorted(texts) if n >= cell.opening]
+                found += after[:1]
     return found
 
 
 def flipped(manifest: Path) -> list[str]:
-    """A note per entry that said `raises` at the last commit (git) and now says `completes`, with the
-    sentences that quote what its example glues: they may describe an error that no longer happens."""
+    """A note per entry that said `raises` at the last commit and now `completes`, with the sentences quoting
+    what it glues: they may describe an error that no longer happens."""
     git = ["git", "show", f"HEAD:./{manifest.name}"]
     try:  # no git, no commit: nothing to compare; a manifest TOML cannot read: lint.problems names it
         committed = subprocess.run(git, cwd=manifest.parent, capture_output=True, text=True).stdout

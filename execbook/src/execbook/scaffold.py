@@ -1,9 +1,6 @@
-"""`python -m execbook new-page SLUG` (nox -s new-page -- SLUG): a new page in both languages, its
-example examples/<name>.py (one that raises; the book's `scaffold` hook gives its own), the
-example's manifest entry, and the page in both tables of contents. A worked template that builds
-and passes the tests as written: one glued number, one hidden assert, one glossary term, one link,
-and a closing comment (and the console) listing what to edit next.
-"""
+"""`python -m execbook new-page SLUG`: a new page in every language, its example (one that raises; the
+`scaffold` hook gives a book's own), its manifest entry, and the page in each table of contents: a
+template that builds as written, with a comment listing what to edit next."""
 
 import re
 import sys
@@ -14,11 +11,8 @@ from typing import Any
 from . import config, source
 from .newbook import FRONT_MATTER
 
-# What a new page starts with, as string.Template texts ($name: the example's name; in the words,
-# $term: a glossary term, $link: a label, $glued: the glued number's key without its language).
-# A book gives its own with the `scaffold` hook ([tool.book.hooks]: a callable returning a dict
-# with these keys; "term" names a glossary term of the first language's glossary, its
-# counterparts pair up by position; "link" a label to link to; "label" a function slug -> label).
+# What a new page starts with, as string.Template texts ($name: the example's; in the words, $term, $link
+# and $glued, the glued key). The `scaffold` hook returns a dict of these keys ("label": slug -> label).
 DEFAULT: dict[str, Any] = {
     "example": """\
 # A list read past its end.
@@ -85,11 +79,8 @@ def problem(slug: str) -> str | None:
     if not SLUG.fullmatch(slug):
         return f"{slug!r} is not a page name: lowercase letters, digits and hyphens, folders with /"
     name = slug.replace("/", "_").replace("-", "_")
-    taken = [
-        str(p.relative_to(config.REPO))
-        for p in [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
-        if p.exists()
-    ]
+    paths = [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
+    taken = [str(p.relative_to(config.REPO)) for p in paths if p.exists()]
     if taken:
         return f"{taken[0]} exists already; choose another name (nothing was written)"
     if f"[{name}]" in config.MANIFEST.read_text("utf-8"):
@@ -98,8 +89,7 @@ def problem(slug: str) -> str | None:
 
 
 def add_to_toctree(index: Path, slug: str) -> str:
-    """The page goes last in the index's toctree, before the pages [tool.book] toctree-tail keeps last;
-    the page it comes after."""
+    """Put the page last in the index's toctree, before [tool.book] toctree-tail; the page it comes after."""
     text = index.read_text("utf-8")
     toctree = next(block for block in source.parse(text).blocks if block.directive == "toctree")
     entries = [(number, line.strip()) for number, line in toctree.body if line.strip()]  # below its options
@@ -115,8 +105,7 @@ def default_label(slug: str) -> str:
 
 
 def glossary_term(language: str, first_language_term: str | None) -> str | None:
-    """The glossary term the template cites in a language: the one paired with the first language's
-    term (entries pair up by position, execbook.source), else the first term; None without a glossary."""
+    """The term the template cites in a language: the first language's term's pair, else the first; or None."""
     paths = {lang: config.DOCS / lang / f"{source.GLOSSARY}.md" for lang in config.LANGUAGES}
     if not all(path.is_file() for path in paths.values()):
         return None
@@ -136,10 +125,7 @@ def link_target(wanted: str | None, own: str) -> str:
     return next(iter(labels.get(source.GLOSSARY, [])), own)
 
 
-def main(command: str, arguments: list[str]) -> int:
-    if len(arguments) != 1:
-        print("usage: python -m execbook new-page SLUG   (e.g. breaks/26-my-break)", file=sys.stderr)
-        return 2
+def main(command: str, arguments: list[str]) -> int:  # one: execbook.cli checked them
     slug = arguments[0].removesuffix(".md")
     found = problem(slug)
     if found:

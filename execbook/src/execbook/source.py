@@ -1,8 +1,5 @@
-"""The page model: a page as its author wrote it, read with myst-parser's own parser (the tokens
-MyST builds the page from): its fenced blocks (cells, directives), labels, headings, roles and
-glossary entries, each at its line. The source linter (execbook.lint), the glued-sentence search
-(execbook.quotes), the pages' reader (execbook.pages) and the scaffolds read pages through it.
-"""
+"""The page model: a page as its author wrote it, read with myst-parser's own parser: its fenced
+blocks (cells, directives), labels, headings, roles and glossary entries, each at its line."""
 
 from ast import PyCF_ALLOW_TOP_LEVEL_AWAIT
 from dataclasses import dataclass, field
@@ -22,9 +19,7 @@ MARKDOWN = create_md_parser(MYST, RendererHTML)  # myst-parser's parser, as Sphi
 HIDDEN = {"hide-input", "remove-input", "remove-cell"}  # tags that keep a cell's code out of sight
 PAGE_SUFFIXES = (".md", ".ipynb")
 GLOSSARY = "glossary"  # the page whose terms pair up across languages, entry by entry
-# Directives whose content is Markdown (read for headings, labels, blocks); any other fenced block
-# (code-cell, literalinclude, toctree, glue:, plain ```python ...) is code or machinery.
-PROSE_DIRECTIVES = {
+PROSE_DIRECTIVES = {  # those whose content is Markdown (read for headings, labels, blocks)
     *("admonition", "attention", "caution", "danger", "error", "hint", "important", "note", "seealso"),
     *("tip", "warning", "dropdown", "margin", "sidebar", "topic", "tab", "tab-item", "tab-set", "tabs"),
     *("figure", "glue:figure", "glossary"),
@@ -67,8 +62,7 @@ class Block:
 
 @dataclass
 class Source:
-    """One page as its author wrote it: its fenced blocks (nested ones too), and outside code its
-    headings (top level only: sections), its labels and its tokens (each .map in the page's lines)."""
+    """One page: its fenced blocks (nested ones too), and outside code its top-level headings, labels and tokens."""
 
     path: Path
     shown: str
@@ -142,7 +136,7 @@ def _read(text: str, offset: int, top: bool, source: Source) -> None:
 
 
 def shown_path(path: Path) -> str:
-    """A file's path as the author writes it: from the repository's root (docs/es/<page>.md)."""
+    """A file's path as the author writes it, from the repository's root (docs/es/<page>.md)."""
     path = Path(path).resolve()
     for root in (config.REPO, config.DOCS.parent):
         if path.is_relative_to(root):
@@ -188,8 +182,7 @@ def page_sources(tree: str | Path) -> dict[str, Path]:
 
 
 def tree_sources(docs: Path, language: str) -> dict[str, Source]:
-    """page name -> Source of one language's Markdown pages, named from the docs folder's parent
-    (docs/es/<page>.md)."""
+    """page name -> Source of one language's Markdown pages, named from the docs folder's parent."""
     named = {p: (path, path.relative_to(docs.parent).as_posix()) for p, path in page_sources(docs / language).items()}
     return {
         page: parse("", path, shown) if unreadable(path) else read(path, shown)  # lint.problems names it
@@ -203,8 +196,7 @@ def example_of(source: Source, block: Block) -> Path:
 
 
 def glossary_entries(source: Source) -> list[list[tuple[int, str]]]:
-    """The terms of each entry of a page's {glossary} block, with their lines, in source order (a
-    term line starts at the left margin; its definition is indented)."""
+    """The terms of each entry of a page's {glossary} block, with their lines (a definition is indented)."""
     entries: list[list[tuple[int, str]]] = []
     for block in (b for b in source.blocks if b.directive == "glossary"):
         last = ""  # the last line that is not blank

@@ -1,9 +1,6 @@
-"""Results kept on disk for a build (BOOK_STORE, docs/_build/store, set for every page's kernel and
-the precompute hook), so that each experiment runs once per fingerprint: written once under a key
-that changes with everything it depends on, read back by a page, a claim, the next build. Without
-BOOK_STORE (the tests, `python -m drift`) results live in the process only. Each computation is
-logged to computed.jsonl: a build that computed anything twice fails.
-"""
+"""Results kept for a build (BOOK_STORE, docs/_build/store) under keys that change with everything they
+depend on, so that each experiment runs once per fingerprint; without BOOK_STORE, in the process only.
+Each computation is logged to computed.jsonl: a build that computed anything twice fails."""
 
 import hashlib
 import json
@@ -27,8 +24,7 @@ _memory: dict[tuple[str, str], Any] = {}
 def fingerprint(
     files: Iterable[str | Path], root: Path, *extra: str | bytes, read: Callable[[Path], bytes] = Path.read_bytes
 ) -> str:
-    """A short hash of files (their paths relative to root, or their names outside it, and their
-    contents as `read` reads them) and of extra strings or bytes: the engine's one fingerprint."""
+    """The engine's one fingerprint: a short hash of files (paths from root, contents as `read` reads) and extra."""
     digest = hashlib.sha256()
     for item in extra:
         digest.update((item if isinstance(item, bytes) else str(item).encode()) + b"\0")
@@ -40,9 +36,8 @@ def fingerprint(
 
 @cache
 def project_files(root: Path) -> frozenset[Path]:
-    """The book's own files, those a fingerprint and a count read: what git tracks in root or would
-    track (untracked, not ignored), never what a build or an install leaves (build/, *.egg-info/).
-    Outside a git checkout (a copy), what root's .gitignore files leave, as git reads them."""
+    """The book's own files: what git tracks in root or would (never build/, *.egg-info/); outside a
+    checkout, what root's .gitignore files leave."""
     listed = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     with TemporaryDirectory() as empty:
         done = subprocess.run(["git", *listed], cwd=root, capture_output=True)
@@ -83,8 +78,7 @@ def load(kind: str, key: str) -> Any:
 
 
 def save(kind: str, key: str, value: Any, seconds: float | None = 0.0) -> None:
-    """Keep value under (kind, key), and log its computation (seconds None: a record, not a result
-    computed, such as a failure's report)."""
+    """Keep value under (kind, key), and log its computation (seconds None: a record, such as a failure)."""
     _memory[(kind, key)] = value
     store = folder()
     if store is not None:
@@ -107,8 +101,7 @@ def memoized(kind: str, key: str, compute: Callable[[], Any]) -> Any:
 
 
 def computed_since(started: float, store: Path | None = None) -> list[dict[str, Any]]:
-    """[{kind, key, seconds, at}] logged at or after `started` (a time.time() value), in the store's log
-    and in those of the caches a book keeps in its folders (the same lines: minigpt's experiments)."""
+    """[{kind, key, seconds, at}] logged since `started` (time.time()) in the store, its folders' logs too."""
     root = store or folder()
     logs = sorted(root.rglob(COMPUTED_LOG)) if root is not None and root.is_dir() else []
     entries = [json.loads(line) for log in logs for line in log.read_text(encoding="utf-8").splitlines() if line]

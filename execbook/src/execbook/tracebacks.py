@@ -1,12 +1,7 @@
-"""Tracebacks and warnings as a reader of the book can read them.
-
-What a cell prints is published, so it must not show the build machine: every path is named as
-the reader would find it (`minigpt/model.py`, `torch/nn/functional.py`, `Cell In[6]`), and the
-frames of code the reader did not write (torch, Python, Jupyter) fold into one line that counts
-them (`[3 frames in torch left out]`): `fold` for IPython's own traceback of a cell's error (execbook.kernel
-installs it in the notebook kernel), `brief` for a text (a warning), `excerpt` for a long message
-in a line (an error's text, a glued value).
-"""
+"""Tracebacks and warnings as a reader can read them: what a cell prints is published, so every path
+is named as the reader finds it (`minigpt/model.py`, `Cell In[6]`), never the build machine's, and the
+frames of code the reader did not write fold into one line (`[3 frames in torch left out]`): `fold`
+for IPython's traceback of a cell's error, `brief` for a text (a warning); `excerpt` cuts a long text."""
 
 import contextlib
 import linecache
@@ -20,20 +15,10 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TextIO
 
-JUPYTER = {
-    "IPython",
-    "ipykernel",
-    "ipykernel_launcher",
-    "ipython_pygments_lexers",
-    "jupyter_client",
-    "jupyter_core",
-    "tornado",
-    "zmq",
-    "traitlets",
-    "comm",
-    "debugpy",
-    "nbclient",
-}  # as "Jupyter"
+JUPYTER = set(  # folded as "Jupyter"
+    "IPython ipykernel ipykernel_launcher ipython_pygments_lexers jupyter_client jupyter_core tornado zmq "
+    "traitlets comm debugpy nbclient".split()
+)
 VIRTUAL_ENVIRONMENTS = {".nox", ".tox", ".venv", "venv", "site-packages", "dist-packages"}
 PACKAGES_DIR = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
 # An absolute path inside a text: not part of a URL, a ratio or a date.
@@ -44,9 +29,8 @@ FRAME_LINE = re.compile(
 )
 
 
-def _stdlib_dirs() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    return tuple(sorted({os.path.normpath(paths[k]) for k in ("stdlib", "platstdlib")}, key=len, reverse=True))
+_STDLIB = {os.path.normpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib")}
+STDLIB = tuple(sorted(_STDLIB, key=len, reverse=True))  # the innermost folder first
 
 
 def _under(path: str, root: str) -> str | None:
@@ -57,16 +41,12 @@ def _under(path: str, root: str) -> str | None:
 
 @dataclass(frozen=True)
 class Places:
-    """Where code lives: which files are the project's own and how the reader names a file.
-
-    repo: the repository root; cell_label: a notebook cell's file name -> its label
-    ("Cell In[6]"), None for any other file (IPython's `shell.compile.format_code_name`); native: folders
-    of compiled code that messages name by their build machine's path ("Triggered internally at
-    /__w/pytorch/pytorch/torch/csrc/..."), named from the first of them on ([tool.book] native-sources)."""
+    """Which files are the project's own, and how the reader names a file. cell_label: a cell's file ->
+    "Cell In[6]", else None; native: folders of compiled code named by path ([tool.book] native-sources)."""
 
     repo: str
     cell_label: Callable[[str], str | None] = lambda path: None
-    stdlib: tuple[str, ...] = _stdlib_dirs()
+    stdlib: tuple[str, ...] = STDLIB
     native: tuple[str, ...] = ()
 
     def origin(self, path: str) -> str:
@@ -91,8 +71,8 @@ class Places:
         return self.origin(path) in ("cell", "project")
 
     def display(self, path: str) -> str:
-        """The path as the reader names it: relative to the repository, to site-packages, to the
-        standard library or to torch's source tree; a cell by its label."""
+        """The path as the reader names it: from the repository, site-packages, the standard library or
+        a native folder; a cell by its label."""
         label = self.cell_label(path)
         if label is not None:
             return label
@@ -124,8 +104,7 @@ def fold_line(origins: list[str], indent: str = "") -> str:
 
 
 def _folded(parts: list[tuple[str | None, str]], end: str = "") -> list[str]:
-    """parts: (None, text kept) or (origin, indent) of a frame left out; each run of the latter one
-    fold_line (at the indent of its last frame), followed by end."""
+    """parts: (None, text kept) or (origin, indent) of a frame left out, each run of those one fold_line."""
     out: list[str] = []
     for left_out, run in groupby(parts, key=lambda part: part[0] is not None):
         found = list(run)
@@ -134,13 +113,8 @@ def _folded(parts: list[tuple[str | None, str]], end: str = "") -> list[str]:
     return out
 
 
-# --- tracebacks inside a text (a warning's message, the output of a command)
-
-
 def fold_text(text: str, places: Places) -> str:
-    """text with the frames of its Python tracebacks that are not the reader's code folded into
-    one line per run, and the reader's frames named as places.display names them. A frame is its
-    File line and the more indented lines under it (its source line, the carets)."""
+    """text with its Python tracebacks' foreign frames (a File line, the lines indented under it) folded."""
     parts: list[tuple[str | None, str]] = []
     frame: re.Match[str] | None = None  # the frame the lines read now belong to
     for line in text.split("\n"):
@@ -174,9 +148,7 @@ def format_warning(
     places: Places,
     line: str | None = None,
 ) -> str:
-    """A warning as `warnings.showwarning` prints it (warnings.formatwarning), briefly: where it was
-    raised only when that is the reader's code (else it is a line of torch or Python), the message
-    through `brief`."""
+    """A warning as warnings.formatwarning writes it, `brief`; where it was raised only in the reader's code."""
     text = brief(str(message), places)
     if not places.is_ours(filename):
         return f"{category.__name__}: {text}\n"
@@ -185,8 +157,7 @@ def format_warning(
 
 
 def warning_printer(places: Places) -> Callable[..., None]:
-    """A replacement for `warnings.showwarning` printing warnings with format_warning, flushed at
-    once (in a notebook, before what the cell prints next)."""
+    """A `warnings.showwarning` writing format_warning, flushed at once (before what the cell prints next)."""
 
     def show(
         message: Warning | str,
@@ -204,17 +175,13 @@ def warning_printer(places: Places) -> Callable[..., None]:
     return show
 
 
-# --- IPython's traceback of an exception
-
 # The first line of a frame in IPython's structured traceback ("File /x/y.py:3, in f(a)", "Cell In[6], line 3")
 IPYTHON_FRAME = re.compile(r"^(?:File (?P<path>.+?):\d+(?:, in .*)?|Cell In\[\d+\], line \d+.*)$")
 CONTEXT = 3  # IPython's lines of context: the line that ran and one on each side
 
 
 def fold(entries: list[str], places: Places) -> list[str]:
-    """IPython's structured traceback (a list of strings: headers, one per frame, the error) as the
-    book shows it: each run of frames of code the reader did not write (torch, Python, Jupyter)
-    one line that counts them, the reader's frames and the error without a path of the machine."""
+    """IPython's structured traceback (a string per frame) with foreign frames folded, no machine path."""
     parts: list[tuple[str | None, str]] = []
     for entry in entries:
         first, _, rest = entry.partition("\n")

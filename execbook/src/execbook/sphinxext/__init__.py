@@ -1,13 +1,10 @@
-"""The book's Sphinx extension: its parts (bilingual, downloads, links, status), and here: each
-example's code and traceback in the page's language (execbook.comments), the files each executed
-page depends on (execbook.deps: editing one re-reads the pages that use it), each image a link to
-itself, full size (a phone's reader opens it and zooms in), and no script a page does not use.
+"""The book's Sphinx extension: its parts (bilingual, downloads, links, status), and here each example's
+code and traceback in the page's language, the files each executed page depends on (execbook.deps),
+each image a link to itself full size (for a phone), and no script a page does not use.
 
-Private Sphinx API, used in one place: sphinx.util.nodes._make_id (bilingual.glossary_anchors), the
-id Sphinx gives a glossary term, computed for the other language's glossary, out of any build (the
-public make_id needs the build's environment and document); tests/test_site.py pins it against the
-ids of the built glossaries.
-"""
+Private Sphinx API, in one place: sphinx.util.nodes._make_id (bilingual.glossary_anchors), the id of
+another language's glossary term out of any build (make_id needs the build's environment and document);
+tests/test_site.py pins it against the built glossaries' ids."""
 
 import posixpath
 from pathlib import Path
@@ -39,8 +36,7 @@ def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
 
 
 def executed_again(app: "Sphinx", env: Any, added: set[str], changed: set[str], removed: set[str]) -> list[str]:
-    """The executed pages whose execution in the cache is not the one Sphinx read (executed again,
-    their sources unchanged): read again, so that the site publishes what the cache holds."""
+    """The executed pages whose execution in the cache is not the one Sphinx read: read again."""
     from jupyter_cache import get_cache
     from myst_nb.sphinx_ import NbMetadataCollector
 
@@ -55,31 +51,27 @@ def executed_again(app: "Sphinx", env: Any, added: set[str], changed: set[str], 
 
 
 def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
-    """The code of each example a page shows, and the frames of its traceback, with the comments of
-    the page's language (execbook.comments: the notebook executed for every language holds none),
-    and the frames a traceback or a warning left out said in that language."""
+    """Each example's code and traceback frames with the comments of the page's language (execbook.comments),
+    and the frames a traceback or a warning left out in its words."""
     for cell in doctree.findall(lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code"):
         name = cell["cell_metadata"].get(pages.EXAMPLE)
         if name is None:
             continue
-        text = cases.split(cases.manifest()[name].path)[0]
+        text, language = cases.split(cases.manifest()[name].path)[0], app.config.language
         for block in cell.findall(nodes.literal_block):
             if block.parent.get("nb_element") == "cell_code_source":
-                shown = pages.magics_shown(comments.shown(text, app.config.language)).rstrip("\n")
+                shown = pages.magics_shown(comments.shown(text, language)).rstrip("\n")
             elif "traceback" in block["classes"]:
-                shown = left_out_in(
-                    comments.in_traceback(block.astext(), text, app.config.language), app.config.language
-                )
+                shown = left_out_in(comments.in_traceback(block.astext(), text, language), language)
             elif "stderr" in block["classes"]:
-                shown = left_out_in(block.astext(), app.config.language)
+                shown = left_out_in(block.astext(), language)
             else:
                 continue
             block.children = [nodes.Text(shown)]
             block.rawsource = shown
 
 
-# Font Awesome's script, which the theme links on every page (execbook/src/execbook/sphinxext/templates/static/
-# webpack-macros.html leaves it out, and templates/layout.html the search scripts): not published
+# The theme's Font Awesome script, which no page links (templates/static/webpack-macros.html leaves it out)
 UNPUBLISHED = "_static/scripts/fontawesome.js"
 
 
@@ -90,8 +82,7 @@ def unpublish_unused_scripts(app: "Sphinx", exception: Exception | None) -> None
 
 
 def link_images(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
-    """Each image of a page (a figure, a plot in an output) a link to itself, full size: what Sphinx
-    does for a scaled image (html_scaled_image_link), for every image."""
+    """Each image a link to itself, full size: Sphinx's html_scaled_image_link, for every image."""
     if app.builder.format != "html":
         return
     builder = cast("StandaloneHTMLBuilder", app.builder)

@@ -1,12 +1,7 @@
-"""The mirrored language trees (one or more, [tool.book] languages).
-
-- a language switcher on every page, to the same page in each other language, naming the page's
-  explicit labels (ids both languages share) so that static/book.js keeps the section in view;
-- absolute <link rel="alternate" hreflang> tags: one per language and x-default (the root page);
-- at the site root: the language chooser (docs/root/index.html) and sitemap.xml with the alternates;
-- glossary ids shared across languages, code marked English, MyST-NB's cell toggles in the page's
-  language. (The mirror check is execbook.lint's: every build runs it before Sphinx.)
-"""
+"""The mirrored language trees: a language switcher on every page (naming the ids both languages
+share, so that static/book.js keeps the section in view), hreflang alternates, the site root's
+language chooser and sitemap.xml, shared glossary ids, code marked English, MyST-NB's cell toggles
+in the page's language. (The mirror check is execbook.lint's.)"""
 
 import html
 import posixpath
@@ -30,22 +25,15 @@ if TYPE_CHECKING:
     from sphinx.environment import BuildEnvironment
     from sphinx.writers.html5 import HTML5Translator
 
-# The pages a search engine is pointed at: the generated ones but the search page
-SITEMAP_GENERATED = ["genindex"]
-SITEMAP_HEADER = (
-    '<?xml version="1.0" encoding="UTF-8"?>\n'
-    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
-    'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
-)
+SITEMAP_GENERATED = ["genindex"]  # the generated pages a search engine is pointed at
+SITEMAP_HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+SITEMAP_HEADER += 'xmlns:xhtml="http://www.w3.org/1999/xhtml">\n'
 
 
 def glossary_anchors(docs_dir: str | Path, languages: Collection[str]) -> list[set[str]]:
-    """For each term position (entry by entry, in source order, the same in every language), the
-    ids of that term in every language: each glossary page carries them all, so a term's anchor is
-    the same in both languages."""
-    entries = [
-        source.glossary_entries(source.read(Path(docs_dir) / lang / f"{source.GLOSSARY}.md")) for lang in languages
-    ]
+    """For each term position, its ids in every language: each glossary carries them all (one anchor)."""
+    glossaries = [Path(docs_dir) / lang / f"{source.GLOSSARY}.md" for lang in languages]
+    entries = [source.glossary_entries(source.read(path)) for path in glossaries]
     return [
         {_make_id(f"term-{term}") for _, term in terms}  # the id Sphinx gives a term (private: __init__.py)
         for pairs in zip(*entries, strict=False)
@@ -72,8 +60,7 @@ def relocate_execution_folder(app: "Sphinx") -> None:
 
 
 def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
-    """The ids of the page's explicit labels: the mirror check keeps them on the same page in both
-    languages, unlike the ids made from a heading's words."""
+    """The ids of the page's explicit labels: unlike a heading's, the same in every language."""
     std = cast("StandardDomain", env.get_domain("std"))
     anchors = {labelid for docname, labelid in std.anonlabels.values() if docname == pagename and labelid}
     if pagename == source.GLOSSARY:
@@ -82,8 +69,7 @@ def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:
 
 
 def alternates(pagename: str, suffix: str = ".html") -> list[tuple[str, str]]:
-    """[(hreflang, absolute URL)] of one page: each language's version, then x-default (the root
-    page, which sends a reader to their language)."""
+    """[(hreflang, absolute URL)] of one page: each language's, then x-default (the root page)."""
     base = config.SITE_URL
     return [(lang, f"{base}{lang}/{pagename}{suffix}") for lang in config.LANGUAGES] + [("x-default", base)]
 
@@ -93,9 +79,8 @@ def alternate_tags(links: Iterable[tuple[str, str]], slash: str = " /") -> str:
 
 
 def sitemap(pagenames: Iterable[str], suffix: str = ".html") -> str:
-    """sitemap.xml: the root page and every page of every language, each with all its alternates
-    (Google's hreflang format). No lastmod: two builds of one commit write the same file."""
-    # the root page first: the x-default of the languages' home pages
+    """sitemap.xml: the root page, then every page of every language, each with its hreflang alternates.
+    No lastmod: two builds of one commit write the same file."""
     entries = [(config.SITE_URL, alternates("index", suffix))]
     for pagename in pagenames:
         links = alternates(pagename, suffix)
@@ -110,9 +95,8 @@ def sitemap(pagenames: Iterable[str], suffix: str = ".html") -> str:
 
 
 def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
-    """The site root (beside es/ and en/): the language chooser (the book's docs/root/index.html,
-    else the engine's: a template given {{ alternates }}, its hreflang tags), and sitemap.xml. Each
-    language's build writes the same two files: the mirror check keeps all languages' pages alike."""
+    """The site root: the language chooser (the book's docs/root/index.html, else the engine's template,
+    given {{ alternates }}) and sitemap.xml; every language's build writes the same two files."""
     if exception or app.builder.format != "html":
         return
     from jinja2 import Environment, FileSystemLoader
@@ -131,9 +115,7 @@ def write_site_root(app: "Sphinx", exception: Exception | None) -> None:
 def add_switcher(
     app: "Sphinx", pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
-    """The links to the page in each other language (the mirror check keeps every page in all), and
-    the page's hreflang alternates. A link's title names the language in the page's own (Babel's
-    names: "Leer esta página en inglés")."""
+    """The links to the page in the other languages (titled in the page's own) and its hreflang alternates."""
     from babel import Locale
 
     suffix = cast("StandaloneHTMLBuilder", app.builder).out_suffix
@@ -157,9 +139,8 @@ CODE_LANGUAGE = "en"  # code, identifiers and outputs stay English in every lang
 
 
 def mark_code_language(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
-    """On a page in another language, each code block and cell output says it is English
-    (lang="en"), so that a screen reader reads it, and a browser hyphenates it, as English: docutils
-    writes a node's class "language-<code>" as its lang attribute."""
+    """On a page in another language, code blocks and outputs say lang="en" (for screen readers and
+    hyphenation): docutils writes a class "language-<code>" as the lang attribute."""
     if app.config.language == CODE_LANGUAGE:
         return
     for node in doctree.findall(nodes.Element):
@@ -167,14 +148,12 @@ def mark_code_language(app: "Sphinx", doctree: nodes.document, docname: str) -> 
             node["classes"].append(f"language-{CODE_LANGUAGE}")
 
 
-# What a collapsed cell hides, which MyST-NB names with an English word ("{type}" in the show/hide
-# labels), and its toggle's English label: a page in another language gets its own words.
+# What a collapsed cell hides, which MyST-NB names in English ("{type}" in its show/hide labels)
 CELL_PARTS = ("source", "output", "outputs", "content")
 
 
 def visit_hidden_cell(self: "HTML5Translator", node: nodes.Element) -> None:
-    """MyST-NB's summary of a collapsed cell (its own visitor, visit_HideCellInput), with what the cell
-    hides and its toggle's label in the page's language."""
+    """MyST-NB's visit_HideCellInput, with what the cell hides and its toggle's label in the page's language."""
     from myst_nb.sphinx_ import visit_HideCellInput
 
     words, cell = ui(self.config.language), node.parent  # the cell's prompts still hold "{type}"

@@ -1,8 +1,4 @@
-"""Sphinx configuration shared by docs/es and docs/en; each conf.py sets only its language:
-
-from execbook.sphinxext.config import configure
-globals().update(configure("es"))
-"""
+"""Sphinx configuration shared by every language; each conf.py: `globals().update(configure("es"))`."""
 
 import os
 import platform
@@ -15,18 +11,15 @@ from ..pages import executed
 from ..source import MYST_EXTENSIONS
 from .words import words as ui
 
-# The engine's templates, stylesheets and scripts (package data of the execbook wheel), and the
-# book's own, in its docs/ folder's _templates and _static where it has them: its templates first (one of the
-# same name replaces the engine's), its static files last (likewise). Each named relative to the
-# language's conf.py (docs/<lang>/), so that a checkout's absolute path reaches no published file
-# (Sphinx hashes these options into each language's .buildinfo).
+# The engine's templates and static files (package data), and the book's own in its docs/ folder's
+# _templates and _static, which replace them by name; relative to the language's folder, so that no
+# absolute path reaches a published file (Sphinx hashes these options into .buildinfo).
 ENGINE = Path(__file__).resolve().parent
 ENGINE_VERSIONS = ("sphinx", "myst-nb", "jupyter-cache", "ipykernel")  # the engine's own, on every status page
 
 
 def build_versions() -> dict[str, str]:
-    """The versions the status page shows ({{ python }}, {{ myst_nb }}...): Python's, the engine's,
-    and those of the distributions [tool.book] `fingerprinted` and `versions` name."""
+    """The versions the status page shows ({{ python }}, {{ myst_nb }}...), [tool.book] `versions` too."""
     packages = dict.fromkeys([*config.FINGERPRINTED, *config.VERSIONS, *ENGINE_VERSIONS])
     return {"python": platform.python_version(), **{p.replace("-", "_"): version(p) for p in packages}}
 
@@ -70,11 +63,8 @@ def configure(language: str) -> dict[str, Any]:
         myst_enable_extensions=list(MYST_EXTENSIONS),
         myst_substitutions=build_versions(),  # {{ torch }}, {{ sphinx }}, ... on the status page
         myst_heading_anchors=3,
-        # MyST-NB takes every page's outputs from the execution cache, where the build's first step
-        # (execbook.build) put them; an unexpected error fails the build
-        nb_execution_mode="cache",
-        # each executed page is read by the book's reader (execbook.pages.read): its own "format",
-        # keyed on the end of its path, so that the other pages stay MyST-NB's plain Markdown
+        nb_execution_mode="cache",  # where execbook.build put every page's outputs
+        # each executed page is read by execbook.pages.read (keyed on its path: the others stay plain MyST)
         nb_custom_formats={
             f"/{page}.md": ("execbook.pages.read", {"path": f"{config.DOCS.name}/{language}/{page}.md"}, False)
             for page in executed(language)
@@ -86,13 +76,10 @@ def configure(language: str) -> dict[str, Any]:
         nb_merge_streams=True,
         nb_code_prompt_show=words["show"],
         nb_code_prompt_hide=words["hide"],
-        # another release of a fingerprinted distribution (torch) re-reads every page (Sphinx re-reads
-        # on a changed config value); each executed page's run stamp names them (sphinxext.status)
+        # another release of a fingerprinted distribution re-reads every page (a changed config value)
         book_fingerprinted=[f"{d} {version(d)}" for d in config.FINGERPRINTED],
         today_fmt="%Y-%m-%d",
-        # Sphinx strings its catalog of a language lacks, in the book's docs/locale/<lang>/LC_MESSAGES/
-        # (sphinx.po, and sphinx.js for the JavaScript ones): absolute, as Sphinx looks for sphinx.js
-        # from its working directory
+        # what Sphinx's catalogs lack: absolute, as Sphinx looks for sphinx.js from its working directory
         locale_dirs=[str(config.DOCS / "locale")],
         sphinx_tabs_disable_tab_closing=True,
         sphinx_tabs_valid_builders=["linkcheck"],

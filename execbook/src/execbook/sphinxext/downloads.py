@@ -1,13 +1,8 @@
-"""What a reader downloads from an executed page (CONTRIBUTING.md, "Downloads"), made when Sphinx
-writes it, from the page as Sphinx resolved it: the notebook's Markdown cells are the page as
-Markdown (`Markdown`), cut where the page shows a code cell; its code cells are the executed
-notebook's, with this build's outputs and tags, without the book's hidden cells, glue records or
-run stamp, streams merged as the page shows them (MyST-NB's coalesce_streams) and cells numbered:
-two builds of one commit write the same bytes. The script (jupytext's percent format) runs an
-expected-error cell inside try/except. The repository files the code reads come first (read_files). Files:
-<outdir>/_downloads/<page>.ipynb and .py; the Colab notebook in docs/_build/colab/<language>/<page>.ipynb
-(published on a branch).
-"""
+"""What a reader downloads from an executed page (CONTRIBUTING.md, "Downloads"), made when Sphinx writes
+it: the page as Markdown cells (`Markdown`) around the executed notebook's code cells, without the
+book's hidden cells, glue records or run stamp, so two builds of one commit write the same bytes;
+the script (jupytext's percent format) runs an expected-error cell inside try/except. Files:
+<outdir>/_downloads/<page>.ipynb and .py, and the Colab notebook in docs/_build/colab/<language>/."""
 
 import ast
 import base64
@@ -40,10 +35,8 @@ SKIPPED = (nodes.comment, nodes.substitution_definition, nodes.system_message)
 
 
 class Markdown:
-    """A resolved page as Markdown cells and code cells: `cells` is a list of Markdown strings and
-    ints (the index of a code cell in the page's notebook), in page order; `attachments` maps the
-    position of a Markdown cell to the images it shows; `headings` each code cell to the title of
-    its section."""
+    """A resolved page as `cells`: Markdown strings and ints (a code cell's index in the notebook);
+    `attachments`: a Markdown cell's position -> its images; `headings`: a code cell -> its section's title."""
 
     def __init__(self, page_url: str, srcdir: Path):
         self.page_url, self.srcdir = page_url, srcdir  # the images' paths are relative to srcdir
@@ -71,8 +64,6 @@ class Markdown:
     def _emit(self, text: str, indent: str) -> None:
         """text's lines under indent: a list item's spaces, or a quote's "> " (on a blank line too)."""
         self._lines += [indent + line if line else indent.rstrip() for line in text.split("\n")] + [indent.rstrip()]
-
-    # --- blocks
 
     def blocks(self, children: list, indent: str) -> None:
         for child in children:
@@ -154,8 +145,6 @@ class Markdown:
         alt = node.get("alt", "").replace("[", "(").replace("]", ")")
         self._emit(f"![{alt}](attachment:{path.name})", indent)
 
-    # --- inline
-
     def inline(self, node: nodes.Node) -> str:
         if isinstance(node, nodes.Text):
             return re.sub(r"([\\`*_\[\]<])", r"\\\1", node.astext())
@@ -216,17 +205,13 @@ def table(node: nodes.table, page: Markdown) -> str:
     return "\n".join([head, "|" + "---|" * len(rows[0]), *lines])
 
 
-# --- the notebook and the script
-
-
 def tags(cell: Any) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
 
 
 def read_files(notebook: Any) -> dict[str, str]:
-    """{path: text} of the repository files that the page's code reads where it runs (the repository's
-    root, as the build runs it): of each example's manifest `reads`, the files its shown code names
-    (a string, the path or its file name), in the order the page reads them."""
+    """{path: text} of each example's manifest `reads` that its shown code names (the path or the file's
+    name, in a string), in page order: the files the code reads where it runs."""
     found: dict[str, str] = {}
     for cell in notebook.cells:
         name = cell.get("metadata", {}).get(EXAMPLE)
@@ -264,8 +249,7 @@ def files_code(files: dict[str, str], language: str) -> str:
 
 
 def notebook_download(page: Markdown, notebook: Any, title: str, language: str, colab: bool = False) -> str:
-    """The executed notebook a reader downloads, as the text of an .ipynb file; colab: the one "open
-    in Colab" opens, with the cell that installs the project right after the note (links.INSTALL)."""
+    """The executed notebook a reader downloads, as .ipynb text; colab: with the install cell (links.INSTALL)."""
     cells = []
     for position, cell in enumerate(page.cells):
         if isinstance(cell, str):
@@ -274,14 +258,9 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
                 new.attachments = page.attachments[position]
         else:
             source = notebook.cells[cell]
-            outputs = (
-                []
-                if REMOVE_OUTPUT in tags(source)
-                # as the page shows them (nb_merge_streams): nbclient merged each stream's chunks as they came
-                else coalesce_streams(
-                    [copy.deepcopy(o) for o in source.get("outputs", []) if not gluereport.scrapbook(o)]
-                )
-            )
+            kept = [copy.deepcopy(o) for o in source.get("outputs", []) if not gluereport.scrapbook(o)]
+            # as the page shows them (nb_merge_streams): nbclient merged each stream's chunks as they came
+            outputs = [] if REMOVE_OUTPUT in tags(source) else coalesce_streams(kept)
             new = nbformat.v4.new_code_cell(
                 source.source,
                 metadata={"tags": tags(source)} if tags(source) else {},
@@ -309,8 +288,7 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
 
 
 def _string_continuations(code: str) -> set[int]:
-    """The numbers (1-based) of the lines that continue a multi-line string: indenting them would
-    change the string."""
+    """The lines (1-based) that continue a multi-line string: indenting them would change the string."""
     inside: set[int] = set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(node, "value", ""), str):
@@ -319,8 +297,7 @@ def _string_continuations(code: str) -> set[int]:
 
 
 def expected_error_block(code: str, language: str) -> str:
-    """A cell that raises on purpose, as script code: it runs inside try/except, prints the error
-    and goes on (and says so when it did not raise)."""
+    """A cell that raises on purpose as script code: inside try/except, it prints the error and goes on."""
     words, keep = ui(language), _string_continuations(code)
     body = [
         line if number in keep or not line.strip() else "    " + line
@@ -343,8 +320,7 @@ def expected_error_block(code: str, language: str) -> str:
 
 
 def script_download(page: Markdown, notebook: Any, title: str, language: str) -> str:
-    """The page's code as one plain Python script (the text of a .py file), in jupytext's percent
-    format, the cell that starts a section titled with it."""
+    """The page's code as a .py script in jupytext's percent format, each section's first cell titled."""
     header = ui(language)["script_header"].format(title=title, url=page.page_url, install=reader_links.pip_arguments())
     files = read_files(notebook)
     cells = [nbformat.v4.new_code_cell(files_code(files, language))] if files else []
@@ -365,9 +341,6 @@ def plain(markdown: str) -> str:
     """Inline Markdown as plain text: links as their text, escapes and code marks removed."""
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
     return re.sub(r"\\(.)", r"\1", text.replace("`", ""))
-
-
-# --- Sphinx
 
 
 def executed_notebook(app: Sphinx, pagename: str) -> Any:
@@ -429,14 +402,10 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
         write(reader_links.colab_file(language, pagename), notebook_download(page, notebook, title, language, True))
         links.append({"text": words["colab"], "href": reader_links.colab_url(language, pagename)})
     source = Path(app.env.doc2path(pagename)).relative_to(app.srcdir).as_posix()  # in docs/<language>/
-    links.append(
-        {"text": words["source"].format(suffix=Path(source).suffix), "href": reader_links.source_url(language, source)}
-    )
-    context["book_downloads"] = {
-        "menu": words["menu"],
-        "label": words["menu_label" if notebook is not None else "source_label"],
-        "links": links,
-    }
+    text = words["source"].format(suffix=Path(source).suffix)
+    links.append({"text": text, "href": reader_links.source_url(language, source)})
+    label = words["menu_label" if notebook is not None else "source_label"]
+    context["book_downloads"] = {"menu": words["menu"], "label": label, "links": links}
 
 
 def setup(app: Sphinx) -> None:

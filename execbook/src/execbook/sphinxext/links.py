@@ -1,10 +1,7 @@
-"""Where a reader finds a page's source (<repository>/blob/<source-branch>/<book's folder>docs/<lang>/<page>.md) and
-runs its notebook in Colab (https://colab.research.google.com/github/<owner>/<name>/blob/
-<notebooks-branch>/<lang>/<page>.ipynb: Colab opens notebooks from GitHub only, so the deploy
-workflow publishes docs/_build/colab/ there). The Colab notebook's first code cell, INSTALL,
-installs the project where its module is missing, from the repository's address and without its
-dependencies, so that pip keeps Colab's torch instead of a CUDA build of gigabytes.
-"""
+"""Where a reader finds a page's source (on GitHub) and runs its notebook in Colab (which opens
+notebooks from GitHub only: the deploy workflow publishes docs/_build/colab/ on the notebooks branch).
+The Colab notebook's first code cell, INSTALL, installs the project without its dependencies, so
+that pip keeps Colab's torch instead of a CUDA build of gigabytes."""
 
 import shutil
 import subprocess
@@ -64,14 +61,9 @@ def install_cell() -> str:
 
 
 def pip_arguments() -> str:
-    """What `pip install` takes to install the project from its address: its folders that are
-    distributions of their own first (it depends on them), then the project."""
-    return " ".join(
-        [
-            *(f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS),
-            f'"git+{config.REPOSITORY}"',
-        ]
-    )
+    """What `pip install` takes to install the project from its address, its subprojects first."""
+    parts = [f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS]
+    return " ".join([*parts, f'"git+{config.REPOSITORY}"'])
 
 
 @cache
@@ -86,24 +78,18 @@ def source_url(language: str, source: str) -> str:
     return f"{config.REPOSITORY}/blob/{config.SOURCE_BRANCH}/{book_folder()}docs/{language}/{source}"
 
 
-def notebook_path(language: str, pagename: str) -> str:
-    """The Colab notebook's path inside the notebooks branch (and inside config.COLAB)."""
-    return f"{language}/{pagename}.ipynb"
-
-
 def colab_url(language: str, pagename: str) -> str:
     owner, name = github_repository(config.REPOSITORY)
-    return f"{COLAB_URL}{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/{notebook_path(language, pagename)}"
+    return f"{COLAB_URL}{owner}/{name}/blob/{config.NOTEBOOKS_BRANCH}/{language}/{pagename}.ipynb"
 
 
 def colab_file(language: str, pagename: str) -> Path:
-    """Where the build writes the page's Colab notebook."""
-    return config.COLAB.joinpath(*notebook_path(language, pagename).split("/"))
+    """Where the build writes the page's Colab notebook (its path in the notebooks branch, under config.COLAB)."""
+    return config.COLAB.joinpath(language, *f"{pagename}.ipynb".split("/"))
 
 
 def clear_colab_notebooks(app: Sphinx) -> None:
-    """A language's Colab notebooks are those this build writes (the book's build writes every page:
-    Sphinx's output folder is a fresh one, execbook.build)."""
+    """A language's Colab notebooks are those this build writes (it writes every page: a fresh outdir)."""
     if app.builder.format == "html":
         shutil.rmtree(config.COLAB / app.config.language, ignore_errors=True)
 

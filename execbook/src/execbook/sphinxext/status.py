@@ -1,9 +1,7 @@
-"""The status page's execution table, each executed page's run stamp, and the pages read on every
-build (ALWAYS_READ: the status page shows the build date; the glossary's terms are index entries,
-which Sphinx keeps only for the pages it read). MyST-NB's ``{nb-exec-table}`` gets the book's
-table: when each executed page ran and whether it succeeded, in the page's language, and no run
-times, so that two builds of one commit publish the same site but for its dates.
-"""
+"""The status page's execution table (MyST-NB's ``{nb-exec-table}``, in the page's language, without
+run times: two builds of one commit publish the same site but for its dates), each executed page's
+run stamp, and the pages read on every build (ALWAYS_READ: the status page shows the build date;
+Sphinx keeps the glossary's index entries only for the pages it read)."""
 
 import datetime
 import html
@@ -43,10 +41,8 @@ def ran_at(ran: dict[str, Any]) -> str:
 
 
 def add_stamp(app: "Sphinx", doctree: nodes.document, docname: str) -> None:
-    """Under an executed page's title, the run stamp: when its outputs were computed, and with which
-    releases: those [tool.book] `fingerprinted` names (the page's fingerprint holds them, so its
-    cached execution is theirs; sphinxext.config) and the kernel's Python (the executed notebook's
-    language_info). Left out of the search index (class no-search)."""
+    """Under an executed page's title, the run stamp: when its outputs were computed, with the releases
+    its fingerprint holds and the kernel's Python; left out of the search index."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
     ran, title = NbMetadataCollector.get_exec_data(app.env, docname), doctree.next_node(nodes.title)
@@ -73,20 +69,13 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
         ran = data.get("exec_data")
         if not ran:
             continue
+        target = posixpath.relpath(docname, posixpath.dirname(here))
         link = pending_xref(
-            refdoc=here,
-            reftarget=posixpath.relpath(docname, posixpath.dirname(here)),
-            reftype="doc",
-            refdomain="std",
-            refexplicit=True,
-            refwarn=True,
+            refdoc=here, reftarget=target, reftype="doc", refdomain="std", refexplicit=True, refwarn=True
         )
         link += nodes.inline(text=env.titles[docname].astext())
-        body += _row(
-            nodes.paragraph("", "", link),
-            ran_at(ran),
-            words["status_succeeded" if ran["succeeded"] is True else "status_failed"],
-        )
+        result = words["status_succeeded" if ran["succeeded"] is True else "status_failed"]
+        body += _row(nodes.paragraph("", "", link), ran_at(ran), result)
     return table
 
 
