@@ -164,6 +164,9 @@ class Recorder(torch_private.DispatchMode):
         self.writes = 0  # ops that wrote a tensor argument, so far (a module's weight initialisation not counted)
         self.init_writes = 0  # those of a module's weight initialisation (nn.init), left out of writes
         self.in_function = 0  # custom autograd.Function.apply calls running (session wraps it)
+        # Once something may have saved outside our pack hook (others_may_save), detailed ops also
+        # keep the versions of what they read and return, for matching._when_saved to place it.
+        self.saved_elsewhere = False
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
@@ -225,7 +228,7 @@ class Recorder(torch_private.DispatchMode):
                 written = list(_written(written_arguments, args, kwargs))
                 before = [torch_private.version(t) for t in written]
             else:
-                written, detailed, op, before = self._before_op(name, written_arguments, foreach, args, kwargs)
+                written, op, before = self._before_op(name, written_arguments, foreach, args, kwargs)
         except Exception as error:
             raise DiagnoserFailure(error, f"recording {func}") from error
         if passed:
@@ -241,7 +244,7 @@ class Recorder(torch_private.DispatchMode):
             if not self.paused:
                 if self.unsettled:
                     self.settle_inputs()
-                if detailed and op is not None:  # in-place ops bump the version counter only after this returns
+                if op is not None and self.saved_elsewhere:  # in-place ops bump versions only after this returns
                     self.unresolved = (op, tensors_in(out))
         except Exception as error:
             raise DiagnoserFailure(error, f"recording {func}") from error
@@ -298,25 +301,26 @@ class Recorder(torch_private.DispatchMode):
         written = [m for t in _written(written_arguments, args, kwargs) if (m := Memory.of(t)) is not None]
         if written:
             self.writes += 1
-            location = self.modules.location(*site)._replace(callers=user_callers())
+            location = self.modules.location(*site, user_callers())
             self.ops.append(self._new_op(name, written, location=location, grad_mode=torch.is_grad_enabled()))
 
     def _before_op(
         self, name: str, written_arguments: tuple[tuple[int, str], ...], foreach: bool, args: tuple, kwargs: dict
-    ) -> tuple[list[torch.Tensor], bool, Op | None, list[int]]:
+    ) -> tuple[list[torch.Tensor], Op | None, list[int]]:
         if self.unresolved is not None:
             self.resolve_outputs()
         written = list(_written(written_arguments, args, kwargs)) if written_arguments else []
-        # The line, and the versions of what the op reads and returns, are needed for writes and
-        # to place tensors saved outside our pack hook. Other ops only take an index, for speed.
-        detailed = bool(written) or self.others_may_save()
+        # Writes are logged with their line; so are the ops that may save where our pack hook does not
+        # see (others_may_save), to place those saves. Other ops only take an index, for speed.
+        elsewhere = self.others_may_save()
+        self.saved_elsewhere = self.saved_elsewhere or elsewhere
         op: Op | None = None
-        if detailed:
+        if written or elsewhere:
             if written:  # counted for the report's first line, and named with the calls that led there
                 site, callers, initialising = user_stack()
                 self.writes += not initialising
                 self.init_writes += initialising
-                location = self.modules.location(*site)._replace(callers=callers)
+                location = self.modules.location(*site, callers)
             else:
                 location = self.location()
             op = self._new_op(
@@ -324,10 +328,11 @@ class Recorder(torch_private.DispatchMode):
                 [m for t in written if (m := Memory.of(t)) is not None],
                 location=location,
                 grad_mode=torch.is_grad_enabled(),
-                inputs={
-                    a: torch_private.version(t) for t in tensors_in((args, kwargs)) if (a := alias_of(t)) is not None
-                },
             )
+            if self.saved_elsewhere:  # the versions of what it reads (and returns: resolve_outputs)
+                op.inputs = {
+                    a: torch_private.version(t) for t in tensors_in((args, kwargs)) if (a := alias_of(t)) is not None
+                }
             self.ops.append(op)
             if written and self.views_written is not None:
                 self.views_written.extend((op, weakref.ref(t)) for t in written if torch_private.is_view(t))
@@ -335,7 +340,7 @@ class Recorder(torch_private.DispatchMode):
             self.last_sequence_nr = torch_private.sequence_nr()
             self.next_index += 1
         before = [torch_private.version(t) for t in written] if foreach else []
-        return written, detailed, op, before
+        return written, op, before
 
     @staticmethod
     def _op_facts(func: Any) -> tuple[str, tuple[tuple[int, str], ...], bool, bool]:
@@ -387,7 +392,7 @@ class Recorder(torch_private.DispatchMode):
 
     def log_refused(self, name: str) -> Op:
         """An in-place call PyTorch refused: an op at the user's line that wrote nothing."""
-        location = self.location()._replace(callers=user_callers())
+        location = self.modules.location(*user_frame(), user_callers())
         return self._new_op(name, [], location=location, grad_mode=torch.is_grad_enabled())
 
     @guarded("recording a NumPy alias")
