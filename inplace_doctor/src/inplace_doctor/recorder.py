@@ -372,8 +372,9 @@ class Recorder(torch_private.DispatchMode):
 
     @guarded("recording saved tensors")
     def settle_inputs(self) -> None:
-        for record in self.unsettled:
-            self.settle(record)
+        with torch_private.dispatch_disabled():
+            for record in self.unsettled:
+                self.settle(record)
         self.unsettled = []
 
     def location(self) -> Location:
@@ -428,20 +429,20 @@ class Recorder(torch_private.DispatchMode):
             result = grad_fn is not None and torch_private.node_sequence_nr(grad_fn) == now - 1
             if not result:
                 record.original, record.had_grad_fn = weakref.ref(tensor), grad_fn is not None
+            # What counts as "the saved values" is what that op left: BatchNorm, e.g., updates the
+            # running stats it saves. A node saves its inputs before its op runs and its results after.
+            if now == self.last_sequence_nr:
+                self.settle(record)  # no node was created since the last op: a result of that op
+            else:
+                self.unsettled.append(record)  # a new node: an input of the op about to run
         self.records.add(record)
-        # What counts as "the saved values" is what that op left: BatchNorm, e.g., updates the
-        # running stats it saves. A node saves its inputs before its op runs and its results after.
-        if now == self.last_sequence_nr:
-            self.settle(record)  # no node was created since the last op: a result of that op
-        else:
-            self.unsettled.append(record)  # a new node: an input of the op about to run
         return record
 
     def settle(self, record: SavedRecord) -> None:
+        """Call it with dispatch disabled: the digest is not the program's op."""
         record.after_op = self.next_index
         if not record.kind:
-            with torch_private.dispatch_disabled():
-                record.digest = digest(record.tensor)
+            record.digest = digest(record.tensor)
 
     @guarded("checking a saved tensor at backward")
     def unpack(self, record: SavedRecord) -> torch.Tensor:
