@@ -58,7 +58,8 @@ class Memory(NamedTuple):
             strides = tuple(s * size for s in t.stride())
             if t.numel() == 0:  # no bytes, but a version counter: its storage is told apart by identity
                 return cls(-torch_private.storage_identity(t), 0, shape, strides, size, device)
-            return cls(torch_private.storage_address(t), int(t.storage_offset()) * size, shape, strides, size, device)
+            offset = int(t.storage_offset()) * size  # storage_address, without asking twice
+            return cls(torch_private.data_address(t) - offset, offset, shape, strides, size, device)
         except (RuntimeError, NotImplementedError):
             return None
 
