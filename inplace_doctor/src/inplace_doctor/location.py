@@ -141,6 +141,10 @@ MAX_CALLERS = 8
 # torch.nn.init (a module's weights set up); where the walk up from the user's code ends
 _USER, _INTERNAL_FILE, _INIT, _STOP = range(4)
 _ROLES: dict[str, int] = {}
+# Each line, and each chain of callers, made once: a training loop's writes meet the same ones at
+# every step, and one object each is less for the garbage collector to walk than one per write
+_SITES: dict[tuple[str, int], Site] = {}
+_CALLERS: dict[tuple[Site, ...], tuple[Site, ...]] = {}
 
 
 def _role(filename: str) -> int:
@@ -161,7 +165,8 @@ def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
         if role is None:
             role = _role(filename)
         if role == _USER:
-            found.append(Site(filename, frame.f_lineno))
+            key = (filename, frame.f_lineno)
+            found.append(_SITES.get(key) or _SITES.setdefault(key, Site(*key)))
             if len(found) > MAX_CALLERS:
                 break
         elif not found:
@@ -169,7 +174,8 @@ def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
         elif role == _STOP:
             break
         frame = frame.f_back
-    return (found[0] if found else Site("<unknown>", 0)), tuple(found[1:]), initialising
+    callers = tuple(found[1:])
+    return (found[0] if found else Site("<unknown>", 0)), _CALLERS.setdefault(callers, callers), initialising
 
 
 def user_callers() -> tuple[Site, ...]:

@@ -16,8 +16,9 @@ import contextlib
 import functools
 import re
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import torch
@@ -37,23 +38,28 @@ DETACHED_ERROR = (
 )
 
 
-@dataclass(eq=False)
+_NONE: Mapping[Any, int] = MappingProxyType({})
+
+
+# Slots, and no container of their own where nothing is recorded: an optimizer step logs hundreds
+# of ops, which the garbage collector would otherwise walk at every full collection while they live.
+@dataclass(eq=False, slots=True)
 class Op:
     """One aten op, as the dispatch mode saw it (or one of the pseudo-ops of ``Recorder.log``)."""
 
     index: int
     name: str  # e.g. "aten.add_.Tensor"; "Tensor.detach_" and "Tensor.numpy" for the pseudo-ops
     sequence_nr: int  # autograd's next sequence number: ties backward nodes to the op creating them
-    writes: list[Memory]  # Memory the op writes (empty for out-of-place ops)
+    writes: Sequence[Memory]  # Memory the op writes (empty for out-of-place ops)
     # Recorded only where needed (see Recorder.__torch_dispatch__):
     location: Location | None = None
-    inputs: dict[Any, int] = field(default_factory=dict)  # alias -> version, for the tensors the op reads
-    outputs: dict[Any, int] = field(default_factory=dict)  # alias -> version, once the op has returned
+    inputs: Mapping[Any, int] = field(default_factory=lambda: _NONE)  # alias -> version, for the tensors it reads
+    outputs: Mapping[Any, int] = field(default_factory=lambda: _NONE)  # alias -> version, once it has returned
     target: Any = None  # Tensor.detach_: a weak reference to the detached tensor
     grad_mode: bool = True  # grad mode was on when it ran (off: torch.no_grad(), an update of values)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class SavedRecord:
     """What our pack hook keeps for one saved tensor (the object autograd stores instead)."""
 
@@ -174,6 +180,7 @@ class Recorder(torch_private.DispatchMode):
         # While a backward that runs the program's own Python (a custom Function's backward) runs:
         # the line that called it. Writes from other lines are the program's, and are logged.
         self.backward_call: Site | None = None
+        self.locations: dict[Location, Location] = {}  # the writes' (see _before_op)
         self.casts: dict[int, Cast] = {}  # storage address of a low-precision copy of a parameter -> it
         # Reads of such a copy after its parameter changed: (the copy, the writes since, where it was read)
         self.stale_casts: list[tuple[Cast, list[Op], Location]] = []
@@ -188,7 +195,7 @@ class Recorder(torch_private.DispatchMode):
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
         _pytorch_words()  # PyTorch's own words, read before this recorder is in force
 
-    def _new_op(self, name: str, writes: list[Memory], **details: Any) -> Op:
+    def _new_op(self, name: str, writes: Sequence[Memory], **details: Any) -> Op:
         self.last_sequence_nr = torch_private.sequence_nr()
         op = Op(self.next_index, name, self.last_sequence_nr, writes, **details)
         self.next_index += 1
@@ -265,7 +272,7 @@ class Recorder(torch_private.DispatchMode):
             and source.requires_grad
         ):
             return
-        op = self._new_op("autocast's cast", [], location=self.location())
+        op = self._new_op("autocast's cast", (), location=self.location())
         self.casts[torch_private.storage_address(out)] = Cast(
             weakref.ref(out), weakref.ref(source), torch_private.version(source), op, str(out.dtype).split(".")[-1]
         )
@@ -321,11 +328,12 @@ class Recorder(torch_private.DispatchMode):
                 self.writes += not initialising
                 self.init_writes += initialising
                 location = self.modules.location(*site, callers)
+                location = self.locations.setdefault(location, location)  # one object per line and module
             else:
                 location = self.location()
             op = self._new_op(
                 name,
-                [m for t in written if (m := Memory.of(t)) is not None],
+                tuple(m for t in written if (m := Memory.of(t)) is not None),
                 location=location,
                 grad_mode=torch.is_grad_enabled(),
             )
@@ -389,12 +397,12 @@ class Recorder(torch_private.DispatchMode):
         if self.paused or not isinstance(tensor, torch.Tensor):
             return
         self.resolve_outputs()
-        self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
+        self.ops.append(self._new_op("Tensor.detach_", (), location=self.location(), target=weakref.ref(tensor)))
 
     def log_refused(self, name: str) -> Op:
         """An in-place call PyTorch refused: an op at the user's line that wrote nothing."""
         location = self.modules.location(*user_frame(), user_callers())
-        return self._new_op(name, [], location=location, grad_mode=torch.is_grad_enabled())
+        return self._new_op(name, (), location=location, grad_mode=torch.is_grad_enabled())
 
     @guarded("recording a NumPy alias")
     def log_numpy(self, tensor: torch.Tensor, array: Any = None) -> None:
@@ -402,7 +410,7 @@ class Recorder(torch_private.DispatchMode):
         the saved tensors it shares memory with are watched line by line while it lives (aliases.py)."""
         memory = Memory.of(tensor) if not self.paused and isinstance(tensor, torch.Tensor) else None
         if memory is not None:
-            self.numpy_views.append(self._new_op("Tensor.numpy", [memory], location=self.location()))
+            self.numpy_views.append(self._new_op("Tensor.numpy", (memory,), location=self.location()))
             if array is not None:
                 self.aliases.add(array, memory)
 
