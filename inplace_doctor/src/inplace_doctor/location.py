@@ -121,36 +121,33 @@ def is_internal(filename: str) -> bool:
     return _INTERNAL[filename]
 
 
-def user_frame() -> Site:
-    """(file, line) of the innermost Python frame outside torch and outside this package."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        internal = _INTERNAL.get(filename)
-        if not (is_internal(filename) if internal is None else internal):
-            break
-        frame = frame.f_back
-    return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)
-
-
 _INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")  # torch.nn.init: a module's weights set up
-
-
 MAX_CALLERS = 8
-# filename -> its role in a walk up the stack (cached): the user's code; torch's, Python's or ours;
-# torch.nn.init (a module's weights set up); where the walk up from the user's code ends
-_USER, _INTERNAL_FILE, _INIT, _STOP = range(4)
-_ROLES: dict[str, int] = {}
-# Each line, and each chain of callers, made once: a training loop's writes meet the same ones at
-# every step, and one object each is less for the garbage collector to walk than one per write
+_USER, _OTHER, _INIT, _STOP = range(4)
+
+
+class _Roles(dict):
+    """filename -> its role in a walk up the stack, cached: the user's code; torch's, Python's or
+    ours; torch.nn.init; where the walk up from the user's code ends (ours, a test runner's)."""
+
+    def __missing__(self, filename: str) -> int:
+        role = _INIT if filename == _INIT_FILE else _STOP if is_ours(filename) or is_driver(filename) else _OTHER
+        self[filename] = role = role if is_internal(filename) else _USER
+        return role
+
+
+_ROLES = _Roles()
+# Each line, and chain of callers, made once: a loop meets the same at every step (less for the gc)
 _SITES: dict[tuple[str, int], Site] = {}
 _CALLERS: dict[tuple[Site, ...], tuple[Site, ...]] = {}
 
 
-def _role(filename: str) -> int:
-    role = _INIT if filename == _INIT_FILE else _STOP if is_ours(filename) or is_driver(filename) else _INTERNAL_FILE
-    _ROLES[filename] = role = role if is_internal(filename) else _USER
-    return role
+def user_frame() -> Site:
+    """(file, line) of the innermost Python frame outside torch and outside this package."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and _ROLES[frame.f_code.co_filename] != _USER:
+        frame = frame.f_back
+    return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)
 
 
 def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
@@ -160,12 +157,9 @@ def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
     found: list[Site] = []
     initialising = False
     while frame is not None:
-        filename = frame.f_code.co_filename
-        role = _ROLES.get(filename)
-        if role is None:
-            role = _role(filename)
+        role = _ROLES[frame.f_code.co_filename]
         if role == _USER:
-            key = (filename, frame.f_lineno)
+            key = (frame.f_code.co_filename, frame.f_lineno)
             found.append(_SITES.get(key) or _SITES.setdefault(key, Site(*key)))
             if len(found) > MAX_CALLERS:
                 break

@@ -38,11 +38,9 @@ DETACHED_ERROR = (
 )
 
 
-_NONE: Mapping[Any, int] = MappingProxyType({})
+_NONE: Mapping[Any, int] = MappingProxyType({})  # one for all ops: fewer objects for the garbage collector
 
 
-# Slots, and no container of their own where nothing is recorded: an optimizer step logs hundreds
-# of ops, which the garbage collector would otherwise walk at every full collection while they live.
 @dataclass(eq=False, slots=True)
 class Op:
     """One aten op, as the dispatch mode saw it (or one of the pseudo-ops of ``Recorder.log``)."""
@@ -170,9 +168,7 @@ class Recorder(torch_private.DispatchMode):
         self.writes = 0  # ops that wrote a tensor argument, so far (a module's weight initialisation not counted)
         self.init_writes = 0  # those of a module's weight initialisation (nn.init), left out of writes
         self.in_function = 0  # custom autograd.Function.apply calls running (session wraps it)
-        # Once something may have saved outside our pack hook (others_may_save), detailed ops also
-        # keep the versions of what they read and return, for matching._when_saved to place it.
-        self.saved_elsewhere = False
+        self.saved_elsewhere = False  # others_may_save() held once: ops keep versions (matching._when_saved)
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
@@ -504,11 +500,9 @@ class Recorder(torch_private.DispatchMode):
 
 
 def _restore_foreach_bumps(written: list[torch.Tensor], before: list[int]) -> None:
-    # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the
-    # CUDA default) leave version counters alone; without a mode they bump each tensor of the
-    # list once. Bump them ourselves, so that the program behaves, and PyTorch's check catches
-    # what it catches, as without the diagnoser. If the op did bump them (a later torch), nothing
-    # is added.
+    # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the CUDA
+    # default) leave version counters alone, which they bump once without one: bumped here, as
+    # without the diagnoser, unless the op did (a later torch).
     if all(torch_private.version(t) == v for t, v in zip(written, before, strict=False)):
         for t in written:
             torch_private.bump_version(t)
