@@ -121,13 +121,11 @@ def changed(pairs: Sequence[tuple[torch.Tensor | None, torch.Tensor | None]]) ->
     for indices in by_device.values():
         before = torch.cat([pairs[i][0] for i in indices])  # type: ignore[misc]
         now = torch.cat([pairs[i][1] for i in indices])  # type: ignore[misc]
-        lengths = [pairs[i][0].numel() for i in indices]  # type: ignore[union-attr]
-        differs = torch.ne(before, now)
-        ends = torch.tensor(lengths, device=differs.device).cumsum(0)
-        counts = torch.cat([differs.new_zeros(1, dtype=torch.int64), differs.cumsum(0)])[ends]
-        per_digest = torch.diff(counts, prepend=counts.new_zeros(1)).tolist()  # the one synchronisation
-        for i, count in zip(indices, per_digest, strict=False):
-            result[i] = count > 0
+        differs = torch.ne(before, now).tolist()  # the one synchronisation
+        start = 0
+        for i in indices:
+            end = start + pairs[i][0].numel()  # type: ignore[union-attr]
+            result[i], start = any(differs[start:end]), end
     return result
 
 

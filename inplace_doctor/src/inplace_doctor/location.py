@@ -121,23 +121,33 @@ def is_internal(filename: str) -> bool:
     return _INTERNAL[filename]
 
 
+_INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")  # torch.nn.init: a module's weights set up
+MAX_CALLERS = 8
+_USER, _OTHER, _INIT, _STOP = range(4)
+
+
+class _Roles(dict):
+    """filename -> its role in a walk up the stack, cached: the user's code; torch's, Python's or
+    ours; torch.nn.init; where the walk up from the user's code ends (ours, a test runner's)."""
+
+    def __missing__(self, filename: str) -> int:
+        role = _INIT if filename == _INIT_FILE else _STOP if is_ours(filename) or is_driver(filename) else _OTHER
+        self[filename] = role = role if is_internal(filename) else _USER
+        return role
+
+
+_ROLES = _Roles()
+# Each line, and chain of callers, made once: a loop meets the same at every step (less for the gc)
+_SITES: dict[tuple[str, int], Site] = {}
+_CALLERS: dict[tuple[Site, ...], tuple[Site, ...]] = {}
+
+
 def user_frame() -> Site:
     """(file, line) of the innermost Python frame outside torch and outside this package."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        internal = _INTERNAL.get(filename)
-        if not (is_internal(filename) if internal is None else internal):
-            break
+    while frame is not None and _ROLES[frame.f_code.co_filename] != _USER:
         frame = frame.f_back
     return Site(frame.f_code.co_filename, frame.f_lineno) if frame is not None else Site("<unknown>", 0)
-
-
-_INIT_FILE = os.path.join(_TORCH_DIR, "nn", "init.py")  # torch.nn.init: a module's weights set up
-
-
-MAX_CALLERS = 8
-_STOPS: dict[str, bool] = {}  # filename -> the walk up from the user's code ends there (cached)
 
 
 def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
@@ -146,35 +156,24 @@ def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
     frame: FrameType | None = sys._getframe(1)
     found: list[Site] = []
     initialising = False
-    while frame is not None and len(found) <= MAX_CALLERS:
-        filename = frame.f_code.co_filename
-        internal = _INTERNAL.get(filename)
-        if not (is_internal(filename) if internal is None else internal):
-            found.append(Site(filename, frame.f_lineno))
-        elif not found:
-            initialising = initialising or filename == _INIT_FILE
-        else:
-            stop = _STOPS.get(filename)
-            if stop is None:
-                stop = _STOPS[filename] = is_ours(filename) or is_driver(filename)
-            if stop:
+    while frame is not None:
+        role = _ROLES[frame.f_code.co_filename]
+        if role == _USER:
+            key = (frame.f_code.co_filename, frame.f_lineno)
+            found.append(_SITES.get(key) or _SITES.setdefault(key, Site(*key)))
+            if len(found) > MAX_CALLERS:
                 break
+        elif not found:
+            initialising = initialising or role == _INIT
+        elif role == _STOP:
+            break
         frame = frame.f_back
-    return (found[0] if found else Site("<unknown>", 0)), tuple(found[1:]), initialising
+    callers = tuple(found[1:])
+    return (found[0] if found else Site("<unknown>", 0)), _CALLERS.setdefault(callers, callers), initialising
 
 
 def user_callers() -> tuple[Site, ...]:
     """The user's frames that called the innermost one (``user_frame``), innermost first, up to
     the script's own line (or the line that handed a function to the diagnoser): torch's and
     Python's own frames are skipped, and the walk ends at the diagnoser's frame below the program."""
-    frame: FrameType | None = sys._getframe(1)
-    found: list[Site] = []
-    while frame is not None and len(found) <= MAX_CALLERS:
-        filename = frame.f_code.co_filename
-        internal = _INTERNAL.get(filename)
-        if not (is_internal(filename) if internal is None else internal):
-            found.append(Site(filename, frame.f_lineno))
-        elif found and (is_ours(filename) or is_driver(filename)):
-            break  # the runner's exec, diagnose() calling the target, pytest calling a test: below the program
-        frame = frame.f_back
-    return tuple(found[1:])
+    return user_stack()[1]

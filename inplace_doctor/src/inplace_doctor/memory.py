@@ -1,8 +1,7 @@
 """Memory: which bytes of which storage a tensor covers, and whether two tensors share any."""
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -39,8 +38,7 @@ def kind_unexamined(t: torch.Tensor) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Memory:
+class Memory(NamedTuple):
     """The bytes a tensor covers: device, storage address, byte offset, shape and byte strides."""
 
     storage: int
@@ -56,16 +54,12 @@ class Memory:
         try:
             if kind_unexamined(t):
                 return None
-            size, empty = t.element_size(), t.numel() == 0
-            return cls(
-                # no bytes, but a version counter: an empty tensor's storage is told apart by identity
-                -torch_private.storage_identity(t) if empty else torch_private.storage_address(t),
-                0 if empty else int(t.storage_offset()) * size,
-                tuple(t.shape),
-                tuple(s * size for s in t.stride()),
-                size,
-                str(t.device),
-            )
+            size, shape, device = t.element_size(), tuple(t.shape), "cpu" if t.is_cpu else str(t.device)
+            strides = tuple(s * size for s in t.stride())
+            if t.numel() == 0:  # no bytes, but a version counter: its storage is told apart by identity
+                return cls(-torch_private.storage_identity(t), 0, shape, strides, size, device)
+            offset = int(t.storage_offset()) * size  # storage_address, without asking twice
+            return cls(torch_private.data_address(t) - offset, offset, shape, strides, size, device)
         except (RuntimeError, NotImplementedError):
             return None
 

@@ -56,13 +56,13 @@ class ModuleTracker:
                 known = type(module).__name__
         return known
 
-    def location(self, path: str, line: int) -> Location:
+    def location(self, path: str, line: int, callers: tuple[Site, ...] = ()) -> Location:
         if not self.running:
-            return Location(path, line, "")
+            return Location(path, line, "", callers=callers)
         top = self.running[-1]
         if not top.inplace_class:
-            return Location(path, line, top.name)
-        return Location(path, line, top.name, self.built.get(top.module), top.inplace_class)
+            return Location(path, line, top.name, callers=callers)
+        return Location(path, line, top.name, self.built.get(top.module), top.inplace_class, callers)
 
     # ---- hooks
 

@@ -16,8 +16,9 @@ import contextlib
 import functools
 import re
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import torch
@@ -37,23 +38,26 @@ DETACHED_ERROR = (
 )
 
 
-@dataclass(eq=False)
+_NONE: Mapping[Any, int] = MappingProxyType({})  # one for all ops: fewer objects for the garbage collector
+
+
+@dataclass(eq=False, slots=True)
 class Op:
     """One aten op, as the dispatch mode saw it (or one of the pseudo-ops of ``Recorder.log``)."""
 
     index: int
     name: str  # e.g. "aten.add_.Tensor"; "Tensor.detach_" and "Tensor.numpy" for the pseudo-ops
     sequence_nr: int  # autograd's next sequence number: ties backward nodes to the op creating them
-    writes: list[Memory]  # Memory the op writes (empty for out-of-place ops)
+    writes: Sequence[Memory]  # Memory the op writes (empty for out-of-place ops)
     # Recorded only where needed (see Recorder.__torch_dispatch__):
     location: Location | None = None
-    inputs: dict[Any, int] = field(default_factory=dict)  # alias -> version, for the tensors the op reads
-    outputs: dict[Any, int] = field(default_factory=dict)  # alias -> version, once the op has returned
+    inputs: Mapping[Any, int] = field(default_factory=lambda: _NONE)  # alias -> version, for the tensors it reads
+    outputs: Mapping[Any, int] = field(default_factory=lambda: _NONE)  # alias -> version, once it has returned
     target: Any = None  # Tensor.detach_: a weak reference to the detached tensor
     grad_mode: bool = True  # grad mode was on when it ran (off: torch.no_grad(), an update of values)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True, weakref_slot=True)
 class SavedRecord:
     """What our pack hook keeps for one saved tensor (the object autograd stores instead)."""
 
@@ -164,6 +168,7 @@ class Recorder(torch_private.DispatchMode):
         self.writes = 0  # ops that wrote a tensor argument, so far (a module's weight initialisation not counted)
         self.init_writes = 0  # those of a module's weight initialisation (nn.init), left out of writes
         self.in_function = 0  # custom autograd.Function.apply calls running (session wraps it)
+        self.saved_elsewhere = False  # others_may_save() held once: ops keep versions (matching._when_saved)
         self.last_sequence_nr = -1  # autograd's next sequence number when the last op ran
         self.numpy_views: list[Op] = []  # where NumPy arrays were made of tensors' memory
         self.modules = modules
@@ -171,6 +176,7 @@ class Recorder(torch_private.DispatchMode):
         # While a backward that runs the program's own Python (a custom Function's backward) runs:
         # the line that called it. Writes from other lines are the program's, and are logged.
         self.backward_call: Site | None = None
+        self.locations: dict[Location, Location] = {}  # the writes' (see _before_op)
         self.casts: dict[int, Cast] = {}  # storage address of a low-precision copy of a parameter -> it
         # Reads of such a copy after its parameter changed: (the copy, the writes since, where it was read)
         self.stale_casts: list[tuple[Cast, list[Op], Location]] = []
@@ -185,7 +191,7 @@ class Recorder(torch_private.DispatchMode):
         self.hooks = (self.pack, self.unpack)  # one object each, to recognise them on the hooks stack
         _pytorch_words()  # PyTorch's own words, read before this recorder is in force
 
-    def _new_op(self, name: str, writes: list[Memory], **details: Any) -> Op:
+    def _new_op(self, name: str, writes: Sequence[Memory], **details: Any) -> Op:
         self.last_sequence_nr = torch_private.sequence_nr()
         op = Op(self.next_index, name, self.last_sequence_nr, writes, **details)
         self.next_index += 1
@@ -225,7 +231,7 @@ class Recorder(torch_private.DispatchMode):
                 written = list(_written(written_arguments, args, kwargs))
                 before = [torch_private.version(t) for t in written]
             else:
-                written, detailed, op, before = self._before_op(name, written_arguments, foreach, args, kwargs)
+                written, op, before = self._before_op(name, written_arguments, foreach, args, kwargs)
         except Exception as error:
             raise DiagnoserFailure(error, f"recording {func}") from error
         if passed:
@@ -241,7 +247,7 @@ class Recorder(torch_private.DispatchMode):
             if not self.paused:
                 if self.unsettled:
                     self.settle_inputs()
-                if detailed and op is not None:  # in-place ops bump the version counter only after this returns
+                if op is not None and self.saved_elsewhere:  # in-place ops bump versions only after this returns
                     self.unresolved = (op, tensors_in(out))
         except Exception as error:
             raise DiagnoserFailure(error, f"recording {func}") from error
@@ -262,7 +268,7 @@ class Recorder(torch_private.DispatchMode):
             and source.requires_grad
         ):
             return
-        op = self._new_op("autocast's cast", [], location=self.location())
+        op = self._new_op("autocast's cast", (), location=self.location())
         self.casts[torch_private.storage_address(out)] = Cast(
             weakref.ref(out), weakref.ref(source), torch_private.version(source), op, str(out.dtype).split(".")[-1]
         )
@@ -298,36 +304,39 @@ class Recorder(torch_private.DispatchMode):
         written = [m for t in _written(written_arguments, args, kwargs) if (m := Memory.of(t)) is not None]
         if written:
             self.writes += 1
-            location = self.modules.location(*site)._replace(callers=user_callers())
+            location = self.modules.location(*site, user_callers())
             self.ops.append(self._new_op(name, written, location=location, grad_mode=torch.is_grad_enabled()))
 
     def _before_op(
         self, name: str, written_arguments: tuple[tuple[int, str], ...], foreach: bool, args: tuple, kwargs: dict
-    ) -> tuple[list[torch.Tensor], bool, Op | None, list[int]]:
+    ) -> tuple[list[torch.Tensor], Op | None, list[int]]:
         if self.unresolved is not None:
             self.resolve_outputs()
         written = list(_written(written_arguments, args, kwargs)) if written_arguments else []
-        # The line, and the versions of what the op reads and returns, are needed for writes and
-        # to place tensors saved outside our pack hook. Other ops only take an index, for speed.
-        detailed = bool(written) or self.others_may_save()
+        # Writes are logged with their line; so are the ops that may save where our pack hook does not
+        # see (others_may_save), to place those saves. Other ops only take an index, for speed.
+        elsewhere = self.others_may_save()
+        self.saved_elsewhere = self.saved_elsewhere or elsewhere
         op: Op | None = None
-        if detailed:
+        if written or elsewhere:
             if written:  # counted for the report's first line, and named with the calls that led there
                 site, callers, initialising = user_stack()
                 self.writes += not initialising
                 self.init_writes += initialising
-                location = self.modules.location(*site)._replace(callers=callers)
+                location = self.modules.location(*site, callers)
+                location = self.locations.setdefault(location, location)  # one object per line and module
             else:
                 location = self.location()
             op = self._new_op(
                 name,
-                [m for t in written if (m := Memory.of(t)) is not None],
+                tuple(m for t in written if (m := Memory.of(t)) is not None),
                 location=location,
                 grad_mode=torch.is_grad_enabled(),
-                inputs={
-                    a: torch_private.version(t) for t in tensors_in((args, kwargs)) if (a := alias_of(t)) is not None
-                },
             )
+            if self.saved_elsewhere:  # the versions of what it reads (and returns: resolve_outputs)
+                op.inputs = {
+                    a: torch_private.version(t) for t in tensors_in((args, kwargs)) if (a := alias_of(t)) is not None
+                }
             self.ops.append(op)
             if written and self.views_written is not None:
                 self.views_written.extend((op, weakref.ref(t)) for t in written if torch_private.is_view(t))
@@ -335,7 +344,7 @@ class Recorder(torch_private.DispatchMode):
             self.last_sequence_nr = torch_private.sequence_nr()
             self.next_index += 1
         before = [torch_private.version(t) for t in written] if foreach else []
-        return written, detailed, op, before
+        return written, op, before
 
     @staticmethod
     def _op_facts(func: Any) -> tuple[str, tuple[tuple[int, str], ...], bool, bool]:
@@ -367,8 +376,9 @@ class Recorder(torch_private.DispatchMode):
 
     @guarded("recording saved tensors")
     def settle_inputs(self) -> None:
-        for record in self.unsettled:
-            self.settle(record)
+        with torch_private.dispatch_disabled():
+            for record in self.unsettled:
+                self.settle(record)
         self.unsettled = []
 
     def location(self) -> Location:
@@ -383,12 +393,12 @@ class Recorder(torch_private.DispatchMode):
         if self.paused or not isinstance(tensor, torch.Tensor):
             return
         self.resolve_outputs()
-        self.ops.append(self._new_op("Tensor.detach_", [], location=self.location(), target=weakref.ref(tensor)))
+        self.ops.append(self._new_op("Tensor.detach_", (), location=self.location(), target=weakref.ref(tensor)))
 
     def log_refused(self, name: str) -> Op:
         """An in-place call PyTorch refused: an op at the user's line that wrote nothing."""
-        location = self.location()._replace(callers=user_callers())
-        return self._new_op(name, [], location=location, grad_mode=torch.is_grad_enabled())
+        location = self.modules.location(*user_frame(), user_callers())
+        return self._new_op(name, (), location=location, grad_mode=torch.is_grad_enabled())
 
     @guarded("recording a NumPy alias")
     def log_numpy(self, tensor: torch.Tensor, array: Any = None) -> None:
@@ -396,7 +406,7 @@ class Recorder(torch_private.DispatchMode):
         the saved tensors it shares memory with are watched line by line while it lives (aliases.py)."""
         memory = Memory.of(tensor) if not self.paused and isinstance(tensor, torch.Tensor) else None
         if memory is not None:
-            self.numpy_views.append(self._new_op("Tensor.numpy", [memory], location=self.location()))
+            self.numpy_views.append(self._new_op("Tensor.numpy", (memory,), location=self.location()))
             if array is not None:
                 self.aliases.add(array, memory)
 
@@ -423,20 +433,20 @@ class Recorder(torch_private.DispatchMode):
             result = grad_fn is not None and torch_private.node_sequence_nr(grad_fn) == now - 1
             if not result:
                 record.original, record.had_grad_fn = weakref.ref(tensor), grad_fn is not None
+            # What counts as "the saved values" is what that op left: BatchNorm, e.g., updates the
+            # running stats it saves. A node saves its inputs before its op runs and its results after.
+            if now == self.last_sequence_nr:
+                self.settle(record)  # no node was created since the last op: a result of that op
+            else:
+                self.unsettled.append(record)  # a new node: an input of the op about to run
         self.records.add(record)
-        # What counts as "the saved values" is what that op left: BatchNorm, e.g., updates the
-        # running stats it saves. A node saves its inputs before its op runs and its results after.
-        if now == self.last_sequence_nr:
-            self.settle(record)  # no node was created since the last op: a result of that op
-        else:
-            self.unsettled.append(record)  # a new node: an input of the op about to run
         return record
 
     def settle(self, record: SavedRecord) -> None:
+        """Call it with dispatch disabled: the digest is not the program's op."""
         record.after_op = self.next_index
         if not record.kind:
-            with torch_private.dispatch_disabled():
-                record.digest = digest(record.tensor)
+            record.digest = digest(record.tensor)
 
     @guarded("checking a saved tensor at backward")
     def unpack(self, record: SavedRecord) -> torch.Tensor:
@@ -490,11 +500,9 @@ class Recorder(torch_private.DispatchMode):
 
 
 def _restore_foreach_bumps(written: list[torch.Tensor], before: list[int]) -> None:
-    # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the
-    # CUDA default) leave version counters alone; without a mode they bump each tensor of the
-    # list once. Bump them ourselves, so that the program behaves, and PyTorch's check catches
-    # what it catches, as without the diagnoser. If the op did bump them (a later torch), nothing
-    # is added.
+    # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the CUDA
+    # default) leave version counters alone, which they bump once without one: bumped here, as
+    # without the diagnoser, unless the op did (a later torch).
     if all(torch_private.version(t) == v for t, v in zip(written, before, strict=False)):
         for t in written:
             torch_private.bump_version(t)

@@ -196,6 +196,7 @@ class Session:
         @functools.wraps(function_apply)
         def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
             recorder.in_function += 1  # its forward may keep tensors on ctx, unseen by our pack hook
+            recorder.saved_elsewhere = True
             try:
                 return function_apply.__get__(None, cls)(*args, **kwargs)
             finally:
@@ -427,7 +428,7 @@ class Session:
         """A gradient hook wrote the gradient it was handed (``hooks``): a finding at the hook's line."""
         location = write.location
         if location is not None:  # the running module, as for any write
-            write.location = self.modules.location(location.path, location.line)._replace(callers=location.callers)
+            write.location = self.modules.location(location.path, location.line, location.callers)
         finding = Finding(f"the gradient a {kind} hook was handed", "", registered, None, 0, write, [], GRAD_HOOK)
         running = self._running
         finding.backward = running.number if running is not None else None
