@@ -3,6 +3,7 @@ and guard do, in a process of its own (what it prints and glues, the verdict); `
 cells in a kernel, kept for the next build. Both use the last build's store, so nothing slow runs
 again, and exit 1 with the build's explanation on a failure."""
 
+import argparse
 import difflib
 import os
 import signal
@@ -123,10 +124,9 @@ def page(target: str) -> int:
     return 0
 
 
-def main(command: str, arguments: list[str]) -> int:  # one: execbook.cli checked them
-    if config.STORE.is_dir() or command == "page":  # a page's guards keep their failures there (build.explain)
+def main(given: argparse.Namespace) -> int:
+    if config.STORE.is_dir() or given.command == "page":  # a page's guards keep their failures there (build.explain)
         build.kernel_environment()
     else:
         os.environ.setdefault("MPLBACKEND", "Agg")
-    target = arguments[0]
-    return watched(Path(target).stem if target.endswith(".py") else target) if command == "run" else page(target)
+    return page(given.page) if given.command == "page" else watched(given.example.removesuffix(".py"))

@@ -1,6 +1,7 @@
 """Build the book: `python -m execbook build [LANGUAGE ...]` (CONTRIBUTING.md, "How the book builds").
 A failure ends it with the page, the example file and line, the reason and what to do (`explain`)."""
 
+import argparse
 import asyncio
 import contextlib
 import itertools
@@ -472,10 +473,9 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
     new_site()  # the earlier sites go
 
 
-def main(arguments: list[str]) -> int:
+def main(given: argparse.Namespace) -> int:
     """python -m execbook build [--cold] [LANGUAGE ...]"""
-    languages = [a for a in arguments if a != "--cold"]
-    unknown = [a for a in languages if a not in config.LANGUAGES]
+    unknown = [a for a in given.languages if a not in config.LANGUAGES]
     if unknown:
         print(
             f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)} "
@@ -484,7 +484,7 @@ def main(arguments: list[str]) -> int:
         )
         return 2
     try:
-        build(tuple(languages) or tuple(config.LANGUAGES), cold="--cold" in arguments)
+        build(tuple(given.languages or config.LANGUAGES), cold=given.cold)
     except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
         print("docs: interrupted; the site was not updated", file=sys.stderr)
         return getattr(stopped, "status", 128 + signal.SIGINT)
