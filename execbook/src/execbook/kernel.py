@@ -45,9 +45,11 @@ def remember_error(error: BaseException | None) -> None:
 def install(shell: "InteractiveShell") -> None:
     """Set up a page's kernel: remember what each cell raised (for check), fold errors and warnings."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
-    places = tracebacks.Places(
-        str(config.REPO), native=tuple(config.NATIVE_SOURCES), cell_label=lambda path: _cell_label(shell, path)
-    )
+
+    def label(path: str) -> str | None:  # "Cell In[6]" for the file IPython compiled a cell into, else None
+        return " ".join(shell.compile.format_code_name(path) or ()) or None
+
+    places = tracebacks.Places(str(config.REPO), native=tuple(config.NATIVE_SOURCES), cell_label=label)
     shell.InteractiveTB.set_theme_name("nocolor")
 
     def show(
@@ -103,12 +105,6 @@ def running(path: str | Path) -> list[tuple[str, int, str]]:
 
 
 load_ipython_extension = install  # the kernel's `--ext execbook.kernel` (execbook.build.run_page)
-
-
-def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
-    """ "Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
-    named = shell.compile.format_code_name(path)
-    return " ".join(named) if named else None
 
 
 def _namespace() -> dict[str, Any]:
