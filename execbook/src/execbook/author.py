@@ -68,6 +68,7 @@ def watched(name: str) -> int:
             line = cases.line_in(cases.manifest()[name], kernel.running(where))
             return place + (f":{line}" if line else "")
 
+        signal.signal(signal.SIGTERM, lifetime.stopped)  # SIGTERM raises, as Ctrl-C does: the group ends too
         try:
             while True:
                 try:
@@ -76,9 +77,9 @@ def watched(name: str) -> int:
                 except subprocess.TimeoutExpired:
                     seconds = time.perf_counter() - start
                     print(f"execbook: {statement()} still running after {seconds:.0f} s", flush=True)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
             print(f"execbook: interrupted while {statement()} ran", file=sys.stderr)
-            return 128 + signal.SIGINT
+            return getattr(stopped, "status", 128 + signal.SIGINT)
         finally:
             lifetime.end(process.pid)  # and whatever the example started
         if done.exists():
