@@ -316,10 +316,8 @@ async def _execute(notebooks: dict[str, NotebookNode], stale: list[str], folder:
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
-        raise BuildFailed(
-            problems,
-            f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; the site was not updated",
-        )
+        failed = f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}"
+        raise BuildFailed(problems, f"{failed}; the site was not updated")
 
 
 def _failing(notebook: NotebookNode) -> int | None:
@@ -416,10 +414,8 @@ def _build(languages: tuple[str, ...]) -> None:
     cells = sum(sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale)
     summary = dict(executed=stale, cells_executed=cells, experiments=computed, seconds=round(time.time() - started, 1))
     config.EXECUTION_REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    say(
-        f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
-        f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
-    )
+    site = (config.SITE / "index.html").relative_to(config.REPO)
+    say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> {site}")
     glue_changes(notebooks)
     for line in notes:  # what the report hook says of the pages executed
         say(line)
