@@ -197,9 +197,8 @@ def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> s
         line = starts[index] + 1 + inner[-1][1] if inner and 0 <= index < len(starts) else None
         place = f"docs/{language}/{docname}.md" + (f":{line}" if line else "")
     else:  # a guard's own cell is no line of the example: only its hidden checks' frames are
-        line = cases.line_in(
-            cases.manifest()[name], frames if pages.EXAMPLE in notebook.cells[index].metadata else inner[:-1]
-        )
+        guard = pages.EXAMPLE not in notebook.cells[index].metadata
+        line = cases.line_in(cases.manifest()[name], inner[:-1] if guard else frames)
         place = f"examples/{name}.py" + (f":{line}" if line else "")
     deeper = [f"{places.display(str(p))}:{n}" for p, n in ours if p.parent != config.EXAMPLES]
     return place + (f" (in {deeper[0]})" if deeper else "")

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 _last: dict[str, BaseException | None] = {"error": None}
 _baseline: set[str] = set()  # the names of the page's namespace before its first example (begin)
-_outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
+outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
 class CheckFailed(AssertionError):
@@ -120,10 +120,10 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
     outcome = cases.judge(case, _last["error"], namespace)
-    _outcomes[name] = outcome
+    outcomes[name] = outcome
     store.save("case", deps.outcome_key(name), outcome)  # the cell above was this case's one run
     if not outcome.ok:
-        raise _fail(name, cases.case_failure(outcome, earlier=[n for n in _outcomes if n != name]))
+        raise _fail(name, cases.case_failure(outcome, earlier=[n for n in outcomes if n != name]))
     from myst_nb import glue
 
     try:
@@ -145,11 +145,6 @@ def forget_example(namespace: dict[str, Any]) -> None:
     alone, so a later example using a name it never defined raises NameError on the page too."""
     for key in [k for k in namespace if k not in _baseline and not IPYTHON_NAMES.fullmatch(k)]:
         del namespace[key]
-
-
-def outcomes() -> dict[str, cases.Outcome]:
-    """name -> Outcome of every case checked in this kernel so far."""
-    return dict(_outcomes)
 
 
 def begin() -> None:
