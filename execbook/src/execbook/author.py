@@ -130,4 +130,6 @@ def main(given: argparse.Namespace) -> int:
         build.kernel_environment()
     else:
         os.environ.setdefault("MPLBACKEND", "Agg")
-    return page(given.page) if given.command == "page" else watched(given.example.removesuffix(".py"))
+    if given.command == "page":
+        return page(given.page)
+    return watched(Path(given.example).stem if given.example.endswith(".py") else given.example)
