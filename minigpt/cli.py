@@ -170,17 +170,8 @@ class ProgressLines:
         if now < self.next_line_at or step == steps:  # the last step has the summary line
             return
         self.next_line_at = now + self.every_s
-        print(
-            say(
-                "step {step}/{steps}, loss {loss:.4f}, {elapsed:.0f} s",
-                step=step,
-                steps=steps,
-                loss=loss,
-                elapsed=now - self.start,
-            ),
-            file=self.stream,
-            flush=True,
-        )
+        fields = dict(step=step, steps=steps, loss=loss, elapsed=now - self.start)
+        print(say("step {step}/{steps}, loss {loss:.4f}, {elapsed:.0f} s", **fields), file=self.stream, flush=True)
 
 
 def progress_for(stream: TextIO) -> ProgressLines | None:
@@ -205,12 +196,8 @@ def cmd_train(args: list[str]) -> int:
     if result.failure:
         for text in result.failure.warnings:
             print(f"UserWarning: {text}", file=sys.stderr)
-        print(
-            say("backward raised at step {step}:", step=result.failure.step),
-            result.failure.error,
-            sep="\n",
-            file=sys.stderr,
-        )
+        raised = say("backward raised at step {step}:", step=result.failure.step)
+        print(raised, result.failure.error, sep="\n", file=sys.stderr)
         print(say("recorded config, forward output and error in {run}", run=run))
         return 1
     # The time goes to a terminal only (summary.json keeps it), as the progress lines do: captured
@@ -221,16 +208,8 @@ def cmd_train(args: list[str]) -> int:
     trained = (
         "trained {steps} steps{took}; final loss {loss:.4f}; test accuracy {accuracy:.2%}, exact rewrites {exact:.2%}"
     )
-    print(
-        say(
-            trained,
-            steps=settings.steps,
-            took=took,
-            loss=result.losses[-1],
-            accuracy=result.test_accuracy[-1],
-            exact=result.test_exact_match,
-        )
-    )
+    scores = dict(loss=result.losses[-1], accuracy=result.test_accuracy[-1], exact=result.test_exact_match)
+    print(say(trained, steps=settings.steps, took=took, **scores))
     print(say("recorded in {run}", run=run))
     return 0
 

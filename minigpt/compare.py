@@ -180,9 +180,5 @@ def compare_runs(path_a: str | Path, path_b: str | Path, step: str = "0") -> Run
 
 
 def figure_path(comparison: RunComparison) -> Path:
-    def label(run: Path) -> str:
-        return f"{run.parent.name}-{run.name}"
-
-    return comparison.run_b.parent.parent / (
-        f"grad-compare_{label(comparison.run_a)}_vs_{label(comparison.run_b)}_step-{comparison.step}.png"
-    )
+    a, b = (f"{run.parent.name}-{run.name}" for run in (comparison.run_a, comparison.run_b))
+    return comparison.run_b.parent.parent / f"grad-compare_{a}_vs_{b}_step-{comparison.step}.png"

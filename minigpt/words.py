@@ -66,6 +66,4 @@ class _Numbers(string.Formatter):
 def say(text: str, **fields: Any) -> str:
     """text (English, with {fields}) in the user's language, its numbers written as that language does."""
     table = TABLES.get(current)
-    if table is None:
-        return text.format(**fields)
-    return _Numbers().format(table.get(text, text), **fields)
+    return text.format(**fields) if table is None else _Numbers().format(table.get(text, text), **fields)

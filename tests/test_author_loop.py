@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from execbook import author, cases, config, quotes, source
+from execbook import author, cases, cli, config, quotes, source
 
 
 @pytest.fixture
@@ -120,3 +120,15 @@ def test_run_names_an_example_python_cannot_compile_at_its_line(example, capsys)
         f"{source.shown_path(config.EXAMPLES / 'early.py')}:2: Python cannot compile it: 'return' outside function "
         "(column 1) → correct the code at that line\n"
     )
+
+
+def test_run_takes_an_example_s_name_or_its_file_and_page_a_page(monkeypatch):
+    """`execbook run NAME` or `run examples/NAME.py` run the same example; `page PAGE` runs that page."""
+    monkeypatch.setattr(author.build, "kernel_environment", lambda: None)  # this process's environment stays
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    ran = []
+    monkeypatch.setattr(author, "watched", lambda name: ran.append(("run", name)) or 0)
+    monkeypatch.setattr(author, "page", lambda target: ran.append(("page", target)) or 0)
+    for words in (["run", "fix"], ["run", "examples/fix.py"], ["page", "breaks/25-inplace-safe"]):
+        assert author.main(cli.parser().parse_args(words)) == 0
+    assert ran == [("run", "fix"), ("run", "fix"), ("page", "breaks/25-inplace-safe")]

@@ -172,7 +172,7 @@ def test_the_guard_fails_the_cell_blaming_the_example_and_its_entry(monkeypatch)
 
     monkeypatch.setattr(store, "_memory", {})  # the failed outcome it records stays in this test
     monkeypatch.delenv(store.STORE_ENV, raising=False)
-    monkeypatch.setattr(kernel, "_outcomes", {})
+    monkeypatch.setattr(kernel, "outcomes", {})
     kernel.remember_error(None)  # as if safe_counter_leaf's cell had stopped raising
     with pytest.raises(
         kernel.CheckFailed,

@@ -215,7 +215,7 @@ def shell(tmp_path, monkeypatch):
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # install replaces it
     monkeypatch.delenv("BOOK_STORE", raising=False)  # the guards' outcomes: this test's only
     monkeypatch.setattr(store, "_memory", {})
-    monkeypatch.setattr(kernel, "_outcomes", {})
+    monkeypatch.setattr(kernel, "outcomes", {})
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 

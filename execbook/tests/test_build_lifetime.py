@@ -161,6 +161,23 @@ def test_a_build_stopped_while_a_page_runs_says_one_line_and_leaves_no_process(b
     assert not (book / "docs" / "_build" / "html").exists(), "nothing published"
 
 
+@pytest.mark.e2e
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_run_stopped_while_its_example_runs_ends_the_example_s_process_group_and_says_where(book, stop):
+    """`python -m execbook run` runs its example in a child process leading a group of its own: Ctrl-C's
+    SIGINT or a SIGTERM sent to it ends that group too (the example's subprocess included), in one line."""
+    process = start(book, ("run", "tiny"))
+    read_until(process, "running examples/tiny.py in a process of its own")
+    assert wait_for(lambda: pids(book, "time.sleep(600)")), "the example's subprocess started"
+    started = pids(book, "")
+    process.send_signal(stop)
+    out, err = process.communicate(timeout=60)
+    assert wait_for(lambda: not started & pids(book, "")), "no process of the run is left"
+    assert process.returncode == 128 + stop, err
+    assert err.startswith("execbook: interrupted while examples/tiny.py") and err.endswith(" ran\n"), err
+    assert "Traceback" not in err
+
+
 def test_publishing_leaves_the_last_good_site_or_the_new_one_at_every_step(tmp_path, monkeypatch):
     """The build killed after each step of publishing (each file-system call it makes): html is
     the old site or the new one, whole; the next build's start tidies what was left."""

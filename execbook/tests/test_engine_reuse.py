@@ -69,8 +69,8 @@ PAGE = {
 # What the build process reports of itself (a copy of execbook.build's entry point).
 BUILD = """\
 import json, sys
-from execbook import build
-status = build.main([])
+from execbook import cli
+status = cli.main(["build"])
 engine = sys.modules["execbook"].__file__
 json.dump({"status": status, "engine": engine, "modules": sorted(sys.modules)}, open("built.json", "w"))
 sys.exit(status)
@@ -235,9 +235,7 @@ def test_run_says_what_it_runs_and_which_statement_runs_long_from_a_process_grou
     example = copy / "examples" / "tiny.py"
     started = "import os, sys, time\nprint('alone', os.getpgrp() == os.getpid(), sys.argv)\ntime.sleep(2.5)\n"
     example.write_text(started + example.read_text(encoding="utf-8"), encoding="utf-8")
-    code = (
-        "import sys; from execbook import author, build; build.PROGRESS_S = 1; sys.exit(author.main('run', ['tiny']))"
-    )
+    code = "import sys; from execbook import build, cli; build.PROGRESS_S = 1; sys.exit(cli.main(['run', 'tiny']))"
     done = subprocess.run([sys.executable, "-c", code], cwd=copy, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()

@@ -46,7 +46,7 @@ def outcome(name: str) -> "Outcome":
     page's guard recorded it in this kernel, else from the build's store, else run now."""
     from . import deps, kernel
 
-    return kernel.outcomes().get(name) or deps.outcome(name)
+    return kernel.outcomes.get(name) or deps.outcome(name)
 
 
 @cache

@@ -3,6 +3,7 @@ and guard do, in a process of its own (what it prints and glues, the verdict); `
 cells in a kernel, kept for the next build. Both use the last build's store, so nothing slow runs
 again, and exit 1 with the build's explanation on a failure."""
 
+import argparse
 import difflib
 import os
 import signal
@@ -67,6 +68,7 @@ def watched(name: str) -> int:
             line = cases.line_in(cases.manifest()[name], kernel.running(where))
             return place + (f":{line}" if line else "")
 
+        signal.signal(signal.SIGTERM, lifetime.stopped)  # SIGTERM raises, as Ctrl-C does: the group ends too
         try:
             while True:
                 try:
@@ -75,9 +77,9 @@ def watched(name: str) -> int:
                 except subprocess.TimeoutExpired:
                     seconds = time.perf_counter() - start
                     print(f"execbook: {statement()} still running after {seconds:.0f} s", flush=True)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
             print(f"execbook: interrupted while {statement()} ran", file=sys.stderr)
-            return 128 + signal.SIGINT
+            return getattr(stopped, "status", 128 + signal.SIGINT)
         finally:
             lifetime.end(process.pid)  # and whatever the example started
         if done.exists():
@@ -123,10 +125,11 @@ def page(target: str) -> int:
     return 0
 
 
-def main(command: str, arguments: list[str]) -> int:  # one: execbook.cli checked them
-    if config.STORE.is_dir() or command == "page":  # a page's guards keep their failures there (build.explain)
+def main(given: argparse.Namespace) -> int:
+    if config.STORE.is_dir() or given.command == "page":  # a page's guards keep their failures there (build.explain)
         build.kernel_environment()
     else:
         os.environ.setdefault("MPLBACKEND", "Agg")
-    target = arguments[0]
-    return watched(Path(target).stem if target.endswith(".py") else target) if command == "run" else page(target)
+    if given.command == "page":
+        return page(given.page)
+    return watched(Path(given.example).stem if given.example.endswith(".py") else given.example)

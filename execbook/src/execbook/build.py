@@ -1,6 +1,7 @@
 """Build the book: `python -m execbook build [LANGUAGE ...]` (CONTRIBUTING.md, "How the book builds").
 A failure ends it with the page, the example file and line, the reason and what to do (`explain`)."""
 
+import argparse
 import asyncio
 import contextlib
 import itertools
@@ -196,9 +197,8 @@ def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> s
         line = starts[index] + 1 + inner[-1][1] if inner and 0 <= index < len(starts) else None
         place = f"docs/{language}/{docname}.md" + (f":{line}" if line else "")
     else:  # a guard's own cell is no line of the example: only its hidden checks' frames are
-        line = cases.line_in(
-            cases.manifest()[name], frames if pages.EXAMPLE in notebook.cells[index].metadata else inner[:-1]
-        )
+        guard = pages.EXAMPLE not in notebook.cells[index].metadata
+        line = cases.line_in(cases.manifest()[name], inner[:-1] if guard else frames)
         place = f"examples/{name}.py" + (f":{line}" if line else "")
     deeper = [f"{places.display(str(p))}:{n}" for p, n in ours if p.parent != config.EXAMPLES]
     return place + (f" (in {deeper[0]})" if deeper else "")
@@ -315,10 +315,8 @@ async def _execute(notebooks: dict[str, NotebookNode], stale: list[str], folder:
     if problems:
         skipped = sorted(waiting)
         not_run = f" ({', '.join(skipped)}: not executed, it reads their outcomes)" if skipped else ""
-        raise BuildFailed(
-            problems,
-            f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}; the site was not updated",
-        )
+        failed = f"{len(problems)} page{'s' if len(problems) > 1 else ''} failed{not_run}"
+        raise BuildFailed(problems, f"{failed}; the site was not updated")
 
 
 def _failing(notebook: NotebookNode) -> int | None:
@@ -415,10 +413,8 @@ def _build(languages: tuple[str, ...]) -> None:
     cells = sum(sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale)
     summary = dict(executed=stale, cells_executed=cells, experiments=computed, seconds=round(time.time() - started, 1))
     config.EXECUTION_REPORT.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    say(
-        f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> "
-        f"{(config.SITE / 'index.html').relative_to(config.REPO)}"
-    )
+    site = (config.SITE / "index.html").relative_to(config.REPO)
+    say(f"{len(stale)} page(s) executed ({cells} cells, {len(computed)} experiment(s) computed) -> {site}")
     glue_changes(notebooks)
     for line in notes:  # what the report hook says of the pages executed
         say(line)
@@ -472,10 +468,9 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
     new_site()  # the earlier sites go
 
 
-def main(arguments: list[str]) -> int:
+def main(given: argparse.Namespace) -> int:
     """python -m execbook build [--cold] [LANGUAGE ...]"""
-    languages = [a for a in arguments if a != "--cold"]
-    unknown = [a for a in languages if a not in config.LANGUAGES]
+    unknown = [a for a in given.languages if a not in config.LANGUAGES]
     if unknown:
         print(
             f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)} "
@@ -484,7 +479,7 @@ def main(arguments: list[str]) -> int:
         )
         return 2
     try:
-        build(tuple(languages) or tuple(config.LANGUAGES), cold="--cold" in arguments)
+        build(tuple(given.languages or config.LANGUAGES), cold=given.cold)
     except (KeyboardInterrupt, lifetime.Interrupted) as stopped:
         print("docs: interrupted; the site was not updated", file=sys.stderr)
         return getattr(stopped, "status", 128 + signal.SIGINT)

@@ -8,7 +8,7 @@ import os
 import sys
 from importlib import import_module
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from . import __version__, config
 
@@ -25,9 +25,6 @@ COMMANDS = {
 
 
 class Parser(argparse.ArgumentParser):
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**{"allow_abbrev": False, **options})  # its command's module reads the words as written
-
     def error(self, message: str) -> NoReturn:  # one line, not the usage too
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
@@ -59,9 +56,6 @@ def main(argv: list[str] | None = None) -> int:
     if given.command == "schema":
         print(json.dumps(config.schema(), indent=2, ensure_ascii=False))
         return 0
-    # the command's module reads its arguments as given (argparse checked them), after the command
-    argv = sys.argv[1:] if argv is None else argv
-    arguments = argv[argv.index(given.command, 2 if argv[0] == "--root" else 0) + 1 :]
     try:
         module = import_module(f"execbook.{COMMANDS[given.command][0]}")
     except ModuleNotFoundError as missing:  # this Python lacks the book's packages
@@ -69,9 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"execbook: error: {missing} in {sys.executable}: {todo} (nox -s docs creates it)", file=sys.stderr)
         return 2
     try:
-        if module.__name__ in ("execbook.author", "execbook.scaffold"):  # one module, two commands
-            return int(module.main(given.command, arguments))
-        return int(module.main(arguments))
+        return int(module.main(given))  # its arguments as argparse read them
     except config.NoBook as missing:  # the book is found when first needed
         print(f"execbook: error: {missing}", file=sys.stderr)
     except config.SettingError as wrong:

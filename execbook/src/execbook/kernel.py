@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 _last: dict[str, BaseException | None] = {"error": None}
 _baseline: set[str] = set()  # the names of the page's namespace before its first example (begin)
-_outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
+outcomes: dict[str, cases.Outcome] = {}  # example name -> Outcome, for the cases checked in this kernel
 
 
 class CheckFailed(AssertionError):
@@ -45,9 +45,11 @@ def remember_error(error: BaseException | None) -> None:
 def install(shell: "InteractiveShell") -> None:
     """Set up a page's kernel: remember what each cell raised (for check), fold errors and warnings."""
     shell.events.register("post_run_cell", lambda result: remember_error(result.error_in_exec))
-    places = tracebacks.Places(
-        str(config.REPO), native=tuple(config.NATIVE_SOURCES), cell_label=lambda path: _cell_label(shell, path)
-    )
+
+    def label(path: str) -> str | None:  # "Cell In[6]" for the file IPython compiled a cell into, else None
+        return " ".join(shell.compile.format_code_name(path) or ()) or None
+
+    places = tracebacks.Places(str(config.REPO), native=tuple(config.NATIVE_SOURCES), cell_label=label)
     shell.InteractiveTB.set_theme_name("nocolor")
 
     def show(
@@ -105,12 +107,6 @@ def running(path: str | Path) -> list[tuple[str, int, str]]:
 load_ipython_extension = install  # the kernel's `--ext execbook.kernel` (execbook.build.run_page)
 
 
-def _cell_label(shell: "InteractiveShell", path: str) -> str | None:
-    """ "Cell In[6]" for the file IPython compiled a cell into, None for any other file."""
-    named = shell.compile.format_code_name(path)
-    return " ".join(named) if named else None
-
-
 def _namespace() -> dict[str, Any]:
     """The namespace the page's cells run in: IPython's, else __main__'s."""
     get_ipython = getattr(builtins, "get_ipython", None)
@@ -124,10 +120,10 @@ def check(name: str, namespace: dict[str, Any] | None = None) -> cases.Outcome:
     namespace = _namespace() if namespace is None else namespace
     case = cases.manifest()[name]
     outcome = cases.judge(case, _last["error"], namespace)
-    _outcomes[name] = outcome
+    outcomes[name] = outcome
     store.save("case", deps.outcome_key(name), outcome)  # the cell above was this case's one run
     if not outcome.ok:
-        raise _fail(name, cases.case_failure(outcome, earlier=[n for n in _outcomes if n != name]))
+        raise _fail(name, cases.case_failure(outcome, earlier=[n for n in outcomes if n != name]))
     from myst_nb import glue
 
     try:
@@ -149,11 +145,6 @@ def forget_example(namespace: dict[str, Any]) -> None:
     alone, so a later example using a name it never defined raises NameError on the page too."""
     for key in [k for k in namespace if k not in _baseline and not IPYTHON_NAMES.fullmatch(k)]:
         del namespace[key]
-
-
-def outcomes() -> dict[str, cases.Outcome]:
-    """name -> Outcome of every case checked in this kernel so far."""
-    return dict(_outcomes)
 
 
 def begin() -> None:

@@ -28,14 +28,14 @@ _watcher: list[subprocess.Popen[str]] = []
 
 
 class Interrupted(BaseException):
-    """The build received SIGTERM (as KeyboardInterrupt is SIGINT): status is its exit status."""
+    """A build, or `run`, received SIGTERM (as KeyboardInterrupt is SIGINT): status is its exit status."""
 
     def __init__(self, signum: int) -> None:
         self.status = 128 + signum
         super().__init__(signal.Signals(signum).name)
 
 
-def _stopped(signum: int, frame: object) -> None:
+def stopped(signum: int, frame: object) -> None:
     raise Interrupted(signum)
 
 
@@ -45,7 +45,7 @@ def held(folder: Path, say: Callable[[str], None]) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as ending:  # undone in reverse order, however the build ends
         # SIGTERM raises Interrupted while the build waits for the lock too
-        ending.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, _stopped))
+        ending.callback(signal.signal, signal.SIGTERM, signal.signal(signal.SIGTERM, stopped))
         lock = ending.enter_context(open(folder / "build.lock", "a+", encoding="utf-8"))
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -50,10 +50,8 @@ def fence_problems(source: Source) -> Iterator[Problem]:
         what = f"the {block.marker} fence opened here ({block.info or 'a code block'})"
         line = f"a {block.marker} line"
         if block.early is None:
-            what, todo = (
-                f"{what} is never closed: the rest of the page is inside it",
-                f"add {line} where the block ends",
-            )
+            what = f"{what} is never closed: the rest of the page is inside it"
+            todo = f"add {line} where the block ends"
         else:
             closed = f"is closed only at line {block.closing}" if block.closing else "is never closed"
             what = f"{what} {closed}, after another block opens at line {block.early}"
@@ -204,14 +202,8 @@ def intersphinx_problems(language: str, sources: dict[str, Source]) -> Iterator[
                 yield source.problem(line, what, (close or [f"correct it, or write that {XREFS[role]} in {name}"])[0])
 
 
-def mirror_problems(
-    docs: str | Path,
-    languages: Collection[str],
-    sources: dict[str, dict[str, Source]] | None = None,
-    skip: Collection[str] = (),
-) -> list[Problem]:
+def mirror_problems(languages: Collection[str], sources: dict[str, dict[str, Source]], skip: set[str]) -> list[Problem]:
     """Where the language trees differ (pages in skip, whose fences are broken, only by their existence)."""
-    sources = sources or {lang: tree_sources(Path(docs), lang) for lang in languages}
     found: list[Problem] = []
     for lang, other in permutations(languages, 2):
         for page in sorted(set(sources[lang]) - set(sources[other])):
@@ -309,11 +301,11 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         todo = f"give the comment its line in every language ({', '.join(config.LANGUAGES)}), or untag it"
         found += [Problem(shown, line, what, todo) for line, what in comments.problems(example.read_text("utf-8"))]
         found += unread_glue(example)
-    found += mirror_problems(docs, list(languages), sources, skip=broken)
+    found += mirror_problems(languages, sources, broken)
     return sorted(set(found))
 
 
-def main(arguments: list[str]) -> int:  # none: execbook.cli checked them
+def main(given: object) -> int:  # no arguments
     start = time.perf_counter()
     found = problems()
     seconds = f"{time.perf_counter() - start:.1f} s"

@@ -2,6 +2,7 @@
 pyproject.toml, in each language an index and a one-term glossary (English words, to translate), then
 `new-page first-page`. What it writes points at the engine's documentation, whose tutorial starts here."""
 
+import argparse
 import re
 import subprocess
 import sys
@@ -38,17 +39,14 @@ def documentation() -> str:
     return dict(url.split(", ", 1) for url in metadata("execbook").get_all("Project-URL") or [])["Documentation"]
 
 
-def main(arguments: list[str]) -> int:
-    if len(arguments) != 3 or arguments[1] != "--languages":
-        print("usage: python -m execbook new-book DIR --languages fr,en", file=sys.stderr)
-        return 2
+def main(given: argparse.Namespace) -> int:
     from babel import Locale, UnknownLocaleError
 
-    root, languages = Path(arguments[0]).resolve(), arguments[2].split(",")
+    root, languages = Path(given.dir).resolve(), given.languages.split(",")
     try:  # each language's name in itself, "Français"
         names = {code: str(Locale.parse(code).get_display_name(code)).capitalize() for code in dict.fromkeys(languages)}
     except (ValueError, UnknownLocaleError) as wrong:
-        print(f"execbook: error: languages {arguments[2]!r}: {wrong}; codes such as fr,en", file=sys.stderr)
+        print(f"execbook: error: languages {given.languages!r}: {wrong}; codes such as fr,en", file=sys.stderr)
         return 2
     if root.exists() and any(root.iterdir()):
         print(f"execbook: error: {root} is not empty; name a new folder (nothing was written)", file=sys.stderr)

@@ -2,6 +2,7 @@
 `scaffold` hook gives a book's own), its manifest entry, and the page in each table of contents: a
 template that builds as written, with a comment listing what to edit next."""
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -125,8 +126,8 @@ def link_target(wanted: str | None, own: str) -> str:
     return next(iter(labels.get(source.GLOSSARY, [])), own)
 
 
-def main(command: str, arguments: list[str]) -> int:  # one: execbook.cli checked them
-    slug = arguments[0].removesuffix(".md")
+def main(given: argparse.Namespace) -> int:
+    slug = given.slug.removesuffix(".md")
     found = problem(slug)
     if found:
         print(f"execbook: error: {found}", file=sys.stderr)

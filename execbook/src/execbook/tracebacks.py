@@ -113,8 +113,9 @@ def _folded(parts: list[tuple[str | None, str]], end: str = "") -> list[str]:
     return out
 
 
-def fold_text(text: str, places: Places) -> str:
-    """text with its Python tracebacks' foreign frames (a File line, the lines indented under it) folded."""
+def brief(text: str, places: Places) -> str:
+    """text (a warning) with its Python tracebacks' foreign frames (a File line, the lines indented under it)
+    folded, and no machine paths."""
     parts: list[tuple[str | None, str]] = []
     frame: re.Match[str] | None = None  # the frame the lines read now belong to
     for line in text.split("\n"):
@@ -132,12 +133,7 @@ def fold_text(text: str, places: Places) -> str:
         elif frame is not None and not places.is_ours(frame["path"]):
             continue  # a line of a frame left out
         parts.append((None, line))
-    return "\n".join(_folded(parts))
-
-
-def brief(text: str, places: Places) -> str:
-    """text (a warning) with foreign frames folded and no machine paths."""
-    return shorten_paths(fold_text(text, places), places)
+    return shorten_paths("\n".join(_folded(parts)), places)
 
 
 def format_warning(

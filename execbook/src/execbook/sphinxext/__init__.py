@@ -14,10 +14,10 @@ from urllib.parse import quote
 from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
-from .. import cases, comments, deps, pages
 from .. import config as book  # not `config`: sphinxext.config's name
+from .. import deps, pages
 from . import bilingual, downloads, links, status
-from .words import left_out_in
+from .words import in_language
 from .words import words as ui
 
 if TYPE_CHECKING:
@@ -51,24 +51,15 @@ def executed_again(app: "Sphinx", env: Any, added: set[str], changed: set[str], 
 
 
 def comments_in_language(app: "Sphinx", doctree: nodes.document) -> None:
-    """Each example's code and traceback frames with the comments of the page's language (execbook.comments),
-    and the frames a traceback or a warning left out in its words."""
+    """Each example's code, traceback and stderr as the page's language shows them (words.in_language)."""
     for cell in doctree.findall(lambda n: isinstance(n, nodes.container) and n.get("nb_element") == "cell_code"):
         name = cell["cell_metadata"].get(pages.EXAMPLE)
-        if name is None:
-            continue
-        text, language = cases.split(cases.manifest()[name].path)[0], app.config.language
-        for block in cell.findall(nodes.literal_block):
-            if block.parent.get("nb_element") == "cell_code_source":
-                shown = pages.magics_shown(comments.shown(text, language)).rstrip("\n")
-            elif "traceback" in block["classes"]:
-                shown = left_out_in(comments.in_traceback(block.astext(), text, language), language)
-            elif "stderr" in block["classes"]:
-                shown = left_out_in(block.astext(), language)
-            else:
-                continue
-            block.children = [nodes.Text(shown)]
-            block.rawsource = shown
+        for block in cell.findall(nodes.literal_block) if name else []:
+            code = block.parent.get("nb_element") == "cell_code_source"
+            part = "code" if code else next((c for c in ("traceback", "stderr") if c in block["classes"]), None)
+            if part:
+                block.children = [nodes.Text(in_language(name, app.config.language, part, block.astext()))]
+                block.rawsource = block.astext()
 
 
 # The theme's Font Awesome script, which no page links (templates/static/webpack-macros.html leaves it out)

@@ -22,10 +22,10 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.locale import admonitionlabels
 
-from .. import cases, comments, config, gluereport
-from ..pages import EXAMPLE, magics_commented, magics_shown
+from .. import cases, config, gluereport
+from ..pages import EXAMPLE, magics_commented
 from . import links as reader_links
-from .words import left_out_in
+from .words import in_language
 from .words import words as ui
 
 FOLDER = "_downloads"
@@ -360,18 +360,16 @@ def executed_notebook(app: Sphinx, pagename: str) -> Any:
             f"downloads: {pagename} has no executed notebook in the execution cache "
             f"({settings.execution_cache_path}); rebuild from clean"
         ) from None
-    for cell in merged.cells:  # the comments of the page's language (execbook.comments)
-        if cell.get("metadata", {}).get(EXAMPLE) in cases.manifest():
-            text, language = cases.split(cases.manifest()[cell.metadata[EXAMPLE]].path)[0], app.config.language
-            cell.source = magics_shown(comments.shown(text, language)).rstrip("\n")
+    language = app.config.language
+    for cell in merged.cells:  # as the page shows them (words.in_language)
+        name = cell.get("metadata", {}).get(EXAMPLE)
+        if name in cases.manifest():
+            cell.source = in_language(name, language, "code")
             for output in cell.outputs:
                 if output.output_type == "error":
-                    output.traceback = [
-                        left_out_in(comments.in_traceback(entry, text, language), language)
-                        for entry in output.traceback
-                    ]
+                    output.traceback = [in_language(name, language, "traceback", t) for t in output.traceback]
                 elif output.get("name") == "stderr":
-                    output.text = left_out_in(output.text, language)
+                    output.text = in_language(name, language, "stderr", output.text)
     return merged
 
 

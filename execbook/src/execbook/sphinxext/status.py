@@ -22,9 +22,7 @@ if TYPE_CHECKING:
 ALWAYS_READ = ("status", "glossary")
 
 
-def always_read(
-    app: "Sphinx", env: "BuildEnvironment", added: set[str], changed: set[str], removed: set[str]
-) -> list[str]:
+def always_read(app: "Sphinx", env: "BuildEnvironment", *changes: set[str]) -> list[str]:  # added, changed, removed
     return [doc for doc in ALWAYS_READ if doc in env.found_docs]
 
 

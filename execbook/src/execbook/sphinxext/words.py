@@ -7,7 +7,7 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-from .. import config, tracebacks
+from .. import cases, comments, config, pages, tracebacks
 
 WORDS: dict[str, dict[str, str]] = tomllib.loads(Path(__file__).with_name("words.toml").read_text("utf-8"))
 
@@ -45,3 +45,12 @@ def left_out_in(text: str, language: str) -> str:
         return said["folded_one" if found["count"] == "1" else "folded"].format(count=found["count"], where=where)
 
     return tracebacks.FOLDED.sub(reworded, text)
+
+
+def in_language(name: str, language: str, part: str, text: str = "") -> str:
+    """Example name's shown code (part "code"), or a "traceback" or "stderr" text of its cell, as a page in
+    language shows it: with its comments (execbook.comments) and the frames left out in language's words."""
+    code = cases.split(cases.manifest()[name].path)[0]
+    if part == "code":
+        return pages.magics_shown(comments.shown(code, language)).rstrip("\n")
+    return left_out_in(comments.in_traceback(text, code, language) if part == "traceback" else text, language)
