@@ -27,7 +27,7 @@ from execbook import build as book
 from execbook import config, pages
 
 sys.path.insert(0, str(config.REPO / "tests"))
-from conftest import copy_repository  # noqa: E402 - the tests' scratch copies, made the same way
+from conftest import copy_repository, own_packages  # noqa: E402 - the tests' scratch copies, made the same way
 
 PROSE_EDIT = "\nA sentence added by the benchmark: prose only.\n"
 CODE_EDIT = "\n# a comment added by the benchmark\n"
@@ -118,8 +118,9 @@ def main():
         checkout = copy_repository(folder / "tests")
         build(checkout)  # its site up to date (untimed), as after nox -s docs
         pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m"]
-        runs = [timed([*pytest, "not e2e"], checkout) for _ in range(2)]
-        e2e, e2e_output = timed([*pytest, "e2e", "--durations=12"], checkout)
+        own = dict(os.environ, PYTHONPATH=own_packages(checkout))  # the copy's tests import the copy's engine
+        runs = [timed([*pytest, "not e2e"], checkout, own) for _ in range(2)]
+        e2e, e2e_output = timed([*pytest, "e2e", "--durations=12"], checkout, own)
         tests = [seconds for seconds, _ in runs]
         units += run_a_units(folder)
 
