@@ -319,7 +319,7 @@ except config.NoBook as missing:
 
 
 def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):
-    """The engine's words on a page come from one table per language (execbook/src/execbook/sphinxext/words.py);
+    """The engine's words on a page come from one table per language (execbook/src/execbook/sphinxext/words.toml);
     [tool.book.words.<language>] changes one, or starts a language from the English table; a word
     the engine does not have is refused."""
     from execbook.sphinxext import words

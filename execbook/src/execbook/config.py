@@ -85,7 +85,7 @@ class Settings:
     fingerprinted: list[str] = setting("distributions whose installed release is part of every page's fingerprint", [])
     versions: list[str] = setting("distributions whose installed version the status page names ({{ numpy }})", [])
     native_sources: list[str] = setting('folders of compiled code a message names by absolute path ("torch/csrc")', [])
-    words: dict[str, dict[str, str]] = setting("language -> the engine's words on a page that the book changes", {})
+    words: dict[str, dict[str, str]] = setting("language -> engine words it changes (keys: sphinxext/words.toml)", {})
     environment: dict[str, str] = setting("variables the build sets for its pages ({store}: its result store)", {})
     hooks: Hooks = setting("the book's own code the engine calls, by name", Hooks())
     intersphinx: dict[str, Intersphinx] = setting("name -> another book the pages link into", {})
