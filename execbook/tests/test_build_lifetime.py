@@ -135,6 +135,19 @@ def test_a_killed_build_leaves_nothing_that_runs_or_writes_and_a_second_one_wait
     assert "0 page(s) executed" in third_out, "the third build found the second's work"
 
 
+def stopped_while_running(book, command, says, stop):
+    """`python -m execbook <command>` stopped by signal stop once it says `says` and its example's
+    subprocess sleeps: (its exit status, its stderr), once no process of it is left."""
+    process = start(book, command)
+    read_until(process, says)
+    assert wait_for(lambda: pids(book, "time.sleep(600)")), "the example's subprocess started"
+    started = pids(book, "")
+    process.send_signal(stop)
+    _, err = process.communicate(timeout=60)
+    assert wait_for(lambda: not started & pids(book, "")), "no process of it is left"
+    return process.returncode, err
+
+
 # SIGINT (KeyboardInterrupt) and SIGTERM (lifetime.Interrupted) take one path out of a build: one of
 # each, a command each. SIGKILL leaves the watcher to kill what the build started, while the precompute
 # hook runs (the test above) and while Sphinx runs (test_a_build_killed_while_sphinx_runs...).
@@ -149,14 +162,8 @@ def test_a_killed_build_leaves_nothing_that_runs_or_writes_and_a_second_one_wait
 )
 def test_a_build_stopped_while_a_page_runs_says_one_line_and_leaves_no_process(book, stop, command, said):
     (book / "tinyhook" / "__init__.py").write_text("def precompute(workers):\n    pass\n", encoding="utf-8")
-    process = start(book, command)
-    read_until(process, "executing page")
-    assert wait_for(lambda: pids(book, "time.sleep(600)")), "the page's subprocess started"
-    started = pids(book, "")
-    process.send_signal(stop)
-    out, err = process.communicate(timeout=60)
-    assert wait_for(lambda: not started & pids(book, "")), "no process of the build is left"
-    assert process.returncode == 128 + stop
+    status, err = stopped_while_running(book, command, "executing page", stop)
+    assert status == 128 + stop
     assert err.endswith(said) and "Traceback" not in err, err
     assert not (book / "docs" / "_build" / "html").exists(), "nothing published"
 
@@ -166,14 +173,8 @@ def test_a_build_stopped_while_a_page_runs_says_one_line_and_leaves_no_process(b
 def test_run_stopped_while_its_example_runs_ends_the_example_s_process_group_and_says_where(book, stop):
     """`python -m execbook run` runs its example in a child process leading a group of its own: Ctrl-C's
     SIGINT or a SIGTERM sent to it ends that group too (the example's subprocess included), in one line."""
-    process = start(book, ("run", "tiny"))
-    read_until(process, "running examples/tiny.py in a process of its own")
-    assert wait_for(lambda: pids(book, "time.sleep(600)")), "the example's subprocess started"
-    started = pids(book, "")
-    process.send_signal(stop)
-    out, err = process.communicate(timeout=60)
-    assert wait_for(lambda: not started & pids(book, "")), "no process of the run is left"
-    assert process.returncode == 128 + stop, err
+    status, err = stopped_while_running(book, ("run", "tiny"), "running examples/tiny.py in a process of its own", stop)
+    assert status == 128 + stop, err
     assert err.startswith("execbook: interrupted while examples/tiny.py") and err.endswith(" ran\n"), err
     assert "Traceback" not in err
 
