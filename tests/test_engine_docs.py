@@ -97,3 +97,13 @@ def test_its_pages_link_to_their_sources_in_its_folder_of_the_repository():
     source = "from execbook.sphinxext import links; print(links.source_url('en', 'index.md'))"
     done = subprocess.run([sys.executable, "-c", source], cwd=ENGINE_DOCS, capture_output=True, text=True)
     assert done.stdout.strip() == f"{SETTINGS['repository']}/blob/main/execbook/docs/docs/en/index.md", done.stderr
+
+
+def test_its_colab_notebooks_install_what_its_pages_import():
+    """A book without a package of its own: the install cell installs its dependencies, which pip keeps where met."""
+    source = "from execbook.sphinxext import links; print(links.install_cell()); print(links.pip_arguments())"
+    done = subprocess.run([sys.executable, "-c", source], cwd=ENGINE_DOCS, capture_output=True, text=True)
+    *cell, arguments = done.stdout.strip().split("\n")
+    wanted = tomllib.loads((ENGINE_DOCS / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    assert f"wanted = {wanted!r}" in cell and arguments == " ".join(f'"{w}"' for w in wanted), done.stderr
+    ast.parse("\n".join(cell))

@@ -244,6 +244,14 @@ def test_the_reader_adds_setup_tags_and_guards(tmp_path):
     ]
 
 
+def test_a_load_option_shown_in_a_fenced_example_stays_as_written(tmp_path):
+    shown = "````markdown\n```{code-cell} ipython3\n:load: ../examples/my_example.py\n```\n````\n"
+    text = PAGE.replace("../examples/", f"{os.path.relpath(REPO / 'examples', tmp_path)}/") + shown
+    notebook = pages.read(text, tmp_path / "page.md")
+    assert pages.examples(notebook) == ["symptom_backward", "symptom_forward"]
+    assert shown.strip() in notebook.cells[-1].source
+
+
 @pytest.mark.parametrize(
     "edit,problem",
     [

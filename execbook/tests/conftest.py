@@ -9,6 +9,7 @@ as tests/ has none: its modules import by their names, which differ from every o
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,25 @@ def installed_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=300,
     )
     return target
+
+
+@pytest.fixture
+def in_tiny_book(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """test_engine_reuse.py's tiny book as the book this process and those it starts read (--root's
+    variable), whichever book holds the folder the tests run from."""
+    from test_engine_reuse import write_book
+
+    from execbook import cases, config
+
+    root = tmp_path_factory.mktemp("tiny-root")
+    write_book(root, engine=False)
+    monkeypatch.setenv(config.ROOT_ENV, str(root))
+    read = (config.settings, config._derived, cases.manifest)
+    for cached in read:
+        cached.cache_clear()
+    yield root
+    for cached in read:
+        cached.cache_clear()
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups

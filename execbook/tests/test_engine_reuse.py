@@ -318,7 +318,7 @@ except config.NoBook as missing:
     assert {m.split(".")[1] for m in modules} & set(execbook.__all__) == set()
 
 
-def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch):
+def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch, in_tiny_book):
     """The engine's words on a page come from one table per language (execbook/src/execbook/sphinxext/words.toml);
     [tool.book.words.<language>] changes one, or starts a language from the English table; a word
     the engine does not have is refused."""

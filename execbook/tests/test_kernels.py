@@ -12,7 +12,7 @@ import pytest
 
 from execbook import build, cases, config, pages
 
-pytestmark = pytest.mark.e2e  # each test starts a kernel; some wait for it
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("in_tiny_book")]  # each test starts a kernel; some wait
 
 
 def run(*sources, example=None):
@@ -57,7 +57,7 @@ def test_the_kernel_loads_the_engine_and_leaves_the_namespace_and_the_counts_alo
 
 def test_an_untagged_error_stops_the_page_and_is_explained():
     notebook, (_, error) = run("1 / 0", "print('never')")
-    assert error == "p (es, en): a cell the page shows failed: ZeroDivisionError: division by zero"
+    assert error == "p (en, es): a cell the page shows failed: ZeroDivisionError: division by zero"
     assert notebook.cells[1].outputs == []
 
 
@@ -65,7 +65,7 @@ def test_a_cell_that_runs_past_its_time_fails_its_page_naming_the_statement_it_w
     monkeypatch.setattr(config, "CELL_TIMEOUT", 3)  # [tool.book] cell-timeout
     notebook, (seconds, error) = run("x = 1", "import time\nfor _ in range(100):\n    time.sleep(1)", "print('never')")
     assert error is not None and "still ran after 3 s" in error, error
-    assert error.startswith("p (es, en) · docs/es/p.md:14\n"), error  # its fence is line 11 (source_map: 10)
+    assert error.startswith("p (en, es) · docs/en/p.md:14\n"), error  # its fence is line 11 (source_map: 10)
     assert error.endswith("→ make it faster, or run the page alone: python -m execbook page p"), error
     assert seconds < 30 and notebook.cells[2].outputs == [], "the page stopped there"
 
@@ -81,7 +81,7 @@ def test_a_long_cell_says_which_statement_runs(monkeypatch, capsys):
     monkeypatch.setattr(build, "PROGRESS_S", 1)
     notebook, (_, error) = run("x = 1", "import time\ntime.sleep(3.5)\n")
     assert error is None
-    assert re.search(r"^docs: p: docs/es/p\.md:13 still running after [1-3] s$", capsys.readouterr().out, re.M)
+    assert re.search(r"^docs: p: docs/en/p\.md:13 still running after [1-3] s$", capsys.readouterr().out, re.M)
 
 
 @pytest.mark.parametrize(
@@ -97,5 +97,5 @@ def test_a_long_cell_says_which_statement_runs(monkeypatch, capsys):
 )
 def test_a_kernel_that_dies_names_the_statement_and_how_it_ended(source, how):
     notebook, (_, error) = run("x = 1", "y = 2\n" + source)
-    assert error is not None and error.startswith("p (es, en) · docs/es/p.md:14\n"), error
+    assert error is not None and error.startswith("p (en, es) · docs/en/p.md:14\n"), error
     assert f"the kernel ended while this statement ran: {how}" in error

@@ -218,7 +218,7 @@ PLACES |= {"GLUE_VALUES": "docs/_build/glue-values.json", "GLUE_CHANGES": "docs/
 PLACES |= {"SITES": "docs/_build/sites"}  # each build's site: docs/_build/html links to the last good one
 
 
-DERIVED = ("REPO", "PACKAGE_DIRS", "PACKAGES", "SUBPROJECTS", "PROJECT_MODULE", "COLAB_INSTALL", "HOOKS")
+DERIVED = "REPO PACKAGE_DIRS PACKAGES SUBPROJECTS PROJECT_MODULE DEPENDENCIES COLAB_INSTALL HOOKS".split()
 
 
 @cache
@@ -236,6 +236,7 @@ def _derived() -> dict[str, Any]:
         # its top-level folders that are distributions of their own, which a reader installs beside it
         "SUBPROJECTS": tuple(sorted(p.parent.name for p in root.glob("*/pyproject.toml"))),
         "PROJECT_MODULE": book.project_module or min(dirs, default=""),
+        "DEPENDENCIES": project.get("dependencies", []),
         "COLAB_INSTALL": [
             next((r for r in wanted if re.match(rf"{re.escape(d)}\b", r)), d) for d in book.colab_install
         ],

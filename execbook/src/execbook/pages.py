@@ -20,7 +20,6 @@ EXAMPLE = "example"  # the metadata key of a cell that runs an example: its name
 GUARDS = "guards"  # the metadata key of the hidden guard after it: the same name
 HIDDEN = {"tags": ["remove-cell"]}
 SETUP = "# this page's inputs: {fingerprint} (execbook.deps)\nimport execbook.kernel as _book\n_book.begin()"
-LOAD = re.compile(r"^(\s*):load:\s*(\S+)\s*$", re.M)
 KEYS: dict[str, str] = {}  # each page's fingerprint, computed once in a build, given to its Sphinx processes
 KEYS_ENV = "BOOK_PAGE_KEYS"
 
@@ -59,12 +58,15 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     problem = next(chain(lint.fence_problems(page), lint.cell_problems(page)), None)
     if problem is not None:
         raise PageError(str(problem))
-    named = LOAD.sub(lambda m: f"{m[1]}:{EXAMPLE}: {Path(m[2]).stem}", text)
+    lines = text.split("\n")
+    for line, name in loaded(page).items():  # a cell's option line, not one a fenced example shows
+        lines[line - 1] = re.sub(r"load:.*", f"{EXAMPLE}: {name}", lines[line - 1])
+    named = "\n".join(lines)
     notebook = read_myst_markdown_notebook(named, config=source.MYST, add_source_map=True)
     # MyST-NB numbers a cell's tokens from its entry in source_map plus one, a Markdown cell's from
     # its first line once its leading blank lines are stripped: each Markdown cell's entry here is
     # the line above its first non-blank one (0-based), so that Sphinx names the author's lines
-    lines, starts = named.split("\n"), notebook.metadata["source_map"]
+    starts = notebook.metadata["source_map"]
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type == "markdown":
             while starts[index] < len(lines) and not lines[starts[index]].strip():
@@ -92,6 +94,11 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     notebook.cells = [cell for _, cell in cells]
     notebook.metadata["source_map"] = [start for start, _ in cells]
     return notebook
+
+
+def loaded(page: source.Source) -> dict[int, str]:
+    """line -> the example that the code cell whose `:load:` option it is loads (the file's stem)."""
+    return {c.options["load"][0]: Path(c.options["load"][1]).stem for c in page.cells if "load" in c.options}
 
 
 def notebook(path: str | Path) -> NotebookNode:

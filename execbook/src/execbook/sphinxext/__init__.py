@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
-    names = [Path(m[2]).stem for m in pages.LOAD.finditer(source[0])]
+    names = list(pages.loaded(pages.source.parse(source[0])).values())
     made_by = {Path(__file__), Path(downloads.__file__), Path(links.__file__)}  # its comments, its downloads
     for dependency in sorted(deps.page_dependencies(names) | made_by | {book.MANIFEST}):
         app.env.note_dependency(str(dependency))

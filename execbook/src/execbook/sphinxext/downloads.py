@@ -272,8 +272,8 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     note = words.format(title=title, url=page.page_url, install=reader_links.pip_arguments())
     at = 1 if cells and cells[0].cell_type == "markdown" else 0
     first = [nbformat.v4.new_markdown_cell(note)]
-    if colab and config.PROJECT_MODULE:  # a book without a package has nothing to install
-        first.append(nbformat.v4.new_code_cell(reader_links.install_cell()))
+    if colab and (install := reader_links.install_cell()):
+        first.append(nbformat.v4.new_code_cell(install))
     files = read_files(notebook)
     if files:
         first.append(nbformat.v4.new_code_cell(files_code(files, language)))

@@ -36,6 +36,16 @@ except ModuleNotFoundError:
                     "--no-deps", project, *parts, *also], check=True)
     importlib.invalidate_caches()  # this kernel imports what pip installed
 """
+# A book without a package of its own installs what it depends on, with their dependencies.
+INSTALL_DEPENDENCIES = """\
+# In Colab (or any Python without what this book's pages import): install it.
+import subprocess
+import sys
+
+wanted = {wanted}
+subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *wanted],
+               check=True)
+"""
 
 
 def github_repository(repository: str) -> tuple[str, str]:
@@ -49,8 +59,16 @@ def github_repository(repository: str) -> tuple[str, str]:
     return path[0], path[1]
 
 
-def install_cell() -> str:
-    """The code of a Colab notebook's first code cell."""
+def dependencies() -> list[str]:
+    """What a book without a package of its own installs for its pages: its dependencies, and colab-install."""
+    return [*config.DEPENDENCIES, *config.COLAB_INSTALL]
+
+
+def install_cell() -> str | None:
+    """The code of a Colab notebook's first code cell; None for a book that installs nothing."""
+    if not config.PROJECT_MODULE:
+        wanted = dependencies()
+        return INSTALL_DEPENDENCIES.format(wanted=wanted).rstrip("\n") if wanted else None
     return INSTALL.format(
         branch=config.SOURCE_BRANCH,
         repository=config.REPOSITORY,
@@ -62,6 +80,8 @@ def install_cell() -> str:
 
 def pip_arguments() -> str:
     """What `pip install` takes to install the project from its address, its subprojects first."""
+    if not config.PROJECT_MODULE:
+        return " ".join(f'"{wanted}"' for wanted in dependencies())
     parts = [f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS]
     return " ".join([*parts, f'"git+{config.REPOSITORY}"'])
 
