@@ -1339,6 +1339,7 @@ def run_torchrun(tmp_path, tool_env, *args):
     )
 
 
+@pytest.mark.e2e  # torchrun starts a process per rank
 def test_ddp_under_torchrun_each_rank_reports_the_inplace_bug(tmp_path, tool_env):
     clean = run_torchrun(tmp_path, tool_env)
     assert clean.returncode == 0, clean.stdout + clean.stderr
@@ -1353,6 +1354,7 @@ def test_ddp_under_torchrun_each_rank_reports_the_inplace_bug(tmp_path, tool_env
     assert "Traceback" not in out
 
 
+@pytest.mark.e2e  # torchrun starts a process per rank
 def test_ddp_buffer_broadcast_overwrites_a_saved_buffer_without_a_version_bump(tmp_path, tool_env):
     """Found out: DDP's broadcast (broadcast_buffers=True) copies rank 0's buffers into the
     others' at each forward, in place and without bumping their version: a buffer saved by the

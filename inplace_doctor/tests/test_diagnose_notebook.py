@@ -12,6 +12,8 @@ import nbclient
 import nbformat
 import pytest
 
+pytestmark = pytest.mark.e2e  # each test runs a Jupyter kernel
+
 BUGGY = """\
 import torch
 x = torch.randn(8, requires_grad=True)

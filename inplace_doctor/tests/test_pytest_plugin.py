@@ -10,6 +10,8 @@ from importlib.metadata import entry_points
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # each run is a pytest process of its own, which imports torch
+
 SILENT = """\
 import pytest
 import torch
