@@ -106,9 +106,7 @@ class AliasWatch:
             ]
             if not watched:
                 return
-            now = [digest(r.tensor) for r in watched]
-            for record, different in zip(
-                watched, changed([(r.digest, d) for r, d in zip(watched, now, strict=False)]), strict=False
-            ):
+            differs = changed([(r.digest, digest(r.tensor)) for r in watched])
+            for record, different in zip(watched, differs, strict=False):
                 if different:
                     record.changed_after = finished

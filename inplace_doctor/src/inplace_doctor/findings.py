@@ -123,7 +123,13 @@ class Finding:
 
     @property
     def fix(self) -> str:
-        return fix_for(self)
+        if self.left:
+            return (
+                "a backward from the graph the program left would meet this: if none will run, keep "
+                "loss.item() or out.detach() instead of the tensor (which also frees its graph); if one will, "
+                + _fix_of_the_write(self)
+            )
+        return _fix_of_the_write(self)
 
     def headline(self) -> str:
         op = self.write.name if self.write else "an unseen write"
@@ -205,24 +211,6 @@ def _method(op_name: str) -> str | None:
     return None
 
 
-def _optimizer_step(finding: Finding) -> bool:
-    write = finding.write
-    if write is None:
-        return False
-    code = write.location.code if write.location else ""
-    return write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code
-
-
-def _update_of_values(finding: Finding) -> bool:
-    """A copy of new values into tensors a graph read, made on purpose: a target network or a
-    cache updated with load_state_dict / copy_ under torch.no_grad()."""
-    write = finding.write
-    if write is None or _method(write.name) != "copy_":
-        return False
-    code = write.location.code if write.location else ""
-    return "load_state_dict" in code or not write.grad_mode
-
-
 def _outer_call(finding: Finding) -> str:
     """ "train.py:31 (update_target())": the outermost user line of the write's chain, the call
     whose place in the loop decides the ordering; "" when the write is not inside a helper."""
@@ -255,13 +243,15 @@ def _what_to_write(finding: Finding) -> str:
             "the next forward, build DDP with broadcast_buffers=False, or keep the buffers equal on every "
             "rank (change them on all ranks, out of place)"
         )
-    if _optimizer_step(finding):
+    if write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code:
         return (
             "call backward on every loss that uses these parameters before optimizer.step()"
             f"{_outer_call(finding)}, or run the forward again after the step (the step writes the "
             "parameters in place)"
         )
-    if _update_of_values(finding):
+    # A copy of new values into tensors a graph read, made on purpose: a target network or a cache
+    # updated with load_state_dict / copy_ under torch.no_grad()
+    if _method(write.name) == "copy_" and ("load_state_dict" in code or not write.grad_mode):
         return (
             "this update overwrites values a graph still needs (a target network or a cache): make the "
             f"update{_outer_call(finding)} after every backward that needs the old values, or let the "
@@ -331,16 +321,6 @@ def _refusal_fix(finding: Finding) -> str:
     if location is not None and location.inplace_class:
         return f"build that {location.inplace_class} without inplace=True, or {fix}"
     return fix
-
-
-def fix_for(finding: Finding) -> str:
-    if finding.left:
-        return (
-            "a backward from the graph the program left would meet this: if none will run, keep "
-            "loss.item() or out.detach() instead of the tensor (which also frees its graph); if one will, "
-            + _fix_of_the_write(finding)
-        )
-    return _fix_of_the_write(finding)
 
 
 def _fix_of_the_write(finding: Finding) -> str:

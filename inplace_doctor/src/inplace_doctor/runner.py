@@ -330,7 +330,9 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
         line = f"{script} exited with status {failure.code}"
     else:
         text = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
-        where = _where(failure)
+        # the innermost frame of the traceback in the user's own code
+        frames = [f for f in traceback.extract_tb(failure.__traceback__) if not is_internal(f.filename)]
+        where = at(frames[-1].filename, frames[-1].lineno) if frames else ""
         line = (
             f"{script} raised {type(failure).__name__}"
             + (f": {text}" if text else "")
@@ -356,12 +358,6 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
             else f"{line} before its first backward"
         )
     return 2, line
-
-
-def _where(error: BaseException) -> str:
-    """ "script.py:12": the innermost frame of the error's traceback in the user's own code ("" if none)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if not is_internal(f.filename)]
-    return at(frames[-1].filename, frames[-1].lineno) if frames else ""
 
 
 def names(prog: str) -> "tuple[str, str]":
@@ -420,12 +416,7 @@ def print_outcome(outcome: Outcome, short: str, long: str) -> int:
     if outcome.status != 2 or outcome.report.passes:  # else nothing to report but the failure
         print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
     if outcome.failure:
-        print_traceback(outcome.error)
+        if outcome.error is not None and not isinstance(outcome.error, SystemExit):  # its frames only
+            print(user_traceback(outcome.error), end="", file=sys.stderr)
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)
     return outcome.status
-
-
-def print_traceback(error: BaseException | None) -> None:
-    """The traceback of the script's own error, its frames only (none of the diagnoser's)."""
-    if error is not None and not isinstance(error, SystemExit):
-        print(user_traceback(error), end="", file=sys.stderr)

@@ -147,18 +147,15 @@ class Session:
 
     def _patch(self) -> None:
         recorder = self.recorder
-        original_detach, original_numpy = torch.Tensor.detach_, torch.Tensor.numpy
-        original_detach_function = torch.detach_
+        original_numpy = torch.Tensor.numpy
 
-        @functools.wraps(original_detach)
-        def detach_(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
-            recorder.log_detach(tensor)
-            return original_detach(tensor, *args, **kwargs)
+        def detaching(original: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+            @functools.wraps(original)
+            def detach_(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+                recorder.log_detach(tensor)
+                return original(tensor, *args, **kwargs)
 
-        @functools.wraps(original_detach_function)
-        def detach_function(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
-            recorder.log_detach(tensor)
-            return original_detach_function(tensor, *args, **kwargs)
+            return detach_
 
         @functools.wraps(original_numpy)
         def numpy(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
@@ -168,8 +165,8 @@ class Session:
 
         self._set(torch.autograd, "backward", self._examined(torch.autograd.backward))
         self._set(torch.autograd, "grad", self._examined(torch.autograd.grad))
-        self._set(torch.Tensor, "detach_", detach_)
-        self._set(torch, "detach_", detach_function)
+        self._set(torch.Tensor, "detach_", detaching(torch.Tensor.detach_))
+        self._set(torch, "detach_", detaching(torch.detach_))
         self._set(torch.Tensor, "numpy", numpy)
         original_from_numpy = torch.from_numpy
 

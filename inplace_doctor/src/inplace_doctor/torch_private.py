@@ -16,6 +16,7 @@ lacks any of these APIs (``diagnose`` then fails when called, and the probes say
 """
 
 import contextlib
+import functools
 import importlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -261,14 +262,10 @@ class RawSaved(NamedTuple):
     unpack_hook: object  # the unpack hook (None without hooks); never called here: it may run user code
 
 
-_RAW_NAMES: dict[type, list[str]] = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
-
-
-def _raw_names(node: Any) -> list[str]:
-    kind = type(node)
-    if kind not in _RAW_NAMES:
-        _RAW_NAMES[kind] = [n for n in dir(node) if n.startswith("_raw_saved_")]
-    return _RAW_NAMES[kind]
+@functools.cache
+def _raw_names(kind: type) -> list[str]:
+    """A node type's _raw_saved_* attribute names, once per type (dir() is slow)."""
+    return [n for n in dir(kind) if n.startswith("_raw_saved_")]
 
 
 def raw_saved(node: Any) -> Iterator[RawSaved]:
@@ -280,7 +277,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
     ``saved_tensors``. A slot holding a sequence gives one ``RawSaved`` per element.
     """
     custom = is_custom_function_node(node)
-    for raw_name in _raw_names(node):
+    for raw_name in _raw_names(node.__class__):
         try:
             raws = getattr(node, raw_name)
         except RuntimeError:  # torch 2.10-2.12 refuse a custom Function's slots saved without hooks: unseen
@@ -302,8 +299,8 @@ def saved_attributes(node: Any) -> list[str]:
     attributes, each once. Read one with ``unpack_saved``."""
     return (
         ["saved_tensors"]
-        if is_custom_function_node(node) and _raw_names(node)
-        else [name[len("_raw") :] for name in _raw_names(node)]
+        if is_custom_function_node(node) and _raw_names(node.__class__)
+        else [name[len("_raw") :] for name in _raw_names(node.__class__)]
     )
 
 
@@ -324,25 +321,16 @@ def checkpoint_frame(unpack_hook: object) -> Any:
     variable of that unpack hook (``frame``), keeps what the recomputation starts from: the
     block's inputs, as ``SavedTensor`` objects in ``frame.saved_args``. Relies on those names.
     """
-    closure, names = (
-        getattr(unpack_hook, "__closure__", None),
-        getattr(getattr(unpack_hook, "__code__", None), "co_freevars", ()),
-    )
+    names = getattr(getattr(unpack_hook, "__code__", None), "co_freevars", ())
+    cell = dict(zip(names, getattr(unpack_hook, "__closure__", None) or (), strict=False)).get("frame")
     frame_type = _resolve(CHECKPOINT_FRAME)
-    for name, cell in zip(names, closure or (), strict=False):
-        if name != "frame":
-            continue
-        try:
-            frame = cell.cell_contents
-        except ValueError:  # an empty cell
-            return None
-        if (
-            frame_type is not None
-            and isinstance(frame, frame_type)
-            and isinstance(getattr(frame, "saved_args", None), list)
-        ):
-            return frame
-    return None
+    if cell is None or frame_type is None:
+        return None
+    try:
+        frame = cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+    return frame if isinstance(frame, frame_type) and isinstance(getattr(frame, "saved_args", None), list) else None
 
 
 def checkpoint_saved_inputs(frame: Any) -> list[tuple[int, Any]]:
