@@ -1,28 +1,20 @@
 """``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]``: diagnose a script as it is.
 
-The script runs unmodified as ``__main__`` (``sys.argv`` is the script and its arguments, its
-folder is first on ``sys.path``, as ``python SCRIPT.py`` would have them) under a diagnosing
-session, until the first backward that raises or has a finding, or its end, or 10 backward
-passes, whichever comes first (``--steps N``: N backward passes; ``all``: its end). So a write
-that breaks only a later backward (an optimizer step between a GAN's two losses, an RNN state
-carried across a step) is found without options. Each
-backward is examined just before it runs, then runs as it would without the diagnoser. A
-gradient taken with ``create_graph=True`` (a gradient penalty) is examined too, but is not
-counted as a step. Then the findings are printed, each with its fix.
+The script runs unmodified as ``__main__`` (its ``sys.argv`` and ``sys.path`` as ``python SCRIPT.py``
+would have them) under a diagnosing session, until the first backward that raises or has a
+finding, or its end, or 10 backward passes (``--steps N``: N backward passes; ``all``: its end). So
+a write that breaks only a later backward (an optimizer step between a GAN's two losses, an RNN
+state carried across a step) is found without options. A gradient taken with ``create_graph=True``
+(a gradient penalty) is examined too, but is not counted as a step.
 
-When the script ends, the graphs it left alive that no backward examined (``loss`` in a global
-variable, an output kept on an object, never backwarded) are examined as if backward were about
-to run from them: what a backward would have met. A function's locals are gone by then, and
-their graphs with them; if nothing is left, the report says so.
+When the script ends, the graphs it left alive that no backward examined (``loss`` in a global, an
+output kept on an object) are examined as if backward were about to run from them; a function's
+locals are gone by then, and their graphs with them.
 
-Exit status: 0 nothing found; 1 something found (a write over a saved tensor, an in-place
-write PyTorch refused, or PyTorch's in-place error raised, even one the script caught); 2 bad
-input: no such file, not a .py file, a script that does not compile, or a script that fails
-with an error of its own (or exits with a non-zero status) while nothing was found; 2 as well
-when the diagnoser itself failed (one line "internal error in the diagnoser ...": the script
-was stopped there, never run on differently). Bad input is one ``inplace_doctor: error: ...``
-line on standard error, with no traceback; a script's own error keeps its traceback (its own
-frames, none of the diagnoser's), then that line.
+Exit status (README: The command): 0 nothing found; 1 something found, or PyTorch's in-place error
+raised (even one the script caught); 2 bad input (one ``inplace_doctor: error: ...`` line, no
+traceback), a script's own error while nothing was found (its traceback, its own frames only, then
+that line), or the diagnoser's own failure (the script stopped there, never run on differently).
 """
 
 import os

@@ -1,24 +1,18 @@
 """A diagnosing session: records the program while it runs and examines each backward before it runs.
 
-While a session is entered:
-
-* the recorder (``recorder``) is the dispatch mode and the saved-tensor hooks in force;
-* global module hooks name the running module, and ``nn.Module.__init__`` notes where each
-  module is built (``modules``);
-* ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are wrapped:
-  before a backward runs, the nodes it will run are walked and every slot they saved is matched
-  against the writes logged since it was saved (``graph``, ``matching``); then the backward runs
-  as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
-  version-counter or detach error it raises is tied to the finding that explains it, and
-  propagates;
-* ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows: an in-place
-  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory;
-* a torch function mode (``refusals``) sees an in-place call PyTorch refuses at the write: a
-  finding at its line, tied to the error, which propagates.
+While a session is entered, the recorder (``recorder``) is the dispatch mode and the saved-tensor
+hooks in force, module hooks name the running module (``modules``), a torch function mode sees the
+in-place calls PyTorch refuses (``refusals``), and ``Tensor.detach_``, ``Tensor.numpy``, the
+registration of gradient hooks and torch.func's transforms are wrapped (the package's docstring
+says why). ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are
+wrapped too: before a backward runs, the nodes it will run are walked and every slot they saved is
+matched against the writes logged since it was saved (``graph``, ``matching``); then the backward
+runs as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
+version-counter or detach error it raises is tied to the finding that explains it, and propagates.
 
 When the program ends, the graphs it left alive that no examination saw are examined too
-(``left_graphs``). Everything is restored on exit. A backward called from inside a backward (a reentrant
-checkpoint recomputing its block) is the outer one's business and is not examined apart.
+(``left_graphs``). Everything is restored on exit. A backward called from inside a backward (a
+reentrant checkpoint recomputing its block) is the outer one's business and is not examined apart.
 """
 
 import contextlib
@@ -338,21 +332,20 @@ class Session:
 
     def _stale_casts(self) -> list[Finding]:
         """A finding for each read of autocast's cached copy of a parameter written since."""
-        found = []
-        for cast, writes, used_at in self.recorder.stale_casts:
-            source = cast.source()
-            finding = Finding(
+        found = [
+            Finding(
                 f"cached {cast.dtype} copy (autocast's)",
                 "",
                 cast.op.location,
                 cast.version,
-                cast.version if source is None else torch_private.version(source),
+                cast.version if (source := cast.source()) is None else torch_private.version(source),
                 writes[0] if writes else None,
                 writes[1:],
                 AUTOCAST_STALE,
                 used_at=used_at,
             )
-            found.append(finding)
+            for cast, writes, used_at in self.recorder.stale_casts
+        ]
         self.recorder.stale_casts = []
         return found
 
@@ -464,14 +457,9 @@ class Session:
         for op, view in written + held:
             if view is None or not torch_private.is_view(view) or not _raises_the_same(view, error):
                 continue
-            if op is None:
-                memory = Memory.of(view)
-                writes = [
-                    o
-                    for o in self.recorder.ops
-                    if o.writes and memory is not None and any(m.key == memory.key for m in o.writes)
-                ]
-                op = writes[-1] if writes else None
+            if op is None and (memory := Memory.of(view)) is not None:  # the last write to its memory
+                writes = (o for o in reversed(self.recorder.ops) if any(m.key == memory.key for m in o.writes))
+                op = next(writes, None)
             finding = Finding(
                 _view_node(str(error)),
                 "a view",
