@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .failure import DiagnoserFailure, InternalError
-from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding, count
+from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding, count, listed
 from .graph import unreached_parameters
 from .location import at
 from .memory import tensors_in
@@ -84,10 +84,9 @@ class Report:
         ]
         lines += [f"\n[{i}] {finding.describe()}" for i, finding in enumerate(self.findings, 1)]
         if self.unreached:
-            shown = ", ".join(self.unreached[:4]) + (", ..." if len(self.unreached) > 4 else "")
             lines.append(
                 f"\nnote: {len(self.unreached)} parameters that require grad are not in the "
-                f"backward graph and will get no gradient ({shown}); something cut them off "
+                f"backward graph and will get no gradient ({listed(self.unreached)}); something cut them off "
                 "(a write through .data, a detach, an unused module)"
             )
         lines += [f"\nnote: {note}" for note in self.notes]

@@ -69,7 +69,8 @@ def count(n: int, noun: str, plural: str = "") -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
-def _listed(items: list[str], limit: int = 4) -> str:
+def listed(items: list[str], limit: int = 4) -> str:
+    """ "a, b, c, d, ...": the first items, and whether there are more."""
     return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
 
 
@@ -120,6 +121,13 @@ class Finding:
         for number in [other.backward, *other.passes]:
             if number is not None and number != self.backward and number not in self.passes:
                 self.passes.append(number)
+
+    def noted_in(self, findings: dict[tuple, "Finding"]) -> "Finding":
+        """The first finding of this bug in findings (this one when new), this one counted in it."""
+        first = findings.setdefault(self.key, self)
+        if first is not self:
+            first.merge(self)
+        return first
 
     @property
     def fix(self) -> str:
@@ -185,9 +193,9 @@ class Finding:
             where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
             lines.append(f"  then written {count(len(self.later_writes), 'more time')}: {where}")
         if self.repeats:
-            elsewhere = [f"in {_listed(self.modules)}"] if self.modules else []
+            elsewhere = [f"in {listed(self.modules)}"] if self.modules else []
             if self.passes:
-                elsewhere.append(f"at backward {_listed([str(n) for n in sorted(self.passes)], 6)}")
+                elsewhere.append(f"at backward {listed([str(n) for n in sorted(self.passes)], 6)}")
             lines.append(
                 f"  met again:  {count(self.repeats, 'more time')}, the same write"
                 + (f" ({'; '.join(elsewhere)})" if elsewhere else "")

@@ -483,8 +483,7 @@ class Recorder(torch_private.DispatchMode):
     @guarded("trimming its log")
     def forget_ops_before(self, index: int) -> None:
         """Drop the ops older than index: no live saved tensor was saved before it."""
-        keep = bisect.bisect_left(self.ops, index, key=lambda op: op.index)
-        del self.ops[:keep]
+        del self.ops[: bisect.bisect_left(self.ops, index, key=lambda op: op.index)]
         if self.views_written is not None:
             self.views_written = [(op, ref) for op, ref in self.views_written[-256:] if ref() is not None]
         self.numpy_views = [op for op in self.numpy_views if op.index >= index]
@@ -501,5 +500,4 @@ class Recorder(torch_private.DispatchMode):
 def _written(arguments: tuple[tuple[int, str], ...], args: tuple, kwargs: dict) -> Iterator[torch.Tensor]:
     """The tensor arguments the op's schema marks as written, ``Tensor(a!)``."""
     for position, name in arguments:
-        value = args[position] if position < len(args) else kwargs.get(name)
-        yield from tensors_in(value)
+        yield from tensors_in(args[position] if position < len(args) else kwargs.get(name))

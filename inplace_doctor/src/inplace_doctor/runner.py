@@ -31,7 +31,7 @@ import torch
 
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure, user_traceback
-from .findings import count
+from .findings import count, listed
 from .location import at, display_path, is_internal
 from .session import BackwardPass, Session, is_inplace_error
 
@@ -279,12 +279,11 @@ def _note_how_it_ended(
             for name, value in namespace.items()
             if not name.startswith("__") and isinstance(value, torch.Tensor) and value.grad_fn is not None
         ]
-        shown = ", ".join(held[:6]) + (", ..." if len(held) > 6 else "")
         report.notes.append(
             f"{script} ended before any backward; "
             + (
                 "examined the graphs it left"
-                + (f" (its global variables {shown} hold some)" if held else "")
+                + (f" (its global variables {listed(held, 6)} hold some)" if held else "")
                 + " as if backward were about to run from them"
                 if report.passes
                 else "no graph it left held a tensor saved for backward, so there was nothing to examine"

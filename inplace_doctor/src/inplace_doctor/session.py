@@ -308,9 +308,7 @@ class Session:
         unique: dict[tuple, Finding] = {}
         for finding in found:
             finding.backward, finding.left = number, left
-            first = unique.setdefault(finding.key, finding)
-            if first is not finding:
-                first.merge(finding)
+            finding.noted_in(unique)
         found = list(unique.values())
         writing = recorder.writes - self._counted[1]
         this_pass = BackwardPass(
@@ -325,9 +323,7 @@ class Session:
         self.passes.append(this_pass)
         self.last_nodes = nodes
         for finding in found:
-            first = self.findings.setdefault(finding.key, finding)
-            if first is not finding:
-                first.merge(finding)
+            finding.noted_in(self.findings)
         return this_pass
 
     def _stale_casts(self) -> list[Finding]:
@@ -422,10 +418,7 @@ class Session:
         finding = Finding(f"the gradient a {kind} hook was handed", "", registered, None, 0, write, [], GRAD_HOOK)
         running = self._running
         finding.backward = running.number if running is not None else None
-        first = self.findings.setdefault(finding.key, finding)
-        if first is not finding:
-            first.merge(finding)
-        elif running is not None:
+        if finding.noted_in(self.findings) is finding and running is not None:
             running.findings.append(finding)
 
     @guarded("recording a refused write")
@@ -453,8 +446,7 @@ class Session:
         if known is not None or not isinstance(error, RuntimeError) or self.recorder.views_written is None:
             return known
         written = [(op, ref()) for op, ref in reversed(self.recorder.views_written)]
-        held = [(None, t) for t in _tensors_of_frames(error)]
-        for op, view in written + held:
+        for op, view in written + [(None, t) for t in _tensors_of_frames(error)]:
             if view is None or not torch_private.is_view(view) or not _raises_the_same(view, error):
                 continue
             if op is None and (memory := Memory.of(view)) is not None:  # the last write to its memory
@@ -477,10 +469,8 @@ class Session:
         return None
 
 
-@functools.cache
-def _signature(function: Callable[..., Any]) -> inspect.Signature:
-    """Once per process: a session wraps the same two functions each time it starts."""
-    return inspect.signature(function)
+# Once per process: a session wraps the same two functions each time it starts
+_signature = functools.cache(inspect.signature)
 
 
 def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:
