@@ -64,6 +64,7 @@ Every private PyTorch API this relies on is reached through ``torch_private``, w
 check each one on the installed torch.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.4.0"
@@ -98,8 +99,6 @@ def __getattr__(name: str) -> Any:
     module = _PUBLIC.get(name)
     if module is None:
         raise AttributeError(f"module 'inplace_doctor' has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

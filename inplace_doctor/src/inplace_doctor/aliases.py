@@ -72,9 +72,7 @@ class AliasWatch:
         self._frames, self._last = [], {}
 
     def _global(self, frame: FrameType, event: str, arg: Any) -> Tracer | None:
-        if event != "call" or is_internal(frame.f_code.co_filename):
-            return None
-        return self._local_tracer
+        return None if event != "call" or is_internal(frame.f_code.co_filename) else self._local_tracer
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> Tracer | None:
         if not self._installed:
@@ -106,9 +104,7 @@ class AliasWatch:
             ]
             if not watched:
                 return
-            now = [digest(r.tensor) for r in watched]
-            for record, different in zip(
-                watched, changed([(r.digest, d) for r, d in zip(watched, now, strict=False)]), strict=False
-            ):
+            differs = changed([(r.digest, digest(r.tensor)) for r in watched])
+            for record, different in zip(watched, differs, strict=False):
                 if different:
                     record.changed_after = finished

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .failure import DiagnoserFailure, InternalError
-from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding, count
+from .findings import DETACHED, REFUSED, VIEW_MODIFIED, Finding, count, listed
 from .graph import unreached_parameters
 from .location import at
 from .memory import tensors_in
@@ -82,17 +82,14 @@ class Report:
             else f"the program raised PyTorch's in-place error at the use of a view: {line}"
             for line, finding in self.op_errors
         ]
-        for i, finding in enumerate(self.findings, 1):
-            lines.append(f"\n[{i}] {finding.describe()}")
+        lines += [f"\n[{i}] {finding.describe()}" for i, finding in enumerate(self.findings, 1)]
         if self.unreached:
-            shown = ", ".join(self.unreached[:4]) + (", ..." if len(self.unreached) > 4 else "")
             lines.append(
                 f"\nnote: {len(self.unreached)} parameters that require grad are not in the "
-                f"backward graph and will get no gradient ({shown}); something cut them off "
+                f"backward graph and will get no gradient ({listed(self.unreached)}); something cut them off "
                 "(a write through .data, a detach, an unused module)"
             )
-        for note in self.notes:
-            lines.append(f"\nnote: {note}")
+        lines += [f"\nnote: {note}" for note in self.notes]
         lines.append("\n" + self.summary())
         return "\n".join(lines)
 
@@ -138,30 +135,19 @@ def diagnose(target: Any, *args: Any, **kwargs: Any) -> Report:
     """Run ``target(*args, **kwargs)`` under the diagnoser and report the in-place writes over
     saved tensors.
 
-    What the target must do: run the forward itself, inside this call (a write made before the
-    call, or a graph built before it, is not seen), and then either
+    The target runs the forward itself, inside this call (a graph built before it is not seen),
+    and either returns what backward would start from (a loss, any tensors: ``diagnose(model, x,
+    y)``), whose graphs are examined as if backward were about to run, or calls backward itself
+    (``diagnose(lambda: train(steps=1))``): each backward is examined just before it runs, then
+    runs as it would without the diagnoser. A write that breaks only a later backward needs a
+    target that runs that later backward. The graphs the target returns, or leaves alive where no
+    backward examined them, are examined after it.
 
-    * return what backward would start from: a loss, ``(logits, loss)``, any tensors. Their
-      graphs are inspected as if backward were about to run from them; no backward is run. A
-      model called with its batch, ``diagnose(model, x, y)``, is this case; or
-    * call backward itself: ``diagnose(lambda: train(steps=1))``. Each backward
-      (``loss.backward()``, ``torch.autograd.backward``, ``torch.autograd.grad``) is inspected
-      just before it runs, then runs as it would without the diagnoser, so gradients and
-      optimizer steps are what they would be. A write that breaks only a later backward (an
-      optimizer step between two backward passes) needs a target that runs that later backward.
-
-    Everything the target does is recorded, the writes between its own backward passes included
-    (an optimizer step between a GAN's two losses), and the graphs of the tensors it returns are
-    examined after it, even when it ran backward passes of its own, as are the graphs it leaves
-    alive elsewhere (a loss kept on an object or in a global) where no backward examined them.
-
-    If a backward raises PyTorch's in-place error (or a view whose base was modified raises at its
-    use, or PyTorch refuses an in-place write), the target stops there and the report holds the finding that explains it
+    If PyTorch raises its in-place error (at a backward, at the use of a view, or refusing a
+    write), the target stops there and the report holds the finding that explains it
     (``report.raised`` has the error's first line); the error is not re-raised. Any other error
-    propagates. If the diagnoser itself fails, ``InternalError`` says so (the target was stopped
-    there, not run on differently). Modules the target builds are named at the line that
-    built them (for one made with ``inplace=True``). Returns a ``Report``; the target's return
-    value is dropped.
+    propagates; the diagnoser's own failure raises ``InternalError``. Returns a ``Report``; the
+    target's return value is dropped.
     """
     session = Session(target)
     outputs: Any = None

@@ -25,7 +25,6 @@ CHUNK = 1 << 18  # elements per number of the digest (the weights: 1 MiB, once)
 BLOCK_ROWS = 2  # chunks multiplied at a time: bounds the temporary memory to 2 MiB
 GPU_BLOCK_ROWS = 32  # on a GPU, fewer and larger kernels: a 32 MiB temporary at most
 _WEIGHTS = torch.randint(0, 1 << 30, (CHUNK,), dtype=torch.int32, generator=torch.Generator().manual_seed(25)) * 2 + 1
-_ON_DEVICE: dict[torch.device, torch.Tensor] = {}
 _FOUR_BYTES = (torch.float32, torch.int32)
 
 
@@ -33,14 +32,11 @@ def _in_memory_order(tensor: torch.Tensor) -> torch.Tensor:
     """The tensor flat, in the order of its bytes in memory: a view for a contiguous tensor or a
     permutation of one (a transposed weight), a copy otherwise. The same tensor always gives the
     same order, which is all a digest needs."""
-    if not tensor.is_contiguous():
-        strides = tensor.stride()
-        order = sorted(range(tensor.dim()), key=lambda d: -strides[d])
-        permuted = tensor.permute(order)
-        if permuted.is_contiguous():
-            return permuted.view(-1)
-        return tensor.reshape(-1)
-    return tensor.view(-1)
+    if tensor.is_contiguous():
+        return tensor.view(-1)
+    strides = tensor.stride()
+    permuted = tensor.permute(sorted(range(tensor.dim()), key=lambda d: -strides[d]))
+    return permuted.view(-1) if permuted.is_contiguous() else tensor.reshape(-1)
 
 
 def _bits(tensor: torch.Tensor) -> torch.Tensor:
@@ -100,10 +96,9 @@ def _weights_for(n: int) -> torch.Tensor:
     return _WEIGHTS[:n]
 
 
+@functools.cache
 def _weights_on(device: torch.device) -> torch.Tensor:
-    if device not in _ON_DEVICE:
-        _ON_DEVICE[device] = _WEIGHTS.to(device)
-    return _ON_DEVICE[device]
+    return _WEIGHTS.to(device)
 
 
 def changed(pairs: Sequence[tuple[torch.Tensor | None, torch.Tensor | None]]) -> list[bool]:

@@ -69,7 +69,8 @@ def count(n: int, noun: str, plural: str = "") -> str:
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
-def _listed(items: list[str], limit: int = 4) -> str:
+def listed(items: list[str], limit: int = 4) -> str:
+    """ "a, b, c, d, ...": the first items, and whether there are more."""
     return ", ".join(items[:limit]) + (", ..." if len(items) > limit else "")
 
 
@@ -121,9 +122,22 @@ class Finding:
             if number is not None and number != self.backward and number not in self.passes:
                 self.passes.append(number)
 
+    def noted_in(self, findings: dict[tuple, "Finding"]) -> "Finding":
+        """The first finding of this bug in findings (this one when new), this one counted in it."""
+        first = findings.setdefault(self.key, self)
+        if first is not self:
+            first.merge(self)
+        return first
+
     @property
     def fix(self) -> str:
-        return fix_for(self)
+        if self.left:
+            return (
+                "a backward from the graph the program left would meet this: if none will run, keep "
+                "loss.item() or out.detach() instead of the tensor (which also frees its graph); if one will, "
+                + _fix_of_the_write(self)
+            )
+        return _fix_of_the_write(self)
 
     def headline(self) -> str:
         op = self.write.name if self.write else "an unseen write"
@@ -179,9 +193,9 @@ class Finding:
             where = ", ".join(site if n == 1 else f"{site} ({n} times)" for site, n in sites.items())
             lines.append(f"  then written {count(len(self.later_writes), 'more time')}: {where}")
         if self.repeats:
-            elsewhere = [f"in {_listed(self.modules)}"] if self.modules else []
+            elsewhere = [f"in {listed(self.modules)}"] if self.modules else []
             if self.passes:
-                elsewhere.append(f"at backward {_listed([str(n) for n in sorted(self.passes)], 6)}")
+                elsewhere.append(f"at backward {listed([str(n) for n in sorted(self.passes)], 6)}")
             lines.append(
                 f"  met again:  {count(self.repeats, 'more time')}, the same write"
                 + (f" ({'; '.join(elsewhere)})" if elsewhere else "")
@@ -203,24 +217,6 @@ def _method(op_name: str) -> str | None:
     if len(parts) >= 2 and parts[0] == "aten" and parts[1].endswith("_") and not parts[1].startswith("_"):
         return parts[1]
     return None
-
-
-def _optimizer_step(finding: Finding) -> bool:
-    write = finding.write
-    if write is None:
-        return False
-    code = write.location.code if write.location else ""
-    return write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code
-
-
-def _update_of_values(finding: Finding) -> bool:
-    """A copy of new values into tensors a graph read, made on purpose: a target network or a
-    cache updated with load_state_dict / copy_ under torch.no_grad()."""
-    write = finding.write
-    if write is None or _method(write.name) != "copy_":
-        return False
-    code = write.location.code if write.location else ""
-    return "load_state_dict" in code or not write.grad_mode
 
 
 def _outer_call(finding: Finding) -> str:
@@ -255,13 +251,15 @@ def _what_to_write(finding: Finding) -> str:
             "the next forward, build DDP with broadcast_buffers=False, or keep the buffers equal on every "
             "rank (change them on all ranks, out of place)"
         )
-    if _optimizer_step(finding):
+    if write.name.startswith(_OPTIMIZER_OPS) or ".step(" in code:
         return (
             "call backward on every loss that uses these parameters before optimizer.step()"
             f"{_outer_call(finding)}, or run the forward again after the step (the step writes the "
             "parameters in place)"
         )
-    if _update_of_values(finding):
+    # A copy of new values into tensors a graph read, made on purpose: a target network or a cache
+    # updated with load_state_dict / copy_ under torch.no_grad()
+    if _method(write.name) == "copy_" and ("load_state_dict" in code or not write.grad_mode):
         return (
             "this update overwrites values a graph still needs (a target network or a cache): make the "
             f"update{_outer_call(finding)} after every backward that needs the old values, or let the "
@@ -331,16 +329,6 @@ def _refusal_fix(finding: Finding) -> str:
     if location is not None and location.inplace_class:
         return f"build that {location.inplace_class} without inplace=True, or {fix}"
     return fix
-
-
-def fix_for(finding: Finding) -> str:
-    if finding.left:
-        return (
-            "a backward from the graph the program left would meet this: if none will run, keep "
-            "loss.item() or out.detach() instead of the tensor (which also frees its graph); if one will, "
-            + _fix_of_the_write(finding)
-        )
-    return _fix_of_the_write(finding)
 
 
 def _fix_of_the_write(finding: Finding) -> str:

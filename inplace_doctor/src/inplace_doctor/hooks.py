@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from . import torch_private
-from .location import Location, is_internal, user_callers, user_frame
+from .location import Location, is_internal, user_frame, user_stack
 from .memory import Memory, tensors_in
 from .recorder import Op
 
@@ -77,8 +77,8 @@ class HookWrites(torch_private.DispatchMode):
                 value = args[position] if position < len(args) else kwargs.get(name)
                 memories = [m for t in tensors_in(value) if (m := Memory.of(t)) is not None]
                 if any(m.overlaps(g) for m in memories for g in self.memories):
-                    path, line = user_frame()
-                    location = Location(path, line, "", callers=user_callers())
+                    site, callers, _ = user_stack()
+                    location = Location(*site, "", callers=callers)
                     self.write = Op(-1, str(func), -1, memories, location=location, grad_mode=torch.is_grad_enabled())
                     break
         return func(*args, **kwargs)
@@ -96,8 +96,7 @@ def wrap_registrations(set_attribute: Callable[[Any, str, Any], None], active: C
             caller = sys._getframe(1).f_code.co_filename
             if is_internal(caller) or not callable(hook):  # torch's own hooks (full backward hooks use some)
                 return _original(self, hook, *args)
-            path, line = user_frame()
-            return _original(self, _watched(hook, _kind, _of, Location(path, line, ""), active, note), *args)
+            return _original(self, _watched(hook, _kind, _of, Location(*user_frame(), ""), active, note), *args)
 
         set_attribute(owner, method, functools.wraps(original)(register))
 

@@ -50,10 +50,8 @@ class Location(NamedTuple):
         return Site(self.path, self.line)
 
     def __str__(self) -> str:
-        where = at(self.path, self.line)
-        if self.module:
-            where += f" in {self.module}"
-        return f"{where}: {self.code}"
+        module = f" in {self.module}" if self.module else ""
+        return f"{at(self.path, self.line)}{module}: {self.code}"
 
 
 _NAMERS: list[Callable[[str], str | None]] = []  # a notebook's: a cell's file name -> "Cell In[3]"
@@ -151,8 +149,11 @@ def user_frame() -> Site:
 
 
 def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
-    """``user_frame()``, ``user_callers()`` and ``in_weight_init()`` in one walk up the stack:
-    what a write records (an optimizer step makes hundreds of writes a step)."""
+    """(``user_frame()``, the user's frames that called it, whether torch.nn.init runs below it) in
+    one walk up the stack: what a write records (an optimizer step makes hundreds a step). The
+    callers, innermost first, go up to the script's own line (or the line that handed a function to
+    the diagnoser): torch's and Python's own frames are skipped, and the walk ends at the
+    diagnoser's frame below the program."""
     frame: FrameType | None = sys._getframe(1)
     found: list[Site] = []
     initialising = False
@@ -170,10 +171,3 @@ def user_stack() -> tuple[Site, tuple[Site, ...], bool]:
         frame = frame.f_back
     callers = tuple(found[1:])
     return (found[0] if found else Site("<unknown>", 0)), _CALLERS.setdefault(callers, callers), initialising
-
-
-def user_callers() -> tuple[Site, ...]:
-    """The user's frames that called the innermost one (``user_frame``), innermost first, up to
-    the script's own line (or the line that handed a function to the diagnoser): torch's and
-    Python's own frames are skipped, and the walk ends at the diagnoser's frame below the program."""
-    return user_stack()[1]

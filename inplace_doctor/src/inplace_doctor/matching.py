@@ -146,9 +146,8 @@ def _match_seen(
     memory = record.memory if record is not None and record.memory is not None else Memory.of(slot.tensor)
     if memory is None:
         return None
-    current_version = torch_private.version(slot.tensor)
     touching, elsewhere = log.writes_over(memory, after_op)
-    stale = saved_version is not None and current_version != saved_version
+    stale = saved_version is not None and torch_private.version(slot.tensor) != saved_version
     if touching:  # the saved bytes were written
         return _finding(slot, saved_at, saved_version, touching, _check(slot, saved_version))
     if stale and slot.kind in ("ours", "plain"):  # PyTorch's check will raise all the same

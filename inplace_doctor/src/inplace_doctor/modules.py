@@ -38,31 +38,23 @@ class ModuleTracker:
 
     def _name_tree(self, root: torch.nn.Module, root_name: str, prefix: str) -> None:
         for name, module in root.named_modules(remove_duplicate=False):
-            if not name:
-                self.names.setdefault(module, root_name)
-            elif prefix and name.rsplit(".", 1)[-1].isdigit():  # Net.body.2 says less than Net.body.2 (ReLU)
-                self.names.setdefault(module, f"{prefix}{name} ({type(module).__name__})")
-            else:
-                self.names.setdefault(module, f"{prefix}{name}")
+            full = f"{prefix}{name}" if name else root_name
+            if name and prefix and name.rsplit(".", 1)[-1].isdigit():  # Net.body.2 says less than Net.body.2 (ReLU)
+                full += f" ({type(module).__name__})"
+            self.names.setdefault(module, full)
 
     def name(self, module: torch.nn.Module) -> str:
-        known = self.names.get(module)
-        if known is None:
-            if not self.running:  # a root: name its whole tree once
-                root = type(module).__name__
-                self._name_tree(module, root, prefix=f"{root}.")
-                known = self.names.get(module, root)
-            else:
-                known = type(module).__name__
-        return known
+        root = type(module).__name__
+        if module not in self.names and not self.running:  # a root: name its whole tree once
+            self._name_tree(module, root, prefix=f"{root}.")
+        return self.names.get(module, root)
 
     def location(self, path: str, line: int, callers: tuple[Site, ...] = ()) -> Location:
         if not self.running:
             return Location(path, line, "", callers=callers)
         top = self.running[-1]
-        if not top.inplace_class:
-            return Location(path, line, top.name, callers=callers)
-        return Location(path, line, top.name, self.built.get(top.module), top.inplace_class, callers)
+        built = self.built.get(top.module) if top.inplace_class else None
+        return Location(path, line, top.name, built, top.inplace_class, callers)
 
     # ---- hooks
 

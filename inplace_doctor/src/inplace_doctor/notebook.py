@@ -1,14 +1,10 @@
 """The notebook magic: ``%load_ext inplace_doctor``, then a cell that starts with
-``%%inplace_doctor [--steps N|all]`` runs under the diagnoser, as the command runs a script.
+``%%inplace_doctor [--steps N|all]`` runs under the diagnoser, as the command runs a script (HELP).
 
-The cell runs in the notebook's namespace (its variables stay, as in any cell), until its first
-backward that raises or has a finding, or its end, or 10 backward passes; then the report is
-printed, the same text as ``python -m inplace_doctor``'s, each line of the cell named as IPython
-names it in a traceback ("Cell In[3], line 5"). A cell whose code raised (PyTorch's in-place error
-included) then raises that error, its traceback kept, so the cell fails as it would without the
-magic and Run All stops there. Bad options fail the cell with one line (IPython's UsageError).
-IPython is imported by the notebook, never by the diagnoser: this module is only loaded by
-``%load_ext``.
+The report is the command's text, each line of the cell named as IPython names it in a traceback
+("Cell In[3], line 5"); a cell whose code raised then raises that error, its traceback kept, so Run
+All stops there. Bad options fail the cell with one line (IPython's UsageError). IPython is
+imported by the notebook, never by the diagnoser: this module is only loaded by ``%load_ext``.
 """
 
 import re

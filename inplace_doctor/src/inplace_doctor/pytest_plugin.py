@@ -11,12 +11,7 @@ Installing the package registers this plugin in every pytest run: it imports nei
 rest of the package until a test asks for the diagnoser, so a run that does not ask pays nothing.
 """
 
-from typing import TYPE_CHECKING
-
 import pytest
-
-if TYPE_CHECKING:
-    from .findings import Finding
 
 OPTION = "--inplace-doctor"
 MARKER = "inplace_doctor"
@@ -44,6 +39,7 @@ def pytest_runtest_call(item: pytest.Item) -> object:
     if not (item.config.getoption("inplace_doctor") or item.get_closest_marker(MARKER)):
         return (yield)
     from .failure import user_traceback
+    from .findings import count
     from .watching import Explained, watch
 
     watching = watch(quiet=True)
@@ -61,13 +57,7 @@ def pytest_runtest_call(item: pytest.Item) -> object:
         pytest.fail(f"{explained}\n\nPyTorch's error, the cause:\n{user_traceback(cause)}", pytrace=False)
     findings = [f for f in watching.report.findings if not f.left]  # a graph no backward read: no wrong gradient
     if findings:
-        pytest.fail(failure_text(findings), pytrace=False)
+        described = "\n\n".join(f"[{i}] {finding.describe()}" for i, finding in enumerate(findings, 1))
+        writes = count(len(findings), "in-place write")
+        pytest.fail(f"inplace_doctor: {writes} overwrote a tensor a backward pass saved\n{described}", pytrace=False)
     return result
-
-
-def failure_text(findings: "list[Finding]") -> str:
-    from .findings import count
-
-    described = "\n\n".join(f"[{i}] {finding.describe()}" for i, finding in enumerate(findings, 1))
-    writes = count(len(findings), "in-place write")
-    return f"inplace_doctor: {writes} overwrote a tensor a backward pass saved\n{described}"

@@ -27,7 +27,7 @@ from . import torch_private
 from .aliases import AliasWatch
 from .digest import digest, nbytes
 from .failure import DiagnoserFailure, guarded
-from .location import Location, Site, user_callers, user_frame, user_stack
+from .location import Location, Site, user_frame, user_stack
 from .memory import Memory, alias_of, kind_unexamined, tensors_in
 from .modules import ModuleTracker
 
@@ -74,9 +74,7 @@ class SavedRecord:
     changed_after: Site | None = None  # the line after which its values differed from the digest (aliases.py)
     examined: bool = False  # seen by an examination (a backward's, or of the graphs returned)
     kind: str = ""  # what kind of tensor it is, when the diagnoser cannot read its bytes (memory.kind_unexamined)
-    current: Callable[[], torch.Tensor | None] | None = (
-        None  # a weak reference to the tensor saved, for PyTorch's message
-    )
+    current: Callable[[], torch.Tensor | None] | None = None  # a weak reference to it, for PyTorch's message
     node: type | None = None  # the class of the tensor's grad_fn when saved, for PyTorch's message
     output_nr: int = 0  # which output of that node it is
 
@@ -86,7 +84,6 @@ class SavedRecord:
         return original if original is not None else self.tensor
 
 
-_OP_FACTS: dict[Any, tuple[str, tuple[tuple[int, str], ...], bool, bool]] = {}  # see Recorder._op_facts
 _TO_COPY = torch.ops.aten._to_copy.default  # the cast autocast makes (and caches) of each parameter
 LOW_PRECISION = (torch.float16, torch.bfloat16)
 
@@ -242,8 +239,12 @@ class Recorder(torch_private.DispatchMode):
                 self._check_casts(args)
             if func is _TO_COPY and not self.paused:
                 self._log_cast(args, out)
-            if foreach:
-                _restore_foreach_bumps(written, before)
+            # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the CUDA
+            # default) leave version counters alone, which they bump once without one: bumped here, as
+            # without the diagnoser, unless the op did (a later torch).
+            if foreach and all(torch_private.version(t) == v for t, v in zip(written, before, strict=False)):
+                for t in written:
+                    torch_private.bump_version(t)
             if not self.paused:
                 if self.unsettled:
                     self.settle_inputs()
@@ -298,13 +299,13 @@ class Recorder(torch_private.DispatchMode):
     ) -> None:
         """A write made during a backward by the program's own code (a custom Function's backward),
         not by the engine (whose innermost user line is the backward's call): logged as a write."""
-        site = user_frame()
+        site, callers, _ = user_stack()
         if site == self.backward_call:
             return
         written = [m for t in _written(written_arguments, args, kwargs) if (m := Memory.of(t)) is not None]
         if written:
             self.writes += 1
-            location = self.modules.location(*site, user_callers())
+            location = self.modules.location(*site, callers)
             self.ops.append(self._new_op(name, written, location=location, grad_mode=torch.is_grad_enabled()))
 
     def _before_op(
@@ -347,15 +348,13 @@ class Recorder(torch_private.DispatchMode):
         return written, op, before
 
     @staticmethod
+    @functools.cache
     def _op_facts(func: Any) -> tuple[str, tuple[tuple[int, str], ...], bool, bool]:
         """(name, written arguments, is an in-place foreach op, makes its views unseen by autograd
         in inference mode) of an aten op, read once per process."""
-        known = _OP_FACTS.get(func)
-        if known is None:
-            written = torch_private.written_arguments(func)
-            foreach = torch_private.is_foreach_op(func) and bool(written)
-            known = _OP_FACTS[func] = (str(func), written, foreach, torch_private.views_made_below_the_mode(func))
-        return known
+        written = torch_private.written_arguments(func)
+        foreach = torch_private.is_foreach_op(func) and bool(written)
+        return str(func), written, foreach, torch_private.views_made_below_the_mode(func)
 
     def others_may_save(self) -> bool:
         """Can this op's node save tensors our pack hook does not see?
@@ -382,8 +381,7 @@ class Recorder(torch_private.DispatchMode):
         self.unsettled = []
 
     def location(self) -> Location:
-        path, line = user_frame()
-        return self.modules.location(path, line)
+        return self.modules.location(*user_frame())
 
     # ---- the pseudo-ops: what changes a tensor without an aten op
 
@@ -397,7 +395,8 @@ class Recorder(torch_private.DispatchMode):
 
     def log_refused(self, name: str) -> Op:
         """An in-place call PyTorch refused: an op at the user's line that wrote nothing."""
-        location = self.modules.location(*user_frame(), user_callers())
+        site, callers, _ = user_stack()
+        location = self.modules.location(*site, callers)
         return self._new_op(name, (), location=location, grad_mode=torch.is_grad_enabled())
 
     @guarded("recording a NumPy alias")
@@ -484,8 +483,7 @@ class Recorder(torch_private.DispatchMode):
     @guarded("trimming its log")
     def forget_ops_before(self, index: int) -> None:
         """Drop the ops older than index: no live saved tensor was saved before it."""
-        keep = bisect.bisect_left(self.ops, index, key=lambda op: op.index)
-        del self.ops[:keep]
+        del self.ops[: bisect.bisect_left(self.ops, index, key=lambda op: op.index)]
         if self.views_written is not None:
             self.views_written = [(op, ref) for op, ref in self.views_written[-256:] if ref() is not None]
         self.numpy_views = [op for op in self.numpy_views if op.index >= index]
@@ -499,17 +497,7 @@ class Recorder(torch_private.DispatchMode):
         return sum(nbytes(r.digest) for r in list(self.records))
 
 
-def _restore_foreach_bumps(written: list[torch.Tensor], before: list[int]) -> None:
-    # Under any dispatch mode, torch 2.13's in-place foreach ops (foreach=True optimizers, the CUDA
-    # default) leave version counters alone, which they bump once without one: bumped here, as
-    # without the diagnoser, unless the op did (a later torch).
-    if all(torch_private.version(t) == v for t, v in zip(written, before, strict=False)):
-        for t in written:
-            torch_private.bump_version(t)
-
-
 def _written(arguments: tuple[tuple[int, str], ...], args: tuple, kwargs: dict) -> Iterator[torch.Tensor]:
     """The tensor arguments the op's schema marks as written, ``Tensor(a!)``."""
     for position, name in arguments:
-        value = args[position] if position < len(args) else kwargs.get(name)
-        yield from tensors_in(value)
+        yield from tensors_in(args[position] if position < len(args) else kwargs.get(name))

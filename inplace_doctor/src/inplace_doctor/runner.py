@@ -1,28 +1,20 @@
 """``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]``: diagnose a script as it is.
 
-The script runs unmodified as ``__main__`` (``sys.argv`` is the script and its arguments, its
-folder is first on ``sys.path``, as ``python SCRIPT.py`` would have them) under a diagnosing
-session, until the first backward that raises or has a finding, or its end, or 10 backward
-passes, whichever comes first (``--steps N``: N backward passes; ``all``: its end). So a write
-that breaks only a later backward (an optimizer step between a GAN's two losses, an RNN state
-carried across a step) is found without options. Each
-backward is examined just before it runs, then runs as it would without the diagnoser. A
-gradient taken with ``create_graph=True`` (a gradient penalty) is examined too, but is not
-counted as a step. Then the findings are printed, each with its fix.
+The script runs unmodified as ``__main__`` (its ``sys.argv`` and ``sys.path`` as ``python SCRIPT.py``
+would have them) under a diagnosing session, until the first backward that raises or has a
+finding, or its end, or 10 backward passes (``--steps N``: N backward passes; ``all``: its end). So
+a write that breaks only a later backward (an optimizer step between a GAN's two losses, an RNN
+state carried across a step) is found without options. A gradient taken with ``create_graph=True``
+(a gradient penalty) is examined too, but is not counted as a step.
 
-When the script ends, the graphs it left alive that no backward examined (``loss`` in a global
-variable, an output kept on an object, never backwarded) are examined as if backward were about
-to run from them: what a backward would have met. A function's locals are gone by then, and
-their graphs with them; if nothing is left, the report says so.
+When the script ends, the graphs it left alive that no backward examined (``loss`` in a global, an
+output kept on an object) are examined as if backward were about to run from them; a function's
+locals are gone by then, and their graphs with them.
 
-Exit status: 0 nothing found; 1 something found (a write over a saved tensor, an in-place
-write PyTorch refused, or PyTorch's in-place error raised, even one the script caught); 2 bad
-input: no such file, not a .py file, a script that does not compile, or a script that fails
-with an error of its own (or exits with a non-zero status) while nothing was found; 2 as well
-when the diagnoser itself failed (one line "internal error in the diagnoser ...": the script
-was stopped there, never run on differently). Bad input is one ``inplace_doctor: error: ...``
-line on standard error, with no traceback; a script's own error keeps its traceback (its own
-frames, none of the diagnoser's), then that line.
+Exit status (README: The command): 0 nothing found; 1 something found, or PyTorch's in-place error
+raised (even one the script caught); 2 bad input (one ``inplace_doctor: error: ...`` line, no
+traceback), a script's own error while nothing was found (its traceback, its own frames only, then
+that line), or the diagnoser's own failure (the script stopped there, never run on differently).
 """
 
 import os
@@ -39,7 +31,7 @@ import torch
 
 from .diagnoser import Report, report_of
 from .failure import DiagnoserFailure, user_traceback
-from .findings import count
+from .findings import count, listed
 from .location import at, display_path, is_internal
 from .session import BackwardPass, Session, is_inplace_error
 
@@ -287,12 +279,11 @@ def _note_how_it_ended(
             for name, value in namespace.items()
             if not name.startswith("__") and isinstance(value, torch.Tensor) and value.grad_fn is not None
         ]
-        shown = ", ".join(held[:6]) + (", ..." if len(held) > 6 else "")
         report.notes.append(
             f"{script} ended before any backward; "
             + (
                 "examined the graphs it left"
-                + (f" (its global variables {shown} hold some)" if held else "")
+                + (f" (its global variables {listed(held, 6)} hold some)" if held else "")
                 + " as if backward were about to run from them"
                 if report.passes
                 else "no graph it left held a tensor saved for backward, so there was nothing to examine"
@@ -330,7 +321,9 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
         line = f"{script} exited with status {failure.code}"
     else:
         text = str(failure).strip().splitlines()[0] if str(failure).strip() else ""
-        where = _where(failure)
+        # the innermost frame of the traceback in the user's own code
+        frames = [f for f in traceback.extract_tb(failure.__traceback__) if not is_internal(f.filename)]
+        where = at(frames[-1].filename, frames[-1].lineno) if frames else ""
         line = (
             f"{script} raised {type(failure).__name__}"
             + (f": {text}" if text else "")
@@ -356,12 +349,6 @@ def _judge_failure(failure: BaseException, session: Session, report: Report, pat
             else f"{line} before its first backward"
         )
     return 2, line
-
-
-def _where(error: BaseException) -> str:
-    """ "script.py:12": the innermost frame of the error's traceback in the user's own code ("" if none)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if not is_internal(f.filename)]
-    return at(frames[-1].filename, frames[-1].lineno) if frames else ""
 
 
 def names(prog: str) -> "tuple[str, str]":
@@ -420,12 +407,7 @@ def print_outcome(outcome: Outcome, short: str, long: str) -> int:
     if outcome.status != 2 or outcome.report.passes:  # else nothing to report but the failure
         print(f"{long}: report\n{outcome.report}" if rank_of_world() is not None else outcome.report, flush=True)
     if outcome.failure:
-        print_traceback(outcome.error)
+        if outcome.error is not None and not isinstance(outcome.error, SystemExit):  # its frames only
+            print(user_traceback(outcome.error), end="", file=sys.stderr)
         print(f"{short}: error: {outcome.failure}", file=sys.stderr)
     return outcome.status
-
-
-def print_traceback(error: BaseException | None) -> None:
-    """The traceback of the script's own error, its frames only (none of the diagnoser's)."""
-    if error is not None and not isinstance(error, SystemExit):
-        print(user_traceback(error), end="", file=sys.stderr)

@@ -1,24 +1,18 @@
 """A diagnosing session: records the program while it runs and examines each backward before it runs.
 
-While a session is entered:
-
-* the recorder (``recorder``) is the dispatch mode and the saved-tensor hooks in force;
-* global module hooks name the running module, and ``nn.Module.__init__`` notes where each
-  module is built (``modules``);
-* ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are wrapped:
-  before a backward runs, the nodes it will run are walked and every slot they saved is matched
-  against the writes logged since it was saved (``graph``, ``matching``); then the backward runs
-  as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
-  version-counter or detach error it raises is tied to the finding that explains it, and
-  propagates;
-* ``Tensor.detach_`` and ``Tensor.numpy`` are wrapped to log what no aten op shows: an in-place
-  detach (it never reaches a dispatch mode) and a NumPy array sharing a tensor's memory;
-* a torch function mode (``refusals``) sees an in-place call PyTorch refuses at the write: a
-  finding at its line, tied to the error, which propagates.
+While a session is entered, the recorder (``recorder``) is the dispatch mode and the saved-tensor
+hooks in force, module hooks name the running module (``modules``), a torch function mode sees the
+in-place calls PyTorch refuses (``refusals``), and ``Tensor.detach_``, ``Tensor.numpy``, the
+registration of gradient hooks and torch.func's transforms are wrapped (the package's docstring
+says why). ``torch.autograd.backward`` (so ``Tensor.backward``) and ``torch.autograd.grad`` are
+wrapped too: before a backward runs, the nodes it will run are walked and every slot they saved is
+matched against the writes logged since it was saved (``graph``, ``matching``); then the backward
+runs as it would have, the recorder stepping aside (``Recorder.paused_for_backward``). A
+version-counter or detach error it raises is tied to the finding that explains it, and propagates.
 
 When the program ends, the graphs it left alive that no examination saw are examined too
-(``left_graphs``). Everything is restored on exit. A backward called from inside a backward (a reentrant
-checkpoint recomputing its block) is the outer one's business and is not examined apart.
+(``left_graphs``). Everything is restored on exit. A backward called from inside a backward (a
+reentrant checkpoint recomputing its block) is the outer one's business and is not examined apart.
 """
 
 import contextlib
@@ -147,18 +141,15 @@ class Session:
 
     def _patch(self) -> None:
         recorder = self.recorder
-        original_detach, original_numpy = torch.Tensor.detach_, torch.Tensor.numpy
-        original_detach_function = torch.detach_
+        original_numpy = torch.Tensor.numpy
 
-        @functools.wraps(original_detach)
-        def detach_(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
-            recorder.log_detach(tensor)
-            return original_detach(tensor, *args, **kwargs)
+        def detaching(original: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+            @functools.wraps(original)
+            def detach_(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+                recorder.log_detach(tensor)
+                return original(tensor, *args, **kwargs)
 
-        @functools.wraps(original_detach_function)
-        def detach_function(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
-            recorder.log_detach(tensor)
-            return original_detach_function(tensor, *args, **kwargs)
+            return detach_
 
         @functools.wraps(original_numpy)
         def numpy(tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
@@ -168,8 +159,8 @@ class Session:
 
         self._set(torch.autograd, "backward", self._examined(torch.autograd.backward))
         self._set(torch.autograd, "grad", self._examined(torch.autograd.grad))
-        self._set(torch.Tensor, "detach_", detach_)
-        self._set(torch, "detach_", detach_function)
+        self._set(torch.Tensor, "detach_", detaching(torch.Tensor.detach_))
+        self._set(torch, "detach_", detaching(torch.detach_))
         self._set(torch.Tensor, "numpy", numpy)
         original_from_numpy = torch.from_numpy
 
@@ -317,9 +308,7 @@ class Session:
         unique: dict[tuple, Finding] = {}
         for finding in found:
             finding.backward, finding.left = number, left
-            first = unique.setdefault(finding.key, finding)
-            if first is not finding:
-                first.merge(finding)
+            finding.noted_in(unique)
         found = list(unique.values())
         writing = recorder.writes - self._counted[1]
         this_pass = BackwardPass(
@@ -334,28 +323,25 @@ class Session:
         self.passes.append(this_pass)
         self.last_nodes = nodes
         for finding in found:
-            first = self.findings.setdefault(finding.key, finding)
-            if first is not finding:
-                first.merge(finding)
+            finding.noted_in(self.findings)
         return this_pass
 
     def _stale_casts(self) -> list[Finding]:
         """A finding for each read of autocast's cached copy of a parameter written since."""
-        found = []
-        for cast, writes, used_at in self.recorder.stale_casts:
-            source = cast.source()
-            finding = Finding(
+        found = [
+            Finding(
                 f"cached {cast.dtype} copy (autocast's)",
                 "",
                 cast.op.location,
                 cast.version,
-                cast.version if source is None else torch_private.version(source),
+                cast.version if (source := cast.source()) is None else torch_private.version(source),
                 writes[0] if writes else None,
                 writes[1:],
                 AUTOCAST_STALE,
                 used_at=used_at,
             )
-            found.append(finding)
+            for cast, writes, used_at in self.recorder.stale_casts
+        ]
         self.recorder.stale_casts = []
         return found
 
@@ -432,10 +418,7 @@ class Session:
         finding = Finding(f"the gradient a {kind} hook was handed", "", registered, None, 0, write, [], GRAD_HOOK)
         running = self._running
         finding.backward = running.number if running is not None else None
-        first = self.findings.setdefault(finding.key, finding)
-        if first is not finding:
-            first.merge(finding)
-        elif running is not None:
+        if finding.noted_in(self.findings) is finding and running is not None:
             running.findings.append(finding)
 
     @guarded("recording a refused write")
@@ -463,18 +446,12 @@ class Session:
         if known is not None or not isinstance(error, RuntimeError) or self.recorder.views_written is None:
             return known
         written = [(op, ref()) for op, ref in reversed(self.recorder.views_written)]
-        held = [(None, t) for t in _tensors_of_frames(error)]
-        for op, view in written + held:
+        for op, view in written + [(None, t) for t in _tensors_of_frames(error)]:
             if view is None or not torch_private.is_view(view) or not _raises_the_same(view, error):
                 continue
-            if op is None:
-                memory = Memory.of(view)
-                writes = [
-                    o
-                    for o in self.recorder.ops
-                    if o.writes and memory is not None and any(m.key == memory.key for m in o.writes)
-                ]
-                op = writes[-1] if writes else None
+            if op is None and (memory := Memory.of(view)) is not None:  # the last write to its memory
+                writes = (o for o in reversed(self.recorder.ops) if any(m.key == memory.key for m in o.writes))
+                op = next(writes, None)
             finding = Finding(
                 _view_node(str(error)),
                 "a view",
@@ -492,10 +469,8 @@ class Session:
         return None
 
 
-@functools.cache
-def _signature(function: Callable[..., Any]) -> inspect.Signature:
-    """Once per process: a session wraps the same two functions each time it starts."""
-    return inspect.signature(function)
+# Once per process: a session wraps the same two functions each time it starts
+_signature = functools.cache(inspect.signature)
 
 
 def _readable_slots(node: Any, frames: set) -> list[SavedSlot]:

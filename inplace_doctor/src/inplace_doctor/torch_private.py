@@ -16,6 +16,7 @@ lacks any of these APIs (``diagnose`` then fails when called, and the probes say
 """
 
 import contextlib
+import functools
 import importlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -35,6 +36,12 @@ UNTYPED_STORAGE = "torch.Tensor.untyped_storage"
 SAVED_TENSOR_DATA = "torch._C._autograd.SavedTensor.data"
 SAVED_TENSOR = "torch._C._autograd.SavedTensor"
 CREATION_META = "torch._C._autograd._get_creation_meta"
+FORCE_DISPATCH_KEYS = "torch._C._ForceDispatchKeyGuard"
+MUTATION_ALLOWED_FLAG = "torch.autograd.graph._allow_mutation_on_saved_tensors_enabled"
+CHECKPOINT_FRAME = "torch.utils.checkpoint._CheckpointFrame"
+_INTERPRETER_STACK = "torch._C._functorch.peek_interpreter_stack"
+_CIA = "torch._C.DispatchKey.CompositeImplicitAutograd"
+_AD_INPLACE_OR_VIEW = "torch._C.DispatchKey.ADInplaceOrView"
 
 
 def _resolve(dotted: str) -> Any:
@@ -84,9 +91,6 @@ def function_modes_disabled() -> AbstractContextManager[None]:
     return torch._C.DisableTorchFunction()
 
 
-_INTERPRETER_STACK = "torch._C._functorch.peek_interpreter_stack"
-
-
 def in_func_transform() -> bool:
     """Is a torch.func transform (grad, vmap, ...) running now (``torch._C._functorch.peek_interpreter_stack``)?"""
     peek = _resolve(_INTERPRETER_STACK)
@@ -102,9 +106,7 @@ def is_innermost_dispatch_mode(mode: object) -> bool:
 
 def written_arguments(op: Any) -> tuple[tuple[int, str], ...]:
     """((position, name), ...) of the arguments an aten op writes, ``Tensor(a!)`` in its schema.
-
-    Relies on ``OpOverload._schema``: ``is_mutable`` and each argument's ``alias_info.is_write``.
-    """
+    Relies on ``OpOverload._schema``: ``is_mutable`` and each argument's ``alias_info.is_write``."""
     schema = op._schema
     if not schema.is_mutable:
         return ()
@@ -113,11 +115,6 @@ def written_arguments(op: Any) -> tuple[tuple[int, str], ...]:
         for i, argument in enumerate(schema.arguments)
         if argument.alias_info is not None and argument.alias_info.is_write
     )
-
-
-_CIA = "torch._C.DispatchKey.CompositeImplicitAutograd"
-_AD_INPLACE_OR_VIEW = "torch._C.DispatchKey.ADInplaceOrView"
-FORCE_DISPATCH_KEYS = "torch._C._ForceDispatchKeyGuard"
 
 
 def views_made_below_the_mode(op: Any) -> bool:
@@ -139,9 +136,6 @@ def views_tracked() -> AbstractContextManager[None]:
     return _resolve(FORCE_DISPATCH_KEYS)(torch._C._dispatch_tls_local_include_set(), exclude)
 
 
-MUTATION_ALLOWED_FLAG = "torch.autograd.graph._allow_mutation_on_saved_tensors_enabled"
-
-
 def mutation_on_saved_tensors_allowed() -> bool:
     """Is ``torch.autograd.graph.allow_mutation_on_saved_tensors()`` in force? Relies on its
     module-level flag (False where torch lacks it)."""
@@ -154,12 +148,8 @@ def mutation_on_saved_tensors_allowed() -> bool:
 
 def version(tensor: torch.Tensor) -> int:
     """The tensor's version counter (``tensor._version``): in-place writes bump it, views share it.
-
-    Inference tensors have none: 0 for them (nothing can check them).
-    """
-    if tensor.is_inference():
-        return 0
-    return tensor._version
+    Inference tensors have none: 0 for them (nothing can check them)."""
+    return 0 if tensor.is_inference() else tensor._version
 
 
 def bump_version(tensor: torch.Tensor) -> None:
@@ -192,20 +182,16 @@ def view_base(tensor: torch.Tensor) -> torch.Tensor | None:
 
 
 def is_foreach_op(op: Any) -> bool:
-    """Is the aten op one of the foreach family (``aten._foreach_add_.List``, ...)?
-
-    Relies on their overload names starting with ``aten._foreach_``. Under any dispatch mode,
-    torch 2.13's in-place foreach ops leave version counters alone, which they bump without one.
-    """
+    """Is the aten op one of the foreach family (``aten._foreach_add_.List``, ...)? Relies on their
+    overload names starting with ``aten._foreach_``. Under any dispatch mode, torch 2.13's in-place
+    foreach ops leave version counters alone, which they bump without one."""
     return str(op).startswith("aten._foreach_")
 
 
 def storage_address(tensor: torch.Tensor) -> int:
     """Address of the tensor's storage (``untyped_storage().data_ptr()``): one for all its views.
-
     Computed as ``data_ptr() - storage_offset() * element_size()``, which is the same number
-    (probe ``diagnose-api:storage-address``) without making a Python storage object at every op.
-    """
+    (probe ``diagnose-api:storage-address``) without making a Python storage object at every op."""
     return tensor.data_ptr() - int(tensor.storage_offset()) * tensor.element_size()
 
 
@@ -226,11 +212,8 @@ def data_address(tensor: torch.Tensor) -> int:
 
 
 def sequence_nr() -> int:
-    """Autograd's next sequence number (``torch._C._autograd._get_sequence_nr``).
-
-    Each backward node created takes the current number and moves it on by one, so it tells
-    whether a node was created between two moments.
-    """
+    """Autograd's next sequence number (``torch._C._autograd._get_sequence_nr``): each backward node
+    created takes it and moves it on by one, so it tells whether a node was created in between."""
     return torch._C._autograd._get_sequence_nr()
 
 
@@ -240,10 +223,8 @@ def node_sequence_nr(node: Any) -> int:
 
 
 def innermost_saved_tensors_hooks() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
-    """(pack, unpack) of the innermost ``saved_tensors_hooks`` in force, or None outside any.
-
-    Relies on ``torch._C._autograd._top_saved_tensors_default_hooks(ignore_is_tracing=False)``.
-    """
+    """(pack, unpack) of the innermost ``saved_tensors_hooks`` in force, or None outside any
+    (``torch._C._autograd._top_saved_tensors_default_hooks(ignore_is_tracing=False)``)."""
     return torch._C._autograd._top_saved_tensors_default_hooks(False)
 
 
@@ -261,14 +242,10 @@ class RawSaved(NamedTuple):
     unpack_hook: object  # the unpack hook (None without hooks); never called here: it may run user code
 
 
-_RAW_NAMES: dict[type, list[str]] = {}  # node type -> its _raw_saved_* attribute names (dir() is slow)
-
-
-def _raw_names(node: Any) -> list[str]:
-    kind = type(node)
-    if kind not in _RAW_NAMES:
-        _RAW_NAMES[kind] = [n for n in dir(node) if n.startswith("_raw_saved_")]
-    return _RAW_NAMES[kind]
+@functools.cache
+def _raw_names(kind: type) -> list[str]:
+    """A node type's _raw_saved_* attribute names, once per type (dir() is slow)."""
+    return [n for n in dir(kind) if n.startswith("_raw_saved_")]
 
 
 def raw_saved(node: Any) -> Iterator[RawSaved]:
@@ -280,7 +257,7 @@ def raw_saved(node: Any) -> Iterator[RawSaved]:
     ``saved_tensors``. A slot holding a sequence gives one ``RawSaved`` per element.
     """
     custom = is_custom_function_node(node)
-    for raw_name in _raw_names(node):
+    for raw_name in _raw_names(node.__class__):
         try:
             raws = getattr(node, raw_name)
         except RuntimeError:  # torch 2.10-2.12 refuse a custom Function's slots saved without hooks: unseen
@@ -302,8 +279,8 @@ def saved_attributes(node: Any) -> list[str]:
     attributes, each once. Read one with ``unpack_saved``."""
     return (
         ["saved_tensors"]
-        if is_custom_function_node(node) and _raw_names(node)
-        else [name[len("_raw") :] for name in _raw_names(node)]
+        if is_custom_function_node(node) and _raw_names(node.__class__)
+        else [name[len("_raw") :] for name in _raw_names(node.__class__)]
     )
 
 
@@ -311,9 +288,6 @@ def unpack_saved(node: Any, attribute: str) -> Any:
     """A saved slot (``saved_attributes``) read as backward reads it: unpacked, its unpack hook run
     (user code, maybe), and checked against the tensor's version: a stale one raises RuntimeError."""
     return getattr(node, attribute)
-
-
-CHECKPOINT_FRAME = "torch.utils.checkpoint._CheckpointFrame"
 
 
 def checkpoint_frame(unpack_hook: object) -> Any:
@@ -324,25 +298,16 @@ def checkpoint_frame(unpack_hook: object) -> Any:
     variable of that unpack hook (``frame``), keeps what the recomputation starts from: the
     block's inputs, as ``SavedTensor`` objects in ``frame.saved_args``. Relies on those names.
     """
-    closure, names = (
-        getattr(unpack_hook, "__closure__", None),
-        getattr(getattr(unpack_hook, "__code__", None), "co_freevars", ()),
-    )
+    names = getattr(getattr(unpack_hook, "__code__", None), "co_freevars", ())
+    cell = dict(zip(names, getattr(unpack_hook, "__closure__", None) or (), strict=False)).get("frame")
     frame_type = _resolve(CHECKPOINT_FRAME)
-    for name, cell in zip(names, closure or (), strict=False):
-        if name != "frame":
-            continue
-        try:
-            frame = cell.cell_contents
-        except ValueError:  # an empty cell
-            return None
-        if (
-            frame_type is not None
-            and isinstance(frame, frame_type)
-            and isinstance(getattr(frame, "saved_args", None), list)
-        ):
-            return frame
-    return None
+    if cell is None or frame_type is None:
+        return None
+    try:
+        frame = cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
+    return frame if isinstance(frame, frame_type) and isinstance(getattr(frame, "saved_args", None), list) else None
 
 
 def checkpoint_saved_inputs(frame: Any) -> list[tuple[int, Any]]:
@@ -355,10 +320,8 @@ def checkpoint_saved_inputs(frame: Any) -> list[tuple[int, Any]]:
 
 def ctx_tensors(node: Any) -> list[tuple[str, torch.Tensor]]:
     """(name, tensor) for each tensor a custom Function kept as a ctx attribute, ``ctx.name = t``.
-
     Relies on a custom Function's backward node being its ctx (``BackwardCFunction``), so that
-    the attributes set on ctx are the node's instance attributes.
-    """
+    the attributes set on ctx are the node's instance attributes."""
     if not is_custom_function_node(node):
         return []
     return [(name, value) for name, value in vars(node).items() if isinstance(value, torch.Tensor)]

@@ -18,30 +18,32 @@ from . import torch_private
 from .memory import tensors_in
 
 
-def _tracked(value: Any, leaves: list[torch.Tensor]) -> Any:
-    """value with each tensor replaced by a copy that autograd tracks; the leaves appended."""
+def _mapped(value: Any, replace: Callable[[torch.Tensor], Any]) -> Any:
+    """value with each tensor (in lists, tuples, named tuples and dicts) replaced by replace(tensor)."""
     if isinstance(value, torch.Tensor):
-        leaf = value.detach().requires_grad_(True)
-        leaves.append(leaf)
-        return leaf.clone()
+        return replace(value)
     if isinstance(value, (list, tuple)):
-        items = [_tracked(v, leaves) for v in value]
+        items = [_mapped(v, replace) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, dict):
-        return type(value)((k, _tracked(v, leaves)) for k, v in value.items())
+        return type(value)((k, _mapped(v, replace)) for k, v in value.items())
     return value
+
+
+def _tracked(value: Any, leaves: list[torch.Tensor]) -> Any:
+    """value with each tensor replaced by a copy that autograd tracks; the leaves appended."""
+
+    def track(tensor: torch.Tensor) -> torch.Tensor:
+        leaf = tensor.detach().requires_grad_(True)
+        leaves.append(leaf)
+        return leaf.clone()
+
+    return _mapped(value, track)
 
 
 def _shaped(value: Any, grads: Iterator[torch.Tensor]) -> Any:
     """The gradients, in value's structure."""
-    if isinstance(value, torch.Tensor):
-        return next(grads)
-    if isinstance(value, (list, tuple)):
-        items = [_shaped(v, grads) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
-    if isinstance(value, dict):
-        return type(value)((k, _shaped(v, grads)) for k, v in value.items())
-    return value
+    return _mapped(value, lambda _: next(grads))
 
 
 def _gradients(
@@ -59,28 +61,25 @@ def _gradients(
 
 
 def _run(func: Callable, argnums: int | tuple[int, ...], args: tuple, kwargs: dict) -> tuple[Any, list, list]:
-    """(func's result, the differentiated arguments as given, their leaves per argument)."""
+    """(func's result, the differentiated arguments as given, their leaves in order)."""
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     passed: list[Any] = list(args)
-    leaves: list[list[torch.Tensor]] = []
+    leaves: list[torch.Tensor] = []
     for n in numbers:
-        leaves.append([])
-        passed[n] = _tracked(args[n], leaves[-1])
+        passed[n] = _tracked(args[n], leaves)
     with torch.enable_grad():
         return func(*passed, **kwargs), [args[n] for n in numbers], leaves
 
 
 def _detached(value: Any) -> Any:
-    return _shaped(value, iter([t.detach() for t in tensors_in(value)]))
+    return _mapped(value, lambda t: t.detach())
 
 
 def grad_and_value(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
     def transformed(*args: Any, **kwargs: Any) -> Any:
         result, given, leaves = _run(func, argnums, args, kwargs)
         output, aux = result if has_aux else (result, None)
-        flat = _gradients([output], [leaf for group in leaves for leaf in group])
-        it = iter(flat)
-        grads = [_shaped(g, iter([next(it) for _ in group])) for g, group in zip(given, leaves, strict=True)]
+        grads = _shaped(given, iter(_gradients([output], leaves)))
         gradient = grads[0] if isinstance(argnums, int) else tuple(grads)
         value = output.detach()
         return (gradient, (value, _detached(aux))) if has_aux else (gradient, value)
@@ -101,10 +100,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     output, aux = result if has_aux else (result, None)
 
     def vjp_fn(cotangents: Any) -> tuple:
-        flat_leaves = [leaf for group in leaves for leaf in group]
-        flat = _gradients(tensors_in(output), flat_leaves, tensors_in(cotangents))
-        it = iter(flat)
-        return tuple(_shaped(p, iter([next(it) for _ in group])) for p, group in zip(primals, leaves, strict=True))
+        return _shaped(primals, iter(_gradients(tensors_in(output), leaves, tensors_in(cotangents))))
 
     return (_detached(output), vjp_fn, _detached(aux)) if has_aux else (_detached(output), vjp_fn)
 
@@ -113,16 +109,13 @@ def jacrev(func: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = F
     def transformed(*args: Any) -> Any:
         result, given, leaves = _run(func, argnums, args, {})
         output, aux = result if has_aux else (result, None)
-        flat_leaves = [leaf for group in leaves for leaf in group]
-        _gradients([output], flat_leaves, [torch.ones_like(output)])  # examined once, from every output
+        _gradients([output], leaves, [torch.ones_like(output)])  # examined once, from every output
         flat_output = output.reshape(-1)
-        rows = [_gradients([flat_output[i]], flat_leaves, examined=False) for i in range(output.numel())]
+        rows = [_gradients([flat_output[i]], leaves, examined=False) for i in range(output.numel())]
         jacobians = [
-            torch.stack([row[k] for row in rows]).reshape(*output.shape, *leaf.shape)
-            for k, leaf in enumerate(flat_leaves)
+            torch.stack([row[k] for row in rows]).reshape(*output.shape, *leaf.shape) for k, leaf in enumerate(leaves)
         ]
-        it = iter(jacobians)
-        per = [_shaped(g, iter([next(it) for _ in group])) for g, group in zip(given, leaves, strict=True)]
+        per = _shaped(given, iter(jacobians))
         jacobian = per[0] if isinstance(argnums, int) else tuple(per)
         return (jacobian, _detached(aux)) if has_aux else jacobian
 

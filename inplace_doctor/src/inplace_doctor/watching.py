@@ -27,15 +27,12 @@ class watch:
             loss.backward()
         w.report  # a Report: every finding once, each backward examined
 
-    Each backward (``loss.backward()``, ``torch.autograd.backward``, ``torch.autograd.grad``) is
-    examined just before it runs, then runs as it would without the diagnoser. The findings of a
-    backward are printed as it happens (to ``file``, standard error by default; ``file=None``
-    prints nothing), and a one-line summary when the block ends. If a backward raises PyTorch's
-    in-place error (version counter, or a tensor detached in place), the block ends with a
-    ``RuntimeError`` whose message is the finding that explains it (the write, its line, the fix),
-    raised from PyTorch's error; so does an in-place write PyTorch refuses. When the block ends, the
-    graphs left alive that no backward in it examined are examined as well. Modules built inside
-    the block are named at the line that built them.
+    Each backward is examined just before it runs, then runs as it would without the diagnoser.
+    A backward's new findings are printed as it happens (to ``file``, standard error by default;
+    ``quiet=True`` prints nothing), and a one-line summary when the block ends. PyTorch's in-place
+    error (at a backward, or a write it refuses) ends the block with a ``RuntimeError`` whose
+    message is the finding that explains it, raised from PyTorch's error. When the block ends, the
+    graphs left alive that no backward in it examined are examined as well.
     """
 
     def __init__(self, *, file: TextIO | None = None, quiet: bool = False):
