@@ -54,8 +54,7 @@ def check_sources() -> dict[str, NotebookNode]:
         raise BuildFailed("\n".join(map(str, found)), f"{summary}; the site was not updated")
     for note in quotes.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
-    problems = []
-    notebooks: dict[str, NotebookNode] = {}
+    problems, notebooks = list[str](), dict[str, NotebookNode]()
     for language in config.LANGUAGES:
         for docname, path in pages.executed(language).items():
             try:
@@ -86,8 +85,7 @@ def _cache() -> "JupyterCacheBase":
 
 def stale_pages(notebooks: dict[str, NotebookNode]) -> list[str]:
     """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
-    cache = _cache()
-    stale: list[str] = []
+    cache, stale = _cache(), list[str]()
     for docname, notebook in notebooks.items():
         try:
             cache.match_cache_notebook(notebook)
@@ -179,8 +177,7 @@ def ended(status: int | None) -> str:
     """How a process ended, from its exit status (minus a signal's number: Popen's returncode)."""
     if status is None or status >= 0:
         return f"exited with status {status}"
-    name = signal.Signals(-status).name
-    return f"killed by {name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
+    return f"killed by {signal.Signals(-status).name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
 
 
 def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> str:

@@ -25,16 +25,11 @@ def module_file(name: str) -> Path | None:
     return None
 
 
-def _module_name(path: Path) -> str:
-    roots = [folder.parent for folder in config.PACKAGE_DIRS.values() if path.is_relative_to(folder)]
-    parts = path.relative_to(roots[0] if roots else config.REPO).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 @cache
 def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
     """The module names a file imports anywhere in it (functions included), relative ones resolved."""
-    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    roots = [folder.parent for folder in config.PACKAGE_DIRS.values() if path.is_relative_to(folder)]
+    package = ".".join(path.relative_to(roots[0] if roots else config.REPO).parts[:-1])  # the file's package
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
