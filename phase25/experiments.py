@@ -18,11 +18,8 @@ def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     code = code_fingerprint(Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py")
-    found: compiling.Compiled = memoized(
-        "experiment",
-        f"compiled({described(backend=backend, inplace=inplace)})-{code}",
-        lambda: compiling.measure(backend, inplace, data()),
-    )
+    key = f"compiled({described(backend=backend, inplace=inplace)})-{code}"
+    found: compiling.Compiled = memoized("experiment", key, lambda: compiling.measure(backend, inplace, data()))
     return found
 
 

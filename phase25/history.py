@@ -159,14 +159,10 @@ def spans(records: Records, observe_one: Callable[[Record], Seen | None]) -> tup
     return tuple(found)
 
 
-def _observe_thing(thing: Thing, record: Record) -> Seen | None:
-    return observe(record, thing)
-
-
 def history(records: Records, claim_names: Iterable[str] = ()) -> list[History]:
     """[History] of every thing the records keep (things), in that order; things no record
     measured are left out."""
-    found = [History(t, spans(records, functools.partial(_observe_thing, t))) for t in things(records, claim_names)]
+    found = [History(t, spans(records, functools.partial(observe, thing=t))) for t in things(records, claim_names)]
     return [h for h in found if h.spans]
 
 
@@ -190,11 +186,6 @@ def draft_quotes(path: str | Path = ERRATA) -> dict[str, str]:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SEED" for t in node.targets):
             return ast.literal_eval(node.value)
     raise LookupError(f"{path}: no SEED")
-
-
-def size_names() -> dict[str, str]:
-    """part -> the name a record writes for a size of the mini-GPT: shape, version_now, version_expected."""
-    return {part: name for part, (_, name) in model_sizes().items()}
 
 
 def _linear(name: str) -> tuple[int, int]:
@@ -239,7 +230,7 @@ def draft_findings(
 ) -> list[Finding]:
     """[Finding] for each thing the draft quotes about run B's error, from records."""
     seed = seed or draft_quotes()
-    names = names or size_names()
+    names = names or {part: name for part, (_, name) in model_sizes().items()}  # the names a record writes
     shape = re.search(r"\[([\d, ]+)\]\]$", seed["shape"])
     parts = re.search(r"output \d+ of (\w+), is at version (\d+); expected version (\d+)", seed["message"])
     if shape is None or parts is None:
