@@ -20,10 +20,6 @@ class ExperimentError(ValueError):
     """A path that cannot be used as an experiment; the message says what to do instead."""
 
 
-def _run_numbers(directory: Path) -> list[int]:
-    return sorted(int(m.group(1)) for p in directory.iterdir() if (m := RUN_NAME.match(p.name)) and is_run(p))
-
-
 def is_run(path: str | Path) -> bool:
     return (Path(path) / CONFIG).is_file() and (Path(path) / RESULT).is_file()
 
@@ -100,7 +96,7 @@ def find_run(path: str | Path) -> Path:
         raise ExperimentError(f"{path} is a file; pass an experiment directory such as experiments/25-A")
     if is_run(path):
         return path
-    numbers = _run_numbers(path)
+    numbers = sorted(int(m.group(1)) for p in path.iterdir() if (m := RUN_NAME.match(p.name)) and is_run(p))
     if not numbers:
         raise ExperimentError(
             f"{path} is not a minigpt experiment (no run-N/{CONFIG} inside); run `minigpt train out={path}` first"

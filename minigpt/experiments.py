@@ -35,11 +35,7 @@ from .train import (
 # The modules an experiment runs (tests/test_deps.py checks them against the imports): their sources key it
 SOURCES = ("__init__.py", "data.py", "model.py", "train.py", "experiments.py")
 CACHE = "MINIGPT_CACHE"  # environment variable: a folder that keeps each experiment's result
-BYPASSES: dict[str, dict[str, Any]] = {
-    "hooks": {"inplace": True, "bypass": "hooks"},
-    "ctx": {"inplace": True, "bypass": "ctx"},
-    "data": {"inplace": True, "bypass": "data"},
-}
+BYPASSES: dict[str, dict[str, Any]] = {b: {"inplace": True, "bypass": b} for b in ("hooks", "ctx", "data")}
 _memory: dict[str, Any] = {}
 
 

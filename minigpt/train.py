@@ -57,8 +57,7 @@ class RunResult:
 
     def summary(self) -> dict[str, Any]:
         """The JSON-able part (tensors are stored apart)."""
-        skip = {"probe_logits", "grads_step0", "grads_final"}
-        return {k: v for k, v in asdict(self).items() if k not in skip}
+        return {k: v for k, v in asdict(self).items() if k not in {"probe_logits", "grads_step0", "grads_final"}}
 
 
 class BackwardRaised(Exception):
