@@ -65,12 +65,8 @@ def make_root(root: Path) -> None:
         remove(root)
     root.parent.mkdir(parents=True, exist_ok=True)
     made_here.touch()
-    done = subprocess.run(
-        ["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root), MIRROR],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    command = ["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root), MIRROR]
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode:
         lines = [line for line in done.stderr.splitlines() if line.startswith("E:")] or done.stderr.splitlines()
         fail(f"could not make the Debian root: {lines[0] if lines else f'mmdebstrap exit {done.returncode}'}")
@@ -148,10 +144,8 @@ def main() -> int:
     finally:
         if not args.keep:
             remove(root)
-    print(
-        f"ci-container: {args.run} on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
-        flush=True,
-    )
+    minutes = (time.monotonic() - made) / 60
+    print(f"ci-container: {args.run} on {commit[:12]} exited {status} after {minutes:.1f} min", flush=True)
     return status
 
 
