@@ -86,10 +86,9 @@ def trust_host_cas(root: Path) -> dict[str, str]:
 
 
 def clone(root: Path) -> str:
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    if subprocess.run(["git", "-C", str(REPO), "status", "--porcelain"], capture_output=True, text=True).stdout:
+    git = ["git", "-C", str(REPO)]
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    if subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True).stdout:
         print("ci-container: uncommitted changes are not in the run (a clone of HEAD)", file=sys.stderr)
     repo = root / "repo"
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", "--no-hardlinks", str(REPO), str(repo)], check=True)
@@ -105,13 +104,8 @@ def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: s
         env["PIP_FIND_LINKS"] = "/wheels"
         (root / "wheels").mkdir(exist_ok=True)
         mounts.append(f'mount --bind -o ro "{wheels}" "$R/wheels"')
-    inside = " ".join(
-        [
-            'exec chroot "$R" /usr/bin/env -i',
-            *(f"{k}={v}" for k, v in env.items()),
-            "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null",
-        ]
-    )
+    chroot = ['exec chroot "$R" /usr/bin/env -i', *(f"{k}={v}" for k, v in env.items())]
+    inside = " ".join([*chroot, "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null"])
     script = "set -e; " + "; ".join(mounts) + "; " + inside
     command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", "sh", "-c", script]
     shown = run if len(run) <= 40 else run[:40] + " ..."

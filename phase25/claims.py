@@ -132,9 +132,7 @@ def on_device() -> list[str]:
     return [name for name, c in CLAIMS.items() if c.on_device]
 
 
-def device() -> str:
-    """Where the claims' mini-GPT runs: "cpu", or what minigpt.train.use_device() chose."""
-    return default_device()
+device = default_device  # where the claims' mini-GPT runs: "cpu", or what minigpt.train.use_device() chose
 
 
 def _evaluate_now(name: str) -> Outcome:

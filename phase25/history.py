@@ -221,10 +221,6 @@ def _spans_of_part(records: Records, part: str) -> tuple[Span, ...]:
     return spans(records, lambda r: Seen(r["message"][part]) if part in r["message"] else None)
 
 
-def _printed(records: Records, test: Callable[[Record], bool]) -> tuple[str, ...]:
-    return tuple(r for r in ordered(records) if test(records[r]))
-
-
 def draft_findings(
     records: Records, seed: dict[str, str] | None = None, names: dict[str, str] | None = None
 ) -> list[Finding]:
@@ -256,42 +252,37 @@ def draft_findings(
         wanted = (quoted["version_now"], quoted["version_expected"])
         return any((concrete(now, names, dims, n), concrete(expected, names, dims, n)) == wanted for n in tries)
 
+    def finding(key: str, quote: str, test: Callable[[Record], bool], instead: tuple[Span, ...]) -> Finding:
+        return Finding(key, quote, tuple(r for r in ordered(records) if test(records[r])), instead)
+
     node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
     version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
     in_range, raises = torch_range(seed["torch"]), observed_claim(RAISES_WITH_ANOMALY)
     return [
-        Finding(
-            "message",
-            seed["message"],
-            _printed(records, prints(seed["message"], FULL_MESSAGES)),
-            spans(records, sentence),
-        ),
-        Finding(
+        finding("message", seed["message"], prints(seed["message"], FULL_MESSAGES), spans(records, sentence)),
+        finding(
             "producer",
             f"output 0 of {quoted['output_of']}",
-            _printed(records, lambda r: r["message"].get("output_of") == quoted["output_of"]),
+            lambda r: r["message"].get("output_of") == quoted["output_of"],
             _spans_of_part(records, "output_of"),
         ),
-        Finding(
+        finding(
             "node",
             seed["producer"],
-            _printed(
-                records,
-                lambda r: any(node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",)),
-            ),
+            lambda r: any(node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",)),
             _spans_of_part(records, "anomaly_node"),
         ),
-        Finding("versions", version_phrase, _printed(records, same_versions), spans(records, versions)),
-        Finding(
+        finding("versions", version_phrase, same_versions, spans(records, versions)),
+        finding(
             "shape",
             seed["shape"],
-            _printed(records, lambda r: concrete(r["message"].get("tensor"), names, dims, 1) == seed["shape"]),
+            lambda r: concrete(r["message"].get("tensor"), names, dims, 1) == seed["shape"],
             _spans_of_part(records, "tensor"),
         ),
-        Finding(
+        finding(
             "torch",
             seed["torch"],
-            _printed(records, lambda r: in_range(r["release"]) and raises(r) == HOLDS),
+            lambda r: in_range(r["release"]) and raises(r) == HOLDS,
             spans(records, lambda r: observe(r, Thing(CLAIM, RAISES_WITHOUT_ANOMALY))),
         ),
     ]

@@ -539,12 +539,11 @@ def table(language: str, kind: str, releases: list[str], live_release: str, rows
         cells = []
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
-            repeated = i > 0 and not changed and value is not None and len(str(value)) > SHORT
             if value is None:
                 text = "—"
             elif len(str(value)) <= SHORT:
                 text = html.escape(record_word(str(value), language))
-            elif repeated:  # a long value is written once, then "same" until it changes
+            elif i > 0 and not changed:  # a long value is written once, then "same" until it changes
                 text = f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>'
             else:
                 text = long_value(value, values[i - 1] if changed else None)
