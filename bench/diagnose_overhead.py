@@ -126,8 +126,7 @@ def measure(
     name: str, config: GPTConfig, device: str, batch: tuple[torch.Tensor, torch.Tensor], repeats: int
 ) -> Figures:
     model: GPT = build_model(config, TrainConfig().seed).to(device)
-    x, y = batch
-    return measure_loss(name, model, lambda: model(x, y)[1], device, repeats)
+    return measure_loss(name, model, lambda: model(*batch)[1], device, repeats)
 
 
 def small_mlp(repeats: int) -> Figures:

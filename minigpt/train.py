@@ -195,8 +195,7 @@ def train(
             with torch.no_grad():
                 result.probe_logits = model(probe_batch(data)[0])[0].cpu()
     result.wall_time_s = time.perf_counter() - start
-    if result.losses:
-        result.steps_per_s = len(result.losses) / result.wall_time_s
+    result.steps_per_s = len(result.losses) / result.wall_time_s if result.losses else None
     return result
 
 

@@ -5,7 +5,7 @@ SHARED, what the precompute hook computes in two processes before any page runs.
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from execbook import REPO, code_fingerprint, memoized
 from minigpt.experiments import BYPASSES, data, described, gradients, run_b, training
@@ -19,8 +19,7 @@ def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     code = code_fingerprint(Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py")
     key = f"compiled({described(backend=backend, inplace=inplace)})-{code}"
-    found: compiling.Compiled = memoized("experiment", key, lambda: compiling.measure(backend, inplace, data()))
-    return found
+    return cast(compiling.Compiled, memoized("experiment", key, lambda: compiling.measure(backend, inplace, data())))
 
 
 # What the build computes before any page runs (two processes share the list): what several

@@ -331,13 +331,12 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     index, where = _failing(notebook), f"{docname} ({', '.join(config.LANGUAGES)})"
     if index is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
-    failing = notebook.cells[index]
     name = pages.example_of(notebook, index)
     if name:  # its guard kept its Failure in the store (execbook.kernel.check; run_page runs it)
         with contextlib.suppress(KeyError):
             return str(store.load("failure", deps.outcome_key(name)).render(where))
         return f"{where} · examples/{name}.py\n  {ename}: {evalue.strip()[:300]}"
-    hidden = bool(source.HIDDEN & set(failing.metadata.get("tags", [])))
+    hidden = bool(source.HIDDEN & set(notebook.cells[index].metadata.get("tags", [])))
     what = "hidden cell" if hidden else "cell the page shows"
     return f"{where}: a {what} failed: {ename}: {tracebacks.excerpt(evalue.strip(), width=300)}"
 

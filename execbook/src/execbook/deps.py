@@ -74,9 +74,7 @@ def _read_paths(entry: str) -> set[Path]:
 def example_dependencies(name: str) -> frozenset[Path]:
     """Every file examples/<name>.py depends on (absolute paths); its manifest entry aside."""
     case = cases.manifest()[name]
-    paths = closure({case.path})
-    for entry in case.reads:
-        paths |= _read_paths(entry)
+    paths = closure({case.path}).union(*(_read_paths(entry) for entry in case.reads))
     return frozenset(p for p in paths if p.is_file())
 
 
@@ -106,10 +104,7 @@ def example_entries(name: str) -> list[str]:
 
 def page_dependencies(names: list[str]) -> set[Path]:
     """The files a page that loads these examples depends on (its kernel's and theirs)."""
-    paths = set(kernel_dependencies())
-    for name in names:
-        paths |= example_dependencies(name)
-    return paths
+    return set(kernel_dependencies()).union(*(example_dependencies(name) for name in names))
 
 
 def page_fingerprint(names: list[str]) -> str:
