@@ -50,10 +50,8 @@ UNIT_RUNS = 2
 def run_a_units(scratch):
     """Seconds of UNIT_RUNS run-A trainings from the command line, one after the other (each a
     fresh process, torch import included)."""
-    return [
-        timed([sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"], scratch)[0]
-        for _ in range(UNIT_RUNS)
-    ]
+    command = [sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"]
+    return [timed(command, scratch)[0] for _ in range(UNIT_RUNS)]
 
 
 FLOOR_RUN = """import sys

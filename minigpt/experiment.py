@@ -27,8 +27,13 @@ def is_run(path: str | Path) -> bool:
 def check_writable(experiment_dir: str | Path) -> None:
     """Raise ExperimentError unless a new run can be added under experiment_dir (writes nothing)."""
     path = Path(experiment_dir)
-    if not path.exists():
-        check_creatable(path)
+    if not path.exists():  # a new directory: its nearest existing parent must take one
+        existing = next(p for p in path.parents if p.exists())
+        if not existing.is_dir():
+            raise ExperimentError(
+                f"out={path} lies under {existing}, which is a file, not a directory; choose another out="
+            )
+        check_can_create_in(existing, path)
         return
     if not path.is_dir():
         raise ExperimentError(f"out={path} is a file, not a directory; choose another out=")
@@ -41,16 +46,6 @@ def check_writable(experiment_dir: str | Path) -> None:
             "choose an empty or new directory for out="
         )
     check_can_create_in(path, path)
-
-
-def check_creatable(path: Path) -> None:
-    """Raise ExperimentError unless the missing directory path can be made (parents included)."""
-    existing = next(p for p in path.parents if p.exists())
-    if not existing.is_dir():
-        raise ExperimentError(
-            f"out={path} lies under {existing}, which is a file, not a directory; choose another out="
-        )
-    check_can_create_in(existing, path)
 
 
 def check_can_create_in(directory: Path, path: Path) -> None:

@@ -471,8 +471,7 @@ MISSING_API = (
 def missing_api(raised: str | None) -> str | None:
     """The torch API ("torch.func") whose absence an example's error text says it raised for, or None."""
     for pattern in MISSING_API:
-        found = pattern.match(raised or "")
-        if found:
+        if found := pattern.match(raised or ""):
             return ".".join(filter(None, (found["module"], found.groupdict().get("name"))))
     return None
 
@@ -482,8 +481,7 @@ def _case_claim(name: str) -> Check:
         found = outcome(name)
         if found.ok:
             return True, found.seen
-        api = missing_api(found.raised)
-        if api:  # it never got to what the claim is about
+        if api := missing_api(found.raised):  # it never got to what the claim is about
             return False, f"{NOT_APPLICABLE}{api} is missing from torch {torch.__version__} ({found.failure()})"
         return False, found.failure()
 

@@ -87,8 +87,7 @@ def _failure(backend: str, inplace: bool, stage: str, exc: BaseException, second
 
 def measure(backend: str, inplace: bool, data: AgreementData) -> Compiled:
     """Compiled: a fresh model (seed 0) compiled with backend, one forward call and backward."""
-    missing = unavailable(backend)
-    if missing:
+    if missing := unavailable(backend):
         return Compiled(backend, inplace, not_applicable=missing)
     import torch._dynamo
 

@@ -92,8 +92,7 @@ def reason(seen: str) -> str:
     """ "not applicable: torch.func is missing from torch 1.13.1+cu117 (...)" -> "torch.func is missing":
     what is missing, without the release that says it (so two releases that lack it agree)."""
     text = seen[len(NOT_APPLICABLE_PREFIX) :] if seen.startswith(NOT_APPLICABLE_PREFIX) else seen
-    missing = re.match(r"(\S+) is missing\b", text)
-    if missing:
+    if missing := re.match(r"(\S+) is missing\b", text):
         return f"{missing.group(1)} is missing"
     return re.sub(r"\btorch \d[\w.+]*", "torch", text)
 

@@ -103,8 +103,7 @@ RESIDUAL_ADD_WORDS = {"es": "suma residual {} de {}", "en": "residual add {} of 
 
 def record_word(value: str, language: str) -> str:
     """A record's word (bitwise, None, ...) as the page's language writes it; other text as it is."""
-    found = RESIDUAL_ADD.fullmatch(value)
-    if found:
+    if found := RESIDUAL_ADD.fullmatch(value):
         return RESIDUAL_ADD_WORDS[language].format(*found.groups())
     return MEASURED[language].get(value, value)
 
@@ -202,11 +201,9 @@ def long_value(value: object, previous: object = None, width: int = SHORT) -> st
 def why(detail: str | None, language: str) -> str:
     """Why a release says "n/a", in the page's language."""
     words = WHY[language]
-    api = history.missing_api(detail)
-    if api:
+    if api := history.missing_api(detail):
         return words["missing"].format(code(api))
-    refused = re.fullmatch(r"torch refuses torch\.compile here \((.*)\)", detail or "")
-    if refused:
+    if refused := re.fullmatch(r"torch refuses torch\.compile here \((.*)\)", detail or ""):
         return words["refused"].format(code(refused.group(1)))
     if (detail or "").startswith("no C++ compiler for inductor"):
         return words["compiler"]
