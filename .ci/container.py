@@ -65,12 +65,8 @@ def make_root(root: Path) -> None:
         remove(root)
     root.parent.mkdir(parents=True, exist_ok=True)
     made_here.touch()
-    done = subprocess.run(
-        ["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root), MIRROR],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    command = ["mmdebstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root), MIRROR]
+    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode:
         lines = [line for line in done.stderr.splitlines() if line.startswith("E:")] or done.stderr.splitlines()
         fail(f"could not make the Debian root: {lines[0] if lines else f'mmdebstrap exit {done.returncode}'}")
@@ -90,10 +86,9 @@ def trust_host_cas(root: Path) -> dict[str, str]:
 
 
 def clone(root: Path) -> str:
-    commit = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    if subprocess.run(["git", "-C", str(REPO), "status", "--porcelain"], capture_output=True, text=True).stdout:
+    git = ["git", "-C", str(REPO)]
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    if subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True).stdout:
         print("ci-container: uncommitted changes are not in the run (a clone of HEAD)", file=sys.stderr)
     repo = root / "repo"
     subprocess.run(["git", "clone", "--quiet", "--no-checkout", "--no-hardlinks", str(REPO), str(repo)], check=True)
@@ -109,13 +104,8 @@ def run_ci(root: Path, wheels: Path | None, certificates: dict[str, str], run: s
         env["PIP_FIND_LINKS"] = "/wheels"
         (root / "wheels").mkdir(exist_ok=True)
         mounts.append(f'mount --bind -o ro "{wheels}" "$R/wheels"')
-    inside = " ".join(
-        [
-            'exec chroot "$R" /usr/bin/env -i',
-            *(f"{k}={v}" for k, v in env.items()),
-            "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null",
-        ]
-    )
+    chroot = ['exec chroot "$R" /usr/bin/env -i', *(f"{k}={v}" for k, v in env.items())]
+    inside = " ".join([*chroot, "bash -c " + shlex.quote(f"cd /repo && exec {run}") + " < /dev/null"])
     script = "set -e; " + "; ".join(mounts) + "; " + inside
     command = ["unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--kill-child", "sh", "-c", script]
     shown = run if len(run) <= 40 else run[:40] + " ..."
@@ -148,10 +138,8 @@ def main() -> int:
     finally:
         if not args.keep:
             remove(root)
-    print(
-        f"ci-container: {args.run} on {commit[:12]} exited {status} after {(time.monotonic() - made) / 60:.1f} min",
-        flush=True,
-    )
+    minutes = (time.monotonic() - made) / 60
+    print(f"ci-container: {args.run} on {commit[:12]} exited {status} after {minutes:.1f} min", flush=True)
     return status
 
 

@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-from inplace_doctor import Report, diagnose, watch
+from inplace_doctor import diagnose, watch
 from inplace_doctor.digest import CHUNK
 from minigpt.data import build_dataset, sample_batch
 from minigpt.model import GPT, GPTConfig
@@ -104,6 +104,18 @@ class Figures:
         return self.time_met and self.memory_ratio <= MEMORY_TARGET
 
 
+def under_anomaly(run: Callable[[], object]) -> None:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Anomaly Detection has been enabled")  # once per step otherwise
+        with torch.autograd.detect_anomaly(check_nan=True):
+            run()
+
+
+def watched(run: Callable[[], object]) -> None:
+    with watch(quiet=True):
+        run()
+
+
 def batch_for(config: GPTConfig, device: str, seed: int, size: int) -> tuple[torch.Tensor, torch.Tensor]:
     generator = torch.Generator().manual_seed(seed)
     tokens = torch.randint(0, config.vocab_size, (size, config.block_size + 1), generator=generator)
@@ -114,8 +126,7 @@ def measure(
     name: str, config: GPTConfig, device: str, batch: tuple[torch.Tensor, torch.Tensor], repeats: int
 ) -> Figures:
     model: GPT = build_model(config, TrainConfig().seed).to(device)
-    x, y = batch
-    return measure_loss(name, model, lambda: model(x, y)[1], device, repeats)
+    return measure_loss(name, model, lambda: model(*batch)[1], device, repeats)
 
 
 def small_mlp(repeats: int) -> Figures:
@@ -211,17 +222,7 @@ def nanogpt_loop(repeats: int, steps: int = 10) -> Figures:
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
 
-    def anomaly_loop() -> None:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Anomaly Detection has been enabled")
-            with torch.autograd.detect_anomaly(check_nan=True):
-                loop()
-
-    def watched_loop() -> None:
-        with watch(quiet=True):
-            loop()
-
-    runs = {"plain": loop, "anomaly": anomaly_loop, "diagnosed": watched_loop}
+    runs = {"plain": loop, "anomaly": lambda: under_anomaly(loop), "diagnosed": lambda: watched(loop)}
     for fn in runs.values():
         fn()
     seconds: dict[str, list[float]] = {way: [] for way in WAYS}
@@ -261,13 +262,6 @@ def plugin_cost(repeats: int) -> str:
         model.zero_grad(set_to_none=True)
         F.mse_loss(model(x), y).backward()
 
-    def watched(body: Callable[[], None]) -> Callable[[], None]:
-        def run() -> None:
-            with watch(quiet=True):
-                body()
-
-        return run
-
     def median_ms(fn: Callable[[], None]) -> float:
         for _ in range(WARMUP):
             fn()
@@ -278,8 +272,8 @@ def plugin_cost(repeats: int) -> str:
             times.append(time.perf_counter() - start)
         return statistics.median(times) * 1e3
 
-    empty = median_ms(watched(lambda: None))
-    plain, diagnosed = median_ms(test), median_ms(watched(test))
+    empty = median_ms(lambda: watched(lambda: None))
+    plain, diagnosed = median_ms(test), median_ms(lambda: watched(test))
     return (
         f"pytest --inplace-doctor, per test: {empty:.2f} ms for a test that runs no torch op; "
         f"{plain:.2f} ms -> {diagnosed:.2f} ms for a test of one small-MLP step"
@@ -295,16 +289,7 @@ def measure_loss(
         model.zero_grad(set_to_none=True)
         loss_of().backward()
 
-    def anomaly_step() -> None:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "Anomaly Detection has been enabled")  # once per step otherwise
-            with torch.autograd.detect_anomaly(check_nan=True):
-                step()
-
-    def diagnosed_step() -> Report:
-        return diagnose(step)
-
-    runs = {"plain": step, "anomaly": anomaly_step, "diagnosed": diagnosed_step}
+    runs = {"plain": step, "anomaly": lambda: under_anomaly(step), "diagnosed": lambda: diagnose(step)}
 
     def timed(fn: Callable[[], object]) -> float:
         if cuda:
@@ -319,7 +304,7 @@ def measure_loss(
         for fn in runs.values():
             fn()
     if cuda:
-        plain_bytes, diagnosed_bytes = peak_cuda_bytes(step), peak_cuda_bytes(diagnosed_step)
+        plain_bytes, diagnosed_bytes = peak_cuda_bytes(step), peak_cuda_bytes(runs["diagnosed"])
     else:
         plain_bytes = peak_cpu_bytes(loss_of)
         diagnosed_bytes = peak_cpu_bytes(lambda: diagnose(loss_of))
@@ -367,8 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Figures] = []
     for device in devices:
         if device == "cpu":
-            rows.append(small_mlp(args.repeats))
-            rows.append(nanogpt_loop(args.repeats))
+            rows += [small_mlp(args.repeats), nanogpt_loop(args.repeats)]
         batch = (data_batch[0].to(device), data_batch[1].to(device))
         for label, config in (("mini-GPT", default), ("10x", bigger)):
             name = f"{label} (n_layer {config.n_layer}, n_embd {config.n_embd})"

@@ -51,10 +51,8 @@ SLOWEST = 40  # pytest's --durations
 def run_a_units(scratch):
     """Seconds of UNIT_RUNS run-A trainings from the command line, one after the other (each a
     fresh process, torch import included)."""
-    return [
-        timed([sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"], scratch)[0]
-        for _ in range(UNIT_RUNS)
-    ]
+    command = [sys.executable, "-m", "minigpt", "train", "inplace=false", f"out={scratch}/run-a"]
+    return [timed(command, scratch)[0] for _ in range(UNIT_RUNS)]
 
 
 FLOOR_RUN = """import sys

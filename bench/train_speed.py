@@ -35,10 +35,9 @@ COMMAND = ["train", "inplace=false"]  # the justfile's phase-25-train recipe run
 def cold_cli_run(workdir):
     """(wall time of the whole command, the run's recorded config and result)."""
     out = Path(workdir) / "experiments" / "25-A"
+    command = [sys.executable, "-m", "minigpt", *COMMAND, f"out={out}"]
     start = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, "-m", "minigpt", *COMMAND, f"out={out}"], cwd=workdir, capture_output=True, text=True
-    )
+    proc = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"benchmark: `minigpt {' '.join(COMMAND)}` failed ({proc.returncode}):\n{proc.stderr}")

@@ -45,13 +45,8 @@ ENGLISH_NOUNS = {
     "bee": "bees",
 }
 ENGLISH_ADJECTIVES = ("black", "white", "small", "fast", "tall")
-ENGLISH_VERBS = {
-    "eats": "eat",
-    "sleeps": "sleep",
-    "runs": "run",
-    "jumps": "jump",
-    "sings": "sing",
-}  # third person singular: plural
+# third person singular: plural
+ENGLISH_VERBS = {"eats": "eat", "sleeps": "sleep", "runs": "run", "jumps": "jump", "sings": "sing"}
 
 TEST_FRACTION = 0.2
 SPLIT_SEED = 25  # fixed: the split never depends on the training seed

@@ -20,10 +20,6 @@ class ExperimentError(ValueError):
     """A path that cannot be used as an experiment; the message says what to do instead."""
 
 
-def _run_numbers(directory: Path) -> list[int]:
-    return sorted(int(m.group(1)) for p in directory.iterdir() if (m := RUN_NAME.match(p.name)) and is_run(p))
-
-
 def is_run(path: str | Path) -> bool:
     return (Path(path) / CONFIG).is_file() and (Path(path) / RESULT).is_file()
 
@@ -31,8 +27,13 @@ def is_run(path: str | Path) -> bool:
 def check_writable(experiment_dir: str | Path) -> None:
     """Raise ExperimentError unless a new run can be added under experiment_dir (writes nothing)."""
     path = Path(experiment_dir)
-    if not path.exists():
-        check_creatable(path)
+    if not path.exists():  # a new directory: its nearest existing parent must take one
+        existing = next(p for p in path.parents if p.exists())
+        if not existing.is_dir():
+            raise ExperimentError(
+                f"out={path} lies under {existing}, which is a file, not a directory; choose another out="
+            )
+        check_can_create_in(existing, path)
         return
     if not path.is_dir():
         raise ExperimentError(f"out={path} is a file, not a directory; choose another out=")
@@ -45,16 +46,6 @@ def check_writable(experiment_dir: str | Path) -> None:
             "choose an empty or new directory for out="
         )
     check_can_create_in(path, path)
-
-
-def check_creatable(path: Path) -> None:
-    """Raise ExperimentError unless the missing directory path can be made (parents included)."""
-    existing = next(p for p in path.parents if p.exists())
-    if not existing.is_dir():
-        raise ExperimentError(
-            f"out={path} lies under {existing}, which is a file, not a directory; choose another out="
-        )
-    check_can_create_in(existing, path)
 
 
 def check_can_create_in(directory: Path, path: Path) -> None:
@@ -100,7 +91,7 @@ def find_run(path: str | Path) -> Path:
         raise ExperimentError(f"{path} is a file; pass an experiment directory such as experiments/25-A")
     if is_run(path):
         return path
-    numbers = _run_numbers(path)
+    numbers = sorted(int(m.group(1)) for p in path.iterdir() if (m := RUN_NAME.match(p.name)) and is_run(p))
     if not numbers:
         raise ExperimentError(
             f"{path} is not a minigpt experiment (no run-N/{CONFIG} inside); run `minigpt train out={path}` first"

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 
@@ -35,12 +35,9 @@ from .train import (
 # The modules an experiment runs (tests/test_deps.py checks them against the imports): their sources key it
 SOURCES = ("__init__.py", "data.py", "model.py", "train.py", "experiments.py")
 CACHE = "MINIGPT_CACHE"  # environment variable: a folder that keeps each experiment's result
-BYPASSES: dict[str, dict[str, Any]] = {
-    "hooks": {"inplace": True, "bypass": "hooks"},
-    "ctx": {"inplace": True, "bypass": "ctx"},
-    "data": {"inplace": True, "bypass": "data"},
-}
+BYPASSES: dict[str, dict[str, Any]] = {b: {"inplace": True, "bypass": b} for b in ("hooks", "ctx", "data")}
 _memory: dict[str, Any] = {}
+T = TypeVar("T")
 
 
 @cache
@@ -90,7 +87,7 @@ def described(**arguments: Any) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(arguments.items()))
 
 
-def cached(name: str, compute: Callable[[], Any], **arguments: Any) -> Any:
+def cached(name: str, compute: Callable[[], T], **arguments: Any) -> T:
     """compute() once per name(arguments) (described): in this process, and in the folder MINIGPT_CACHE names."""
     key = f"{name}({described(**arguments)})"
     if key not in _memory:
@@ -105,8 +102,7 @@ def run_b(anomaly: bool) -> BackwardFailure | None:
         x, y = probe_batch(data())
         return try_backward(build_model(model_config(data(), inplace=True), seed=0), x, y, anomaly)
 
-    found: BackwardFailure | None = cached("run_b", compute, anomaly=anomaly)
-    return found
+    return cached("run_b", compute, anomaly=anomaly)
 
 
 def gradients(**switches: Any) -> Gradients:
@@ -123,8 +119,7 @@ def gradients(**switches: Any) -> Gradients:
     result = cached("gradients", compute, **switches)
     if isinstance(result, BackwardRaised):
         raise result
-    found: Gradients = result
-    return found
+    return result
 
 
 def training(progress: Progress | None = None, **switches: Any) -> RunResult:
@@ -133,5 +128,4 @@ def training(progress: Progress | None = None, **switches: Any) -> RunResult:
     config = model_config(data(), **switches)
     default = asdict(model_config(data()))
     changed = {k: v for k, v in asdict(config).items() if v != default[k]}  # one key for one run
-    found: RunResult = cached("training", lambda: train(config, TrainConfig(), data(), progress), **changed)
-    return found
+    return cached("training", lambda: train(config, TrainConfig(), data(), progress), **changed)

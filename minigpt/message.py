@@ -29,8 +29,7 @@ def before_hint(message: str) -> str:
 def anomaly_node(warning_texts: Iterable[str]) -> str | None:
     """The backward node named by anomaly mode's "Error detected in <Node>." warning, or None."""
     for text in warning_texts:
-        found = ANOMALY_NODE.search(text)
-        if found:
+        if found := ANOMALY_NODE.search(text):
             return found.group(1)
     return None
 

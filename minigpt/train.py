@@ -57,8 +57,7 @@ class RunResult:
 
     def summary(self) -> dict[str, Any]:
         """The JSON-able part (tensors are stored apart)."""
-        skip = {"probe_logits", "grads_step0", "grads_final"}
-        return {k: v for k, v in asdict(self).items() if k not in skip}
+        return {k: v for k, v in asdict(self).items() if k not in {"probe_logits", "grads_step0", "grads_final"}}
 
 
 class BackwardRaised(Exception):
@@ -196,8 +195,7 @@ def train(
             with torch.no_grad():
                 result.probe_logits = model(probe_batch(data)[0])[0].cpu()
     result.wall_time_s = time.perf_counter() - start
-    if result.losses:
-        result.steps_per_s = len(result.losses) / result.wall_time_s
+    result.steps_per_s = len(result.losses) / result.wall_time_s if result.losses else None
     return result
 
 

@@ -94,10 +94,8 @@ def do_record(args: list[str]) -> int:
     if device not in DEVICES:
         raise UsageError(f"--device {device}: must be one of {', '.join(DEVICES)}")
     new, outcomes, path = measure_into("record", "--out", args, device)
-    folder = path.parent
     old = record.load(path) if path.exists() else None
-    written = record.write(new, folder)
-    print(f"phase25: wrote {written}")
+    print(f"phase25: wrote {record.write(new, path.parent)}")
     print(record.format_differences(old, new) if old else f"phase25: first record of torch {new['release']}")
     return BROKEN if broken_claims(outcomes) else 0
 

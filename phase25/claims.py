@@ -132,9 +132,7 @@ def on_device() -> list[str]:
     return [name for name, c in CLAIMS.items() if c.on_device]
 
 
-def device() -> str:
-    """Where the claims' mini-GPT runs: "cpu", or what minigpt.train.use_device() chose."""
-    return default_device()
+device = default_device  # where the claims' mini-GPT runs: "cpu", or what minigpt.train.use_device() chose
 
 
 def _evaluate_now(name: str) -> Outcome:
@@ -185,22 +183,18 @@ def _raises(anomaly: bool) -> Verdict:
     return bool(holds), excerpt(failure.error, width=300)
 
 
-@claim(
+claim(
     "b-raises-without-anomaly",
     "Run B's backward raises the version-counter RuntimeError with anomaly detection off.",
     on_device=True,
-)
-def _b_raises_without_anomaly() -> Verdict:
-    return _raises(anomaly=False)
+)(lambda: _raises(anomaly=False))
 
 
-@claim(
+claim(
     "b-raises-with-anomaly",
     "Run B's backward raises the version-counter RuntimeError with anomaly detection on.",
     on_device=True,
-)
-def _b_raises_with_anomaly() -> Verdict:
-    return _raises(anomaly=True)
+)(lambda: _raises(anomaly=True))
 
 
 @claim(
@@ -301,24 +295,20 @@ def _silent_and_layernorm_gains_worst(bypass: str) -> Verdict:
     return worst.rel_error > 0 and ".ln" in worst.name, f"no error; the worst gradient is {worst.name}'s"
 
 
-@claim(
+claim(
     "bypass-hooks-silent",
     "Run B under identity saved_tensors_hooks completes backward with no error, with wrong gradients; "
     "a LayerNorm gain's is the worst.",
     on_device=True,
-)
-def _bypass_hooks_silent() -> Verdict:
-    return _silent_and_layernorm_gains_worst("hooks")
+)(lambda: _silent_and_layernorm_gains_worst("hooks"))
 
 
-@claim(
+claim(
     "bypass-ctx-silent",
     "Run B with a LayerNorm Function that keeps ctx.x completes backward with no error, with wrong "
     "gradients; a LayerNorm gain's is the worst.",
     on_device=True,
-)
-def _bypass_ctx_silent() -> Verdict:
-    return _silent_and_layernorm_gains_worst("ctx")
+)(lambda: _silent_and_layernorm_gains_worst("ctx"))
 
 
 @claim(
@@ -339,22 +329,18 @@ def _bitwise_equal_to_a(switch: str) -> Verdict:
     return same, f"{switch}: gradients bitwise equal to run A's: {same}"
 
 
-@claim(
+claim(
     "relu-inplace-safe",
     "F.relu_ after the feed-forward Linear leaves every gradient bitwise unchanged.",
     on_device=True,
-)
-def _relu_inplace_safe() -> Verdict:
-    return _bitwise_equal_to_a("relu_inplace")
+)(lambda: _bitwise_equal_to_a("relu_inplace"))
 
 
-@claim(
+claim(
     "exp-inplace-safe",
     "exp_ on the shifted attention scores leaves every gradient bitwise unchanged (in float32, without autocast).",
     on_device=True,
-)
-def _exp_inplace_safe() -> Verdict:
-    return _bitwise_equal_to_a("exp_inplace")
+)(lambda: _bitwise_equal_to_a("exp_inplace"))
 
 
 # --- what changes on a GPU: each checked on the device measured (`python -m phase25 record --device cuda`)
@@ -485,8 +471,7 @@ MISSING_API = (
 def missing_api(raised: str | None) -> str | None:
     """The torch API ("torch.func") whose absence an example's error text says it raised for, or None."""
     for pattern in MISSING_API:
-        found = pattern.match(raised or "")
-        if found:
+        if found := pattern.match(raised or ""):
             return ".".join(filter(None, (found["module"], found.groupdict().get("name"))))
     return None
 
@@ -496,8 +481,7 @@ def _case_claim(name: str) -> Check:
         found = outcome(name)
         if found.ok:
             return True, found.seen
-        api = missing_api(found.raised)
-        if api:  # it never got to what the claim is about
+        if api := missing_api(found.raised):  # it never got to what the claim is about
             return False, f"{NOT_APPLICABLE}{api} is missing from torch {torch.__version__} ({found.failure()})"
         return False, found.failure()
 
@@ -627,11 +611,6 @@ def _compiled_a(backend: str) -> Check:
     return check
 
 
-def _eager_b_error() -> str | None:
-    failure = run_b(False)
-    return failure.error if failure else None
-
-
 def _compiled_b(backend: str, raised_at: str, error_type: str) -> Check:
     def check() -> Verdict:
         run = compiled(backend, inplace=True)
@@ -642,7 +621,8 @@ def _compiled_b(backend: str, raised_at: str, error_type: str) -> Check:
         parts = message.parts(run.error)
         says = message.CORE in run.error and parts["version_now"] and parts["version_expected"]
         wrapped = error_type == "RuntimeError" or run.wraps == "RuntimeError"
-        same_as_eager = message.before_hint(run.error) == message.before_hint(_eager_b_error() or "")
+        eager = run_b(False)
+        same_as_eager = message.before_hint(run.error) == message.before_hint(eager.error if eager else "")
         holds = run.raised_at == raised_at and run.error_type == error_type and wrapped and says and same_as_eager
         return bool(holds), (
             f"raised at {run.raised_at}: {run.error_type}"

@@ -73,8 +73,7 @@ def _causes(exc: BaseException | None) -> list[BaseException]:
 
 
 def _failure(backend: str, inplace: bool, stage: str, exc: BaseException, seconds: float) -> Compiled:
-    chain = _causes(exc)
-    inner = next((e for e in reversed(chain) if message.CORE in str(e)), exc)  # the innermost that says it
+    inner = next((e for e in reversed(_causes(exc)) if message.CORE in str(e)), exc)  # the innermost that says it
     return Compiled(
         backend,
         inplace,
@@ -88,8 +87,7 @@ def _failure(backend: str, inplace: bool, stage: str, exc: BaseException, second
 
 def measure(backend: str, inplace: bool, data: AgreementData) -> Compiled:
     """Compiled: a fresh model (seed 0) compiled with backend, one forward call and backward."""
-    missing = unavailable(backend)
-    if missing:
+    if missing := unavailable(backend):
         return Compiled(backend, inplace, not_applicable=missing)
     import torch._dynamo
 

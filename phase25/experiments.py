@@ -5,7 +5,7 @@ SHARED, what the precompute hook computes in two processes before any page runs.
 from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from execbook import REPO, code_fingerprint, memoized
 from minigpt.experiments import BYPASSES, data, described, gradients, run_b, training
@@ -18,12 +18,8 @@ def compiled(backend: str, inplace: bool) -> compiling.Compiled:
     """phase25.compiled.Compiled: run A (inplace=False) or run B compiled with backend, one forward call
     (which compiles) and backward on the probe batch; "not applicable: ..." where torch cannot."""
     code = code_fingerprint(Path(__file__), Path(compiling.__file__), REPO / "minigpt" / "train.py")
-    found: compiling.Compiled = memoized(
-        "experiment",
-        f"compiled({described(backend=backend, inplace=inplace)})-{code}",
-        lambda: compiling.measure(backend, inplace, data()),
-    )
-    return found
+    key = f"compiled({described(backend=backend, inplace=inplace)})-{code}"
+    return cast(compiling.Compiled, memoized("experiment", key, lambda: compiling.measure(backend, inplace, data())))
 
 
 # What the build computes before any page runs (two processes share the list): what several

@@ -92,8 +92,7 @@ def reason(seen: str) -> str:
     """ "not applicable: torch.func is missing from torch 1.13.1+cu117 (...)" -> "torch.func is missing":
     what is missing, without the release that says it (so two releases that lack it agree)."""
     text = seen[len(NOT_APPLICABLE_PREFIX) :] if seen.startswith(NOT_APPLICABLE_PREFIX) else seen
-    missing = re.match(r"(\S+) is missing\b", text)
-    if missing:
+    if missing := re.match(r"(\S+) is missing\b", text):
         return f"{missing.group(1)} is missing"
     return re.sub(r"\btorch \d[\w.+]*", "torch", text)
 
@@ -159,14 +158,10 @@ def spans(records: Records, observe_one: Callable[[Record], Seen | None]) -> tup
     return tuple(found)
 
 
-def _observe_thing(thing: Thing, record: Record) -> Seen | None:
-    return observe(record, thing)
-
-
 def history(records: Records, claim_names: Iterable[str] = ()) -> list[History]:
     """[History] of every thing the records keep (things), in that order; things no record
     measured are left out."""
-    found = [History(t, spans(records, functools.partial(_observe_thing, t))) for t in things(records, claim_names)]
+    found = [History(t, spans(records, functools.partial(observe, thing=t))) for t in things(records, claim_names)]
     return [h for h in found if h.spans]
 
 
@@ -190,11 +185,6 @@ def draft_quotes(path: str | Path = ERRATA) -> dict[str, str]:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SEED" for t in node.targets):
             return ast.literal_eval(node.value)
     raise LookupError(f"{path}: no SEED")
-
-
-def size_names() -> dict[str, str]:
-    """part -> the name a record writes for a size of the mini-GPT: shape, version_now, version_expected."""
-    return {part: name for part, (_, name) in model_sizes().items()}
 
 
 def _linear(name: str) -> tuple[int, int]:
@@ -230,16 +220,12 @@ def _spans_of_part(records: Records, part: str) -> tuple[Span, ...]:
     return spans(records, lambda r: Seen(r["message"][part]) if part in r["message"] else None)
 
 
-def _printed(records: Records, test: Callable[[Record], bool]) -> tuple[str, ...]:
-    return tuple(r for r in ordered(records) if test(records[r]))
-
-
 def draft_findings(
     records: Records, seed: dict[str, str] | None = None, names: dict[str, str] | None = None
 ) -> list[Finding]:
     """[Finding] for each thing the draft quotes about run B's error, from records."""
     seed = seed or draft_quotes()
-    names = names or size_names()
+    names = names or {part: name for part, (_, name) in model_sizes().items()}  # the names a record writes
     shape = re.search(r"\[([\d, ]+)\]\]$", seed["shape"])
     parts = re.search(r"output \d+ of (\w+), is at version (\d+); expected version (\d+)", seed["message"])
     if shape is None or parts is None:
@@ -265,42 +251,37 @@ def draft_findings(
         wanted = (quoted["version_now"], quoted["version_expected"])
         return any((concrete(now, names, dims, n), concrete(expected, names, dims, n)) == wanted for n in tries)
 
+    def finding(key: str, quote: str, test: Callable[[Record], bool], instead: tuple[Span, ...]) -> Finding:
+        return Finding(key, quote, tuple(r for r in ordered(records) if test(records[r])), instead)
+
     node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
     version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
     in_range, raises = torch_range(seed["torch"]), observed_claim(RAISES_WITH_ANOMALY)
     return [
-        Finding(
-            "message",
-            seed["message"],
-            _printed(records, prints(seed["message"], FULL_MESSAGES)),
-            spans(records, sentence),
-        ),
-        Finding(
+        finding("message", seed["message"], prints(seed["message"], FULL_MESSAGES), spans(records, sentence)),
+        finding(
             "producer",
             f"output 0 of {quoted['output_of']}",
-            _printed(records, lambda r: r["message"].get("output_of") == quoted["output_of"]),
+            lambda r: r["message"].get("output_of") == quoted["output_of"],
             _spans_of_part(records, "output_of"),
         ),
-        Finding(
+        finding(
             "node",
             seed["producer"],
-            _printed(
-                records,
-                lambda r: any(node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",)),
-            ),
+            lambda r: any(node.search(r["message"].get(p) or "") for p in FULL_MESSAGES + ("anomaly_node",)),
             _spans_of_part(records, "anomaly_node"),
         ),
-        Finding("versions", version_phrase, _printed(records, same_versions), spans(records, versions)),
-        Finding(
+        finding("versions", version_phrase, same_versions, spans(records, versions)),
+        finding(
             "shape",
             seed["shape"],
-            _printed(records, lambda r: concrete(r["message"].get("tensor"), names, dims, 1) == seed["shape"]),
+            lambda r: concrete(r["message"].get("tensor"), names, dims, 1) == seed["shape"],
             _spans_of_part(records, "tensor"),
         ),
-        Finding(
+        finding(
             "torch",
             seed["torch"],
-            _printed(records, lambda r: in_range(r["release"]) and raises(r) == HOLDS),
+            lambda r: in_range(r["release"]) and raises(r) == HOLDS,
             spans(records, lambda r: observe(r, Thing(CLAIM, RAISES_WITHOUT_ANOMALY))),
         ),
     ]

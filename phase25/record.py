@@ -36,6 +36,8 @@ MESSAGE_PARTS = tuple(
     "anomaly_off anomaly_on tensor output_of version_now version_expected hint_off hint_on anomaly_node "
     "anomaly_points_at".split()
 )
+# The parts of the message both sections keep (a compile section's as b_<part>), sizes named by generic
+SIZED_PARTS = ("tensor", "output_of", "version_now", "version_expected")
 # What a record keeps of each torch.compile backend: run A's gradients against eager run A's
 # (phase25.claims.compiled_gradients), and what run B raised (phase25.compiled.Compiled), its message
 # taken apart like the eager one; only "not_applicable" where the backend cannot run.
@@ -89,10 +91,7 @@ def measure_message() -> Record:
     return {
         "anomaly_off": text_off,
         "anomaly_on": text_on,
-        "tensor": parts_off.get("tensor"),
-        "output_of": parts_off.get("output_of"),
-        "version_now": parts_off.get("version_now"),
-        "version_expected": parts_off.get("version_expected"),
+        **{part: parts_off.get(part) for part in SIZED_PARTS},
         "hint_off": parts_off.get("hint"),
         "hint_on": parts_on.get("hint"),
         "anomaly_node": on and message.anomaly_node(on.warnings),
@@ -101,7 +100,6 @@ def measure_message() -> Record:
 
 
 def measure_compile(backend: str) -> Record:
-    """The record's compile section of one backend."""
     a, b = compiled(backend, inplace=False), compiled(backend, inplace=True)
     if b.not_applicable:
         return {"not_applicable": b.not_applicable}
@@ -114,11 +112,7 @@ def measure_compile(backend: str) -> Record:
         "b_error_type": b.error_type,
         "b_wraps": b.wraps,
         "b_message": text,
-        "b_tensor": parts.get("tensor"),
-        "b_output_of": parts.get("output_of"),
-        "b_version_now": parts.get("version_now"),
-        "b_version_expected": parts.get("version_expected"),
-        "b_hint": parts.get("hint"),
+        **{f"b_{part}": parts.get(part) for part in (*SIZED_PARTS, "hint")},
     }
 
 

@@ -72,7 +72,6 @@ def verdict(case: Case) -> str | None:
 
 
 def title(case: Case, language: str) -> str:
-    """The case's name in the summary."""
     return str(case.extra["case"][language])
 
 

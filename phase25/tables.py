@@ -103,8 +103,7 @@ RESIDUAL_ADD_WORDS = {"es": "suma residual {} de {}", "en": "residual add {} of 
 
 def record_word(value: str, language: str) -> str:
     """A record's word (bitwise, None, ...) as the page's language writes it; other text as it is."""
-    found = RESIDUAL_ADD.fullmatch(value)
-    if found:
+    if found := RESIDUAL_ADD.fullmatch(value):
         return RESIDUAL_ADD_WORDS[language].format(*found.groups())
     return MEASURED[language].get(value, value)
 
@@ -202,11 +201,9 @@ def long_value(value: object, previous: object = None, width: int = SHORT) -> st
 def why(detail: str | None, language: str) -> str:
     """Why a release says "n/a", in the page's language."""
     words = WHY[language]
-    api = history.missing_api(detail)
-    if api:
+    if api := history.missing_api(detail):
         return words["missing"].format(code(api))
-    refused = re.fullmatch(r"torch refuses torch\.compile here \((.*)\)", detail or "")
-    if refused:
+    if refused := re.fullmatch(r"torch refuses torch\.compile here \((.*)\)", detail or ""):
         return words["refused"].format(code(refused.group(1)))
     if (detail or "").startswith("no C++ compiler for inductor"):
         return words["compiler"]
@@ -400,6 +397,15 @@ def releases_text(releases: Sequence[str], recorded: list[str], language: str) -
     return ", ".join(a if a == b else f"{a}–{b}" for a, b in history.compress(releases, recorded))
 
 
+def scrolled(kind: str, heads: list[str], rows: list[str]) -> str:
+    """A table of class book-<kind> that scrolls sideways: a row of heads (HTML), then rows."""
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    return (
+        f'<div class="book-compat-scroll"><table class="table book-{kind}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
 def history_table(changed: list[history.History], recorded: list[str], language: str) -> str:
     """One row per thing that changed: its first recorded value, then each release where it changed."""
     words, groups = HEADS[language], GROUPS[language]
@@ -416,11 +422,7 @@ def history_table(changed: list[history.History], recorded: list[str], language:
             for previous, s in itertools.pairwise(h.spans)
         )
         body.append(f"<tr><th>{label(h.thing, language)}</th><td>{first}</td><td>{steps}</td></tr>")
-    return (
-        f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
-        f"<th>{words['what']}</th><th>{words['first']}</th><th>{words['changes']}</th></tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-    )
+    return scrolled("history", [words["what"], words["first"], words["changes"]], body)
 
 
 def unchanged_list(unchanged: list[history.History], recorded: list[str], language: str) -> str:
@@ -458,11 +460,7 @@ def draft_table(found: list[history.Finding], recorded: list[str], language: str
             f"<td>{releases_text(finding.printed_by, recorded, language)}</td>"
             f"<td>{instead}</td></tr>"
         )
-    return (
-        f'<div class="book-compat-scroll"><table class="table book-history"><thead><tr>'
-        f"<th>{words['quote']}</th><th>{words['printed']}</th><th>{words['instead']}</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
-    )
+    return scrolled("history", [words["quote"], words["printed"], words["instead"]], rows)
 
 
 def timeline(changed: list[history.History], recorded: list[str], book: list[str], language: str) -> "Figure":
@@ -485,25 +483,13 @@ def timeline(changed: list[history.History], recorded: list[str], book: list[str
         ax.axvspan(x[a] - 0.5, x[b] + 0.5, color="tab:green", alpha=0.12, lw=0)
     # one collection per kind of mark (a few artists, not hundreds: drawing stays fast)
     measured = [(x[r], row) for row, h in enumerate(changed) for r in h.measured]
-    ax.add_collection(
-        LineCollection(
-            [[(x[h.measured[0]], row), (x[h.measured[-1]], row)] for row, h in enumerate(changed) if h.measured],
-            colors="0.8",
-            linewidths=1,
-            zorder=1,
-        )
-    )
+    spans = [[(x[h.measured[0]], row), (x[h.measured[-1]], row)] for row, h in enumerate(changed) if h.measured]
+    ax.add_collection(LineCollection(spans, colors="0.8", linewidths=1, zorder=1))
     if measured:
         xs, ys = zip(*measured, strict=True)
         ax.scatter(xs, ys, s=8, color="0.6", zorder=2)
-        ax.scatter(
-            [x[h.first.start] for h in changed],
-            range(len(changed)),
-            s=40,
-            facecolors="white",
-            edgecolors="0.3",
-            zorder=3,
-        )
+        firsts = [x[h.first.start] for h in changed]
+        ax.scatter(firsts, range(len(changed)), s=40, facecolors="white", edgecolors="0.3", zorder=3)
     for kind in COLORS:
         marks = [(x[s.start], row) for row, h in enumerate(changed) if h.thing.kind == kind for s in h.changes]
         if marks:
@@ -544,27 +530,23 @@ def table(language: str, kind: str, releases: list[str], live_release: str, rows
     release's is marked (class book-drift), long ones shortened to where they differ."""
     words = HEADS[language]
     built = f' <span title="{html.escape(words["built"])}">⚙</span>'
-    head = "".join(f"<th>torch {html.escape(r)}{built if r == live_release else ''}</th>" for r in releases)
+    head = [f"torch {html.escape(r)}{built if r == live_release else ''}" for r in releases]
     body = []
     for name, values in rows:
         cells = []
         for i, value in enumerate(values):
             changed = i > 0 and value != values[i - 1]
-            repeated = i > 0 and not changed and value is not None and len(str(value)) > SHORT
             if value is None:
                 text = "—"
             elif len(str(value)) <= SHORT:
                 text = html.escape(record_word(str(value), language))
-            elif repeated:  # a long value is written once, then "same" until it changes
+            elif i > 0 and not changed:  # a long value is written once, then "same" until it changes
                 text = f'<span class="book-same" title="{html.escape(str(value))}">{SAME[language]}</span>'
             else:
                 text = long_value(value, values[i - 1] if changed else None)
             cells.append(f"<td{' class=book-drift' if changed else ''}>{text}</td>")
         body.append(f"<tr><th>{named(name, row_words(name, language))}</th>{''.join(cells)}</tr>")
-    return (
-        f'<div class="book-compat-scroll"><table class="table book-compat"><thead><tr>'
-        f"<th>{html.escape(words[kind])}</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-    )
+    return scrolled("compat", [html.escape(words[kind]), *head], body)
 
 
 def verdict(found: dict[str, Any] | None, language: str) -> str | None:

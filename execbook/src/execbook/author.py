@@ -100,9 +100,7 @@ def child(name: str, where: str, done: str) -> NoReturn:
 
 
 def page(target: str) -> int:
-    path = Path(target)
-    if not path.suffix:
-        path = config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
+    path = Path(target) if Path(target).suffix else config.DOCS / next(iter(config.LANGUAGES)) / f"{target}.md"
     if not path.is_file() or not pages.is_executed(path.read_text("utf-8")):
         what = "a docname such as breaks/25-inplace-safe, or the path of its .md"
         print(f"execbook: error: {target} is not an executed page ({what})", file=sys.stderr)

@@ -54,8 +54,7 @@ def check_sources() -> dict[str, NotebookNode]:
         raise BuildFailed("\n".join(map(str, found)), f"{summary}; the site was not updated")
     for note in quotes.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
-    problems = []
-    notebooks: dict[str, NotebookNode] = {}
+    problems, notebooks = list[str](), dict[str, NotebookNode]()
     for language in config.LANGUAGES:
         for docname, path in pages.executed(language).items():
             try:
@@ -86,8 +85,7 @@ def _cache() -> "JupyterCacheBase":
 
 def stale_pages(notebooks: dict[str, NotebookNode]) -> list[str]:
     """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
-    cache = _cache()
-    stale: list[str] = []
+    cache, stale = _cache(), list[str]()
     for docname, notebook in notebooks.items():
         try:
             cache.match_cache_notebook(notebook)
@@ -179,8 +177,7 @@ def ended(status: int | None) -> str:
     """How a process ended, from its exit status (minus a signal's number: Popen's returncode)."""
     if status is None or status >= 0:
         return f"exited with status {status}"
-    name = signal.Signals(-status).name
-    return f"killed by {name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
+    return f"killed by {signal.Signals(-status).name}" + (" (out of memory?)" if -status == signal.SIGKILL else "")
 
 
 def statement(docname: str, notebook: NotebookNode, index: int, where: str) -> str:
@@ -334,13 +331,12 @@ def explain(docname: str, notebook: NotebookNode, error: BaseException) -> str:
     index, where = _failing(notebook), f"{docname} ({', '.join(config.LANGUAGES)})"
     if index is None:
         return f"{where}: {ename}: {evalue.strip().splitlines()[-1] if evalue.strip() else 'the kernel stopped'}"
-    failing = notebook.cells[index]
     name = pages.example_of(notebook, index)
     if name:  # its guard kept its Failure in the store (execbook.kernel.check; run_page runs it)
         with contextlib.suppress(KeyError):
             return str(store.load("failure", deps.outcome_key(name)).render(where))
         return f"{where} · examples/{name}.py\n  {ename}: {evalue.strip()[:300]}"
-    hidden = bool(source.HIDDEN & set(failing.metadata.get("tags", [])))
+    hidden = bool(source.HIDDEN & set(notebook.cells[index].metadata.get("tags", [])))
     what = "hidden cell" if hidden else "cell the page shows"
     return f"{where}: a {what} failed: {ename}: {tracebacks.excerpt(evalue.strip(), width=300)}"
 

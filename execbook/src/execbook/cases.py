@@ -51,7 +51,8 @@ class Case:
         return "complete" + (f" with {self.holds} true" if self.holds else "")
 
 
-def _problem(name: str, entry: dict[str, Any]) -> str | None:
+def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.toml") -> Case:
+    """The Case of one manifest entry, or ManifestError naming it."""
     raises = entry.get("expect") == "raises"
     own = config.hook("check-entry")
     unknown = set(entry) - KEYS if own is None else set()
@@ -62,8 +63,11 @@ def _problem(name: str, entry: dict[str, Any]) -> str | None:
         (not raises and ("error" in entry or "match" in entry), 'error/match only go with expect = "raises"'),
         (not (config.EXAMPLES / f"{name}.py").is_file(), f"no file examples/{name}.py"),
     ]
-    found = next((problem for failed, problem in checks if failed), None)
-    return found or (own(name, entry) if own is not None else None)
+    problem = next((p for failed, p in checks if failed), None) or (own(name, entry) if own is not None else None)
+    if problem:
+        raise ManifestError(f"{manifest_name} [{name}]: {problem}")
+    known: dict[str, Any] = {k: tuple(v) if k == "reads" else v for k, v in entry.items() if k in KEYS}
+    return Case(name, **known, extra={key: value for key, value in entry.items() if key not in KEYS})
 
 
 def load(path: Path) -> dict[str, Case]:
@@ -73,15 +77,6 @@ def load(path: Path) -> dict[str, Case]:
     except tomllib.TOMLDecodeError as exc:
         raise ManifestError(f"{Path(path).name}: not valid TOML ({exc})") from None
     return {name: entry_case(name, entry, Path(path).name) for name, entry in entries.items()}
-
-
-def entry_case(name: str, entry: dict[str, Any], manifest_name: str = "cases.toml") -> Case:
-    """The Case of one manifest entry, or ManifestError naming it."""
-    problem = _problem(name, entry)
-    if problem:
-        raise ManifestError(f"{manifest_name} [{name}]: {problem}")
-    known: dict[str, Any] = {k: tuple(v) if k == "reads" else v for k, v in entry.items() if k in KEYS}
-    return Case(name, **known, extra={key: value for key, value in entry.items() if key not in KEYS})
 
 
 @cache
@@ -177,7 +172,6 @@ def frames_of(error: BaseException) -> list[tuple[str, int, str]]:
 
 
 def source_line(case: Case, line: int | None) -> str | None:
-    """The text of a line of the example file, stripped."""
     return case.path.read_text("utf-8").split("\n")[line - 1].strip() if line else None
 
 

@@ -25,8 +25,6 @@ SOURCES = ("pyproject.toml",)  # the file this module reads (execbook.deps count
 
 
 class NoBook(LookupError):
-    """No book in `searched` or above it."""
-
     def __init__(self, searched: Path) -> None:
         super().__init__(
             f"no book in {searched} or above it (a pyproject.toml with a [tool.book] table): "
@@ -186,9 +184,8 @@ def read(root: Path) -> Settings:
     faults: list[tuple[tuple[str, ...], str, str]] = []
     found = _read(Settings, tomllib.loads(text)["tool"]["book"], (), faults)
     if faults:
-        raise SettingError(
-            "\n".join(f"pyproject.toml:{_line(text, path)}: {what} → {todo}" for path, what, todo in faults)
-        )
+        lines = [f"pyproject.toml:{_line(text, path)}: {what} → {todo}" for path, what, todo in faults]
+        raise SettingError("\n".join(lines))
     return found
 
 
@@ -206,7 +203,6 @@ def _book_root() -> Path:
 
 @cache
 def settings() -> Settings:
-    """The book's settings, read once."""
     return read(_book_root())
 
 

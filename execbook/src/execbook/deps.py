@@ -25,16 +25,11 @@ def module_file(name: str) -> Path | None:
     return None
 
 
-def _module_name(path: Path) -> str:
-    roots = [folder.parent for folder in config.PACKAGE_DIRS.values() if path.is_relative_to(folder)]
-    parts = path.relative_to(roots[0] if roots else config.REPO).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 @cache
 def _imports(path: Path, mtime_ns: int) -> frozenset[str]:
     """The module names a file imports anywhere in it (functions included), relative ones resolved."""
-    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    roots = [folder.parent for folder in config.PACKAGE_DIRS.values() if path.is_relative_to(folder)]
+    package = ".".join(path.relative_to(roots[0] if roots else config.REPO).parts[:-1])  # the file's package
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text("utf-8"))):
         if isinstance(node, ast.Import):
@@ -79,9 +74,7 @@ def _read_paths(entry: str) -> set[Path]:
 def example_dependencies(name: str) -> frozenset[Path]:
     """Every file examples/<name>.py depends on (absolute paths); its manifest entry aside."""
     case = cases.manifest()[name]
-    paths = closure({case.path})
-    for entry in case.reads:
-        paths |= _read_paths(entry)
+    paths = closure({case.path}).union(*(_read_paths(entry) for entry in case.reads))
     return frozenset(p for p in paths if p.is_file())
 
 
@@ -111,10 +104,7 @@ def example_entries(name: str) -> list[str]:
 
 def page_dependencies(names: list[str]) -> set[Path]:
     """The files a page that loads these examples depends on (its kernel's and theirs)."""
-    paths = set(kernel_dependencies())
-    for name in names:
-        paths |= example_dependencies(name)
-    return paths
+    return set(kernel_dependencies()).union(*(example_dependencies(name) for name in names))
 
 
 def page_fingerprint(names: list[str]) -> str:

@@ -41,11 +41,8 @@ def glued(notebook: Any) -> dict[str, str]:
             found[key] = "figure " + hashlib.sha256(str(image).encode()).hexdigest()[:12]
         elif "text/html" in data:
             markup = "".join(data["text/html"])
-            found[key] = (
-                "table " + hashlib.sha256(markup.encode()).hexdigest()[:12]
-                if "<table" in markup
-                else " ".join(html.unescape(TAGS.sub(" ", markup)).split())
-            )
+            text = " ".join(html.unescape(TAGS.sub(" ", markup)).split())
+            found[key] = "table " + hashlib.sha256(markup.encode()).hexdigest()[:12] if "<table" in markup else text
         else:
             text = "".join(data.get("text/plain", ""))
             with contextlib.suppress(ValueError, SyntaxError):  # a glued str shows as its repr

@@ -9,7 +9,6 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -68,12 +67,6 @@ WHERE_ENV = "BOOK_WHERE"  # the file where a page's kernel keeps the frames it r
 WATCH_S = 0.5
 
 
-def _frames(frame: FrameType | None) -> Iterator[str]:
-    while frame is not None:
-        yield f'  File "{frame.f_code.co_filename}", line {frame.f_lineno} in {frame.f_code.co_name}\n'
-        frame = frame.f_back
-
-
 def watch(path: str) -> None:
     """Keep in path the main thread's frames every WATCH_S and at os._exit (path.fatal: faulthandler's at a
     fatal signal), for the build to name the statement that runs long, times out or ends the kernel."""
@@ -81,7 +74,11 @@ def watch(path: str) -> None:
     main, exit_ = threading.main_thread().ident, os._exit
 
     def keep(frame: FrameType | None) -> None:
-        store.write_atomically(path, "".join(_frames(frame)).encode())
+        lines = []
+        while frame is not None:
+            lines.append(f'  File "{frame.f_code.co_filename}", line {frame.f_lineno} in {frame.f_code.co_name}\n')
+            frame = frame.f_back
+        store.write_atomically(path, "".join(lines).encode())
 
     def ended(status: int) -> NoReturn:
         keep(sys._getframe(1))
@@ -108,7 +105,6 @@ load_ipython_extension = install  # the kernel's `--ext execbook.kernel` (execbo
 
 
 def _namespace() -> dict[str, Any]:
-    """The namespace the page's cells run in: IPython's, else __main__'s."""
     get_ipython = getattr(builtins, "get_ipython", None)
     return vars(sys.modules["__main__"]) if get_ipython is None else get_ipython().user_ns
 

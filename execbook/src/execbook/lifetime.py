@@ -85,7 +85,6 @@ def own(group: int) -> None:
 
 
 def end(group: int) -> None:
-    """Kill a process group the build started, and tell the watcher."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
     with contextlib.suppress(BrokenPipeError):

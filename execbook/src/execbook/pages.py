@@ -61,8 +61,7 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
     lines = text.split("\n")
     for line, name in loaded(page).items():  # a cell's option line, not one a fenced example shows
         lines[line - 1] = re.sub(r"load:.*", f"{EXAMPLE}: {name}", lines[line - 1])
-    named = "\n".join(lines)
-    notebook = read_myst_markdown_notebook(named, config=source.MYST, add_source_map=True)
+    notebook = read_myst_markdown_notebook("\n".join(lines), config=source.MYST, add_source_map=True)
     # MyST-NB numbers a cell's tokens from its entry in source_map plus one, a Markdown cell's from
     # its first line once its leading blank lines are stripped: each Markdown cell's entry here is
     # the line above its first non-blank one (0-based), so that Sphinx names the author's lines
@@ -72,8 +71,7 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
             while starts[index] < len(lines) and not lines[starts[index]].strip():
                 starts[index] += 1
             starts[index] -= 1
-    cells: list[tuple[int, NotebookNode]] = []
-    names: list[str] = []
+    cells, names = list[tuple[int, NotebookNode]](), list[str]()
     for start, cell in zip(starts, notebook.cells, strict=True):
         cells.append((start, cell))
         name = cell.metadata.get(EXAMPLE)
@@ -83,8 +81,7 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
         cell.source = magics_shown(comments.neutral(cases.split(cases.manifest()[name].path)[0])).rstrip("\n")
         if cases.manifest()[name].expect == "raises":
             cell.metadata["tags"] = [*cell.metadata.get("tags", []), "raises-exception"]
-        guard = new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})
-        cells.append((start, guard))
+        cells.append((start, new_code_cell(f'_book.check("{name}")', metadata={**HIDDEN, GUARDS: name})))
     markdown = (c.source.split("\n") for _, c in cells if c.cell_type == "markdown")
     if not any(text.startswith("# ") for texts in markdown for text in texts):
         raise PageError(f"{Path(path).name}: an executed page needs a # title")
@@ -102,7 +99,6 @@ def loaded(page: source.Source) -> dict[int, str]:
 
 
 def notebook(path: str | Path) -> NotebookNode:
-    """The notebook of an executed page's source file."""
     return read(Path(path).read_text("utf-8"), path)
 
 
@@ -113,5 +109,4 @@ def example_of(notebook: NotebookNode, index: int) -> str | None:
 
 
 def examples(notebook: NotebookNode) -> list[str]:
-    """The examples a page's notebook loads, in order."""
     return [c.metadata[EXAMPLE] for c in notebook.cells if EXAMPLE in c.metadata]

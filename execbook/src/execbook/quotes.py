@@ -60,8 +60,7 @@ def glued(name: str, line: int | None = None) -> list[str]:
 
 def guarded(name: str, line: int | None, key: str | None = None) -> list[str]:
     """The sentences a hidden check at line vouches for: quoting key or what it glues, else after its cell."""
-    keys = [key] if key else glued(name, line)
-    found = quoting(keys)
+    found = quoting([key] if key else glued(name, line))
     if key or found:
         return found
     for language in config.LANGUAGES:

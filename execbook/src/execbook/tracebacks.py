@@ -206,8 +206,7 @@ def excerpt(new: object, old: object = None, width: int = 48, context: int = 14)
         prefix = len(os.path.commonprefix([old, new]))  # character by character
         suffix = min(len(os.path.commonprefix([old[::-1], new[::-1]])), len(new) - prefix, len(old) - prefix)
         start, end = max(0, prefix - context), min(len(new), len(new) - suffix + context)
-    if end - start > width:
-        end = start + width
+    end = min(end, start + width)
     if start > 0:  # whole words at either end: the nearest space outside, else inside
         space = new.rfind(" ", 0, start)
         inside = new.find(" ", start, end)

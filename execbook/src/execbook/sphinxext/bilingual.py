@@ -54,9 +54,8 @@ def add_glossary_anchors(app: "Sphinx", doctree: nodes.document, docname: str) -
 def relocate_execution_folder(app: "Sphinx") -> None:
     """MyST-NB's executed notebooks go to docs/_build/jupyter_execute/<lang>, out of the site."""
     env: Any = app.env  # MyST-NB adds its mystnb_config to the environment
-    env.mystnb_config = env.mystnb_config.copy(
-        output_folder=str(config.BUILD / "jupyter_execute" / app.config.language)
-    )
+    folder = str(config.BUILD / "jupyter_execute" / app.config.language)
+    env.mystnb_config = env.mystnb_config.copy(output_folder=folder)
 
 
 def shared_anchors(env: "BuildEnvironment", pagename: str) -> str:

@@ -386,8 +386,7 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
     words, links = ui(language), []
     notebook = executed_notebook(app, pagename)
     if notebook is not None:
-        url = config.SITE_URL + f"{language}/{pagename}.html"
-        page = Markdown(url, Path(app.srcdir)).render(doctree)
+        page = Markdown(config.SITE_URL + f"{language}/{pagename}.html", Path(app.srcdir)).render(doctree)
         title = plain(page.inline(doctree.next_node(nodes.title)))
         folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent
         name, up = pagename.rsplit("/", 1)[-1], "../" * pagename.count("/")
