@@ -13,7 +13,9 @@ SUBPROCESS_TIMEOUT_S = 300
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "e2e: a slow test (a wheel in a fresh venv, kernels, torchrun, pytest runs of their own)")
+    config.addinivalue_line(
+        "markers", "e2e: a slow test (a wheel in a fresh venv, kernels, torchrun, pytest runs of their own)"
+    )
 
 
 @pytest.fixture(scope="session")
