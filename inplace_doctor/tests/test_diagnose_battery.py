@@ -25,6 +25,7 @@ import re
 import sys
 import traceback
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -210,10 +211,11 @@ def same_tensors(a: dict[str, torch.Tensor | None], b: dict[str, torch.Tensor | 
 REFUSAL_WORDS = re.compile(r"in-?place|cannot resize|out=\.\.\. arguments")
 
 
-def truth(case: Case, tmp_path: Path) -> str:
-    """What PyTorch does: "refused" (at a WRITE line that runs no backward), "raises", "detached",
+def truth(case: Case, run: Callable[[bool], Run]) -> str:
+    """What PyTorch does, from the case's run without the diagnoser (run(False)) and its twin's
+    (run(True)): "refused" (at a WRITE line that runs no backward), "raises", "detached",
     "silent" (gradients differ from the twin's) or "harmless"."""
-    plain = run_plain(case.source, case.path)
+    plain = run(False)
     if plain.error is not None:
         at = [f.lineno for f in traceback.extract_tb(plain.error.__traceback__) if f.filename == str(case.path)]
         code = case.source.splitlines()[at[-1] - 1] if at else ""
@@ -222,11 +224,38 @@ def truth(case: Case, tmp_path: Path) -> str:
             return "refused"
         assert is_inplace_error(plain.error), f"{case.name} fails for another reason: {plain.error}"
         return "detached" if "detached in-place" in str(plain.error) else "raises"
-    twin_path = tmp_path / case.path.name
-    twin_path.write_text(case.twin_source, encoding="utf-8")
-    twin = run_plain(case.twin_source, twin_path)
+    twin = run(True)
     assert twin.error is None, f"{case.name}'s twin raises: {twin.error}"
     return "harmless" if same_tensors(plain.grads, twin.grads) else "silent"
+
+
+def runner(case: Case, folder: Path) -> Callable[[bool], Run]:
+    """run(twin) -> the case's run without the diagnoser (its twin's, written in folder, where
+    twin), each made once."""
+    made: dict[bool, Run] = {}
+
+    def run(twin: bool) -> Run:
+        if twin not in made:
+            path = folder / case.path.name if twin else case.path
+            if twin:
+                path.write_text(case.twin_source, encoding="utf-8")
+            made[twin] = run_plain(case.twin_source if twin else case.source, path)
+        return made[twin]
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def plain_runs(tmp_path_factory):
+    """name -> the case's runner, shared by the module's tests: a case and its twin run once each."""
+    folder, cache = tmp_path_factory.mktemp("twins"), {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = runner(load(name), folder)
+        return cache[name]
+
+    return get
 
 
 @pytest.fixture(scope="module")
@@ -324,11 +353,11 @@ def test_readme_counts_the_battery_as_it_is():
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_case_is_what_its_kind_says(name, tmp_path):
+def test_case_is_what_its_kind_says(name, plain_runs):
     case = load_on_this_torch(name)
     expected = {"view": "raises"}.get(case.kind, case.kind)
     expected = expected if expected in ("raises", "detached", "refused", "harmless") else "silent"
-    assert truth(case, tmp_path) == expected
+    assert truth(case, plain_runs(name)) == expected
     assert (case.kind == "harmless") == (not case.write_lines), "harmful cases mark their writer line, safe ones none"
 
 
@@ -343,12 +372,12 @@ def written_line(finding: dg.Finding) -> int | None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_diagnoser_on_case(name, tmp_path, outcomes):
+def test_diagnoser_on_case(name, plain_runs, outcomes):
     """Harmless: no finding, exit status 0. Harmful: every WRITE line named, no other line, with
     the label PyTorch's behaviour calls for; where PyTorch raises, the run under the diagnoser
     raises too, and the finding that explains it has that label; exit status 1."""
     case = load_on_this_torch(name)
-    check_diagnosis(case, truth(case, tmp_path), outcomes(name), LABELS.get(case.kind))
+    check_diagnosis(case, truth(case, plain_runs(name)), outcomes(name), LABELS.get(case.kind))
 
 
 def check_diagnosis(case: Case, pytorch: str, outcome, label: str | None) -> None:
@@ -388,12 +417,12 @@ def raised_where(error: BaseException | None, path: Path) -> tuple | None:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_the_program_behaves_the_same_under_the_diagnoser(name, outcomes):
+def test_the_program_behaves_the_same_under_the_diagnoser(name, outcomes, plain_runs):
     """What the program computes, prints and observes of its tensors (views and their bases,
     versions, inference tensors, requires_grad, dtype, device, ...) and the error it raises (its
     type, its words, its line) are what they are without the diagnoser."""
     case = load(name)
-    plain = run_plain(case.source, case.path)
+    plain = plain_runs(name)(False)
     outcome = outcomes(name)
     diagnosed = run_of(outcome.namespace, None)
     assert outcome.printed == plain.printed
@@ -437,8 +466,8 @@ def test_case_on_cuda(name, tmp_path, monkeypatch):
     torch.use_deterministic_algorithms(True, warn_only=True)
     torch.set_default_device("cuda")
     try:
-        pytorch = truth(case, tmp_path)
-        plain = run_plain(case.source, case.path)
+        run = runner(case, tmp_path)
+        pytorch, plain = truth(case, run), run(False)
         outcome = run_script(Options(str(case.path), [], steps=None))
     finally:
         torch.set_default_device(None)
