@@ -104,6 +104,8 @@ def test_the_new_page_passes_the_tests_as_written(scaffolded):
             "no:cacheprovider",
             "-m",
             "not e2e",
+            "-n",
+            "0",  # a few seconds of tests: one process, not pytest-xdist's workers that each import torch
             "tests/test_examples.py",
             "tests/test_deps.py",
             "tests/test_glossary.py",
