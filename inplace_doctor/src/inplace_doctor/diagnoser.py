@@ -39,16 +39,14 @@ class Report:
     @property
     def explained_by(self) -> Finding | None:
         """The finding that explains the in-place error PyTorch raised, if one does."""
-        raising = next((p for p in self.passes if p.raised is not None), None)
-        if raising is not None:
+        if (raising := next((p for p in self.passes if p.raised is not None), None)) is not None:
             return raising.raised_by
         return self.op_errors[0][1] if self.op_errors else None
 
     def summary(self) -> str:
         """How many findings, by where PyTorch raises: at backward, at the use of a view (the next
         forward, say), at the write; or nowhere (silent)."""
-        n = len(self.findings)
-        if not n:
+        if not (n := len(self.findings)):
             return "0 findings"
         silent = sum(f.silent for f in self.findings)
         refused = sum(f.check == REFUSED for f in self.findings)
