@@ -62,12 +62,9 @@ class Report:
 
     def __str__(self) -> str:
         numbered = [p for p in self.passes if p.number is not None]
+        lines = [_pass_line(p) for p in numbered]
         if len(numbered) > SHOWN_PASSES:  # a long run: its first and last passes
-            lines = [_pass_line(p) for p in numbered[: SHOWN_PASSES - 2]]
-            lines.append(f"... {len(numbered) - SHOWN_PASSES + 1} more backward passes ...")
-            lines.append(_pass_line(numbered[-1]))
-        else:
-            lines = [_pass_line(p) for p in numbered]
+            lines[SHOWN_PASSES - 2 : -1] = [f"... {len(numbered) - SHOWN_PASSES + 1} more backward passes ..."]
         lines += [_pass_line(p) for p in self.passes if p.number is None]
         if not self.passes:
             lines = [
