@@ -75,8 +75,7 @@ def make_root(root: Path) -> None:
 
 def trust_host_cas(root: Path) -> dict[str, str]:
     """The host's added certificate authorities, trusted in the root; the variables to set there."""
-    added = sorted(HOST_CAS.glob("*.crt"))
-    if not added:
+    if not (added := sorted(HOST_CAS.glob("*.crt"))):
         return {}
     for certificate in added:
         shutil.copy(certificate, root / HOST_CAS.relative_to("/") / certificate.name)

@@ -55,12 +55,6 @@ print(middle - start, time.perf_counter() - middle)
 """
 
 
-def import_times():
-    """(import torch, then import torch._dynamo) in seconds, in a fresh interpreter."""
-    proc = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True)
-    return tuple(float(v) for v in proc.stdout.split())
-
-
 def timed_runs(config, settings, data, repeats):
     """(wall times, steps/s) of repeated in-process training runs."""
     walls, rates = [], []
@@ -107,7 +101,8 @@ def main(argv=None):
     print(f"  whole command          {cold_wall:.2f} s")
     print(f"  training inside it     {cold_result['wall_time_s']:.2f} s ({cold_result['steps_per_s']:.1f} steps/s)")
 
-    torch_s, dynamo_s = import_times()
+    imports = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, check=True)
+    torch_s, dynamo_s = (float(v) for v in imports.stdout.split())
     print(
         f"  cold-start costs, timed in a fresh interpreter: import torch {torch_s:.2f} s (before training), "
         f"import torch._dynamo {dynamo_s:.2f} s (inside training: the optimizer's first construction)"

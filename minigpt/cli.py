@@ -100,8 +100,7 @@ PARSERS: dict[Any, Callable[[str], Any]] = {bool: parse_bool, int: parse_int, st
 def parse_value(key: Key, text: str) -> Any:
     """The value of key=text, as its field's type and within its field's limits."""
     value = PARSERS[key.field.type](text)
-    problem = limit_problem(key.field, value)
-    if problem:
+    if problem := limit_problem(key.field, value):
         raise ValueError(problem)
     return value
 
@@ -299,8 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
         return cmd_help([]) if argv else _fail(USAGE)
-    command = COMMANDS.get(argv[0])
-    if command is None:
+    if (command := COMMANDS.get(argv[0])) is None:
         return _fail(f"unknown command {argv[0]!r}; commands: {', '.join(COMMANDS)}")
     try:
         words.current = words.language()

@@ -139,11 +139,9 @@ class RunComparison:
 def _gradients_or_reason(
     run: Path, result: dict[str, Any], tensors: dict[str, Any], key: str
 ) -> tuple[dict[str, torch.Tensor | None] | None, str]:
-    grads = tensors.get(key)
-    if grads is not None:
+    if (grads := tensors.get(key)) is not None:
         return grads, ""
-    failure = result.get("failure")
-    if failure:
+    if failure := result.get("failure"):
         why = say("{run} has no gradients: its backward raised at step {step}.", run=run, step=failure["step"])
         return None, f"{why}\n{failure['error']}"
     return None, say("{run} has no gradients recorded for step {step}", run=run, step=key)

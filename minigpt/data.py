@@ -99,8 +99,7 @@ class AgreementData:
 
     def encode(self, tokens: Sequence[str]) -> torch.Tensor:
         index = {t: i for i, t in enumerate(self.vocab)}
-        unknown = [t for t in tokens if t not in index]
-        if unknown:
+        if unknown := [t for t in tokens if t not in index]:
             raise ValueError(f"unknown tokens {unknown}; known: {' '.join(self.vocab)}")
         return torch.tensor([index[t] for t in tokens])
 

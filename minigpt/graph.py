@@ -28,8 +28,7 @@ def module_names(nodes: Iterable[Node], model: nn.Module) -> dict[Node, str]:
         for next_node, _ in node.next_functions:
             if next_node is not None and next_node.name() == "TBackward0":
                 next_node = next_node.next_functions[0][0]
-            variable = torch_private.accumulated_variable(next_node)
-            if variable is not None:
+            if (variable := torch_private.accumulated_variable(next_node)) is not None:
                 names[node] = owner[id(variable)]
     return names
 
@@ -159,8 +158,7 @@ VERSIONS = re.compile(r"is at version (\d+); expected version (\d+) instead")  #
 def stale_entry(node: Node, slot: str, error: RuntimeError) -> dict[str, Any]:
     """What a failed read of a saved attribute tells: ``node``, ``slot``, ``shape``, ``saved_at`` and
     ``now`` (from the version check's message), and ``memory`` (its storage, read unchecked)."""
-    found = VERSIONS.search(str(error))
-    if found is None:
+    if (found := VERSIONS.search(str(error))) is None:
         raise error
     now, saved_at = map(int, found.groups())
     raw = next(r.packed for r in torch_private.raw_saved(node) if r.attribute == slot)  # unchecked

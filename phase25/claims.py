@@ -159,8 +159,7 @@ def evaluate_all(names: list[str] | None = None) -> dict[str, Outcome]:
 
 def require(outcomes: dict[str, Outcome], torch_version: str | None = None) -> None:
     """Raise ClaimBroken naming every claim that does not hold (one line each)."""
-    broken = [o for o in outcomes.values() if o.broken]
-    if broken:
+    if broken := [o for o in outcomes.values() if o.broken]:
         raise ClaimBroken(broken, torch_version)
 
 
@@ -175,8 +174,7 @@ def _forward_identical() -> Verdict:
 
 
 def _raises(anomaly: bool) -> Verdict:
-    failure = run_b(anomaly)
-    if failure is None:
+    if (failure := run_b(anomaly)) is None:
         return False, "backward completed without an error"
     parts = message.parts(failure.error)
     holds = message.CORE in failure.error and parts["version_now"] and parts["version_expected"]
@@ -235,8 +233,7 @@ def residual_adds() -> list:
 def anomaly_points_at(warnings: list) -> str | None:
     """Which statement of the model anomaly mode's forward traceback ends on: "residual add k of n"
     (Block.forward's in-place adds, counted in source order), else the line's code, else None."""
-    found = message.forward_frame(warnings, "minigpt/model.py")
-    if found is None:
+    if (found := message.forward_frame(warnings, "minigpt/model.py")) is None:
         return None
     adds = residual_adds()
     return f"residual add {adds.index(found[0]) + 1} of {len(adds)}" if found[0] in adds else found[1]
@@ -265,8 +262,7 @@ def _anomaly_traceback_names_layernorm() -> Verdict:
     on_device=True,
 )
 def _message_names_the_activation() -> Verdict:
-    failure = run_b(False)
-    if failure is None:
+    if (failure := run_b(False)) is None:
         return False, "run B did not raise"
     parts = message.parts(failure.error)
     x, _ = probe_batch(data())
@@ -353,8 +349,7 @@ claim(
     on_device=True,
 )
 def _message_type_names_the_device() -> Verdict:
-    failure = run_b(False)
-    if failure is None:
+    if (failure := run_b(False)) is None:
         return False, "run B did not raise"
     tensor = message.parts(failure.error)["tensor"] or ""
     expected = "torch.FloatTensor" if device() == "cpu" else f"torch.{device()}.FloatTensor"

@@ -108,14 +108,12 @@ def observe(record: Record, thing: Thing) -> Seen | None:
     if thing.kind == MESSAGE:
         return Seen(record["message"][thing.name]) if thing.name in record["message"] else None
     if thing.kind == CLAIM:
-        outcome = record["claims"].get(thing.name)
-        if outcome is None:
+        if (outcome := record["claims"].get(thing.name)) is None:
             return None
         if outcome.get("seen", "").startswith(NOT_APPLICABLE_PREFIX):
             return Seen(NOT_APPLICABLE, reason(outcome["seen"]))
         return Seen(HOLDS) if outcome["holds"] else Seen(FAILS, outcome["seen"])
-    section = (record.get("compile") or {}).get(thing.backend)
-    if section is None:
+    if (section := (record.get("compile") or {}).get(thing.backend)) is None:
         return None
     if thing.name is None:
         return (
@@ -148,8 +146,7 @@ def spans(records: Records, observe_one: Callable[[Record], Seen | None]) -> tup
     release where it returns None is skipped."""
     found: list[Span] = []
     for release in ordered(records):
-        seen = observe_one(records[release])
-        if seen is None:
+        if (seen := observe_one(records[release])) is None:
             continue
         if found and _same(found[-1], seen):
             found[-1] = Span(seen.value, found[-1].releases + (release,), found[-1].detail)
@@ -189,8 +186,7 @@ def draft_quotes(path: str | Path = ERRATA) -> dict[str, str]:
 
 def _linear(name: str) -> tuple[int, int]:
     """ "2·n_layer-1" -> (2, -1): the version a record names, as a·n_layer + b."""
-    found = re.fullmatch(r"(\d+)·\w+(?:([+-])(\d+))?", name)
-    if not found:
+    if not (found := re.fullmatch(r"(\d+)·\w+(?:([+-])(\d+))?", name)):
         raise ValueError(f"not a version name: {name}")
     a, sign, b = found.groups()
     return int(a), (int(b) if sign == "+" else -int(b)) if b else 0
@@ -256,7 +252,7 @@ def draft_findings(
 
     node = re.compile(rf"\b{re.escape(seed['producer'])}\b")  # the name exactly: not ...Backward0
     version_phrase = f"is at version {quoted['version_now']}; expected version {quoted['version_expected']}"
-    in_range, raises = torch_range(seed["torch"]), observed_claim(RAISES_WITH_ANOMALY)
+    in_range, raises = torch_range(seed["torch"]), Thing(CLAIM, RAISES_WITH_ANOMALY)
     return [
         finding("message", seed["message"], prints(seed["message"], FULL_MESSAGES), spans(records, sentence)),
         finding(
@@ -281,21 +277,15 @@ def draft_findings(
         finding(
             "torch",
             seed["torch"],
-            lambda r: in_range(r["release"]) and raises(r) == HOLDS,
+            lambda r: in_range(r["release"]) and getattr(observe(r, raises), "value", None) == HOLDS,
             spans(records, lambda r: observe(r, Thing(CLAIM, RAISES_WITHOUT_ANOMALY))),
         ),
     ]
 
 
-def observed_claim(name: str) -> Callable[[Record], object]:
-    """record -> HOLDS, FAILS, NOT_APPLICABLE or None (not measured) for the claim name."""
-    return lambda record: getattr(observe(record, Thing(CLAIM, name)), "value", None)
-
-
 def torch_range(text: str) -> Callable[[str], bool]:
     """ "PyTorch ≥ 1.5" -> a test of a release name (≥, >, ≤, <, = with a release)."""
-    found = re.search(r"(≥|>=|>|≤|<=|<|=)\s*(\d+(?:\.\d+)*)", text)
-    if not found:
+    if not (found := re.search(r"(≥|>=|>|≤|<=|<|=)\s*(\d+(?:\.\d+)*)", text)):
         raise ValueError(f"no release range in {text!r}")
     op, bound = found.groups()
     compare = {"≥": ge, ">=": ge, ">": gt, "≤": le, "<=": le, "<": lt, "=": eq}[op]

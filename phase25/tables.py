@@ -429,8 +429,7 @@ def unchanged_list(unchanged: list[history.History], recorded: list[str], langua
     """The things that never changed, grouped by kind (claims also by value): name = value."""
     groups, blocks = GROUPS[language], []
     for kind in (history.MESSAGE, history.COMPILE, history.CLAIM):
-        mine = [h for h in unchanged if h.thing.kind == kind]
-        if not mine:
+        if not (mine := [h for h in unchanged if h.thing.kind == kind]):
             continue
         items = []
         for h in mine:

@@ -396,8 +396,7 @@ def _build(languages: tuple[str, ...]) -> None:
     fresh = new_site()
     execute(notebooks, stale)
     computed = [f"{e['kind']}:{e['key']}" for e in store.computed_since(started, config.STORE)]
-    twice = sorted({e for e in computed if computed.count(e) > 1})
-    if twice:
+    if twice := sorted({e for e in computed if computed.count(e) > 1}):
         raise BuildFailed(
             f"this build computed an experiment more than once: {', '.join(twice)}\n"
             "  → compute it in the precompute hook ([tool.book.hooks]), before the pages run"
@@ -466,8 +465,7 @@ def publish(fresh: Path, languages: tuple[str, ...]) -> None:
 
 def main(given: argparse.Namespace) -> int:
     """python -m execbook build [--cold] [LANGUAGE ...]"""
-    unknown = [a for a in given.languages if a not in config.LANGUAGES]
-    if unknown:
+    if unknown := [a for a in given.languages if a not in config.LANGUAGES]:
         print(
             f"docs: error: unknown language {unknown[0]!r}; choose from {', '.join(config.LANGUAGES)} "
             "(or --cold: execute every page and compute everything again)",

@@ -177,8 +177,7 @@ def source_line(case: Case, line: int | None) -> str | None:
 
 def borrowed(earlier: list[str], raised: str) -> str:
     """For a NameError: the earlier example on the page that defines the name (kernel.forget_example)."""
-    missing = re.search(r"name '(\w+)' is not defined", raised)
-    if not missing:
+    if not (missing := re.search(r"name '(\w+)' is not defined", raised)):
         return ""
     for other in reversed(earlier):
         if any(

@@ -32,8 +32,7 @@ def glued(notebook: Any) -> dict[str, str]:
     """key -> the glued value as text (a figure: its digest) of one executed notebook."""
     found = {}
     for output in (o for cell in notebook.cells for o in cell.get("outputs", [])):
-        key = scrapbook(output).get("name")
-        if not key:
+        if not (key := scrapbook(output).get("name")):
             continue
         data = mimes(output)
         image = next((v for k, v in data.items() if k.startswith("image/")), None)

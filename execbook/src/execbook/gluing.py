@@ -46,8 +46,7 @@ def number(value: float, language: str, spec: str = "") -> str:
     locale = Locale.parse(language)
     formats = locale.percent_formats if spec.endswith("%") else locale.decimal_formats
     pattern = parse_pattern(formats[None].pattern)
-    digits = re.search(r"\.(\d+)", spec)
-    if digits:
+    if digits := re.search(r"\.(\d+)", spec):
         pattern.frac_prec = (int(digits[1]), int(digits[1]))
     return pattern.apply(value, locale, group_separator="," in spec)
 

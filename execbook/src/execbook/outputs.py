@@ -48,8 +48,7 @@ def _texts(cell: NotebookNode) -> Iterator[tuple[str, str]]:
         elif kind in ("execute_result", "display_data"):
             data = gluereport.mimes(output)
             for mime in TEXT_OUTPUTS:
-                value = data.get(mime)
-                if value:
+                if value := data.get(mime):
                     yield kind, value if isinstance(value, str) else "".join(value)
 
 
@@ -79,8 +78,7 @@ def unstable_outputs(docname: str, notebook: NotebookNode, locate: bool = True) 
             continue
         for kind, text in _texts(cell):
             for pattern, what, todo in unstable():
-                hit = pattern.search(text)
-                if not hit:
+                if not (hit := pattern.search(text)):
                     continue
                 name, line = pages.example_of(notebook, index), None  # its own, or its guard's
                 if name and locate:

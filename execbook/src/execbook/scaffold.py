@@ -81,8 +81,7 @@ def problem(slug: str) -> str | None:
         return f"{slug!r} is not a page name: lowercase letters, digits and hyphens, folders with /"
     name = slug.replace("/", "_").replace("-", "_")
     paths = [*(config.DOCS / lang / f"{slug}.md" for lang in config.LANGUAGES), config.EXAMPLES / f"{name}.py"]
-    taken = [str(p.relative_to(config.REPO)) for p in paths if p.exists()]
-    if taken:
+    if taken := [str(p.relative_to(config.REPO)) for p in paths if p.exists()]:
         return f"{taken[0]} exists already; choose another name (nothing was written)"
     if f"[{name}]" in config.MANIFEST.read_text("utf-8"):
         return f"examples/cases.toml has an entry [{name}] already (nothing was written)"
@@ -128,8 +127,7 @@ def link_target(wanted: str | None, own: str) -> str:
 
 def main(given: argparse.Namespace) -> int:
     slug = given.slug.removesuffix(".md")
-    found = problem(slug)
-    if found:
+    if found := problem(slug):
         print(f"execbook: error: {found}", file=sys.stderr)
         return 2
     name = slug.replace("/", "_").replace("-", "_")

@@ -80,8 +80,7 @@ def load(kind: str, key: str) -> Any:
 def save(kind: str, key: str, value: Any, seconds: float | None = 0.0) -> None:
     """Keep value under (kind, key), and log its computation (seconds None: a record, such as a failure)."""
     _memory[(kind, key)] = value
-    store = folder()
-    if store is not None:
+    if (store := folder()) is not None:
         write_atomically(_path(store, kind, key), pickle.dumps(value))
         if seconds is not None:  # the build counts them
             entry = {"kind": kind, "key": key, "seconds": round(seconds, 3), "at": time.time()}

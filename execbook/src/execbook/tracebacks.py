@@ -55,12 +55,10 @@ class Places:
             return "cell"
         if path.startswith("<"):  # <frozen runpy>, <string>
             return "Python"
-        packages = PACKAGES_DIR.search(path)
-        if packages:
+        if packages := PACKAGES_DIR.search(path):
             top = re.split(r"[/\\.]", path[packages.end() :], maxsplit=1)[0]
             return "Jupyter" if top in JUPYTER else top
-        inside = _under(path, self.repo)
-        if inside is not None:
+        if (inside := _under(path, self.repo)) is not None:
             return "other code" if VIRTUAL_ENVIRONMENTS & set(inside.split(os.sep)) else "project"
         if os.path.normpath(path).startswith(self.stdlib):
             return "Python"
@@ -73,15 +71,13 @@ class Places:
     def display(self, path: str) -> str:
         """The path as the reader names it: from the repository, site-packages, the standard library or
         a native folder; a cell by its label."""
-        label = self.cell_label(path)
-        if label is not None:
+        if (label := self.cell_label(path)) is not None:
             return label
         folders = "|".join(re.escape(folder).replace("/", r"[/\\]") for folder in self.native)
         native = re.search(rf"[/\\]((?:{folders})[/\\])", path) if folders else None
         if native and path.startswith(("/", "\\")):
             return path[native.start(1) :]
-        packages = PACKAGES_DIR.search(path)
-        if packages:
+        if packages := PACKAGES_DIR.search(path):
             return path[packages.end() :]
         return next((r for root in (self.repo, *self.stdlib) if (r := _under(path, root)) is not None), path)
 

@@ -96,8 +96,7 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    module = _PUBLIC.get(name)
-    if module is None:
+    if (module := _PUBLIC.get(name)) is None:
         raise AttributeError(f"module 'inplace_doctor' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value

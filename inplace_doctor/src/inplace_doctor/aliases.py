@@ -88,8 +88,7 @@ class AliasWatch:
         return self._local_tracer
 
     def _check(self, finished: Site) -> None:
-        live = [memory for ref, memory in self._arrays if ref() is not None]
-        if not live:
+        if not (live := [memory for ref, memory in self._arrays if ref() is not None]):
             self._arrays = []
             self.remove()
             return

@@ -39,16 +39,14 @@ class Report:
     @property
     def explained_by(self) -> Finding | None:
         """The finding that explains the in-place error PyTorch raised, if one does."""
-        raising = next((p for p in self.passes if p.raised is not None), None)
-        if raising is not None:
+        if (raising := next((p for p in self.passes if p.raised is not None), None)) is not None:
             return raising.raised_by
         return self.op_errors[0][1] if self.op_errors else None
 
     def summary(self) -> str:
         """How many findings, by where PyTorch raises: at backward, at the use of a view (the next
         forward, say), at the write; or nowhere (silent)."""
-        n = len(self.findings)
-        if not n:
+        if not (n := len(self.findings)):
             return "0 findings"
         silent = sum(f.silent for f in self.findings)
         refused = sum(f.check == REFUSED for f in self.findings)
@@ -64,12 +62,9 @@ class Report:
 
     def __str__(self) -> str:
         numbered = [p for p in self.passes if p.number is not None]
+        lines = [_pass_line(p) for p in numbered]
         if len(numbered) > SHOWN_PASSES:  # a long run: its first and last passes
-            lines = [_pass_line(p) for p in numbered[: SHOWN_PASSES - 2]]
-            lines.append(f"... {len(numbered) - SHOWN_PASSES + 1} more backward passes ...")
-            lines.append(_pass_line(numbered[-1]))
-        else:
-            lines = [_pass_line(p) for p in numbered]
+            lines[SHOWN_PASSES - 2 : -1] = [f"... {len(numbered) - SHOWN_PASSES + 1} more backward passes ..."]
         lines += [_pass_line(p) for p in self.passes if p.number is None]
         if not self.passes:
             lines = [

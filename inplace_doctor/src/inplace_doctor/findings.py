@@ -274,8 +274,7 @@ def _what_to_write(finding: Finding) -> str:
     if augmented and write.name.split(".")[1] in ("add_", "sub_", "mul_", "div_", "floor_divide_", "matmul_"):
         target, sign = augmented.groups()
         return f"write it out of place: {target} = {target} {sign} ... instead of {target} {sign}= ..."
-    indexed = _INDEXED.match(code)
-    if indexed:
+    if indexed := _INDEXED.match(code):
         target = indexed.group(1)
         return (
             f"assign into a copy ({target} = {target}.clone() just before), or build the new tensor "

@@ -110,8 +110,7 @@ def slots_of(node: Any, frames_seen: set[int] | None = None) -> Iterator[SavedSl
                 frames_seen.add(id(frame))
                 yield from _checkpoint_inputs(frame, sequence_nr)
             continue
-        tensor = _forward_tensor(raw)
-        if tensor is not None:
+        if (tensor := _forward_tensor(raw)) is not None:
             yield SavedSlot(name, raw.attribute, tensor, "hooks" if raw.hooked else "plain", sequence_nr=sequence_nr)
     for attribute, tensor in torch_private.ctx_tensors(node):
         yield SavedSlot(name, f"ctx.{attribute}", tensor, "ctx", sequence_nr=sequence_nr)

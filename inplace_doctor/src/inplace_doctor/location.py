@@ -78,8 +78,7 @@ def display_path(path: str) -> str:
     """A notebook cell's name (name_cells); else relative to the working directory when below it;
     else as Python imports it, relative to the sys.path entry that holds it (minigpt/model.py); else
     as it is."""
-    cell = _cell_name(path)
-    if cell:
+    if cell := _cell_name(path):
         return cell
     absolute, here = os.path.abspath(path), os.getcwd()
     if absolute.startswith(here + os.sep):

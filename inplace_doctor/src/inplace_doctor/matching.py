@@ -60,8 +60,7 @@ def _when_saved(slot: SavedSlot, ops: list[Op], next_index: int) -> tuple[int, i
         after = slot.record.after_op if slot.record.after_op is not None else next_index
         return after, slot.record.version, slot.record.location
     sequence_nr = slot.sequence_nr if slot.sequence_nr is not None else -1
-    creating = [op for op in ops if op.sequence_nr == sequence_nr + 1]
-    if not creating:
+    if not (creating := [op for op in ops if op.sequence_nr == sequence_nr + 1]):
         creating = [op for op in ops if op.sequence_nr > sequence_nr][:1]
     if not creating:
         return next_index, None, None

@@ -190,8 +190,7 @@ def run_code(code: types.CodeType, namespace: dict[str, Any], options: Options) 
             except BaseException as error:  # the script's own error: reported, not a traceback
                 failure = error
             if failure is None and not stopped:
-                left = session.left_graphs()
-                if left:
+                if left := session.left_graphs():
                     session.examine(left, left=True)
             if failure is not None and session.error is not failure:
                 session.explain_error(failure)
@@ -294,8 +293,7 @@ def _note_how_it_ended(
 def _note_left_graphs(report: Report, options: Options) -> None:
     """What a backward from the graphs the program left alive would have met is a note, not a
     finding: no backward read them, so no gradient was wrong (PyTorch raises nothing either)."""
-    left = [f for f in report.findings if f.left]
-    if not left:
+    if not (left := [f for f in report.findings if f.left]):
         return
     report.findings = [f for f in report.findings if not f.left]
     first = left[0]

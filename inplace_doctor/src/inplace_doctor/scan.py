@@ -91,8 +91,7 @@ def _source_files(paths_or_module: Sources) -> Iterator[Path]:
     )
     for item in items:
         if isinstance(item, types.ModuleType):
-            source = inspect.getsourcefile(item)
-            if source is None:
+            if (source := inspect.getsourcefile(item)) is None:
                 raise FileNotFoundError(f"no source file for module {item.__name__}")
             yield Path(source)
         elif Path(item).is_dir():

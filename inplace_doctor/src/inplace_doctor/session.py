@@ -19,6 +19,7 @@ import contextlib
 import functools
 import gc
 import inspect
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -497,12 +498,7 @@ def _raises_the_same(view: torch.Tensor, error: BaseException) -> bool:
 
 def _tensors_of_frames(error: BaseException) -> list[torch.Tensor]:
     """The tensors the user's frames of the error's traceback hold, innermost frame first."""
-    frames = []
-    tb = error.__traceback__
-    while tb is not None:
-        if not is_internal(tb.tb_frame.f_code.co_filename):
-            frames.append(tb.tb_frame)
-        tb = tb.tb_next
+    frames = [f for f, _ in traceback.walk_tb(error.__traceback__) if not is_internal(f.f_code.co_filename)]
     found: list[torch.Tensor] = []
     for frame in reversed(frames):
         for value in list(frame.f_locals.values()):

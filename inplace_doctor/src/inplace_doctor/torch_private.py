@@ -336,8 +336,7 @@ _UNREAD = {"NativeBatchNormBackward0": ("_saved_training", True, ("_saved_runnin
 
 def unread_slots(node: Any) -> tuple[str, ...]:
     """The saved attributes of node that its backward will not read (``_UNREAD``)."""
-    rule = _UNREAD.get(node.name())
-    if rule is None:
+    if (rule := _UNREAD.get(node.name())) is None:
         return ()
     flag, value, slots = rule
     return slots if getattr(node, flag, None) is value else ()

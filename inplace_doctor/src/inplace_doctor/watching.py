@@ -90,8 +90,7 @@ class watch:
             raise InternalError(error.line()) from error.error
         self._report = report_of(session)
         if error is not None and is_inplace_error(error, session):
-            finding = self._report.explained_by
-            if finding is not None:
+            if (finding := self._report.explained_by) is not None:
                 what = (
                     "an op raised"
                     if self._report.op_errors and session.error is not error

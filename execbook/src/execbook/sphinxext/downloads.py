@@ -54,8 +54,7 @@ class Markdown:
         return self
 
     def _flush(self) -> None:
-        text = re.sub(r"\n{3,}", "\n\n", "\n".join(self._lines)).strip("\n")
-        if text:
+        if text := re.sub(r"\n{3,}", "\n\n", "\n".join(self._lines)).strip("\n"):
             if self._images:
                 self.attachments[len(self.cells)] = dict(sorted(self._images.items()))
             self.cells.append(text)
@@ -274,8 +273,7 @@ def notebook_download(page: Markdown, notebook: Any, title: str, language: str, 
     first = [nbformat.v4.new_markdown_cell(note)]
     if colab and (install := reader_links.install_cell()):
         first.append(nbformat.v4.new_code_cell(install))
-    files = read_files(notebook)
-    if files:
+    if files := read_files(notebook):
         first.append(nbformat.v4.new_code_cell(files_code(files, language)))
     cells[at:at] = first
     for number, cell in enumerate(cells, 1):
@@ -384,8 +382,7 @@ def write_downloads(app: Sphinx, pagename: str, templatename: str, context: dict
         return
     language = app.config.language
     words, links = ui(language), []
-    notebook = executed_notebook(app, pagename)
-    if notebook is not None:
+    if (notebook := executed_notebook(app, pagename)) is not None:
         page = Markdown(config.SITE_URL + f"{language}/{pagename}.html", Path(app.srcdir)).render(doctree)
         title = plain(page.inline(doctree.next_node(nodes.title)))
         folder = Path(app.outdir, FOLDER, *pagename.split("/")).parent

@@ -64,8 +64,7 @@ def execution_table(env: "BuildEnvironment", here: str, language: str) -> nodes.
     body = nodes.tbody()
     group += body
     for docname, data in sorted(NbMetadataCollector.get_doc_data(env).items()):
-        ran = data.get("exec_data")
-        if not ran:
+        if not (ran := data.get("exec_data")):
             continue
         target = posixpath.relpath(docname, posixpath.dirname(here))
         link = pending_xref(

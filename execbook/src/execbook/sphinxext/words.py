@@ -16,8 +16,7 @@ WORDS: dict[str, dict[str, str]] = tomllib.loads(Path(__file__).with_name("words
 def words(language: str) -> dict[str, str]:
     """The engine's words in this language, with the book's own ([tool.book.words]) over them."""
     book = config.WORDS.get(language, {})
-    unknown = set(book) - set(WORDS["en"])
-    if unknown:
+    if unknown := set(book) - set(WORDS["en"]):
         raise ValueError(f"pyproject.toml [tool.book.words.{language}]: no such word {', '.join(sorted(unknown))}")
     lacking = [] if language in WORDS else sorted(set(WORDS["en"]) - set(book))
     if lacking:
