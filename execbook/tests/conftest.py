@@ -42,15 +42,20 @@ def installed_engine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def in_tiny_book(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """test_engine_reuse.py's tiny book as the book this process and those it starts read (--root's
-    variable), whichever book holds the folder the tests run from."""
+    variable), whichever book holds the folder the tests run from. A test that changes a setting
+    does it with monkeypatch.setitem(vars(config), ...): setattr's undo would keep the tiny book's
+    value as the module's own after the test."""
     from test_engine_reuse import write_book
 
-    from execbook import cases, config
+    from execbook import cases, config, deps
+    from execbook.sphinxext import links, words
 
     root = tmp_path_factory.mktemp("tiny-root")
     write_book(root, engine=False)
     monkeypatch.setenv(config.ROOT_ENV, str(root))
-    read = (config.settings, config._derived, cases.manifest)
+    # what the engine keeps of the book it read: read again from the tiny book, then from the one before
+    read = (config.settings, config._derived, config.hook, cases.manifest, cases.entry_text, words.words)
+    read += (links.book_folder, deps.module_file, deps.example_dependencies, deps.kernel_dependencies)
     for cached in read:
         cached.cache_clear()
     yield root

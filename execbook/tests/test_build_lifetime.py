@@ -182,9 +182,9 @@ def test_run_stopped_while_its_example_runs_ends_the_example_s_process_group_and
 def test_publishing_leaves_the_last_good_site_or_the_new_one_at_every_step(tmp_path, monkeypatch, in_tiny_book):
     """The build killed after each step of publishing (each file-system call it makes): html is
     the old site or the new one, whole; the next build's start tidies what was left."""
-    monkeypatch.setattr(config, "BUILD", tmp_path)
-    monkeypatch.setattr(config, "SITE", tmp_path / "html")
-    monkeypatch.setattr(config, "SITES", tmp_path / "sites")
+    monkeypatch.setitem(vars(config), "BUILD", tmp_path)
+    monkeypatch.setitem(vars(config), "SITE", tmp_path / "html")
+    monkeypatch.setitem(vars(config), "SITES", tmp_path / "sites")
 
     def site(text, languages=("en", "es")):
         fresh = build.new_site()

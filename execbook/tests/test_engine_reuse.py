@@ -324,13 +324,13 @@ def test_a_book_changes_or_adds_the_engine_s_words_in_its_pyproject(monkeypatch,
     the engine does not have is refused."""
     from execbook.sphinxext import words
 
-    monkeypatch.setattr(config, "WORDS", {"en": {"menu": "Sources"}, "fr": {"full_size": "Agrandir"}})
+    monkeypatch.setitem(vars(config), "WORDS", {"en": {"menu": "Sources"}, "fr": {"full_size": "Agrandir"}})
     words.words.cache_clear()
     try:
         assert words.words("en")["menu"] == "Sources" and words.words("en")["colab"] == words.WORDS["en"]["colab"]
         assert words.words("fr")["full_size"] == "Agrandir" and words.words("fr")["menu"] == words.WORDS["en"]["menu"]
         assert set(words.WORDS["es"]) == set(words.WORDS["en"]), "every word in each language of the engine"
-        monkeypatch.setattr(config, "WORDS", {"es": {"manu": "Fuentes"}})
+        monkeypatch.setitem(vars(config), "WORDS", {"es": {"manu": "Fuentes"}})
         words.words.cache_clear()
         with pytest.raises(ValueError, match=r"\[tool.book.words.es\]: no such word manu"):
             words.words("es")

@@ -62,7 +62,7 @@ def test_an_untagged_error_stops_the_page_and_is_explained():
 
 
 def test_a_cell_that_runs_past_its_time_fails_its_page_naming_the_statement_it_was_running(monkeypatch):
-    monkeypatch.setattr(config, "CELL_TIMEOUT", 3)  # [tool.book] cell-timeout
+    monkeypatch.setitem(vars(config), "CELL_TIMEOUT", 3)  # [tool.book] cell-timeout
     notebook, (seconds, error) = run("x = 1", "import time\nfor _ in range(100):\n    time.sleep(1)", "print('never')")
     assert error is not None and "still ran after 3 s" in error, error
     assert error.startswith("p (en, es) · docs/en/p.md:14\n"), error  # its fence is line 11 (source_map: 10)
@@ -72,7 +72,7 @@ def test_a_cell_that_runs_past_its_time_fails_its_page_naming_the_statement_it_w
 
 def test_an_example_that_times_out_is_named_in_the_advice(monkeypatch):
     name = next(iter(cases.manifest()))
-    monkeypatch.setattr(config, "CELL_TIMEOUT", 2)  # [tool.book] cell-timeout
+    monkeypatch.setitem(vars(config), "CELL_TIMEOUT", 2)  # [tool.book] cell-timeout
     _, (_, error) = run("import time\ntime.sleep(60)", example=name)
     assert error is not None and error.endswith(f"→ make it faster, or run it alone: python -m execbook run {name}")
 
