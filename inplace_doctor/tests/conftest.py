@@ -14,7 +14,8 @@ SUBPROCESS_TIMEOUT_S = 300
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "e2e: a slow test (a wheel in a fresh venv, kernels, torchrun, pytest runs of their own)"
+        "markers",
+        "e2e: a slow test (a wheel in a fresh venv, kernels, torchrun, pytest runs, the tensor kinds' programs)",
     )
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # each kind runs as two processes of its own, plain and diagnosed (10 s each)
+
 KINDS = Path(__file__).parent / "tensor_kinds"
 CASES = sorted(p.stem for p in KINDS.glob("*.py"))
 
