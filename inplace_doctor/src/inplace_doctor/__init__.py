@@ -1,29 +1,10 @@
 """Precise in-place diagnosis: which op overwrote which saved tensor, at which line.
 
-The tools, from the "grep" end of the diagnostic ladder to the precise one:
-
-``find_inplace_calls(paths_or_module)`` (``scan``)
-    The "grep" step done mechanically: parse Python source with ``ast`` and list every
-    *candidate* in-place write (``h.add_(...)``, ``F.relu_(x)``, ``x += y``, ``x.data...``,
-    ``inplace=True``, ``x[...] = ...``). It cannot tell a harmless write from a harmful one.
-
-``diagnose(target, *args, **kwargs)`` (``diagnoser``)
-    Run ``target(*args, **kwargs)`` (a model and its batch, or any callable: one returning a
-    loss, or one that trains and calls backward itself) and report every in-place write that
-    overwrote a tensor some backward node saved, with the fix to try.
-
-``with watch() as w:`` (``watching``)
-    The same around a training loop: every backward in the block is examined just before it
-    runs; a version-counter error it raises comes back as the finding that explains it.
-
-``python -m inplace_doctor [--steps N|all] SCRIPT.py [ARGS...]`` (``runner``)
-    The same for a script, run unmodified as ``__main__`` until the first backward that raises or
-    has a finding, or its end, or 10 backward passes (``--steps N``: N backward passes). Under
-    ``torchrun --nproc-per-node N -m inplace_doctor SCRIPT.py`` every rank reports.
-
-``pytest --inplace-doctor`` (``pytest_plugin``), ``%%inplace_doctor`` (``notebook``)
-    Every test under ``watch()``, failing where a backward meets an overwritten saved tensor; a
-    notebook cell run as the command runs a script.
+Its tools, each shown in README.md: ``diagnose(target, *args)`` (``diagnoser``), ``with watch():``
+(``watching``), ``python -m inplace_doctor [--steps N|all] SCRIPT.py`` (``runner``; every rank
+reports under ``torchrun``), ``pytest --inplace-doctor`` (``pytest_plugin``), ``%%inplace_doctor``
+(``notebook``), and ``find_inplace_calls(paths_or_module)`` (``scan``), the "grep" step done
+mechanically: every candidate in-place write in Python source, harmful or not.
 
 How (``session``): while the program runs,
 

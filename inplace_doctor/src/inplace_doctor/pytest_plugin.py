@@ -5,10 +5,8 @@ A test whose backward passes meet an overwritten saved tensor fails, loud bug or
 its report is the finding: the write's file and line, the saved tensor, the fix. A test where
 PyTorch raised its in-place error fails with that finding first, PyTorch's own message as its
 cause and the test's own frames (``--full-trace``: the whole chained traceback). Clean tests pass
-unchanged. Only the test's own call is watched, not its fixtures.
-
-Installing the package registers this plugin in every pytest run: it imports neither torch nor the
-rest of the package until a test asks for the diagnoser, so a run that does not ask pays nothing.
+unchanged. Only the test's own call is watched, not its fixtures. Torch is imported when a test
+asks for the diagnoser, not before (the package's ``__init__`` says why).
 """
 
 import pytest

@@ -11,10 +11,7 @@ When the script ends, the graphs it left alive that no backward examined (``loss
 output kept on an object) are examined as if backward were about to run from them; a function's
 locals are gone by then, and their graphs with them.
 
-Exit status (README: The command): 0 nothing found; 1 something found, or PyTorch's in-place error
-raised (even one the script caught); 2 bad input (one ``inplace_doctor: error: ...`` line, no
-traceback), a script's own error while nothing was found (its traceback, its own frames only, then
-that line), or the diagnoser's own failure (the script stopped there, never run on differently).
+Its exit statuses are README's (The command): 0 nothing found, 1 found, 2 bad input or a failure.
 """
 
 import os
