@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e  # each kind runs as two processes of its own, plain and diagnosed (10 s each)
+pytestmark = pytest.mark.e2e  # each kind runs as two processes of its own, plain and diagnosed (seconds each)
 
 KINDS = Path(__file__).parent / "tensor_kinds"
 CASES = sorted(p.stem for p in KINDS.glob("*.py"))

@@ -54,7 +54,8 @@ def check_sources() -> dict[str, NotebookNode]:
         raise BuildFailed("\n".join(map(str, found)), f"{summary}; the site was not updated")
     for note in quotes.flipped(config.MANIFEST):  # an entry that no longer raises: the sentences that quoted its error
         say(note)
-    problems, notebooks = list[str](), dict[str, NotebookNode]()
+    problems: list[str] = []
+    notebooks: dict[str, NotebookNode] = {}
     for language in config.LANGUAGES:
         for docname, path in pages.executed(language).items():
             try:
@@ -85,7 +86,7 @@ def _cache() -> "JupyterCacheBase":
 
 def stale_pages(notebooks: dict[str, NotebookNode]) -> list[str]:
     """The executed pages whose notebook (code and fingerprint) has no execution in the cache."""
-    cache, stale = _cache(), list[str]()
+    cache, stale = _cache(), []
     for docname, notebook in notebooks.items():
         try:
             cache.match_cache_notebook(notebook)
@@ -262,7 +263,8 @@ async def _execute(notebooks: dict[str, NotebookNode], stale: list[str], folder:
     import nbformat
     from jupyter_cache.base import CacheBundleIn
 
-    cache, problems, done = _cache(), list[str](), set[str]()
+    cache, problems = _cache(), []
+    done: set[str] = set()
     needs = waits_for(notebooks, stale)
     waiting = dict(needs)  # the pages not started yet
     cells = {d: sum(c.cell_type == "code" for c in notebooks[d].cells) for d in stale}

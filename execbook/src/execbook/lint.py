@@ -282,7 +282,9 @@ def problems(docs: str | Path | None = None, languages: Collection[str] | None =
         todo = "fix that entry (execbook/src/execbook/cases.py lists the keys)"
         return [Problem("examples/cases.toml", 1, str(exc), todo)]
     sources = {lang: tree_sources(docs, lang) for lang in languages}
-    found, broken, loaded = list[Problem](), set[str](), set[Path]()
+    found: list[Problem] = []
+    broken: set[str] = set()
+    loaded: set[Path] = set()
     for lang in languages:
         for page, source in sources[lang].items():
             fences = [*filter(None, [unreadable(source.path, source.shown)]), *fence_problems(source)]

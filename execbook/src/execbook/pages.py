@@ -71,7 +71,8 @@ def read(text: str, path: str | Path = "page.md") -> NotebookNode:
             while starts[index] < len(lines) and not lines[starts[index]].strip():
                 starts[index] += 1
             starts[index] -= 1
-    cells, names = list[tuple[int, NotebookNode]](), list[str]()
+    cells: list[tuple[int, NotebookNode]] = []
+    names: list[str] = []
     for start, cell in zip(starts, notebook.cells, strict=True):
         cells.append((start, cell))
         name = cell.metadata.get(EXAMPLE)

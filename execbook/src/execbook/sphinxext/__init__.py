@@ -16,6 +16,7 @@ from sphinx.util.osutil import relative_uri
 
 from .. import config as book  # not `config`: sphinxext.config's name
 from .. import deps, pages
+from ..source import parse
 from . import bilingual, downloads, links, status
 from .words import in_language
 from .words import words as ui
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 def note_dependencies(app: "Sphinx", docname: str, source: list[str]) -> None:
     if not pages.is_executed(source[0]):
         return
-    names = list(pages.loaded(pages.source.parse(source[0])).values())
+    names = list(pages.loaded(parse(source[0])).values())
     made_by = {Path(__file__), Path(downloads.__file__), Path(links.__file__)}  # its comments, its downloads
     for dependency in sorted(deps.page_dependencies(names) | made_by | {book.MANIFEST}):
         app.env.note_dependency(str(dependency))

@@ -36,7 +36,6 @@ except ModuleNotFoundError:
                     "--no-deps", project, *parts, *also], check=True)
     importlib.invalidate_caches()  # this kernel imports what pip installed
 """
-# A book without a package of its own installs what it depends on, with their dependencies.
 INSTALL_DEPENDENCIES = """\
 # In Colab (or any Python without what this book's pages import): install it.
 import subprocess
@@ -59,15 +58,10 @@ def github_repository(repository: str) -> tuple[str, str]:
     return path[0], path[1]
 
 
-def dependencies() -> list[str]:
-    """What a book without a package of its own installs for its pages: its dependencies, and colab-install."""
-    return [*config.DEPENDENCIES, *config.COLAB_INSTALL]
-
-
 def install_cell() -> str | None:
     """The code of a Colab notebook's first code cell; None for a book that installs nothing."""
     if not config.PROJECT_MODULE:
-        wanted = dependencies()
+        wanted = [*config.DEPENDENCIES, *config.COLAB_INSTALL]
         return INSTALL_DEPENDENCIES.format(wanted=wanted).rstrip("\n") if wanted else None
     return INSTALL.format(
         branch=config.SOURCE_BRANCH,
@@ -81,7 +75,7 @@ def install_cell() -> str | None:
 def pip_arguments() -> str:
     """What `pip install` takes to install the project from its address, its subprojects first."""
     if not config.PROJECT_MODULE:
-        return " ".join(f'"{wanted}"' for wanted in dependencies())
+        return " ".join(f'"{wanted}"' for wanted in config.DEPENDENCIES)
     parts = [f'"git+{config.REPOSITORY}#subdirectory={part}"' for part in config.SUBPROJECTS]
     return " ".join([*parts, f'"git+{config.REPOSITORY}"'])
 
